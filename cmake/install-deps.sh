@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that building, testing and the demo need, if any are missing.
+# Usage: bash cmake/install-deps.sh [--with-python]   (python3-h5py/-torch/-pil for tests and samples)
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libturbojpeg0-dev libpng-dev libdeflate-dev
+      zlib1g-dev)
+if [ "${1:-}" = "--with-python" ]; then
+  pkgs+=(python3 python3-numpy python3-h5py python3-pil python3-torch clang libclang-rt-14-dev)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

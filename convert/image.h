@@ -1,0 +1,65 @@
+/* image.h - decoding JPEG/PNG bytes into pixels and fitting them to the target size.
+ * Used by the packer; the decoders are libjpeg-turbo (TurboJPEG API) and libpng. Never by hand. */
+#ifndef H5PACK_IMAGE_H
+#define H5PACK_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Interleaved pixels, rows of width*channels bytes (HWC). */
+typedef struct image_u8 {
+    uint8_t *pixels;
+    uint32_t width, height, channels;
+} image_u8;
+
+typedef enum image_status {
+    IMAGE_OK = 0,
+    IMAGE_UNSUPPORTED, /* not JPEG/PNG content (GIF, BMP, WebP, ...) or an encoding we do not decode */
+    IMAGE_CORRUPT,     /* truncated or damaged data */
+    IMAGE_TOO_LARGE,   /* width*height above max_pixels: rejected before allocating */
+    IMAGE_IO,          /* could not read the file */
+    IMAGE_NOMEM
+} image_status;
+
+/* Short reason of a status, e.g. "unsupported format" (static text). */
+const char *image_status_text(image_status s);
+
+typedef enum resize_mode {
+    RESIZE_CROP = 0,    /* scale the shorter side to fit, centre crop (default) */
+    RESIZE_STRETCH = 1, /* scale each axis independently */
+    RESIZE_PAD = 2      /* scale the longer side to fit, centre, pad with 0 */
+} resize_mode;
+
+typedef enum image_format { IMAGE_FORMAT_UNKNOWN = 0, IMAGE_FORMAT_JPEG, IMAGE_FORMAT_PNG } image_format;
+
+/* Format from the first bytes (magic numbers), not from the file name. */
+image_format image_sniff(const uint8_t *data, size_t len);
+
+typedef struct decode_opts {
+    uint32_t channels;     /* 3 (RGB) or 1 (gray) */
+    uint32_t target_h;     /* 0 = no target: full-size decode */
+    uint32_t target_w;
+    resize_mode mode;      /* with the target: lets JPEG use DCT scaling (M/8) while the scaled image
+                              still needs downscaling (never upscaling) to reach the target */
+    uint64_t max_pixels;   /* reject width*height above this before allocating */
+} decode_opts;
+
+/* Decodes DATA (LEN bytes) into *out (caller frees with image_free). On failure returns the status and
+ * writes a one-line reason (decoder's message included) into WHY. EXIF orientation is NOT applied (as
+ * PIL's Image.open and torchvision's ImageFolder do not): documented in docs/converter.md. Alpha is
+ * dropped (composited on black for PNG with transparency: the premultiplied result, as dropping the
+ * alpha channel of color values does not), CMYK/YCCK JPEG become RGB, 16-bit PNG is reduced to 8-bit. */
+image_status image_decode(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
+                          size_t why_len);
+
+/* Reads PATH whole and decodes it (IMAGE_IO with strerror text on read failure). */
+image_status image_load(const char *path, const decode_opts *opts, image_u8 *out, char *why, size_t why_len);
+
+/* Fits SRC to H x W with MODE using an antialiased filter close to PIL's resize(..., BILINEAR)
+ * (triangle filter whose support grows with the downscale factor). DST gets SRC's channel count.
+ * Returns IMAGE_OK or IMAGE_NOMEM. */
+image_status image_fit(const image_u8 *src, uint32_t h, uint32_t w, resize_mode mode, image_u8 *dst);
+
+void image_free(image_u8 *img);
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * h5pack.h - public API of libh5pack, the streaming reader for h5pack files.
+ *
+ * libh5pack streams shuffled, normalised batches out of an HDF5 file holding a 4-D uint8 image dataset
+ * (N,C,H,W or N,H,W,C): a chunk cache sized in bytes with clairvoyant (Belady) eviction, cache-aware
+ * shuffle orders, batch echoing, worker threads filling pinned host buffers, and the uint8 -> float
+ * conversion on the GPU (or on the CPU, with identical float32 results).
+ *
+ * Typical use:
+ *
+ *     h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
+ *     cfg.batch_size = 256;
+ *     h5pack_reader *r = NULL;
+ *     int rc = h5pack_open("train.h5", &cfg, &r);
+ *     if (rc < 0) { fprintf(stderr, "%s\n", h5pack_last_error(r)); ... }
+ *     h5pack_batch b;
+ *     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+ *         train_step(b.data, b.labels, b.count);
+ *         h5pack_release(r, &b);
+ *     }
+ *     h5pack_close(r);
+ *
+ * Thread-safety: a reader is driven by ONE consumer thread (h5pack_next / h5pack_release /
+ * h5pack_stats / h5pack_close from the same thread, or externally serialised). Different readers are
+ * independent and may be used from different threads at the same time. Functions that take no reader
+ * (h5pack_strerror, h5pack_version_string, h5pack_config_init, h5pack_simulate) are thread-safe.
+ *
+ * Errors: every function that can fail returns a negative h5pack_error code; h5pack_strerror() gives
+ * the generic text and h5pack_last_error() the detail for the last failure on a reader (file name,
+ * HDF5/CUDA/decoder message).
+ */
+#ifndef H5PACK_H
+#define H5PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(H5PACK_SHARED_BUILD)
+#define H5PACK_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define H5PACK_API __attribute__((visibility("default")))
+#else
+#define H5PACK_API
+#endif
+
+/* ---- versions ---------------------------------------------------------------------------------- */
+
+#define H5PACK_VERSION_MAJOR 0
+#define H5PACK_VERSION_MINOR 1
+#define H5PACK_VERSION_PATCH 0
+#define H5PACK_VERSION_STRING "0.1.0"
+#define H5PACK_VERSION_NUMBER \
+    (H5PACK_VERSION_MAJOR * 10000 + H5PACK_VERSION_MINOR * 100 + H5PACK_VERSION_PATCH)
+
+/* Version of the on-disk layout written by the converter (attribute "h5pack_format_version").
+ * Kept apart from the library version: it changes only when the file contract changes. */
+#define H5PACK_FORMAT_VERSION 1
+
+/* "0.1.0": the library's version (may differ from the header's when linked dynamically). */
+H5PACK_API const char *h5pack_version_string(void);
+
+/* ---- errors ------------------------------------------------------------------------------------- */
+
+/* One list, so the enum and h5pack_strerror() cannot drift apart. */
+#define H5PACK_ERROR_MAP(X)                                                        \
+    X(OK, 0, "success")                                                            \
+    X(END, 1, "no more batches: the requested epochs are done")                    \
+    X(EINVAL, -1, "invalid argument")                                              \
+    X(ENOMEM, -2, "out of memory")                                                 \
+    X(EIO, -3, "I/O error")                                                        \
+    X(EHDF5, -4, "HDF5 library error")                                             \
+    X(EFORMAT, -5, "dataset layout not supported")                                 \
+    X(ECORRUPT, -6, "corrupt or truncated data")                                   \
+    X(ENOTFOUND, -7, "file or dataset not found")                                  \
+    X(ENODEV, -8, "no usable GPU")                                                 \
+    X(ECUDA, -9, "CUDA error")                                                     \
+    X(ESTATE, -10, "call not valid in the reader's current state")                 \
+    X(EINTERNAL, -11, "internal error")
+
+typedef enum h5pack_error {
+#define H5PACK_ERROR_ENUM_(name, code, text) H5PACK_##name = code,
+    H5PACK_ERROR_MAP(H5PACK_ERROR_ENUM_)
+#undef H5PACK_ERROR_ENUM_
+} h5pack_error;
+
+/* Generic text for a code ("unknown error" for codes not in the list). Never NULL; static storage. */
+H5PACK_API const char *h5pack_strerror(int code);
+
+/* ---- configuration -------------------------------------------------------------------------------- */
+
+typedef enum h5pack_order {
+    H5PACK_ORDER_SEQUENTIAL = 0, /* file order, every epoch the same */
+    H5PACK_ORDER_RANDOM = 1,     /* full per-sample permutation each epoch (DataLoader shuffle=True) */
+    H5PACK_ORDER_CHUNK = 2       /* permuted chunks, random draws from a window of W chunks (default) */
+} h5pack_order;
+
+typedef enum h5pack_device {
+    H5PACK_DEVICE_AUTO = 0, /* GPU when one is usable, else CPU; h5pack_info() says which */
+    H5PACK_DEVICE_CPU = 1,
+    H5PACK_DEVICE_CUDA = 2 /* error H5PACK_ENODEV when no usable GPU */
+} h5pack_device;
+
+typedef enum h5pack_dtype {
+    H5PACK_DTYPE_FLOAT32 = 0,
+    H5PACK_DTYPE_FLOAT16 = 1,
+    H5PACK_DTYPE_BFLOAT16 = 2,
+    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation/augmentation ignored) */
+} h5pack_dtype;
+
+typedef enum h5pack_layout {
+    H5PACK_LAYOUT_NCHW = 0,
+    H5PACK_LAYOUT_NHWC = 1,
+    H5PACK_LAYOUT_AUTO = 2 /* input: from the file's "layout" attribute, else inferred; output: as input */
+} h5pack_layout;
+
+typedef enum h5pack_norm {
+    H5PACK_NORM_IMAGENET = 0, /* mean (0.485,0.456,0.406), std (0.229,0.224,0.225); gray: their means */
+    H5PACK_NORM_FILE = 1,     /* the file's stored per-channel mean/std attributes */
+    H5PACK_NORM_CUSTOM = 2,   /* config.mean / config.std */
+    H5PACK_NORM_NONE = 3      /* x / 255 only */
+} h5pack_norm;
+
+#define H5PACK_MAX_CHANNELS 4
+
+/* Reader configuration. Start from H5PACK_CONFIG_DEFAULTS (or h5pack_config_init()) and change fields;
+ * the default of each field is written next to it. The reader copies the struct (and the strings) at
+ * open: the caller may free it afterwards. */
+typedef struct h5pack_config {
+    const char *images_dataset; /* "images": path of the 4-D uint8 dataset */
+    const char *labels_dataset; /* "labels": path of the labels; NULL or "" = no labels. A missing
+                                   "labels" dataset is fine (labels come back NULL). */
+    h5pack_layout input_layout; /* AUTO: "layout" attribute, else inferred from the shape */
+    size_t batch_size;          /* 256 */
+    size_t cache_bytes;         /* 1 GiB (1 << 30): bytes of decompressed chunks held in the cache */
+    h5pack_order order;         /* H5PACK_ORDER_CHUNK */
+    size_t window;              /* 0: chunks in the CHUNK order's window; 0 = as many as the cache holds,
+                                   minus one per worker thread, at least 1 */
+    uint64_t seed;              /* 0: seed of every shuffle and augmentation draw */
+    uint32_t rank;              /* 0 */
+    uint32_t world;             /* 1: ranks share one global order; each gets ceil(N/world) samples
+                                   (padded from the start of the order, as DistributedSampler does) */
+    int drop_last;              /* 0: keep the short last batch; 1: drop it (and the padding) */
+    uint32_t echo;              /* 1: deliver each batch this many times (batch echoing); 1 = off */
+    uint64_t epochs;            /* 0: endless; else h5pack_next() returns H5PACK_END after that many */
+    int threads;                /* 0: one worker per online core */
+    int prefetch;               /* 4: batch buffers in the ring (batches prepared ahead of the consumer) */
+    h5pack_device device;       /* H5PACK_DEVICE_AUTO */
+    int gpu_id;                 /* 0: CUDA device ordinal */
+    size_t device_memory_limit; /* 0 = no cap; else open fails with ENOMEM if the ring needs more */
+    h5pack_dtype dtype;         /* H5PACK_DTYPE_FLOAT32 */
+    h5pack_layout output_layout; /* H5PACK_LAYOUT_NCHW (AUTO = same as the input) */
+    h5pack_norm norm;           /* H5PACK_NORM_IMAGENET */
+    float mean[H5PACK_MAX_CHANNELS]; /* used with H5PACK_NORM_CUSTOM, in [0,1] units */
+    float std[H5PACK_MAX_CHANNELS];  /* used with H5PACK_NORM_CUSTOM */
+    int random_flip;            /* 0: 1 = flip each sample horizontally with probability 1/2 */
+    int random_crop_padding;    /* 0: P > 0 = pad by P (with pixel value 0) and crop H x W at random */
+    void *cuda_stream;          /* NULL: a cudaStream_t that h5pack_next() makes wait for the batch
+                                   (cudaStreamWaitEvent) and h5pack_release() records on */
+} h5pack_config;
+
+#define H5PACK_CONFIG_DEFAULTS                                                                    \
+    {                                                                                             \
+        "images", "labels", H5PACK_LAYOUT_AUTO, 256, ((size_t)1 << 30), H5PACK_ORDER_CHUNK, 0, 0, \
+            0, 1, 0, 1, 0, 0, 4, H5PACK_DEVICE_AUTO, 0, 0, H5PACK_DTYPE_FLOAT32,                  \
+            H5PACK_LAYOUT_NCHW, H5PACK_NORM_IMAGENET, {0, 0, 0, 0}, {1, 1, 1, 1}, 0, 0, NULL      \
+    }
+
+/* Fills *cfg with H5PACK_CONFIG_DEFAULTS (for bindings that cannot use the macro). */
+H5PACK_API void h5pack_config_init(h5pack_config *cfg);
+
+/* ---- the reader ----------------------------------------------------------------------------------- */
+
+typedef struct h5pack_reader h5pack_reader;
+
+/* Opens PATH, checks the dataset, learns every chunk's address, starts the worker threads and the
+ * backend. On success *out is a new reader (free it with h5pack_close). On failure returns a negative
+ * code and *out is either NULL (ENOMEM, EINVAL on arguments) or a reader in the failed state whose only
+ * uses are h5pack_last_error() and h5pack_close(): that is how the detail message reaches the caller.
+ * cfg NULL means defaults. */
+H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_reader **out);
+
+/* Detail message of the last failure on R ("" if none); for R == NULL, of the last failed
+ * h5pack_open() in this thread. Valid until the next call on R. */
+H5PACK_API const char *h5pack_last_error(const h5pack_reader *r);
+
+/* What the reader found in the file and decided at open. */
+typedef struct h5pack_info {
+    uint64_t n_samples;          /* images in the file */
+    uint32_t channels, height, width;
+    h5pack_layout input_layout;  /* NCHW or NHWC as stored */
+    h5pack_layout output_layout; /* NCHW or NHWC as delivered */
+    h5pack_dtype dtype;
+    int has_labels;
+    uint32_t n_classes;          /* from the "classes" dataset, or max label + 1; 0 without labels */
+    uint64_t samples_per_chunk;  /* images per chunk (for a contiguous dataset: per read unit) */
+    uint64_t n_chunks;
+    uint64_t chunk_bytes;        /* decompressed bytes of one full chunk */
+    int compressed;              /* 1 when chunks are deflate-compressed */
+    int fast_path;               /* 1: chunk addresses known, pread outside HDF5's lock */
+    size_t cache_chunks;         /* chunks the cache holds */
+    size_t window;               /* window actually used by the CHUNK order */
+    int threads;
+    uint64_t samples_per_epoch;  /* for this rank, after padding / drop_last */
+    uint64_t batches_per_epoch;  /* fresh batches per epoch for this rank */
+    h5pack_device device;        /* CPU or CUDA: what AUTO chose */
+    char device_name[64];        /* "cpu" or the GPU's name */
+    uint64_t device_bytes;       /* device memory allocated at open (0 on CPU) */
+    uint64_t pinned_bytes;       /* pinned (or plain, on CPU) host bytes of the batch ring */
+    float mean[H5PACK_MAX_CHANNELS]; /* normalisation in use */
+    float std[H5PACK_MAX_CHANNELS];
+} h5pack_info;
+
+/* Fills *info. Thread-safety: consumer thread. */
+H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info);
+
+/* One delivered batch. Memory belongs to the reader and stays valid until h5pack_release() of this
+ * batch (or h5pack_close). */
+typedef struct h5pack_batch {
+    const void *data;        /* count images in the output dtype and layout; a CUDA device pointer when
+                                on_device, else host memory */
+    const int64_t *labels;   /* count labels on the host; NULL when the file has no labels */
+    const int64_t *labels_device; /* the same labels in device memory (GPU backend only, else NULL) */
+    const uint64_t *indices; /* count sample indices (rows of the file), host memory */
+    size_t count;            /* images in this batch (the last one of an epoch may be short) */
+    size_t bytes;            /* bytes at data */
+    uint64_t epoch;          /* 0-based */
+    uint64_t index;          /* 0-based batch number within the epoch (this rank) */
+    uint32_t echo;           /* 0 for the fresh batch, 1..echo-1 for its repeats */
+    int on_device;
+    void *cuda_event;        /* cudaEvent_t recorded after the batch is ready (GPU only; the caller's
+                                config.cuda_stream, if set, already waits on it) */
+    int slot_;               /* internal */
+} h5pack_batch;
+
+/* Blocks until the next batch is ready; fills *batch and returns H5PACK_OK, or H5PACK_END after the
+ * configured epochs, or a negative code (a worker's read or decode failure, with detail). The time spent
+ * blocked is counted as stall time in the stats. Release each batch before asking for more than
+ * config.prefetch - 1 further batches. Consumer thread only. */
+H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch);
+
+/* Gives the batch's buffers back to the reader (workers refill them). With config.cuda_stream set, the
+ * reader records an event on that stream so the buffer is reused only after the work queued there. */
+H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch);
+
+/* Counters since open. Read amplification = bytes_read / bytes_needed, where bytes_needed is the
+ * stored size of the distinct chunks the delivered batches needed in each epoch. */
+typedef struct h5pack_stats {
+    uint64_t samples;         /* images delivered (echoes included) */
+    uint64_t batches;         /* batches delivered = fresh + echoed */
+    uint64_t batches_fresh;
+    uint64_t batches_echoed;
+    uint64_t epochs_completed;
+    uint64_t chunk_hits;      /* chunk uses served from the cache */
+    uint64_t chunk_misses;    /* chunk loads from the file */
+    uint64_t bytes_read;      /* bytes read from the file (stored, i.e. compressed, bytes) */
+    uint64_t bytes_inflated;  /* bytes produced by decompression */
+    uint64_t bytes_needed;    /* stored bytes of the distinct chunks needed, summed over epochs */
+    double read_amplification;
+    double hit_rate;          /* hits / (hits + misses), 0 when no uses */
+    double elapsed_s;         /* since open */
+    double stall_s;           /* time h5pack_next() waited for data */
+    double busy_read_s;       /* summed over workers: pread / H5Dread_chunk */
+    double busy_inflate_s;
+    double busy_assemble_s;   /* copying images from chunks into the uint8 batch */
+    double busy_convert_s;    /* uint8 -> output conversion (CPU time; GPU: launch time) */
+    double busy_copy_s;       /* host-to-device copies, measured with events (GPU only) */
+    uint64_t device_bytes;
+    uint64_t cache_bytes_used; /* bytes held by cache slots (<= config.cache_bytes, at least 1 chunk) */
+} h5pack_stats;
+
+H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats);
+
+/* Stops the workers (also mid-epoch, with batches unreleased), frees everything. NULL is a no-op. */
+H5PACK_API void h5pack_close(h5pack_reader *r);
+
+/* ---- planning without reading (used by h5pack-stats simulate) ------------------------------------- */
+
+typedef enum h5pack_policy {
+    H5PACK_POLICY_BELADY = 0, /* what the reader does: evict the chunk used furthest in the future */
+    H5PACK_POLICY_LRU = 1,
+    H5PACK_POLICY_HDF5 = 2    /* model of HDF5's chunk cache: hash slots, w0, too-large chunks bypass */
+} h5pack_policy;
+
+typedef struct h5pack_sim_params {
+    h5pack_policy policy;
+    size_t cache_bytes;       /* cache size to simulate */
+    size_t hdf5_nslots;       /* HDF5 model: hash slots (default 521) */
+    double hdf5_w0;           /* HDF5 model: preemption weight (default 0.75) */
+} h5pack_sim_params;
+
+typedef struct h5pack_sim_result {
+    uint64_t accesses;        /* chunk uses */
+    uint64_t hits;
+    uint64_t misses;          /* loads (HDF5 model: bypassing reads count as misses) */
+    double hit_rate;
+    uint64_t bytes_read;
+    double read_amplification;
+} h5pack_sim_result;
+
+/* Replays the exact chunk access sequence that h5pack_open(path, cfg) would generate for cfg->epochs
+ * epochs (1 when 0), without reading image data, under the given policy and cache size. With
+ * H5PACK_POLICY_BELADY and cache_bytes == cfg->cache_bytes, the hits equal those of the real reader.
+ * Thread-safe. */
+H5PACK_API int h5pack_simulate(const char *path, const h5pack_config *cfg, const h5pack_sim_params *sim,
+                               h5pack_sim_result *result, char *errbuf, size_t errbuf_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* H5PACK_H */

@@ -1,0 +1,29 @@
+/* error.c - error texts, versions and config defaults: the parts of the API that need no reader. */
+#include <string.h>
+
+#include "h5pack.h"
+
+H5PACK_API const char *h5pack_strerror(int code)
+{
+    switch (code) {
+#define H5PACK_ERROR_CASE_(name, value, text) \
+    case value:                               \
+        return text;
+        H5PACK_ERROR_MAP(H5PACK_ERROR_CASE_)
+#undef H5PACK_ERROR_CASE_
+    }
+    return "unknown error";
+}
+
+H5PACK_API const char *h5pack_version_string(void)
+{
+    return H5PACK_VERSION_STRING;
+}
+
+H5PACK_API void h5pack_config_init(h5pack_config *cfg)
+{
+    if (cfg) {
+        h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
+        *cfg = defaults;
+    }
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds h5pack and runs every test, then the same suite under AddressSanitizer+UBSan and the threaded
+# reader tests under ThreadSanitizer. Installs missing Debian packages first. Prints ctest's summary of
+# each build and a total line at the end.
+#   bash tests/run.sh            everything (what CI runs)
+#   H5PACK_QUICK=1 bash tests/run.sh   the plain build only
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash cmake/install-deps.sh --with-python || { echo "could not install the dependencies" >&2; exit 1; }
+jobs=$(nproc)
+passed=0 failed=0 status=0
+
+# run_suite NAME BUILD_DIR "CMAKE ARGS" "CTEST ARGS"
+run_suite() {
+  local name=$1 dir=$2 cmake_args=$3 ctest_args=$4 log
+  echo "== $name: configure and build ($dir)"
+  # shellcheck disable=SC2086
+  if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo $cmake_args >"$dir.configure.log" 2>&1; then
+    cat "$dir.configure.log"; echo "$name: configure failed"; status=1; failed=$((failed + 1)); return
+  fi
+  if ! cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1; then
+    tail -50 "$dir.build.log"; echo "$name: build failed"; status=1; failed=$((failed + 1)); return
+  fi
+  grep -E "warning:" "$dir.build.log" | sort -u | head -20 || true
+  echo "== $name: ctest"
+  log=$(mktemp)
+  # shellcheck disable=SC2086
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 900 $ctest_args 2>&1 | tee "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  local total nfail
+  total=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\2/p' "$log" | tail -1)
+  nfail=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
+  if [ -z "$total" ]; then echo "$name: ctest printed no summary"; status=1; failed=$((failed + 1));
+  else passed=$((passed + total - nfail)); failed=$((failed + nfail)); fi
+  rm -f "$log"
+}
+
+run_suite "plain" build "" ""
+if [ "${H5PACK_QUICK:-0}" != 1 ]; then
+  run_suite "asan+ubsan" build-asan \
+    "-DH5PACK_SANITIZE=address,undefined -DH5PACK_WITH_CUDA=OFF -DH5PACK_BUILD_BENCH=OFF -DH5PACK_BUILD_SAMPLES=OFF" \
+    "-LE slow|nosan"
+  run_suite "tsan" build-tsan \
+    "-DH5PACK_SANITIZE=thread -DH5PACK_WITH_CUDA=OFF -DH5PACK_BUILD_BENCH=OFF -DH5PACK_BUILD_SAMPLES=OFF" \
+    "-L threads"
+fi
+echo "total: $passed passed, $failed failed"
+exit $status
