@@ -1,0 +1,88 @@
+/* chunksrc.h - the file side of the reader: opens and validates the HDF5 file, learns where every chunk
+ * is, and reads one chunk's decompressed bytes from any thread.
+ *
+ * Read paths, fastest first (see shared notes on HDF5 1.10.8: one global lock, O(n^2) chunk listing):
+ *   implicit  unfiltered, fixed dims, early allocation, latest format: chunk i at addr0 + i*chunk_bytes;
+ *             pread from workers, no HDF5 call, no lock.
+ *   contiguous an unchunked dataset: one address range; "chunks" are runs of samples_per_chunk images
+ *             (chosen at about 1 MiB); pread, no lock.
+ *   raw       deflate-only (plus shuffle, a no-op for uint8) chunks of any index type: H5Dread_chunk
+ *             under the source's HDF5 mutex (short), inflate with libdeflate outside it.
+ *   hdf5      anything else (fletcher32, other filters, chunk index we cannot use raw): H5Dread of the
+ *             chunk's hyperslab under the mutex; HDF5 applies and checks every filter.
+ * Chunks must hold whole images: chunk dims (k, C, H, W) / (k, H, W, C) with the full image extents.
+ */
+#ifndef H5PACK_CHUNKSRC_H
+#define H5PACK_CHUNKSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "h5pack.h"
+
+typedef enum chunksrc_path {
+    CHUNKSRC_IMPLICIT = 0,
+    CHUNKSRC_CONTIGUOUS = 1,
+    CHUNKSRC_RAW_DEFLATE = 2,
+    CHUNKSRC_HDF5 = 3
+} chunksrc_path;
+
+typedef struct source_geometry {
+    uint64_t n_samples;
+    uint32_t channels, height, width;
+    h5pack_layout layout;       /* NCHW or NHWC */
+    uint64_t image_bytes;       /* C*H*W */
+    uint64_t samples_per_chunk; /* k */
+    uint64_t n_chunks;
+    uint64_t chunk_bytes;       /* k * image_bytes (the last chunk may hold fewer images) */
+    chunksrc_path path;
+    int compressed;             /* a deflate filter is present */
+    int has_labels;
+    uint32_t n_classes;         /* length of "classes", else max label + 1, 0 without labels */
+    int has_stats;              /* root attributes "mean" and "std" (C float64 values in [0,1]) */
+    double mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
+} source_geometry;
+
+typedef struct chunk_source chunk_source;
+
+/* Opens PATH and checks IMAGES (4-D uint8, whole images per chunk) and LABELS (NULL/"" = none; a
+ * missing dataset named "labels" is allowed and means none; any other name must exist; length must equal
+ * N; integer type). LAYOUT_HINT: AUTO reads the "layout" attribute of the images dataset ("NCHW" or
+ * "NHWC"), else of the root group, else infers (a last dim of 1, 3 or 4 with a second dim not in
+ * {1,3,4} means NHWC). Error codes: ENOTFOUND, EFORMAT, ECORRUPT, EHDF5, ENOMEM, with the file name and
+ * the reason in ERR. */
+int chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
+                  chunk_source **out, char *err, size_t err_len);
+
+const source_geometry *chunksrc_geometry(const chunk_source *s);
+
+/* All N labels as int64 (read once at open), or NULL without labels. */
+const int64_t *chunksrc_labels(const chunk_source *s);
+
+/* Bytes the read of CHUNK takes from the file (stored size; for compressed chunks the compressed size). */
+uint64_t chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk);
+
+/* Samples in CHUNK (k, or fewer for the last one). */
+uint64_t chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk);
+
+/* Per-thread state for reads (compressed-bytes buffer, libdeflate decompressor). */
+typedef struct chunksrc_scratch chunksrc_scratch;
+chunksrc_scratch *chunksrc_scratch_new(const chunk_source *s);
+void chunksrc_scratch_free(chunksrc_scratch *sc);
+
+typedef struct chunk_read_cost {
+    uint64_t bytes_read;     /* from the file */
+    uint64_t bytes_inflated; /* produced by decompression (0 for uncompressed) */
+    double read_s, inflate_s;
+} chunk_read_cost;
+
+/* Reads CHUNK into DST (room for chunk_bytes) as images in the file's layout. Thread-safe (each thread
+ * with its own scratch). Adds to *COST. Returns 0, or EIO / ECORRUPT (short read, inflate failure, size
+ * mismatch, checksum) / EHDF5 with the chunk number and the reason in ERR. */
+int chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
+                  char *err, size_t err_len);
+
+/* Closes the file. NULL is a no-op. */
+void chunksrc_close(chunk_source *s);
+
+#endif

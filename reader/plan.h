@@ -1,0 +1,47 @@
+/* plan.h - the clairvoyant cache plan: walks the chunk access sequence of order.h, epoch after epoch,
+ * and decides for every access whether it hits a cached chunk or loads it into a slot, evicting the
+ * cached chunk whose next use is furthest in the future (Belady / MIN: the fewest loads possible for
+ * that sequence and cache size).
+ *
+ * Definition (the simulator and the tests depend on it):
+ *   - capacity: `slots` chunks (>= 1). Free slots are filled lowest index first.
+ *   - the next use of a cached chunk is looked up in the rest of the current epoch, then in the next
+ *     epoch's sequence (the planner computes epoch e+1's order while in epoch e); a chunk used in
+ *     neither counts as never used again. The victim is the cached chunk with the furthest next use;
+ *     among chunks never used again, the one in the lowest slot index.
+ *   - the loaded chunk always enters the cache (the access needs it), even if its next use is later
+ *     than every cached chunk's.
+ * The plan is sequential and deterministic; the reader executes it with many threads, which changes
+ * when things happen, never what hits or misses.
+ */
+#ifndef H5PACK_PLAN_H
+#define H5PACK_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "order.h"
+
+typedef struct plan_access {
+    uint64_t chunk;
+    uint32_t slot;
+    int load;             /* 1: miss, read the chunk into the slot; 0: hit */
+    int first_in_epoch;   /* 1: the first access of this chunk in the current epoch (for bytes_needed) */
+    uint64_t slot_gen;    /* generation of the slot's content this access uses (bumped by each load) */
+    uint64_t evicted;     /* on a load into an occupied slot: the chunk it held, else UINT64_MAX */
+} plan_access;
+
+typedef struct planner planner;
+
+/* EPOCHS = 0: endless. Returns 0, H5PACK_EINVAL or H5PACK_ENOMEM. */
+int planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out);
+
+/* Plans the next fresh batch: copies its samples (<= batch_size) to SAMPLES and its accesses (<= batch_size)
+ * to ACC. Returns 1 when a batch was planned, 0 after the last epoch, or a negative error. Not thread-safe:
+ * callers serialise. */
+int planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
+                 uint64_t *batch_index);
+
+void planner_free(planner *p);
+
+#endif
