@@ -1,0 +1,282 @@
+/* plan.c - the Belady (MIN) cache plan of plan.h.
+ *
+ * Positions: every access gets a global position (accesses of all earlier epochs + its index in its
+ * epoch). For the current epoch we precompute next_use[i]: the position of the next access of the same
+ * chunk in the rest of this epoch or in the next one, else NEVER. A cached slot's key is the next use
+ * of the chunk it holds; a max-heap over slots (ties on NEVER: lowest slot first) gives the victim in
+ * O(log slots). At an epoch boundary the keys of all cached chunks are recomputed, because chunks that
+ * looked "never used again" may now appear in the newly visible epoch. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NEVER UINT64_MAX
+
+/* One epoch of this rank: its samples and its access sequence. */
+typedef struct epoch_seq {
+    uint64_t epoch;
+    int valid;             /* 0 when the epoch is past the configured end */
+    uint64_t *samples;     /* samples_per_epoch */
+    uint64_t *acc;         /* chunk of each access (n_acc used) */
+    uint64_t *batch_start; /* batches_per_epoch + 1 */
+    uint64_t n_acc;
+} epoch_seq;
+
+struct planner {
+    order_params op;
+    size_t slots;
+    uint64_t epochs; /* 0 = endless */
+    uint64_t n_chunks, per_epoch, batches_per_epoch;
+    epoch_seq cur, nxt;
+    uint64_t base_cur;  /* global position of cur's first access */
+    uint64_t *next_use; /* per access of cur */
+    uint64_t *first_pos; /* per chunk: scratch, then its first position from the start of cur */
+    uint64_t batch;      /* next batch of cur to plan */
+    int finished;
+    /* cache state */
+    uint64_t *slot_chunk, *slot_gen, *key;
+    uint32_t *chunk_slot;  /* per chunk: slot + 1, 0 when not cached */
+    uint64_t *seen_epoch;  /* per chunk: 1 + last epoch it was accessed in */
+    size_t used;           /* slots filled so far (filled lowest first, never emptied) */
+    uint32_t *heap;        /* slots ordered by key (max first) */
+    uint32_t *heap_pos;    /* slot -> index in heap */
+};
+
+/* ---- max-heap of slots keyed by next use ------------------------------------------------------ */
+
+/* A goes before B: further next use; among equal keys (only NEVER can tie) the lower slot. */
+static int heap_before(const planner *p, uint32_t a, uint32_t b)
+{
+    return p->key[a] > p->key[b] || (p->key[a] == p->key[b] && a < b);
+}
+
+static void heap_swap(planner *p, size_t i, size_t j)
+{
+    uint32_t t = p->heap[i];
+    p->heap[i] = p->heap[j];
+    p->heap[j] = t;
+    p->heap_pos[p->heap[i]] = (uint32_t)i;
+    p->heap_pos[p->heap[j]] = (uint32_t)j;
+}
+
+static void heap_up(planner *p, size_t i)
+{
+    while (i > 0 && heap_before(p, p->heap[i], p->heap[(i - 1) / 2])) {
+        heap_swap(p, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static void heap_down(planner *p, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, best = i;
+        if (l < p->used && heap_before(p, p->heap[l], p->heap[best]))
+            best = l;
+        if (r < p->used && heap_before(p, p->heap[r], p->heap[best]))
+            best = r;
+        if (best == i)
+            return;
+        heap_swap(p, i, best);
+        i = best;
+    }
+}
+
+static void heap_fix(planner *p, uint32_t slot)
+{
+    heap_up(p, p->heap_pos[slot]);
+    heap_down(p, p->heap_pos[slot]);
+}
+
+static void heap_rebuild(planner *p)
+{
+    for (size_t i = p->used / 2; i-- > 0;)
+        heap_down(p, i);
+}
+
+/* ---- epochs ------------------------------------------------------------------------------------ */
+
+static int epoch_alloc(epoch_seq *s, const planner *p)
+{
+    s->samples = malloc((p->per_epoch ? p->per_epoch : 1) * sizeof *s->samples);
+    s->acc = malloc((p->per_epoch ? p->per_epoch : 1) * sizeof *s->acc);
+    s->batch_start = malloc((p->batches_per_epoch + 1) * sizeof *s->batch_start);
+    return s->samples && s->acc && s->batch_start ? 0 : H5PACK_ENOMEM;
+}
+
+static void epoch_free(epoch_seq *s)
+{
+    free(s->samples), free(s->acc), free(s->batch_start);
+}
+
+/* Fills S with epoch E (or marks it invalid past the configured end). */
+static int epoch_compute(planner *p, epoch_seq *s, uint64_t e)
+{
+    s->epoch = e;
+    s->valid = p->epochs == 0 || e < p->epochs;
+    s->n_acc = 0;
+    if (!s->valid)
+        return 0;
+    int rc = order_epoch(&p->op, e, s->samples);
+    if (rc)
+        return rc;
+    s->n_acc = order_accesses(&p->op, s->samples, p->per_epoch, s->acc, s->batch_start);
+    return s->n_acc == 0 && p->per_epoch > 0 ? H5PACK_ENOMEM : 0;
+}
+
+/* next_use of cur's accesses over cur + nxt, and the keys of every cached chunk at cur's start. */
+static void compute_next_uses(planner *p)
+{
+    uint64_t base_nxt = p->base_cur + p->cur.n_acc;
+    for (uint64_t c = 0; c < p->n_chunks; c++)
+        p->first_pos[c] = NEVER;
+    for (uint64_t j = p->nxt.n_acc; j-- > 0;)
+        p->first_pos[p->nxt.acc[j]] = base_nxt + j;
+    for (uint64_t i = p->cur.n_acc; i-- > 0;) {
+        p->next_use[i] = p->first_pos[p->cur.acc[i]];
+        p->first_pos[p->cur.acc[i]] = p->base_cur + i;
+    }
+    for (size_t s = 0; s < p->used; s++)
+        p->key[s] = p->first_pos[p->slot_chunk[s]];
+    heap_rebuild(p);
+}
+
+/* Makes the next epoch current and looks one further ahead. Returns 1 when there is no next epoch. */
+static int advance_epoch(planner *p)
+{
+    if (!p->nxt.valid)
+        return 1;
+    p->base_cur += p->cur.n_acc;
+    epoch_seq t = p->cur;
+    p->cur = p->nxt;
+    p->nxt = t;
+    int rc = epoch_compute(p, &p->nxt, p->cur.epoch + 1);
+    if (rc)
+        return rc;
+    compute_next_uses(p);
+    p->batch = 0;
+    return 0;
+}
+
+/* ---- planning ---------------------------------------------------------------------------------- */
+
+static void plan_access_at(planner *p, uint64_t i, plan_access *a)
+{
+    uint64_t c = p->cur.acc[i];
+    a->chunk = c;
+    a->first_in_epoch = p->seen_epoch[c] != p->cur.epoch + 1;
+    p->seen_epoch[c] = p->cur.epoch + 1;
+    a->evicted = UINT64_MAX;
+    if (p->chunk_slot[c]) { /* hit */
+        uint32_t s = p->chunk_slot[c] - 1;
+        p->key[s] = p->next_use[i];
+        heap_fix(p, s);
+        a->slot = s, a->load = 0, a->slot_gen = p->slot_gen[s];
+        return;
+    }
+    uint32_t s;
+    if (p->used < p->slots) { /* a free slot: lowest index first */
+        s = (uint32_t)p->used;
+        p->heap[p->used] = s;
+        p->heap_pos[s] = (uint32_t)p->used;
+        p->used++;
+        p->key[s] = p->next_use[i];
+        heap_up(p, p->heap_pos[s]);
+    } else { /* evict the chunk used furthest in the future */
+        s = p->heap[0];
+        a->evicted = p->slot_chunk[s];
+        p->chunk_slot[a->evicted] = 0;
+        p->key[s] = p->next_use[i];
+        heap_down(p, 0);
+    }
+    p->slot_chunk[s] = c;
+    p->chunk_slot[c] = s + 1;
+    a->slot = s, a->load = 1, a->slot_gen = ++p->slot_gen[s];
+}
+
+int planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
+                 uint64_t *batch_index)
+{
+    if (p->finished || p->batches_per_epoch == 0)
+        return 0;
+    if (p->batch == p->batches_per_epoch) {
+        int rc = advance_epoch(p);
+        if (rc) {
+            p->finished = 1;
+            return rc > 0 ? 0 : rc;
+        }
+    }
+    uint64_t b = p->batch++, bs = p->op.batch_size;
+    uint64_t first = b * bs, end = first + bs < p->per_epoch ? first + bs : p->per_epoch;
+    memcpy(samples, p->cur.samples + first, (end - first) * sizeof *samples);
+    *count = (size_t)(end - first);
+    uint64_t a0 = p->cur.batch_start[b], a1 = p->cur.batch_start[b + 1];
+    for (uint64_t i = a0; i < a1; i++)
+        plan_access_at(p, i, &acc[i - a0]);
+    *n_acc = (size_t)(a1 - a0);
+    *epoch = p->cur.epoch;
+    *batch_index = b;
+    return 1;
+}
+
+/* ---- life cycle -------------------------------------------------------------------------------- */
+
+static int planner_alloc(planner *p)
+{
+    size_t nc = (size_t)p->n_chunks, per = p->per_epoch ? (size_t)p->per_epoch : 1;
+    p->next_use = malloc(per * sizeof *p->next_use);
+    p->first_pos = malloc(nc * sizeof *p->first_pos);
+    p->chunk_slot = calloc(nc, sizeof *p->chunk_slot);
+    p->seen_epoch = calloc(nc, sizeof *p->seen_epoch);
+    p->slot_chunk = calloc(p->slots, sizeof *p->slot_chunk);
+    p->slot_gen = calloc(p->slots, sizeof *p->slot_gen);
+    p->key = calloc(p->slots, sizeof *p->key);
+    p->heap = calloc(p->slots, sizeof *p->heap);
+    p->heap_pos = calloc(p->slots, sizeof *p->heap_pos);
+    if (!p->next_use || !p->first_pos || !p->chunk_slot || !p->seen_epoch || !p->slot_chunk || !p->slot_gen ||
+        !p->key || !p->heap || !p->heap_pos)
+        return H5PACK_ENOMEM;
+    if (epoch_alloc(&p->cur, p) || epoch_alloc(&p->nxt, p))
+        return H5PACK_ENOMEM;
+    return 0;
+}
+
+int planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out)
+{
+    *out = NULL;
+    if (order_check(op) || slots == 0 || slots > UINT32_MAX - 1)
+        return H5PACK_EINVAL;
+    planner *p = calloc(1, sizeof *p);
+    if (!p)
+        return H5PACK_ENOMEM;
+    p->op = *op;
+    p->slots = slots;
+    p->epochs = epochs;
+    p->n_chunks = order_n_chunks(op);
+    p->per_epoch = order_samples_per_epoch(op);
+    p->batches_per_epoch = order_batches_per_epoch(op);
+    int rc = planner_alloc(p);
+    if (rc == 0)
+        rc = epoch_compute(p, &p->cur, 0);
+    if (rc == 0)
+        rc = epoch_compute(p, &p->nxt, 1);
+    if (rc)
+        goto fail;
+    compute_next_uses(p);
+    *out = p;
+    return 0;
+fail:
+    planner_free(p);
+    return rc;
+}
+
+void planner_free(planner *p)
+{
+    if (!p)
+        return;
+    epoch_free(&p->cur), epoch_free(&p->nxt);
+    free(p->next_use), free(p->first_pos), free(p->chunk_slot), free(p->seen_epoch);
+    free(p->slot_chunk), free(p->slot_gen), free(p->key), free(p->heap), free(p->heap_pos);
+    free(p);
+}
