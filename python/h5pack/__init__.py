@@ -1,0 +1,17 @@
+"""h5pack: stream shuffled, normalised batches from h5pack HDF5 files into PyTorch, without copies.
+
+    import h5pack
+    loader = h5pack.Loader("train.h5", batch_size=256, cache="2G", device="auto")
+    for epoch in range(10):
+        for images, labels in loader:      # float32 (B,C,H,W) and int64 (B,), on the reader's device
+            train_step(images, labels)
+    print(loader.stats()["hit_rate"])
+
+A thin ctypes layer over libh5pack.so (include/h5pack.h): set PYTHONPATH to this folder's parent after a
+build; the library is found in the build tree, the install prefix or through $H5PACK_LIBRARY.
+See docs/python.md.
+"""
+from .loader import H5packError, Loader, info, lib, version
+from ._convert import parse_size
+
+__all__ = ["Loader", "H5packError", "info", "version", "parse_size", "lib"]

@@ -1,0 +1,205 @@
+"""ctypes declarations of include/h5pack.h and the search for libh5pack.so.
+
+The structures below mirror the C header field by field; tests/python/test_abi.py compares their sizes
+and offsets with what a C compiler says, so a change in the header that is not repeated here fails a test.
+"""
+import ctypes
+import glob
+import os
+
+MAX_CHANNELS = 4
+
+# Enum values, as in include/h5pack.h.
+ORDERS = {"sequential": 0, "random": 1, "chunk": 2}
+DEVICES = {"auto": 0, "cpu": 1, "cuda": 2}
+DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2, "uint8": 3}
+LAYOUTS = {"nchw": 0, "nhwc": 1, "auto": 2}
+NORMS = {"imagenet": 0, "file": 1, "custom": 2, "none": 3}
+OK, END, ESTATE, EINTERNAL = 0, 1, -10, -11
+
+_c_size = ctypes.c_size_t
+_u64, _u32, _i64 = ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int64
+_floats = ctypes.c_float * MAX_CHANNELS
+
+
+class Config(ctypes.Structure):
+    _fields_ = [
+        ("images_dataset", ctypes.c_char_p),
+        ("labels_dataset", ctypes.c_char_p),
+        ("input_layout", ctypes.c_int),
+        ("batch_size", _c_size),
+        ("cache_bytes", _c_size),
+        ("order", ctypes.c_int),
+        ("window", _c_size),
+        ("seed", _u64),
+        ("rank", _u32),
+        ("world", _u32),
+        ("drop_last", ctypes.c_int),
+        ("echo", _u32),
+        ("epochs", _u64),
+        ("threads", ctypes.c_int),
+        ("prefetch", ctypes.c_int),
+        ("device", ctypes.c_int),
+        ("gpu_id", ctypes.c_int),
+        ("device_memory_limit", _c_size),
+        ("dtype", ctypes.c_int),
+        ("output_layout", ctypes.c_int),
+        ("norm", ctypes.c_int),
+        ("mean", _floats),
+        ("std", _floats),
+        ("random_flip", ctypes.c_int),
+        ("random_crop_padding", ctypes.c_int),
+        ("cuda_stream", ctypes.c_void_p),
+    ]
+
+
+class Info(ctypes.Structure):
+    _fields_ = [
+        ("n_samples", _u64),
+        ("channels", _u32),
+        ("height", _u32),
+        ("width", _u32),
+        ("input_layout", ctypes.c_int),
+        ("output_layout", ctypes.c_int),
+        ("dtype", ctypes.c_int),
+        ("has_labels", ctypes.c_int),
+        ("n_classes", _u32),
+        ("samples_per_chunk", _u64),
+        ("n_chunks", _u64),
+        ("chunk_bytes", _u64),
+        ("compressed", ctypes.c_int),
+        ("fast_path", ctypes.c_int),
+        ("cache_chunks", _c_size),
+        ("window", _c_size),
+        ("threads", ctypes.c_int),
+        ("samples_per_epoch", _u64),
+        ("batches_per_epoch", _u64),
+        ("device", ctypes.c_int),
+        ("device_name", ctypes.c_char * 64),
+        ("device_bytes", _u64),
+        ("pinned_bytes", _u64),
+        ("mean", _floats),
+        ("std", _floats),
+    ]
+
+
+class Batch(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("labels", ctypes.c_void_p),
+        ("labels_device", ctypes.c_void_p),
+        ("indices", ctypes.c_void_p),
+        ("count", _c_size),
+        ("bytes", _c_size),
+        ("epoch", _u64),
+        ("index", _u64),
+        ("echo", _u32),
+        ("on_device", ctypes.c_int),
+        ("cuda_event", ctypes.c_void_p),
+        ("slot_", ctypes.c_int),
+    ]
+
+
+class Stats(ctypes.Structure):
+    _fields_ = [(name, _u64) for name in (
+        "samples", "batches", "batches_fresh", "batches_echoed", "epochs_completed", "chunk_hits",
+        "chunk_misses", "bytes_read", "bytes_inflated", "bytes_needed")] + [(name, ctypes.c_double) for name in (
+            "read_amplification", "hit_rate", "elapsed_s", "stall_s", "busy_read_s", "busy_inflate_s",
+            "busy_assemble_s", "busy_convert_s", "busy_copy_s")] + [
+        ("device_bytes", _u64),
+        ("cache_bytes_used", _u64),
+    ]
+
+
+STRUCTS = {"h5pack_config": Config, "h5pack_info": Info, "h5pack_batch": Batch, "h5pack_stats": Stats}
+
+
+def _package_dir():
+    return os.path.dirname(os.path.abspath(__file__))
+
+
+def _is_sanitizer_build(build_dir):
+    """A library built with ASan/TSan cannot be loaded into a plain python3: skip those build trees."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("H5PACK_SANITIZE:"):
+                    return line.split("=", 1)[1].strip() != ""
+    except OSError:
+        pass
+    return False
+
+
+def _build_tree_candidates():
+    """python/h5pack/ -> the source root; build/ first, then other build*/ folders, newest first."""
+    root = os.path.dirname(os.path.dirname(_package_dir()))
+    found = []
+    for build in glob.glob(os.path.join(root, "build*")):
+        lib = os.path.join(build, "reader", "libh5pack.so")
+        if os.path.isfile(lib) and not _is_sanitizer_build(build):
+            found.append(lib)
+    found.sort(key=lambda p: (os.path.basename(os.path.dirname(os.path.dirname(p))) != "build",
+                              -os.path.getmtime(p)))
+    return found
+
+
+def _install_candidates():
+    """Installed layout: <libdir>/h5pack/python/h5pack/ (see cmake/install.cmake): look a few levels up."""
+    out, d = [], _package_dir()
+    for _ in range(4):
+        d = os.path.dirname(d)
+        out += [os.path.join(d, "libh5pack.so.0"), os.path.join(d, "libh5pack.so")]
+    return [p for p in out if os.path.isfile(p)]
+
+
+def library_candidates():
+    env = os.environ.get("H5PACK_LIBRARY")
+    if env:
+        return [env]
+    return _build_tree_candidates() + _install_candidates() + ["libh5pack.so.0"]
+
+
+def _declare(lib):
+    P = ctypes.POINTER
+    sigs = {
+        "h5pack_version_string": (ctypes.c_char_p, []),
+        "h5pack_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+        "h5pack_config_init": (None, [P(Config)]),
+        "h5pack_open": (ctypes.c_int, [ctypes.c_char_p, P(Config), P(ctypes.c_void_p)]),
+        "h5pack_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),
+        "h5pack_info_get": (ctypes.c_int, [ctypes.c_void_p, P(Info)]),
+        "h5pack_next": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
+        "h5pack_release": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
+        "h5pack_stats_get": (ctypes.c_int, [ctypes.c_void_p, P(Stats)]),
+        "h5pack_close": (None, [ctypes.c_void_p]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    return lib
+
+
+def _check_config_layout(lib):
+    """Cheap guard against a header/binding mismatch: the library's defaults must land where expected."""
+    cfg = Config()
+    lib.h5pack_config_init(ctypes.byref(cfg))
+    expected = (cfg.batch_size == 256 and cfg.cache_bytes == 1 << 30 and cfg.world == 1 and cfg.echo == 1
+                and cfg.prefetch == 4 and list(cfg.std) == [1.0] * MAX_CHANNELS and not cfg.cuda_stream)
+    if not expected:
+        raise ImportError("h5pack: the loaded libh5pack does not match this binding's h5pack_config layout")
+
+
+def load():
+    """Loads libh5pack: $H5PACK_LIBRARY, else the build tree, the install prefix, the system loader."""
+    errors = []
+    for path in library_candidates():
+        try:
+            lib = _declare(ctypes.CDLL(path))
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+            continue
+        _check_config_layout(lib)
+        lib.path_ = path
+        return lib
+    raise ImportError("h5pack: cannot load libh5pack.so (build the project, or set H5PACK_LIBRARY to the "
+                      "library's path); tried:\n  " + "\n  ".join(errors or ["(no candidate found)"]))

@@ -1,0 +1,299 @@
+"""h5pack.Loader: a DataLoader-like iterable over an h5pack file, backed by libh5pack through ctypes."""
+import collections
+import ctypes
+import os
+
+import torch
+
+from . import _convert, _lib, _tensors
+
+_LIB = None
+
+
+def lib():
+    """The loaded libh5pack (loaded on first use, so `import h5pack` works before a build)."""
+    global _LIB
+    if _LIB is None:
+        _LIB = _lib.load()
+    return _LIB
+
+
+class H5packError(RuntimeError):
+    """A libh5pack failure: .code is the negative h5pack_error code, the message has the library's detail."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def _error(code, reader, what):
+    detail = lib().h5pack_last_error(reader) or b""
+    generic = lib().h5pack_strerror(code).decode()
+    text = detail.decode(errors="replace") or generic
+    return H5packError(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
+
+
+def _open(path, cfg):
+    reader = ctypes.c_void_p()
+    rc = lib().h5pack_open(os.fsencode(path), ctypes.byref(cfg), ctypes.byref(reader))
+    if rc < 0:
+        err = _error(rc, reader, f"cannot open {os.fspath(path)}")
+        lib().h5pack_close(reader)
+        raise err
+    return reader
+
+
+def _struct_dict(s):
+    out = {}
+    for name, _ in s._fields_:
+        v = getattr(s, name)
+        if isinstance(v, bytes):
+            v = v.decode(errors="replace")
+        elif isinstance(v, ctypes.Array):
+            v = list(v)
+        out[name] = v
+    return out
+
+
+def _info_dict(info):
+    d = _struct_dict(info)
+    names = {v: k for k, v in _lib.LAYOUTS.items()}
+    d["input_layout"], d["output_layout"] = names[info.input_layout], names[info.output_layout]
+    d["dtype"] = {v: k for k, v in _lib.DTYPES.items()}[info.dtype]
+    d["device"] = {v: k for k, v in _lib.DEVICES.items()}[info.device]
+    d["mean"], d["std"] = d["mean"][:info.channels], d["std"][:info.channels]
+    return d
+
+
+def info(path, images="images", labels="labels"):
+    """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict. Opens a small
+    CPU reader (1 thread, 1-image batches) and closes it again."""
+    cfg = _lib.Config()
+    lib().h5pack_config_init(ctypes.byref(cfg))
+    cfg.images_dataset, cfg.labels_dataset = images.encode(), (labels or "").encode()
+    cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
+    cfg.cache_bytes = 1  # the reader keeps at least one chunk
+    reader = _open(path, cfg)
+    try:
+        out = _lib.Info()
+        rc = lib().h5pack_info_get(reader, ctypes.byref(out))
+        if rc < 0:
+            raise _error(rc, reader, f"{os.fspath(path)}: info")
+        d = _info_dict(out)
+        for k in ("threads", "cache_chunks", "window", "samples_per_epoch", "batches_per_epoch", "device",
+                  "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype"):
+            d.pop(k)  # describe the reader opened here, not the file
+        return d
+    finally:
+        lib().h5pack_close(reader)
+
+
+def version():
+    return lib().h5pack_version_string().decode()
+
+
+class Loader:
+    """Iterable over shuffled, normalised batches of an h5pack file, like a torch DataLoader.
+
+    Each ``for`` over the loader is one epoch: ``len(loader)`` = batches_per_epoch * echo batches of
+    ``(images, labels)`` (plus ``indices`` with ``return_indices=True``). ``images`` is a
+    (B, C, H, W) tensor (``layout="nhwc"``: (B, H, W, C)) of ``dtype`` on the reader's device, ``labels``
+    int64 (B,) on the same device (None for a file without labels), ``indices`` int64 (B,) file rows.
+
+    Zero copy: the tensors are views of the reader's batch buffers. A batch stays valid until the
+    loader has yielded ``keep`` further batches (default 1: until the next batch arrives); then its
+    buffer goes back to the reader and is refilled. Keep a batch longer with ``.clone()``, or pass
+    ``copy=True`` (the loader clones and releases at once). ``keep`` can be at most ``prefetch - 1``.
+    On the GPU the buffer is reused only after the work queued on the CUDA stream that was current
+    when the loader was created (the reader records an event on it at release).
+
+    A ``for`` left early (``break``) leaves the reader mid-epoch: the next ``for`` yields the rest of
+    that epoch. With ``epochs=N`` the loader stops after N epochs (later ``for`` loops yield nothing).
+    """
+
+    def __init__(self, path, batch_size=256, order="chunk", cache="1G", echo=1, device="auto", seed=0,
+                 rank=0, world=1, epochs=None, threads=None, dtype="float32", layout="nchw", norm="imagenet",
+                 flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=1, copy=False,
+                 return_indices=False, images="images", labels="labels", device_memory_limit=0):
+        self._reader = None
+        self._held = collections.deque()
+        if not 1 <= keep <= prefetch - 1:
+            raise ValueError(f"keep={keep} must be between 1 and prefetch - 1 = {prefetch - 1}")
+        self._keep, self._copy, self._return_indices = keep, copy, return_indices
+        self.path = os.fspath(path)
+        cfg = self._config(batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
+                           layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels,
+                           device_memory_limit)
+        self._reader = _open(self.path, cfg)
+        self._info = _lib.Info()
+        rc = lib().h5pack_info_get(self._reader, ctypes.byref(self._info))
+        if rc < 0:
+            raise _error(rc, self._reader, f"{self.path}: info")
+        self._shape = self._sample_shape()
+        self._pos, self._epochs_done, self._iterating = 0, 0, False
+
+    # ---- configuration ------------------------------------------------------------------------------
+
+    def _config(self, batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
+                layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels, memlimit):
+        cfg = _lib.Config()
+        lib().h5pack_config_init(ctypes.byref(cfg))
+        self._names = (images.encode(), (labels or "").encode())  # kept alive while cfg points at them
+        cfg.images_dataset, cfg.labels_dataset = self._names
+        cfg.batch_size, cfg.cache_bytes = int(batch_size), _convert.parse_size(cache)
+        cfg.order = _convert.enum_value(_lib.ORDERS, order, "order")
+        cfg.window, cfg.seed, cfg.rank, cfg.world = int(window or 0), int(seed), int(rank), int(world)
+        cfg.drop_last, cfg.echo, cfg.epochs = int(bool(drop_last)), int(echo), int(epochs or 0)
+        cfg.threads, cfg.prefetch = int(threads or 0), int(prefetch)
+        cfg.dtype = _convert.enum_value(_lib.DTYPES, dtype, "dtype")
+        cfg.output_layout = _convert.enum_value(_lib.LAYOUTS, layout, "layout")
+        _convert.set_norm(cfg, norm)
+        cfg.random_flip, cfg.random_crop_padding = int(bool(flip)), int(crop_padding)
+        cfg.device_memory_limit = _convert.parse_size(memlimit)
+        self._set_device(cfg, device)
+        self._echo_factor, self._gpu = max(1, cfg.echo), cfg.gpu_id
+        return cfg
+
+    def _set_device(self, cfg, device):
+        cfg.device, cfg.gpu_id = _convert.parse_device(device)
+        torch_cuda = torch.cuda.is_available()
+        if cfg.device == _lib.DEVICES["auto"] and not torch_cuda:
+            cfg.device = _lib.DEVICES["cpu"]  # tensors torch could not use: let the library stay on the CPU
+        if cfg.device == _lib.DEVICES["cuda"] and not torch_cuda:
+            raise ValueError(f"device={device!r}, but this torch has no usable CUDA device")
+        if cfg.device != _lib.DEVICES["cpu"]:
+            stream = torch.cuda.current_stream(cfg.gpu_id).cuda_stream
+            # torch's default stream is the legacy NULL stream: name it cudaStreamLegacy (0x1), since NULL
+            # in the config means "no stream to order against".
+            cfg.cuda_stream = stream or 1
+
+    def _sample_shape(self):
+        i = self._info
+        return (i.channels, i.height, i.width) if i.output_layout == 0 else (i.height, i.width, i.channels)
+
+    # ---- iteration ----------------------------------------------------------------------------------
+
+    def __len__(self):
+        return int(self._info.batches_per_epoch * self._echo_factor)
+
+    def __iter__(self):
+        if self._reader is None:
+            raise H5packError(_lib.ESTATE, f"{self.path}: the loader is closed")
+        if self._iterating:
+            raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop is still running)")
+        return self._epoch_iter()
+
+    def _epoch_iter(self):
+        per_epoch = len(self)
+        self._iterating = True
+        try:
+            while self._pos < per_epoch:
+                batch = self._next_batch()
+                if batch is None:
+                    return
+                self._pos += 1
+                last = self._pos == per_epoch
+                if last:
+                    self._pos, self._epochs_done = 0, self._epochs_done + 1
+                yield batch
+                if last:
+                    return
+        finally:
+            self._iterating = False
+
+    def _next_batch(self):
+        while len(self._held) >= self._keep:
+            self._release(self._held.popleft())
+        b = _lib.Batch()
+        rc = lib().h5pack_next(self._reader, ctypes.byref(b))
+        if rc == _lib.END:
+            return None
+        if rc < 0:
+            raise _error(rc, self._reader, f"{self.path}: next batch")
+        if b.epoch != self._epochs_done:
+            self._release(b)
+            raise H5packError(_lib.EINTERNAL, f"{self.path}: batch of epoch {b.epoch} where epoch {self._epochs_done} "
+                                   f"was expected (internal error)")
+        if self._copy:
+            try:
+                return tuple(t.clone() if t is not None else None for t in self._wrap(b))
+            finally:
+                self._release(b)
+        self._held.append(b)
+        return self._wrap(b)
+
+    def _release(self, b):
+        rc = lib().h5pack_release(self._reader, ctypes.byref(b))
+        if rc < 0:
+            raise _error(rc, self._reader, f"{self.path}: release")
+
+    def _wrap(self, b):
+        dt = self._info.dtype
+        shape = (b.count,) + self._shape
+        expected = b.count * self._shape[0] * self._shape[1] * self._shape[2] * _tensors.element_size(dt)
+        if b.bytes != expected:
+            raise H5packError(_lib.EINTERNAL, f"{self.path}: batch holds {b.bytes} bytes, expected {expected}")
+        if b.on_device:
+            images = _tensors.device_tensor(b.data, dt, shape, self._gpu, self)
+        else:
+            images = _tensors.host_tensor(b.data, b.bytes, dt, shape, self)
+        labels = self._labels(b)
+        if not self._return_indices:
+            return images, labels
+        return images, labels, _tensors.host_int64(b.indices, b.count, self)
+
+    def _labels(self, b):
+        if b.on_device and b.labels_device:
+            return _tensors.device_int64(b.labels_device, b.count, self._gpu, self)
+        if not b.labels:
+            return None
+        return _tensors.host_int64(b.labels, b.count, self)
+
+    # ---- information and lifetime ----------------------------------------------------------------
+
+    @property
+    def info(self):
+        """What the reader found and decided at open (h5pack_info) as a dict."""
+        return _info_dict(self._info)
+
+    @property
+    def epoch(self):
+        """Epochs completed by iterating this loader."""
+        return self._epochs_done
+
+    def stats_struct(self):
+        s = _lib.Stats()
+        rc = lib().h5pack_stats_get(self._reader, ctypes.byref(s))
+        if rc < 0:
+            raise _error(rc, self._reader, f"{self.path}: stats")
+        return s
+
+    def stats(self):
+        """Counters since open (h5pack_stats) as a dict, plus stall_fraction = stall_s / elapsed_s."""
+        d = _struct_dict(self.stats_struct())
+        d["stall_fraction"] = d["stall_s"] / d["elapsed_s"] if d["elapsed_s"] > 0 else 0.0
+        return d
+
+    def close(self):
+        """Gives back held batches and closes the reader (tensors still pointing at its memory become
+        invalid). Safe to call twice; also done by ``with`` and by garbage collection."""
+        if self._reader is None:
+            return
+        self._held.clear()  # h5pack_close frees unreleased batches too
+        lib().h5pack_close(self._reader)
+        self._reader = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_reader", None) is not None and _LIB is not None:
+            self.close()
+
+    def __repr__(self):
+        i = self._info
+        return (f"h5pack.Loader({self.path!r}, samples={i.n_samples}, shape={self._shape}, "
+                f"batches_per_epoch={len(self)}, device={i.device_name.decode(errors='replace')!r})")
