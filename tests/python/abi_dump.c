@@ -1,0 +1,101 @@
+/* Prints the size of every public struct of include/h5pack.h and the offset of each field, one per line
+ * ("h5pack_config.batch_size 16"). test_abi.py compares them with the ctypes mirror in python/h5pack/_lib.py.
+ * The field list is the binding's: a field missing from the header does not compile, one missing from the
+ * binding shows as a size mismatch. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "h5pack.h"
+
+int main(void)
+{
+    printf("h5pack_config size %zu\n", sizeof(h5pack_config));
+    printf("h5pack_config.images_dataset %zu\n", offsetof(h5pack_config, images_dataset));
+    printf("h5pack_config.labels_dataset %zu\n", offsetof(h5pack_config, labels_dataset));
+    printf("h5pack_config.input_layout %zu\n", offsetof(h5pack_config, input_layout));
+    printf("h5pack_config.batch_size %zu\n", offsetof(h5pack_config, batch_size));
+    printf("h5pack_config.cache_bytes %zu\n", offsetof(h5pack_config, cache_bytes));
+    printf("h5pack_config.order %zu\n", offsetof(h5pack_config, order));
+    printf("h5pack_config.window %zu\n", offsetof(h5pack_config, window));
+    printf("h5pack_config.seed %zu\n", offsetof(h5pack_config, seed));
+    printf("h5pack_config.rank %zu\n", offsetof(h5pack_config, rank));
+    printf("h5pack_config.world %zu\n", offsetof(h5pack_config, world));
+    printf("h5pack_config.drop_last %zu\n", offsetof(h5pack_config, drop_last));
+    printf("h5pack_config.echo %zu\n", offsetof(h5pack_config, echo));
+    printf("h5pack_config.epochs %zu\n", offsetof(h5pack_config, epochs));
+    printf("h5pack_config.threads %zu\n", offsetof(h5pack_config, threads));
+    printf("h5pack_config.prefetch %zu\n", offsetof(h5pack_config, prefetch));
+    printf("h5pack_config.device %zu\n", offsetof(h5pack_config, device));
+    printf("h5pack_config.gpu_id %zu\n", offsetof(h5pack_config, gpu_id));
+    printf("h5pack_config.device_memory_limit %zu\n", offsetof(h5pack_config, device_memory_limit));
+    printf("h5pack_config.dtype %zu\n", offsetof(h5pack_config, dtype));
+    printf("h5pack_config.output_layout %zu\n", offsetof(h5pack_config, output_layout));
+    printf("h5pack_config.norm %zu\n", offsetof(h5pack_config, norm));
+    printf("h5pack_config.mean %zu\n", offsetof(h5pack_config, mean));
+    printf("h5pack_config.std %zu\n", offsetof(h5pack_config, std));
+    printf("h5pack_config.random_flip %zu\n", offsetof(h5pack_config, random_flip));
+    printf("h5pack_config.random_crop_padding %zu\n", offsetof(h5pack_config, random_crop_padding));
+    printf("h5pack_config.cuda_stream %zu\n", offsetof(h5pack_config, cuda_stream));
+    printf("h5pack_info size %zu\n", sizeof(h5pack_info));
+    printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));
+    printf("h5pack_info.channels %zu\n", offsetof(h5pack_info, channels));
+    printf("h5pack_info.height %zu\n", offsetof(h5pack_info, height));
+    printf("h5pack_info.width %zu\n", offsetof(h5pack_info, width));
+    printf("h5pack_info.input_layout %zu\n", offsetof(h5pack_info, input_layout));
+    printf("h5pack_info.output_layout %zu\n", offsetof(h5pack_info, output_layout));
+    printf("h5pack_info.dtype %zu\n", offsetof(h5pack_info, dtype));
+    printf("h5pack_info.has_labels %zu\n", offsetof(h5pack_info, has_labels));
+    printf("h5pack_info.n_classes %zu\n", offsetof(h5pack_info, n_classes));
+    printf("h5pack_info.samples_per_chunk %zu\n", offsetof(h5pack_info, samples_per_chunk));
+    printf("h5pack_info.n_chunks %zu\n", offsetof(h5pack_info, n_chunks));
+    printf("h5pack_info.chunk_bytes %zu\n", offsetof(h5pack_info, chunk_bytes));
+    printf("h5pack_info.compressed %zu\n", offsetof(h5pack_info, compressed));
+    printf("h5pack_info.fast_path %zu\n", offsetof(h5pack_info, fast_path));
+    printf("h5pack_info.cache_chunks %zu\n", offsetof(h5pack_info, cache_chunks));
+    printf("h5pack_info.window %zu\n", offsetof(h5pack_info, window));
+    printf("h5pack_info.threads %zu\n", offsetof(h5pack_info, threads));
+    printf("h5pack_info.samples_per_epoch %zu\n", offsetof(h5pack_info, samples_per_epoch));
+    printf("h5pack_info.batches_per_epoch %zu\n", offsetof(h5pack_info, batches_per_epoch));
+    printf("h5pack_info.device %zu\n", offsetof(h5pack_info, device));
+    printf("h5pack_info.device_name %zu\n", offsetof(h5pack_info, device_name));
+    printf("h5pack_info.device_bytes %zu\n", offsetof(h5pack_info, device_bytes));
+    printf("h5pack_info.pinned_bytes %zu\n", offsetof(h5pack_info, pinned_bytes));
+    printf("h5pack_info.mean %zu\n", offsetof(h5pack_info, mean));
+    printf("h5pack_info.std %zu\n", offsetof(h5pack_info, std));
+    printf("h5pack_batch size %zu\n", sizeof(h5pack_batch));
+    printf("h5pack_batch.data %zu\n", offsetof(h5pack_batch, data));
+    printf("h5pack_batch.labels %zu\n", offsetof(h5pack_batch, labels));
+    printf("h5pack_batch.labels_device %zu\n", offsetof(h5pack_batch, labels_device));
+    printf("h5pack_batch.indices %zu\n", offsetof(h5pack_batch, indices));
+    printf("h5pack_batch.count %zu\n", offsetof(h5pack_batch, count));
+    printf("h5pack_batch.bytes %zu\n", offsetof(h5pack_batch, bytes));
+    printf("h5pack_batch.epoch %zu\n", offsetof(h5pack_batch, epoch));
+    printf("h5pack_batch.index %zu\n", offsetof(h5pack_batch, index));
+    printf("h5pack_batch.echo %zu\n", offsetof(h5pack_batch, echo));
+    printf("h5pack_batch.on_device %zu\n", offsetof(h5pack_batch, on_device));
+    printf("h5pack_batch.cuda_event %zu\n", offsetof(h5pack_batch, cuda_event));
+    printf("h5pack_batch.slot_ %zu\n", offsetof(h5pack_batch, slot_));
+    printf("h5pack_stats size %zu\n", sizeof(h5pack_stats));
+    printf("h5pack_stats.samples %zu\n", offsetof(h5pack_stats, samples));
+    printf("h5pack_stats.batches %zu\n", offsetof(h5pack_stats, batches));
+    printf("h5pack_stats.batches_fresh %zu\n", offsetof(h5pack_stats, batches_fresh));
+    printf("h5pack_stats.batches_echoed %zu\n", offsetof(h5pack_stats, batches_echoed));
+    printf("h5pack_stats.epochs_completed %zu\n", offsetof(h5pack_stats, epochs_completed));
+    printf("h5pack_stats.chunk_hits %zu\n", offsetof(h5pack_stats, chunk_hits));
+    printf("h5pack_stats.chunk_misses %zu\n", offsetof(h5pack_stats, chunk_misses));
+    printf("h5pack_stats.bytes_read %zu\n", offsetof(h5pack_stats, bytes_read));
+    printf("h5pack_stats.bytes_inflated %zu\n", offsetof(h5pack_stats, bytes_inflated));
+    printf("h5pack_stats.bytes_needed %zu\n", offsetof(h5pack_stats, bytes_needed));
+    printf("h5pack_stats.read_amplification %zu\n", offsetof(h5pack_stats, read_amplification));
+    printf("h5pack_stats.hit_rate %zu\n", offsetof(h5pack_stats, hit_rate));
+    printf("h5pack_stats.elapsed_s %zu\n", offsetof(h5pack_stats, elapsed_s));
+    printf("h5pack_stats.stall_s %zu\n", offsetof(h5pack_stats, stall_s));
+    printf("h5pack_stats.busy_read_s %zu\n", offsetof(h5pack_stats, busy_read_s));
+    printf("h5pack_stats.busy_inflate_s %zu\n", offsetof(h5pack_stats, busy_inflate_s));
+    printf("h5pack_stats.busy_assemble_s %zu\n", offsetof(h5pack_stats, busy_assemble_s));
+    printf("h5pack_stats.busy_convert_s %zu\n", offsetof(h5pack_stats, busy_convert_s));
+    printf("h5pack_stats.busy_copy_s %zu\n", offsetof(h5pack_stats, busy_copy_s));
+    printf("h5pack_stats.device_bytes %zu\n", offsetof(h5pack_stats, device_bytes));
+    printf("h5pack_stats.cache_bytes_used %zu\n", offsetof(h5pack_stats, cache_bytes_used));
+    return 0;
+}

@@ -1,0 +1,219 @@
+"""h5pack.Loader on the CPU: shapes and dtypes, every sample once per epoch, pixel values against h5py,
+zero copy, the lifetime rule, echo, ranks, errors, stats and info. Run by ctest with PYTHONPATH=python and
+H5PACK_LIBRARY pointing at the freshly built libh5pack.so."""
+import math
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+import files
+import h5pack
+
+F = {}
+
+
+def loader(name="nchw", **kw):
+    kw.setdefault("device", "cpu")
+    kw.setdefault("threads", 2)
+    kw.setdefault("batch_size", 8)
+    return h5pack.Loader(F[name], **kw)
+
+
+def epoch_rows(ld):
+    """One epoch: (indices, labels, images) concatenated."""
+    rows, labs, imgs = [], [], []
+    for images, labels, indices in ld:
+        rows.append(indices.clone())
+        labs.append(labels.clone() if labels is not None else None)
+        imgs.append(images.clone())
+    return torch.cat(rows), labs, torch.cat(imgs)
+
+
+class Shapes(unittest.TestCase):
+    def test_shapes_dtypes_len(self):
+        with loader() as ld:
+            self.assertEqual(len(ld), math.ceil(files.N / 8))
+            sizes = []
+            for images, labels in ld:
+                self.assertEqual(images.dtype, torch.float32)
+                self.assertEqual(tuple(images.shape[1:]), (files.C, files.H, files.W))
+                self.assertEqual(labels.dtype, torch.int64)
+                self.assertEqual(labels.shape, (images.shape[0],))
+                self.assertEqual(images.device.type, "cpu")
+                sizes.append(images.shape[0])
+            self.assertEqual(sizes, [8] * 6 + [2])
+
+    def test_nhwc_output_and_drop_last(self):
+        with loader(layout="nhwc", drop_last=True) as ld:
+            shapes = [tuple(x.shape) for x, _ in ld]
+            self.assertEqual(shapes, [(8, files.H, files.W, files.C)] * 6)
+
+    def test_no_labels(self):
+        with loader("nolabels") as ld:
+            for images, labels in ld:
+                self.assertIsNone(labels)
+            self.assertFalse(ld.info["has_labels"])
+
+
+class Coverage(unittest.TestCase):
+    def check_orders(self, **kw):
+        for order in ("sequential", "random", "chunk"):
+            with loader(order=order, return_indices=True, cache=4 * files.K * 3 * 8 * 6, **kw) as ld:
+                for _ in range(2):
+                    rows, labs, _ = epoch_rows(ld)
+                    self.assertEqual(sorted(rows.tolist()), list(range(files.N)), order)
+                    self.assertTrue(torch.equal(torch.cat(labs), torch.from_numpy(files.labels()[rows.numpy()])
+                                                .long()), order)
+                self.assertEqual(ld.epoch, 2)
+
+    def test_each_sample_once_per_epoch(self):
+        self.check_orders()
+
+    def test_seed_changes_random_order(self):
+        def first_epoch(seed):
+            with loader(order="random", seed=seed, return_indices=True) as ld:
+                return epoch_rows(ld)[0].tolist()
+        self.assertEqual(first_epoch(3), first_epoch(3))
+        self.assertNotEqual(first_epoch(3), first_epoch(4))
+
+    def test_ranks_disjoint_and_complete(self):
+        got = []
+        for rank in range(2):
+            with loader(order="chunk", rank=rank, world=2, return_indices=True) as ld:
+                got.append(set(epoch_rows(ld)[0].tolist()))
+        self.assertFalse(got[0] & got[1])
+        self.assertEqual(got[0] | got[1], set(range(files.N)))
+
+    def test_epochs_limit_and_break(self):
+        with loader(epochs=1, order="sequential") as ld:
+            it = iter(ld)
+            next(it), next(it)
+            del it  # break after 2 batches: the next for yields the rest of the epoch
+            self.assertEqual(sum(1 for _ in ld), len(ld) - 2)
+            self.assertEqual(sum(1 for _ in ld), 0)  # epochs=1: done
+
+
+class Values(unittest.TestCase):
+    def compare(self, name, expected, **kw):
+        with loader(name, order="random", return_indices=True, **kw) as ld:
+            rows, _, imgs = epoch_rows(ld)
+        want = expected[rows.numpy()]
+        np.testing.assert_allclose(imgs.numpy(), want, rtol=0, atol=2e-6)
+
+    def test_imagenet_normalisation(self):
+        self.compare("nchw", files.normalised(files.pixels()))
+
+    def test_nhwc_input_gzip_and_custom_norm(self):
+        self.compare("nhwc", files.normalised(files.pixels()))
+        self.compare("gzip", files.normalised(files.pixels()))
+        mean, std = np.array([0.5, 0.25, 0.1], np.float32), np.array([0.5, 0.2, 0.3], np.float32)
+        self.compare("nchw", files.normalised(files.pixels(), mean, std), norm=(mean.tolist(), std.tolist()))
+
+    def test_uint8_raw(self):
+        with loader(dtype="uint8", order="sequential") as ld:
+            images = torch.cat([x.clone() for x, _ in ld])
+        self.assertEqual(images.dtype, torch.uint8)
+        self.assertTrue(np.array_equal(images.numpy(), files.pixels()))
+
+
+class ZeroCopy(unittest.TestCase):
+    def test_tensor_points_at_batch(self):
+        with loader() as ld:
+            for images, labels in ld:
+                b = ld._held[-1]
+                self.assertEqual(images.data_ptr(), b.data)
+                self.assertEqual(labels.data_ptr(), b.labels)
+                self.assertEqual(images.numel() * 4, b.bytes)
+
+    def test_copy_true_owns_its_memory(self):
+        with loader(copy=True, order="sequential") as ld:
+            kept = [(x, y) for x, y in ld]
+            self.assertEqual(len(ld._held), 0)
+        want = files.normalised(files.pixels())  # reader closed: copies must still hold the data
+        np.testing.assert_allclose(torch.cat([x for x, _ in kept]).numpy(), want, rtol=0, atol=2e-6)
+
+    def test_keep_holds_batches(self):
+        with loader(keep=3, prefetch=4) as ld:
+            for i, _ in enumerate(ld):
+                self.assertEqual(len(ld._held), min(i + 1, 3))
+
+    def test_tensor_keeps_reader_alive(self):
+        ld = loader(order="sequential")
+        images, _ = next(iter(ld))
+        before = images.clone()
+        del ld  # the tensor's buffer references the loader: no close, memory stays valid
+        self.assertTrue(torch.equal(images, before))
+
+
+class EchoStats(unittest.TestCase):
+    def test_echo_repeats_each_batch(self):
+        with loader(echo=2, order="random", return_indices=True) as ld:
+            self.assertEqual(len(ld), 2 * math.ceil(files.N / 8))
+            seen = [idx.clone() for _, _, idx in ld]
+            for a, b in zip(seen[0::2], seen[1::2]):
+                self.assertTrue(torch.equal(a, b))
+            st = ld.stats()
+        self.assertEqual(st["batches_echoed"], st["batches_fresh"])
+        self.assertEqual(st["samples"], 2 * files.N)
+
+    def test_stats_dict(self):
+        with loader() as ld:
+            n = sum(x.shape[0] for x, _ in ld)
+            st = ld.stats()
+        self.assertEqual(st["samples"], n)
+        self.assertEqual(st["batches"], len(ld))
+        self.assertGreaterEqual(st["chunk_misses"], math.ceil(files.N / files.K))
+        self.assertTrue(0.0 <= st["hit_rate"] <= 1.0 and 0.0 <= st["stall_fraction"] <= 1.0)
+
+    def test_info(self):
+        d = h5pack.info(F["nchw"])
+        self.assertEqual((d["n_samples"], d["channels"], d["height"], d["width"]),
+                         (files.N, files.C, files.H, files.W))
+        self.assertEqual(d["samples_per_chunk"], files.K)
+        self.assertEqual(d["n_chunks"], math.ceil(files.N / files.K))
+        self.assertEqual(d["input_layout"], "nchw")
+        self.assertTrue(d["has_labels"])
+        self.assertEqual(h5pack.version(), h5pack.lib().h5pack_version_string().decode())
+
+
+class Errors(unittest.TestCase):
+    def test_missing_file(self):
+        with self.assertRaises(h5pack.H5packError) as cm:
+            h5pack.Loader(F["nchw"] + ".missing", device="cpu")
+        self.assertLess(cm.exception.code, 0)
+        self.assertIn("missing", str(cm.exception))
+
+    def test_wrong_dtype(self):
+        with self.assertRaises(h5pack.H5packError) as cm:
+            loader("float")
+        self.assertIn("float.h5", str(cm.exception))
+        with self.assertRaises(h5pack.H5packError):
+            h5pack.info(F["float"])
+
+    def test_bad_arguments(self):
+        for kw in ({"order": "shuffled"}, {"dtype": "float64"}, {"cache": "lots"}, {"keep": 4},
+                   {"device": "tpu"}, {"norm": ([0.5], [0.0])}):
+            with self.assertRaises(ValueError, msg=str(kw)):
+                loader(**kw)
+
+    def test_closed_loader(self):
+        ld = loader()
+        ld.close()
+        ld.close()
+        with self.assertRaises(h5pack.H5packError):
+            iter(ld)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        F.update(files.make_all(tmp))
+        print("libh5pack:", h5pack.lib().path_, h5pack.version(), "torch", torch.__version__)
+        result = unittest.main(exit=False, verbosity=2).result
+    return 0 if result.wasSuccessful() and result.testsRun > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
