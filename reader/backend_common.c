@@ -1,0 +1,250 @@
+/* backend_common.c - what both backends share: output sizes, the per-channel value table and the
+ * reference conversion (uint8 batch -> normalised, optionally augmented, output in any layout).
+ *
+ * Every output element is table[c][v] (or table[c][0] in the crop padding): the arithmetic happens
+ * once, on the host, in float32, so the CPU and the CUDA backend give bit-identical results. */
+#include <string.h>
+
+#include "augment.h"
+#include "backend.h"
+
+static size_t dtype_bytes(h5pack_dtype dtype)
+{
+    switch (dtype) {
+    case H5PACK_DTYPE_FLOAT32: return 4;
+    case H5PACK_DTYPE_FLOAT16:
+    case H5PACK_DTYPE_BFLOAT16: return 2;
+    default: return 1;
+    }
+}
+
+size_t backend_output_image_bytes(const backend_params *p)
+{
+    return (size_t)p->channels * p->height * p->width * dtype_bytes(p->dtype);
+}
+
+/* ---- float32 -> 16-bit patterns, round to nearest, ties to even ------------------------------------ */
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* IEEE binary16. Handles NaN (quiet, sign kept), overflow to infinity, subnormals and zero. */
+static uint16_t float_to_half_bits(float f)
+{
+    uint32_t x = float_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t exp = (x >> 23) & 0xFFu, mant = x & 0x7FFFFFu;
+    if (exp == 0xFF) /* inf or NaN */
+        return (uint16_t)(sign | 0x7C00u | (mant ? 0x200u | (mant >> 13) : 0));
+    int e = (int)exp - 127 + 15; /* biased half exponent */
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7C00u);
+    uint32_t m = mant | 0x800000u; /* 24-bit significand with the implicit one */
+    int shift = 13;                /* bits dropped for a normal half */
+    if (e <= 0) {                  /* subnormal half (or rounds to zero) */
+        shift = 14 - e;
+        if (shift > 25)
+            return sign;
+        e = 0;
+    }
+    uint32_t kept = m >> shift, rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (kept & 1)))
+        kept++;
+    /* For normals, kept includes the implicit bit (0x400): adding (e-1)<<10 gives the right exponent,
+     * and a carry out of the significand moves into the exponent (up to infinity) by itself. */
+    uint32_t bits = e > 0 ? ((uint32_t)(e - 1) << 10) + kept : kept;
+    return (uint16_t)(sign | bits);
+}
+
+static uint16_t float_to_bfloat16_bits(float f)
+{
+    uint32_t x = float_bits(f);
+    if ((x & 0x7F800000u) == 0x7F800000u && (x & 0x7FFFFFu)) /* NaN: keep it a (quiet) NaN */
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7FFFu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+void backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
+                         uint16_t table_16[H5PACK_MAX_CHANNELS][256])
+{
+    for (uint32_t c = 0; c < H5PACK_MAX_CHANNELS; c++) {
+        int used = c < p->channels;
+        for (int v = 0; v < 256; v++) {
+            float f = used ? ((float)v / 255.0f - p->mean[c]) / p->std[c] : 0.0f;
+            if (table_f32)
+                table_f32[c][v] = f;
+            if (table_16)
+                table_16[c][v] = p->dtype == H5PACK_DTYPE_BFLOAT16 ? float_to_bfloat16_bits(f)
+                                                                   : float_to_half_bits(f);
+        }
+    }
+}
+
+/* ---- the reference conversion ------------------------------------------------------------------- */
+
+/* Element strides of one image in a layout: x step, channel step, row step. */
+typedef struct strides {
+    ptrdiff_t x, c, y;
+} strides;
+
+static strides layout_strides(h5pack_layout layout, size_t C, size_t H, size_t W)
+{
+    strides s;
+    if (layout == H5PACK_LAYOUT_NHWC) {
+        s.x = (ptrdiff_t)C, s.c = 1, s.y = (ptrdiff_t)(W * C);
+    } else {
+        s.x = 1, s.c = (ptrdiff_t)(H * W), s.y = (ptrdiff_t)W;
+    }
+    return s;
+}
+
+/* One image's geometry and augmentation, for the per-type loops below. */
+typedef struct image_job {
+    size_t C, H, W;
+    strides in, out;
+    int same_layout;
+    aug_draw draw;
+    int pad;
+    int augmented; /* flip or crop active for this image */
+} image_job;
+
+/* The conversion loops, instantiated for 32-bit (float32 bit patterns), 16-bit and 8-bit elements.
+ *   whole_: no augmentation and the same layout: one table lookup per byte over the whole image.
+ *   fill_:  a run of output pixels in the padding.
+ *   run_:   N output pixels whose sources are consecutive columns (step +1, or -1 when flipped). */
+#define DEFINE_CONVERT(T)                                                                             \
+    static void whole_##T(const image_job *j, const T (*tab)[256], const uint8_t *in, T *out)         \
+    {                                                                                                 \
+        size_t plane = j->H * j->W;                                                                   \
+        if (j->in.c != 1) { /* NCHW: each channel plane is one contiguous run */                    \
+            for (size_t c = 0; c < j->C; c++) {                                                       \
+                const T *t = tab[c];                                                                  \
+                const uint8_t *s = in + c * plane;                                                    \
+                T *d = out + c * plane;                                                               \
+                for (size_t k = 0; k < plane; k++)                                                    \
+                    d[k] = t[s[k]];                                                                   \
+            }                                                                                         \
+        } else if (j->C == 3) {                                                                       \
+            for (size_t k = 0; k < plane; k++) {                                                      \
+                out[3 * k] = tab[0][in[3 * k]];                                                       \
+                out[3 * k + 1] = tab[1][in[3 * k + 1]];                                               \
+                out[3 * k + 2] = tab[2][in[3 * k + 2]];                                               \
+            }                                                                                         \
+        } else {                                                                                      \
+            for (size_t k = 0; k < plane; k++)                                                        \
+                for (size_t c = 0; c < j->C; c++)                                                     \
+                    out[k * j->C + c] = tab[c][in[k * j->C + c]];                                     \
+        }                                                                                             \
+    }                                                                                                 \
+    static void fill_##T(const image_job *j, const T (*tab)[256], T *out, size_t n)                   \
+    {                                                                                                 \
+        for (size_t c = 0; c < j->C; c++)                                                             \
+            for (size_t k = 0; k < n; k++)                                                            \
+                out[(ptrdiff_t)c * j->out.c + (ptrdiff_t)k * j->out.x] = tab[c][0];                   \
+    }                                                                                                 \
+    static void run_##T(const image_job *j, const T (*tab)[256], const uint8_t *in, ptrdiff_t step,   \
+                        T *out, size_t n)                                                             \
+    {                                                                                                 \
+        ptrdiff_t is = step * j->in.x, os = j->out.x;                                                 \
+        for (size_t c = 0; c < j->C; c++) {                                                           \
+            const T *t = tab[c];                                                                      \
+            const uint8_t *s = in + (ptrdiff_t)c * j->in.c;                                           \
+            T *d = out + (ptrdiff_t)c * j->out.c;                                                     \
+            if (is == 1 && os == 1) {                                                                 \
+                for (size_t k = 0; k < n; k++)                                                        \
+                    d[k] = t[s[k]];                                                                   \
+            } else {                                                                                  \
+                for (size_t k = 0; k < n; k++)                                                        \
+                    d[(ptrdiff_t)k * os] = t[s[(ptrdiff_t)k * is]];                                   \
+            }                                                                                         \
+        }                                                                                             \
+    }                                                                                                 \
+    static void row_##T(const image_job *j, const T (*tab)[256], const uint8_t *in, T *out, int y)    \
+    {                                                                                                 \
+        T *orow = out + (ptrdiff_t)y * j->out.y;                                                      \
+        int sy = aug_src_y(j->draw, y, j->pad), W = (int)j->W;                                        \
+        if (sy < 0 || sy >= (int)j->H) {                                                              \
+            fill_##T(j, tab, orow, j->W);                                                             \
+            return;                                                                                   \
+        }                                                                                             \
+        /* Output columns [x0, x1) have their source inside the image; the rest is padding. */        \
+        int shift = j->draw.ox - j->pad;                                                              \
+        int x0 = j->draw.flip ? shift : -shift, x1 = j->draw.flip ? W + shift : W - shift;            \
+        x0 = x0 < 0 ? 0 : (x0 > W ? W : x0);                                                          \
+        x1 = x1 > W ? W : (x1 < x0 ? x0 : x1);                                                        \
+        fill_##T(j, tab, orow, (size_t)x0);                                                           \
+        if (x1 > x0) {                                                                                \
+            int sx0 = aug_src_x(j->draw, x0, W, j->pad);                                              \
+            const uint8_t *src = in + (ptrdiff_t)sy * j->in.y + (ptrdiff_t)sx0 * j->in.x;             \
+            run_##T(j, tab, src, j->draw.flip ? -1 : 1, orow + (ptrdiff_t)x0 * j->out.x,              \
+                    (size_t)(x1 - x0));                                                               \
+        }                                                                                             \
+        fill_##T(j, tab, orow + (ptrdiff_t)x1 * j->out.x, (size_t)(W - x1));                          \
+    }                                                                                                 \
+    static void image_##T(const image_job *j, const T (*tab)[256], const uint8_t *in, T *out)         \
+    {                                                                                                 \
+        if (!j->augmented && j->same_layout) {                                                        \
+            whole_##T(j, tab, in, out);                                                               \
+            return;                                                                                   \
+        }                                                                                             \
+        for (int y = 0; y < (int)j->H; y++)                                                           \
+            row_##T(j, tab, in, out, y);                                                              \
+    }
+
+DEFINE_CONVERT(uint32_t)
+DEFINE_CONVERT(uint16_t)
+DEFINE_CONVERT(uint8_t)
+
+/* The tables of every element type, built once per call (a few microseconds). */
+typedef struct conv_tables {
+    uint32_t t32[H5PACK_MAX_CHANNELS][256];
+    uint16_t t16[H5PACK_MAX_CHANNELS][256];
+    uint8_t t8[H5PACK_MAX_CHANNELS][256];
+} conv_tables;
+
+static void build_tables(const backend_params *p, conv_tables *t)
+{
+    if (p->dtype == H5PACK_DTYPE_UINT8) {
+        for (int c = 0; c < H5PACK_MAX_CHANNELS; c++)
+            for (int v = 0; v < 256; v++)
+                t->t8[c][v] = (uint8_t)v;
+        return;
+    }
+    float f32[H5PACK_MAX_CHANNELS][256];
+    backend_build_table(p, f32, t->t16);
+    memcpy(t->t32, f32, sizeof f32);
+}
+
+void backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, size_t first, size_t n,
+                         uint64_t key)
+{
+    conv_tables tabs;
+    build_tables(p, &tabs);
+    image_job j;
+    j.C = p->channels, j.H = p->height, j.W = p->width;
+    j.in = layout_strides(p->in_layout, j.C, j.H, j.W);
+    j.out = layout_strides(p->out_layout, j.C, j.H, j.W);
+    j.same_layout = p->in_layout == p->out_layout;
+    /* uint8 output is the raw batch: no normalisation and no augmentation (see h5pack.h). */
+    int raw = p->dtype == H5PACK_DTYPE_UINT8;
+    j.pad = raw || p->crop_padding < 0 ? 0 : p->crop_padding;
+    int flip = !raw && p->random_flip;
+    size_t in_bytes = j.C * j.H * j.W, out_bytes = backend_output_image_bytes(p);
+    for (size_t i = first; i < first + n; i++) {
+        j.draw = aug_draw_for(key, i, flip, j.pad);
+        j.augmented = j.draw.flip || j.pad > 0;
+        const uint8_t *src = in + i * in_bytes;
+        void *dst = (uint8_t *)out + i * out_bytes;
+        if (p->dtype == H5PACK_DTYPE_FLOAT32)
+            image_uint32_t(&j, (const uint32_t(*)[256])tabs.t32, src, dst);
+        else if (raw)
+            image_uint8_t(&j, (const uint8_t(*)[256])tabs.t8, src, dst);
+        else
+            image_uint16_t(&j, (const uint16_t(*)[256])tabs.t16, src, dst);
+    }
+}
