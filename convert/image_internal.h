@@ -1,0 +1,57 @@
+/* image_internal.h - private glue between image.c (sniffing, dispatch) and the per-format decoders and
+ * the resizer. Not used outside convert/image*.c, decode_*.c and resize.c (tests may include it). */
+#ifndef H5PACK_IMAGE_INTERNAL_H
+#define H5PACK_IMAGE_INTERNAL_H
+
+#include "image.h"
+
+#include <stdarg.h>
+
+/* Writes a printf-style reason into WHY (if any room). */
+void image_why(char *why, size_t why_len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Name of a non-JPEG/PNG format recognised from its magic bytes ("GIF", "BMP", "WebP", ...), or NULL. */
+const char *image_sniff_other(const uint8_t *data, size_t len);
+
+/* The decoders behind image_decode (DATA already sniffed as their format; OUT zeroed on failure). */
+image_status image_decode_jpeg(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
+                               size_t why_len);
+image_status image_decode_png(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
+                              size_t why_len);
+
+/* Checks WIDTH x HEIGHT against opts->max_pixels; writes the reason and returns IMAGE_TOO_LARGE if above. */
+image_status image_check_pixels(const char *fmt_name, uint64_t width, uint64_t height, const decode_opts *opts,
+                                char *why, size_t why_len);
+
+/* Smallest source size (h, w) that fit MODE can still reach (h, w target) by downscaling only: used to
+ * choose a JPEG DCT scale. True when (src_h, src_w) still needs no upscaling. */
+int image_fit_needs_no_upscale(uint32_t src_h, uint32_t src_w, uint32_t th, uint32_t tw, resize_mode mode);
+
+/* Gray from RGB with the ITU-R 601 weights PIL's convert('L') uses, rounded as PIL does. */
+static inline uint8_t image_rgb_to_luma(uint8_t r, uint8_t g, uint8_t b)
+{
+    return (uint8_t)(((uint32_t)r * 19595u + (uint32_t)g * 38470u + (uint32_t)b * 7471u + 0x8000u) >> 16);
+}
+
+/* a*b/255 rounded as PIL's MULDIV255 (used for CMYK -> RGB and compositing on black). */
+static inline uint8_t image_muldiv255(uint32_t a, uint32_t b)
+{
+    uint32_t t = a * b + 128u;
+    return (uint8_t)(((t >> 8) + t) >> 8);
+}
+
+/* The geometry of a fit: the source is resized to (rh, rw) (as a whole, virtually), then the window
+ * (oy, ox, wh, ww) of that resized image lands at (dy, dx) of the (h, w) destination (the rest is 0). */
+typedef struct fit_geometry {
+    uint32_t rh, rw;         /* size the whole source is (virtually) resized to */
+    uint32_t oy, ox, wh, ww; /* window of the resized image that is kept */
+    uint32_t dy, dx;         /* where the window goes in the destination */
+} fit_geometry;
+
+void image_fit_geometry(uint32_t src_h, uint32_t src_w, uint32_t h, uint32_t w, resize_mode mode, fit_geometry *g);
+
+#endif
