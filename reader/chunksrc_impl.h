@@ -1,0 +1,87 @@
+/* chunksrc_impl.h - private parts of the chunk source, shared by chunksrc_open.c (validation, path
+ * choice), chunksrc_read.c (the four read paths) and chunksrc_h5.c (HDF5 helpers). Not for other parts:
+ * they use chunksrc.h. */
+#ifndef H5PACK_CHUNKSRC_IMPL_H
+#define H5PACK_CHUNKSRC_IMPL_H
+
+#include <hdf5.h>
+#include <pthread.h>
+
+#include "chunksrc.h"
+
+#define CHUNKSRC_MAX_FILTERS 8
+#define CHUNKSRC_SIZE_UNKNOWN UINT64_MAX
+
+struct chunk_source {
+    char *path;
+    source_geometry g;
+    int fd;               /* pread paths (implicit, contiguous); -1 otherwise */
+    uint64_t base_addr;   /* implicit: address of chunk 0; contiguous: address of the data */
+    uint64_t file_size;
+
+    /* raw and hdf5 paths: HDF5 stays open; every HDF5 call after open happens under h5_lock. */
+    hid_t file, dset, fspace;
+    pthread_mutex_t h5_lock;
+    int lock_init;
+    int chunked;          /* the dataset has a chunked layout (else "chunks" are runs of images) */
+    int deflate_index;    /* position of the deflate filter in the pipeline (filter mask bit), -1 none */
+    uint8_t fill_byte;    /* value of never-written chunks */
+    uint64_t *stored;     /* compressed paths: stored size per chunk, CHUNKSRC_SIZE_UNKNOWN until known */
+
+    int64_t *labels;
+};
+
+struct chunksrc_scratch {
+    struct libdeflate_decompressor *dec;
+    uint8_t *buf;
+    size_t cap;
+};
+
+/* --- chunksrc_h5.c ---------------------------------------------------------------------------------- */
+
+/* HDF5 prints its error stack on stderr unless told not to; the setting is per thread (thread-safe
+ * build), so every thread that calls HDF5 silences it around its calls and restores it afterwards. */
+typedef struct h5_quiet {
+    H5E_auto2_t func;
+    void *data;
+} h5_quiet;
+void h5_quiet_begin(h5_quiet *q);
+void h5_quiet_end(const h5_quiet *q);
+
+/* The innermost messages of the current thread's HDF5 error stack ("" if empty), for ERR texts. */
+void h5_error_text(char *buf, size_t len);
+
+/* Whether the current error stack holds a major error of class I/O (a failed system read). */
+int h5_error_is_io(void);
+
+/* Writes "uint8", "int16", "float32", "string", ... for TYPE into BUF. */
+void h5_type_name(hid_t type, char *buf, size_t len);
+
+/* "(3,224,224)"-style text of DIMS. */
+void h5_dims_text(const hsize_t *dims, int rank, char *buf, size_t len);
+
+/* Whether PATH (may contain '/') names an existing link below LOC; no error stack output. */
+int h5_path_exists(hid_t loc, const char *path);
+
+/* Reads a string attribute (fixed or variable length) NAME of OBJ into BUF. Returns 1 when read,
+ * 0 when absent, -1 when present but not a readable string. */
+int h5_read_string_attr(hid_t obj, const char *name, char *buf, size_t len);
+
+/* Reads a float64 attribute of exactly N values. Returns 1 when read, 0 when absent or of another shape. */
+int h5_read_doubles_attr(hid_t obj, const char *name, double *out, size_t n);
+
+/* --- chunksrc_open.c helpers used by chunksrc_read.c ------------------------------------------------- */
+
+/* snprintf into ERR with the file name first. Returns CODE. */
+int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Stored bytes of a chunk read under h5_lock (the lock is held by the caller); 0 = not allocated. */
+int chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size);
+
+/* --- chunksrc_labels.c --------------------------------------------------------------------------------- */
+
+/* Reads and checks the labels dataset NAME (see chunksrc_open): sets s->labels, has_labels, n_classes. */
+int chunksrc_load_labels(chunk_source *s, const char *name, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,547 @@
+/* chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
+ * (implicit > contiguous > raw deflate > hdf5; see chunksrc.h). Everything learnt here is immutable
+ * afterwards, so reads need no lock except around the HDF5 calls of the raw and hdf5 paths. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chunksrc_impl.h"
+
+/* Virtual chunk of a contiguous (or compact / virtual) dataset: about this many bytes of whole images. */
+#define CHUNKSRC_VIRTUAL_CHUNK_BYTES ((uint64_t)1 << 20)
+/* HDF5's own limit on one chunk. */
+#define CHUNKSRC_MAX_CHUNK_BYTES ((uint64_t)0xffffffffu)
+
+int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err && err_len) {
+        int n = snprintf(err, err_len, "%s: ", s && s->path ? s->path : "(no file)");
+        if (n >= 0 && (size_t)n < err_len) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return code;
+}
+
+/* Fails with CODE and WHAT followed by the HDF5 error stack's text. */
+static int fail_h5(const chunk_source *s, int code, char *err, size_t err_len, const char *what)
+{
+    char h5msg[600];
+    h5_error_text(h5msg, sizeof h5msg);
+    return chunksrc_fail(s, code, err, err_len, "%s (HDF5: %s)", what, h5msg);
+}
+
+static int open_file(chunk_source *s, char *err, size_t err_len)
+{
+    struct stat st;
+    s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0)
+        return chunksrc_fail(s, errno == ENOENT || errno == ENOTDIR ? H5PACK_ENOTFOUND : H5PACK_EIO, err, err_len,
+                             "cannot open: %s", strerror(errno));
+    if (fstat(s->fd, &st) != 0)
+        return chunksrc_fail(s, H5PACK_EIO, err, err_len, "cannot stat: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not a regular file");
+    s->file_size = (uint64_t)st.st_size;
+    htri_t is_h5 = H5Fis_hdf5(s->path);
+    if (is_h5 == 0)
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file (no HDF5 signature in its %llu bytes)",
+                             (unsigned long long)s->file_size);
+    if (is_h5 < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
+    s->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (s->file < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
+    return 0;
+}
+
+/* "a, b, c" names at the root, for "dataset missing" messages. */
+static herr_t add_name(hid_t group, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)group;
+    (void)info;
+    char *list = data;
+    size_t used = strlen(list);
+    if (used + strlen(name) + 8 < 200)
+        snprintf(list + used, 200 - used, "%s%s", used ? ", " : "", name);
+    else if (!strstr(list, "..."))
+        snprintf(list + used, 200 - used, ", ...");
+    return 0;
+}
+
+static int fail_missing(chunk_source *s, const char *what, const char *name, char *err, size_t err_len)
+{
+    char list[200] = "";
+    hsize_t idx = 0;
+    H5Literate(s->file, H5_INDEX_NAME, H5_ITER_INC, &idx, add_name, list);
+    return chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no %s dataset '%s' (the root holds: %s)", what, name,
+                         list[0] ? list : "nothing");
+}
+
+/* Opens NAME as a dataset with HDF5's chunk cache off: our own cache holds chunks, and a chunk read
+ * whole through H5Dread would only be copied once more. */
+static int open_dataset(chunk_source *s, const char *what, const char *name, hid_t *out, char *err, size_t err_len)
+{
+    if (!h5_path_exists(s->file, name))
+        return fail_missing(s, what, name, err, err_len);
+    hid_t obj = H5Oopen(s->file, name, H5P_DEFAULT);
+    if (obj < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the object");
+    H5I_type_t kind = H5Iget_type(obj);
+    H5Oclose(obj);
+    if (kind != H5I_DATASET)
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' is not a dataset", name);
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    if (dapl >= 0)
+        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+    *out = H5Dopen2(s->file, name, dapl >= 0 ? dapl : H5P_DEFAULT);
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    if (*out < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the dataset");
+    return 0;
+}
+
+static int check_image_type(chunk_source *s, const char *name, char *err, size_t err_len)
+{
+    char tname[64];
+    hid_t type = H5Dget_type(s->dset);
+    if (type < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the type of the images");
+    int ok = H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE;
+    h5_type_name(type, tname, sizeof tname);
+    H5Tclose(type);
+    if (!ok)
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' holds %s, expected uint8 images", name, tname);
+    return 0;
+}
+
+/* Reads the shape into DIMS/MAXDIMS and checks rank 4 and N > 0. */
+static int check_image_shape(chunk_source *s, const char *name, hsize_t *dims, hsize_t *maxdims, char *err,
+                             size_t err_len)
+{
+    char shape[128];
+    s->fspace = H5Dget_space(s->dset);
+    if (s->fspace < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the shape of the images");
+    int rank = H5Sget_simple_extent_ndims(s->fspace);
+    if (rank != 4) {
+        hsize_t d[H5S_MAX_RANK];
+        int r = rank > 0 && rank <= H5S_MAX_RANK ? H5Sget_simple_extent_dims(s->fspace, d, NULL) : 0;
+        h5_dims_text(d, r > 0 ? r : 0, shape, sizeof shape);
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                             "'%s' has rank %d, shape %s; expected 4-D images (N,C,H,W) or (N,H,W,C)", name, rank,
+                             shape);
+    }
+    H5Sget_simple_extent_dims(s->fspace, dims, maxdims);
+    h5_dims_text(dims, 4, shape, sizeof shape);
+    if (dims[0] == 0)
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' holds zero samples (shape %s)", name, shape);
+    for (int i = 1; i < 4; i++)
+        if (dims[i] == 0 || dims[i] > 65536)
+            return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' has shape %s: image dimensions must be 1..65536",
+                                 name, shape);
+    return 0;
+}
+
+static int parse_layout(const char *text, h5pack_layout *out)
+{
+    if (!strcasecmp(text, "NCHW") || !strcasecmp(text, "channels_first"))
+        *out = H5PACK_LAYOUT_NCHW;
+    else if (!strcasecmp(text, "NHWC") || !strcasecmp(text, "channels_last"))
+        *out = H5PACK_LAYOUT_NHWC;
+    else
+        return -1;
+    return 0;
+}
+
+static int is_channel_count(hsize_t d)
+{
+    return d == 1 || d == 3 || d == 4;
+}
+
+/* Attribute on the dataset, else on the root, else inferred from the shape (see chunksrc.h). */
+static int choose_layout(chunk_source *s, h5pack_layout hint, const hsize_t *dims, char *err, size_t err_len)
+{
+    char text[64];
+    if (hint == H5PACK_LAYOUT_NCHW || hint == H5PACK_LAYOUT_NHWC) {
+        s->g.layout = hint;
+        return 0;
+    }
+    if (hint != H5PACK_LAYOUT_AUTO)
+        return chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "invalid input layout %d", (int)hint);
+    int found = h5_read_string_attr(s->dset, "layout", text, sizeof text);
+    if (found == 0) {
+        hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
+        found = root >= 0 ? h5_read_string_attr(root, "layout", text, sizeof text) : 0;
+        if (root >= 0)
+            H5Gclose(root);
+    }
+    if (found > 0) {
+        if (parse_layout(text, &s->g.layout) == 0)
+            return 0;
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                             "attribute layout = '%s' is neither NCHW nor NHWC; set the input layout explicitly", text);
+    }
+    s->g.layout = is_channel_count(dims[3]) && !is_channel_count(dims[1]) ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW;
+    return 0;
+}
+
+static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, size_t err_len)
+{
+    int nhwc = s->g.layout == H5PACK_LAYOUT_NHWC;
+    hsize_t c = nhwc ? dims[3] : dims[1];
+    s->g.n_samples = dims[0];
+    s->g.channels = (uint32_t)c;
+    s->g.height = (uint32_t)(nhwc ? dims[1] : dims[2]);
+    s->g.width = (uint32_t)(nhwc ? dims[2] : dims[3]);
+    s->g.image_bytes = (uint64_t)s->g.channels * s->g.height * s->g.width;
+    if (c < 1 || c > H5PACK_MAX_CHANNELS) {
+        char shape[128];
+        h5_dims_text(dims, 4, shape, sizeof shape);
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                             "images of shape %s read as %s have %llu channels; at most %d are supported "
+                             "(wrong layout? set the input layout or a \"layout\" attribute)",
+                             shape, nhwc ? "NHWC" : "NCHW", (unsigned long long)c, H5PACK_MAX_CHANNELS);
+    }
+    if (s->g.n_samples > ((uint64_t)1 << 62) / s->g.image_bytes)
+        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "%llu images of %llu bytes: implausibly large",
+                             (unsigned long long)s->g.n_samples, (unsigned long long)s->g.image_bytes);
+    return 0;
+}
+
+static void set_virtual_chunks(chunk_source *s)
+{
+    uint64_t k = CHUNKSRC_VIRTUAL_CHUNK_BYTES / s->g.image_bytes;
+    if (k < 1)
+        k = 1;
+    if (k > s->g.n_samples)
+        k = s->g.n_samples;
+    s->g.samples_per_chunk = k;
+    s->g.n_chunks = (s->g.n_samples + k - 1) / k;
+    s->g.chunk_bytes = k * s->g.image_bytes;
+}
+
+/* Address of the chunk starting at sample ROW, or HADDR_UNDEF; *SIZE its stored size. */
+static haddr_t chunk_address(chunk_source *s, uint64_t row, hsize_t *size)
+{
+    hsize_t offset[4] = {row, 0, 0, 0};
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    *size = 0;
+    if (H5Dget_chunk_info_by_coord(s->dset, offset, &mask, &addr, size) < 0)
+        return HADDR_UNDEF;
+    return addr;
+}
+
+/* HDF5 1.10 cannot tell the chunk index type; check the implicit index's formula on the first, a middle
+ * and the last chunk instead (each lookup walks the index, so only a few). Returns 1 when it holds. */
+static int addresses_are_implicit(chunk_source *s)
+{
+    uint64_t n = s->g.n_chunks, k = s->g.samples_per_chunk;
+    uint64_t probes[3] = {0, n / 2, n - 1};
+    hsize_t size;
+    haddr_t addr0 = chunk_address(s, 0, &size);
+    if (addr0 == HADDR_UNDEF || size != s->g.chunk_bytes)
+        return 0;
+    for (int i = 1; i < 3; i++) {
+        haddr_t a = chunk_address(s, probes[i] * k, &size);
+        if (a == HADDR_UNDEF || size != s->g.chunk_bytes || a != addr0 + probes[i] * s->g.chunk_bytes)
+            return 0;
+    }
+    s->base_addr = addr0;
+    return 1;
+}
+
+static int is_fixed_early(hid_t dcpl, const hsize_t *dims, const hsize_t *maxdims)
+{
+    H5D_alloc_time_t when = H5D_ALLOC_TIME_ERROR;
+    for (int i = 0; i < 4; i++)
+        if (maxdims[i] != dims[i])
+            return 0;
+    return H5Pget_alloc_time(dcpl, &when) >= 0 && when == H5D_ALLOC_TIME_EARLY;
+}
+
+typedef struct filter_summary {
+    int n, deflate, shuffle, other;
+    int deflate_index;
+} filter_summary;
+
+static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *err, size_t err_len)
+{
+    memset(f, 0, sizeof *f);
+    f->deflate_index = -1;
+    f->n = H5Pget_nfilters(dcpl);
+    if (f->n < 0 || f->n > 32)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the filter pipeline");
+    for (int i = 0; i < f->n; i++) {
+        unsigned flags = 0, cd[8], config = 0;
+        size_t ncd = 8;
+        char name[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &config);
+        if (id == H5Z_FILTER_DEFLATE) {
+            f->deflate++;
+            f->deflate_index = i;
+        } else if (id == H5Z_FILTER_SHUFFLE) {
+            f->shuffle++;
+        } else {
+            f->other++;
+            name[sizeof name - 1] = '\0';
+            if (id < 0 || H5Zfilter_avail(id) <= 0)
+                return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                     "the images use filter '%s' (id %d), which this HDF5 cannot decode "
+                                     "(a plugin missing from HDF5_PLUGIN_PATH?)",
+                                     name[0] ? name : "unknown", (int)id);
+        }
+    }
+    return 0;
+}
+
+/* Reads the fill value that never-written chunks read as (0 unless the file says otherwise). */
+static void read_fill(chunk_source *s, hid_t dcpl)
+{
+    H5D_fill_value_t state = H5D_FILL_VALUE_UNDEFINED;
+    uint8_t fill = 0;
+    if (H5Pfill_value_defined(dcpl, &state) >= 0 && state != H5D_FILL_VALUE_UNDEFINED &&
+        H5Pget_fill_value(dcpl, H5T_NATIVE_UINT8, &fill) >= 0)
+        s->fill_byte = fill;
+}
+
+static int check_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, const hsize_t *dims, char *err,
+                             size_t err_len)
+{
+    hsize_t cdims[4] = {0, 0, 0, 0};
+    char cshape[128];
+    if (H5Pget_chunk(dcpl, 4, cdims) != 4)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the chunk shape");
+    h5_dims_text(cdims, 4, cshape, sizeof cshape);
+    if (cdims[1] != dims[1] || cdims[2] != dims[2] || cdims[3] != dims[3] || cdims[0] == 0)
+        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                             "'%s': chunk shape %s splits images; repack with h5pack or rechunk to (k,%llu,%llu,%llu)",
+                             name, cshape, (unsigned long long)dims[1], (unsigned long long)dims[2],
+                             (unsigned long long)dims[3]);
+    if (cdims[0] > CHUNKSRC_MAX_CHUNK_BYTES / s->g.image_bytes)
+        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': chunk shape %s is larger than HDF5 allows",
+                             name, cshape);
+    s->g.samples_per_chunk = cdims[0];
+    s->g.n_chunks = (s->g.n_samples + cdims[0] - 1) / cdims[0];
+    s->g.chunk_bytes = cdims[0] * s->g.image_bytes;
+    return 0;
+}
+
+static int data_range_ok(const chunk_source *s, uint64_t addr, uint64_t bytes)
+{
+    return addr <= s->file_size && bytes <= s->file_size - addr;
+}
+
+static int choose_chunked_path(chunk_source *s, hid_t dcpl, const hsize_t *dims, const hsize_t *maxdims,
+                               char *err, size_t err_len)
+{
+    filter_summary f;
+    int rc = read_filters(s, dcpl, &f, err, err_len);
+    if (rc)
+        return rc;
+    s->chunked = 1;
+    s->deflate_index = f.deflate_index;
+    s->g.compressed = f.deflate > 0;
+    if (f.n == 0 && is_fixed_early(dcpl, dims, maxdims) && addresses_are_implicit(s)) {
+        if (!data_range_ok(s, s->base_addr, s->g.n_chunks * s->g.chunk_bytes))
+            return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+                                 "truncated: chunk data ends at byte %llu but the file has %llu bytes",
+                                 (unsigned long long)(s->base_addr + s->g.n_chunks * s->g.chunk_bytes),
+                                 (unsigned long long)s->file_size);
+        s->g.path = CHUNKSRC_IMPLICIT;
+    } else if (f.other == 0 && f.deflate <= 1 && (f.deflate == 1 || f.n == 0)) {
+        s->g.path = CHUNKSRC_RAW_DEFLATE; /* H5Dread_chunk, inflated when the deflate filter was applied */
+    } else {
+        s->g.path = CHUNKSRC_HDF5;
+    }
+    return 0;
+}
+
+static int choose_unchunked_path(chunk_source *s, hid_t dcpl, char *err, size_t err_len)
+{
+    set_virtual_chunks(s);
+    haddr_t addr = H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0
+                       ? H5Dget_offset(s->dset)
+                       : HADDR_UNDEF;
+    if (addr == HADDR_UNDEF) {
+        s->g.path = CHUNKSRC_HDF5; /* not allocated (reads as the fill value), external, compact or virtual */
+        return 0;
+    }
+    uint64_t bytes = s->g.n_samples * s->g.image_bytes;
+    if (!data_range_ok(s, addr, bytes))
+        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+                             "truncated: image data ends at byte %llu but the file has %llu bytes",
+                             (unsigned long long)(addr + bytes), (unsigned long long)s->file_size);
+    s->base_addr = addr;
+    s->g.path = CHUNKSRC_CONTIGUOUS;
+    return 0;
+}
+
+static int choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims, char *err,
+                       size_t err_len)
+{
+    hid_t dcpl = H5Dget_create_plist(s->dset);
+    int rc;
+    if (dcpl < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the dataset's storage properties");
+    read_fill(s, dcpl);
+    if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
+        rc = check_chunk_shape(s, dcpl, name, dims, err, err_len);
+        if (rc == 0)
+            rc = choose_chunked_path(s, dcpl, dims, maxdims, err, err_len);
+    } else {
+        rc = choose_unchunked_path(s, dcpl, err, err_len);
+    }
+    H5Pclose(dcpl);
+    return rc;
+}
+
+static void read_pixel_stats(chunk_source *s)
+{
+    hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
+    if (root < 0)
+        return;
+    size_t c = s->g.channels;
+    int ok = h5_read_doubles_attr(root, "mean", s->g.mean, c) && h5_read_doubles_attr(root, "std", s->g.std, c);
+    for (size_t i = 0; ok && i < c; i++)
+        ok = s->g.mean[i] == s->g.mean[i] && s->g.std[i] > 0 && s->g.std[i] < 1e30;
+    s->g.has_stats = ok;
+    if (!ok) {
+        memset(s->g.mean, 0, sizeof s->g.mean);
+        memset(s->g.std, 0, sizeof s->g.std);
+    }
+    H5Gclose(root);
+}
+
+/* The pread paths need nothing from HDF5 after open: close it. The others keep it, behind a mutex. */
+static int finish_open(chunk_source *s, char *err, size_t err_len)
+{
+    if (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) {
+        H5Sclose(s->fspace);
+        H5Dclose(s->dset);
+        H5Fclose(s->file);
+        s->fspace = s->dset = s->file = -1;
+        return 0;
+    }
+    close(s->fd);
+    s->fd = -1;
+    if (pthread_mutex_init(&s->h5_lock, NULL) != 0)
+        return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "cannot create a mutex");
+    s->lock_init = 1;
+    if (s->chunked) {
+        s->stored = malloc(s->g.n_chunks * sizeof *s->stored);
+        if (!s->stored)
+            return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
+                                 (unsigned long long)s->g.n_chunks);
+        for (uint64_t i = 0; i < s->g.n_chunks; i++)
+            s->stored[i] = CHUNKSRC_SIZE_UNKNOWN;
+    }
+    return 0;
+}
+
+static int open_all(chunk_source *s, const char *images, const char *labels, h5pack_layout hint, char *err,
+                    size_t err_len)
+{
+    hsize_t dims[4], maxdims[4];
+    int rc = open_file(s, err, err_len);
+    if (!rc)
+        rc = open_dataset(s, "images", images, &s->dset, err, err_len);
+    if (!rc)
+        rc = check_image_type(s, images, err, err_len);
+    if (!rc)
+        rc = check_image_shape(s, images, dims, maxdims, err, err_len);
+    if (!rc)
+        rc = choose_layout(s, hint, dims, err, err_len);
+    if (!rc)
+        rc = set_image_geometry(s, dims, err, err_len);
+    if (!rc)
+        rc = choose_path(s, images, dims, maxdims, err, err_len);
+    if (!rc)
+        rc = chunksrc_load_labels(s, labels, err, err_len);
+    if (!rc)
+        read_pixel_stats(s);
+    if (!rc)
+        rc = finish_open(s, err, err_len);
+    return rc;
+}
+
+int chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
+                  chunk_source **out, char *err, size_t err_len)
+{
+    h5_quiet q;
+    int rc;
+    if (err && err_len)
+        err[0] = '\0';
+    if (!out)
+        return H5PACK_EINVAL;
+    *out = NULL;
+    if (!path || !images || !images[0])
+        return chunksrc_fail(NULL, H5PACK_EINVAL, err, err_len, "no file or images dataset name given");
+    chunk_source *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return H5PACK_ENOMEM;
+    }
+    s->fd = -1;
+    s->file = s->dset = s->fspace = -1;
+    h5_quiet_begin(&q);
+    rc = open_all(s, images, labels, layout_hint, err, err_len);
+    h5_quiet_end(&q);
+    if (rc) {
+        chunksrc_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+const source_geometry *chunksrc_geometry(const chunk_source *s)
+{
+    return &s->g;
+}
+
+const int64_t *chunksrc_labels(const chunk_source *s)
+{
+    return s->labels;
+}
+
+uint64_t chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk)
+{
+    uint64_t k = s->g.samples_per_chunk, first = chunk * k;
+    if (chunk >= s->g.n_chunks)
+        return 0;
+    return s->g.n_samples - first < k ? s->g.n_samples - first : k;
+}
+
+void chunksrc_close(chunk_source *s)
+{
+    if (!s)
+        return;
+    h5_quiet q;
+    h5_quiet_begin(&q);
+    if (s->fspace >= 0)
+        H5Sclose(s->fspace);
+    if (s->dset >= 0)
+        H5Dclose(s->dset);
+    if (s->file >= 0)
+        H5Fclose(s->file);
+    h5_quiet_end(&q);
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->lock_init)
+        pthread_mutex_destroy(&s->h5_lock);
+    free(s->stored);
+    free(s->labels);
+    free(s->path);
+    free(s);
+}

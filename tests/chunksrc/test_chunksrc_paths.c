@@ -1,0 +1,174 @@
+/* test_chunksrc_paths.c - files written with the HDF5 C API in every storage the reader meets: the read
+ * path chosen is the expected one, the geometry is right, and every chunk read equals H5Dread of the same
+ * rows (and the written pattern). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "make_files.h"
+
+static char g_path[600];
+
+static chunk_source *open_written(const char *name, const test_file *tf, h5pack_layout hint)
+{
+    char err[1024];
+    chunk_source *s = NULL;
+    snprintf(g_path, sizeof g_path, "%s/%s.h5", test_tmpdir("chunksrc-paths"), name);
+    CHECK_OK(test_file_write(g_path, tf));
+    int rc = chunksrc_open(g_path, "images", "labels", hint, &s, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s: open returned %d: %s", name, rc, err);
+    return s;
+}
+
+/* Opens, checks path and geometry, compares every chunk; returns nothing, exits on failure. */
+static void check_case(const char *name, const test_file *tf, chunksrc_path want_path, int want_compressed)
+{
+    chunk_source *s = open_written(name, tf, H5PACK_LAYOUT_AUTO);
+    const source_geometry *g = chunksrc_geometry(s);
+    printf("%-22s path %d, k %llu, %llu chunks\n", name, (int)g->path, (unsigned long long)g->samples_per_chunk,
+           (unsigned long long)g->n_chunks);
+    CHECK_EQ_INT(g->path, want_path);
+    CHECK_EQ_INT(g->compressed, want_compressed);
+    CHECK_EQ_U64(g->n_samples, tf->n);
+    CHECK_EQ_INT(g->channels, tf->c);
+    CHECK_EQ_INT(g->height, tf->h);
+    CHECK_EQ_INT(g->width, tf->w);
+    CHECK_EQ_INT(g->layout, tf->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
+    CHECK_EQ_U64(g->image_bytes, (uint64_t)tf->c * tf->h * tf->w);
+    CHECK_EQ_U64(g->chunk_bytes, g->samples_per_chunk * g->image_bytes);
+    CHECK_EQ_U64(g->n_chunks, (tf->n + g->samples_per_chunk - 1) / g->samples_per_chunk);
+    if (tf->storage != STORE_CONTIGUOUS && tf->storage != STORE_EMPTY_CONTIGUOUS)
+        CHECK_EQ_U64(g->samples_per_chunk, tf->k);
+    uint64_t total = 0;
+    for (uint64_t c = 0; c < g->n_chunks; c++)
+        total += chunksrc_chunk_samples(s, c);
+    CHECK_EQ_U64(total, tf->n);
+    int pattern = tf->storage != STORE_EMPTY_CONTIGUOUS && tf->skip_chunks_from == 0;
+    CHECK_OK(test_compare_all_chunks(s, g_path, "images", pattern));
+    chunksrc_close(s);
+}
+
+static void test_labels_and_stats(void)
+{
+    test_file tf = test_file_defaults();
+    tf.mean_std = 1;
+    chunk_source *s = open_written("labels", &tf, H5PACK_LAYOUT_AUTO);
+    const source_geometry *g = chunksrc_geometry(s);
+    const int64_t *labels = chunksrc_labels(s);
+    CHECK(g->has_labels && labels);
+    CHECK_EQ_INT(g->n_classes, 5);
+    for (uint64_t i = 0; i < tf.n; i++)
+        CHECK_EQ_INT(labels[i], (int64_t)(i % 5));
+    CHECK(g->has_stats);
+    CHECK_NEAR(g->mean[2], 0.3, 1e-12);
+    CHECK_NEAR(g->std[0], 0.5, 1e-12);
+    chunksrc_close(s);
+
+    /* No "classes": max label + 1; signed 16-bit labels are fine. */
+    tf = test_file_defaults();
+    tf.write_classes = 0;
+    tf.n_classes = 7;
+    tf.label_type = H5T_STD_I16BE;
+    s = open_written("labels-noclasses", &tf, H5PACK_LAYOUT_AUTO);
+    CHECK_EQ_INT(chunksrc_geometry(s)->n_classes, 7);
+    CHECK(!chunksrc_geometry(s)->has_stats);
+    chunksrc_close(s);
+
+    /* No labels dataset under the default name: fine, no labels. */
+    tf = test_file_defaults();
+    tf.labels = 0;
+    tf.write_classes = 0;
+    s = open_written("nolabels", &tf, H5PACK_LAYOUT_AUTO);
+    CHECK(!chunksrc_geometry(s)->has_labels);
+    CHECK(chunksrc_labels(s) == NULL);
+    CHECK_EQ_INT(chunksrc_geometry(s)->n_classes, 0);
+    chunksrc_close(s);
+}
+
+static void test_stored_bytes(void)
+{
+    test_file tf = test_file_defaults();
+    chunk_source *s = open_written("stored-implicit", &tf, H5PACK_LAYOUT_AUTO);
+    const source_geometry *g = chunksrc_geometry(s);
+    CHECK_EQ_U64(chunksrc_stored_bytes(s, 0), g->chunk_bytes);
+    CHECK_EQ_U64(chunksrc_stored_bytes(s, g->n_chunks - 1), chunksrc_chunk_samples(s, g->n_chunks - 1) * g->image_bytes);
+    chunksrc_close(s);
+
+    tf.gzip = 6;
+    s = open_written("stored-gzip", &tf, H5PACK_LAYOUT_AUTO);
+    g = chunksrc_geometry(s);
+    uint8_t *buf = malloc(g->chunk_bytes);
+    chunksrc_scratch *sc = chunksrc_scratch_new(s);
+    for (uint64_t c = 0; c < g->n_chunks; c++) {
+        uint64_t stored = chunksrc_stored_bytes(s, c);
+        chunk_read_cost cost = {0, 0, 0, 0};
+        char err[512];
+        CHECK_MSG(stored > 0 && stored < g->chunk_bytes, "chunk %llu stored %llu of %llu", (unsigned long long)c, (unsigned long long)stored, (unsigned long long)g->chunk_bytes);
+        CHECK_OK(chunksrc_read(s, c, buf, sc, &cost, err, sizeof err));
+        CHECK_EQ_U64(cost.bytes_read, stored);
+        CHECK_EQ_U64(cost.bytes_inflated, g->chunk_bytes);
+    }
+    chunksrc_scratch_free(sc);
+    free(buf);
+    chunksrc_close(s);
+}
+
+static void test_paths(void)
+{
+    test_file tf = test_file_defaults();
+    check_case("implicit-edge", &tf, CHUNKSRC_IMPLICIT, 0);
+    tf.n = 24;
+    check_case("implicit-exact", &tf, CHUNKSRC_IMPLICIT, 0);
+    tf.n = 4;
+    check_case("implicit-one-chunk", &tf, CHUNKSRC_IMPLICIT, 0);
+    tf.n = 3; /* fewer images than one chunk: only with a resizable first dimension */
+    tf.storage = STORE_CHUNKED;
+    check_case("chunk-beyond-n", &tf, CHUNKSRC_RAW_DEFLATE, 0);
+
+    tf = test_file_defaults();
+    tf.nhwc = 1;
+    tf.layout_attr = "NHWC";
+    check_case("implicit-nhwc-attr", &tf, CHUNKSRC_IMPLICIT, 0);
+    tf.layout_attr = NULL; /* (N,8,10,3): inferred */
+    check_case("implicit-nhwc-inferred", &tf, CHUNKSRC_IMPLICIT, 0);
+
+    tf = test_file_defaults();
+    tf.gzip = 4;
+    check_case("gzip-fixed", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    tf.shuffle = 1;
+    check_case("gzip-shuffle", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    tf.storage = STORE_CHUNKED;
+    check_case("gzip-resizable", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    tf.skip_chunks_from = 3; /* chunks 3.. never written: read as the fill value */
+    check_case("gzip-unwritten", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+
+    tf = test_file_defaults();
+    tf.storage = STORE_CHUNKED;
+    check_case("plain-resizable", &tf, CHUNKSRC_RAW_DEFLATE, 0);
+
+    tf = test_file_defaults();
+    tf.fletcher32 = 1;
+    check_case("fletcher32", &tf, CHUNKSRC_HDF5, 0);
+    tf.gzip = 2;
+    check_case("fletcher32-gzip", &tf, CHUNKSRC_HDF5, 1);
+
+    tf = test_file_defaults();
+    tf.storage = STORE_CONTIGUOUS;
+    check_case("contiguous-small", &tf, CHUNKSRC_CONTIGUOUS, 0);
+    tf.n = 50;
+    tf.h = tf.w = 128; /* 48 KiB images: 21 per 1 MiB virtual chunk, 3 chunks */
+    check_case("contiguous-large", &tf, CHUNKSRC_CONTIGUOUS, 0);
+    tf = test_file_defaults();
+    tf.storage = STORE_EMPTY_CONTIGUOUS;
+    check_case("contiguous-unwritten", &tf, CHUNKSRC_HDF5, 0);
+}
+
+int main(void)
+{
+    test_paths();
+    test_labels_and_stats();
+    test_stored_bytes();
+    printf("ok\n");
+    return 0;
+}
