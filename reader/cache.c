@@ -1,0 +1,151 @@
+/* cache.c - chunk slots with generations (rules in cache.h). One mutex guards the execution state of
+ * every slot; each slot has its own condition variable, so a finished load or use wakes only the workers
+ * waiting on that slot. The planned-user counters are touched only in plan order, under the caller's
+ * planning lock. */
+#include "cache.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct cache_slot {
+    uint64_t gen;       /* generation in the buffer (or being loaded); 0 = never loaded */
+    int state;          /* 1 loaded, 0 loading, < 0 the load's error code */
+    uint64_t done;      /* finished uses of `gen` */
+    uint64_t planned;   /* plan side: uses planned so far of the newest planned generation */
+    pthread_cond_t cv;
+} cache_slot;
+
+struct chunk_cache {
+    size_t n_slots, chunk_bytes;
+    uint8_t *data;
+    cache_slot *slots;
+    size_t cv_inited;
+    pthread_mutex_t lock;
+    int stopped;
+    cache_load_fn load;
+    void *ctx;
+};
+
+int cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx, chunk_cache **out)
+{
+    *out = NULL;
+    if (slots == 0 || chunk_bytes == 0 || slots > SIZE_MAX / chunk_bytes)
+        return H5PACK_EINVAL;
+    chunk_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return H5PACK_ENOMEM;
+    c->n_slots = slots, c->chunk_bytes = chunk_bytes, c->load = load, c->ctx = ctx;
+    pthread_mutex_init(&c->lock, NULL);
+    c->slots = calloc(slots, sizeof *c->slots);
+    c->data = malloc(slots * chunk_bytes);
+    if (!c->slots || !c->data)
+        goto fail;
+    for (; c->cv_inited < slots; c->cv_inited++) {
+        c->slots[c->cv_inited].state = 1; /* generation 0: empty, "loaded", no users */
+        if (pthread_cond_init(&c->slots[c->cv_inited].cv, NULL))
+            goto fail;
+    }
+    *out = c;
+    return 0;
+fail:
+    cache_free(c);
+    return H5PACK_ENOMEM;
+}
+
+void cache_free(chunk_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->cv_inited; i++)
+        pthread_cond_destroy(&c->slots[i].cv);
+    pthread_mutex_destroy(&c->lock);
+    free(c->slots), free(c->data), free(c);
+}
+
+size_t cache_slot_count(const chunk_cache *c)
+{
+    return c->n_slots;
+}
+
+uint64_t cache_planned(chunk_cache *c, const plan_access *a)
+{
+    cache_slot *s = &c->slots[a->slot];
+    if (!a->load) {
+        s->planned++;
+        return 0;
+    }
+    uint64_t previous_users = s->planned;
+    s->planned = 1; /* the load itself uses the new generation */
+    return previous_users;
+}
+
+/* Load: the previous generation must be in place and all its planned uses finished. */
+static int wait_for_previous_users(chunk_cache *c, cache_slot *s, const plan_access *a, uint64_t wait_users)
+{
+    while (!c->stopped && !(s->gen + 1 == a->slot_gen && s->state != 0 && s->done >= wait_users))
+        pthread_cond_wait(&s->cv, &c->lock);
+    return c->stopped ? H5PACK_ESTATE : 0;
+}
+
+static int load_into_slot(chunk_cache *c, cache_slot *s, const plan_access *a, void *worker, char *err,
+                          size_t err_len)
+{
+    s->gen = a->slot_gen, s->state = 0, s->done = 0;
+    pthread_mutex_unlock(&c->lock);
+    int rc = c->load(c->ctx, worker, a->chunk, c->data + (size_t)a->slot * c->chunk_bytes, err, err_len);
+    pthread_mutex_lock(&c->lock);
+    s->state = rc < 0 ? rc : 1;
+    pthread_cond_broadcast(&s->cv);
+    return rc < 0 ? rc : 0;
+}
+
+static int wait_until_loaded(chunk_cache *c, cache_slot *s, const plan_access *a, char *err, size_t err_len)
+{
+    while (!c->stopped && !(s->gen == a->slot_gen && s->state != 0))
+        pthread_cond_wait(&s->cv, &c->lock);
+    if (c->stopped)
+        return H5PACK_ESTATE;
+    if (s->state < 0) {
+        snprintf(err, err_len, "chunk %llu could not be loaded (see the earlier error)",
+                 (unsigned long long)a->chunk);
+        return s->state;
+    }
+    return 0;
+}
+
+int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, void *worker, const uint8_t **data,
+                  char *err, size_t err_len)
+{
+    cache_slot *s = &c->slots[a->slot];
+    *data = c->data + (size_t)a->slot * c->chunk_bytes;
+    pthread_mutex_lock(&c->lock);
+    int rc;
+    if (a->load) {
+        rc = wait_for_previous_users(c, s, a, wait_users);
+        if (rc == 0)
+            rc = load_into_slot(c, s, a, worker, err, err_len);
+    } else {
+        rc = wait_until_loaded(c, s, a, err, err_len);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+void cache_finish(chunk_cache *c, uint32_t slot)
+{
+    cache_slot *s = &c->slots[slot];
+    pthread_mutex_lock(&c->lock);
+    s->done++;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void cache_stop(chunk_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->stopped = 1;
+    for (size_t i = 0; i < c->n_slots; i++)
+        pthread_cond_broadcast(&c->slots[i].cv);
+    pthread_mutex_unlock(&c->lock);
+}

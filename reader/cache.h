@@ -1,0 +1,46 @@
+/* cache.h - the chunk cache: `slots` buffers of chunk_bytes, allocated once, whose contents follow the
+ * Belady plan (plan.h). Each load into a slot starts a new generation of it.
+ *
+ * Execution rules, which let many workers carry out the sequential plan without changing what hits:
+ *   - a load of generation g into slot s waits until every planned use of generation g-1 is finished;
+ *   - a hit on (s, g) waits until generation g is loaded.
+ * Workers only wait on accesses planned before their own, so with batches planned in ticket order
+ * nothing can deadlock. cache_planned() runs under the caller's planning lock (in plan order); the
+ * other calls are thread-safe. */
+#ifndef H5PACK_CACHE_H
+#define H5PACK_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+typedef struct chunk_cache chunk_cache;
+
+/* Reads CHUNK into DST (chunk_bytes of room). WORKER is the calling worker's own state. Returns 0 or a
+ * negative h5pack code with the reason in ERR. */
+typedef int (*cache_load_fn)(void *ctx, void *worker, uint64_t chunk, uint8_t *dst, char *err, size_t err_len);
+
+int cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx, chunk_cache **out);
+void cache_free(chunk_cache *c);
+
+size_t cache_slot_count(const chunk_cache *c);
+
+/* Bookkeeping in plan order (caller serialises): returns the number of uses of the slot's previous
+ * generation that a load must wait for (0 for a hit). */
+uint64_t cache_planned(chunk_cache *c, const plan_access *a);
+
+/* Executes access A: for a load, waits for the previous generation's users (WAIT_USERS, from
+ * cache_planned), then loads the chunk with the load function outside any lock; for a hit, waits until
+ * the generation is loaded. *DATA points at the chunk's bytes until cache_finish(). *LOADED is set to 1
+ * when this call did the load. Returns 0, the load's error, or H5PACK_ESTATE after cache_stop(). */
+int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, void *worker, const uint8_t **data,
+                  char *err, size_t err_len);
+
+/* The access on SLOT is done with the data (call it after every cache_acquire, even a failed one). */
+void cache_finish(chunk_cache *c, uint32_t slot);
+
+/* Wakes every waiter; cache_acquire returns H5PACK_ESTATE from then on. */
+void cache_stop(chunk_cache *c);
+
+#endif

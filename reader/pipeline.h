@@ -1,0 +1,48 @@
+/* pipeline.h - the reader's engine: worker threads that plan batches in order (plan.h), execute the
+ * plan against the chunk cache (cache.h), assemble uint8 batches in a ring of `prefetch` backend slots
+ * and submit them for conversion; the consumer side hands ready batches out in order, with echoes.
+ *
+ * Ring: fresh batch t uses slot t % prefetch. A worker claims that slot (waiting until the consumer has
+ * released its previous batch, all echoes included) BEFORE it plans the batch, and plans under the same
+ * lock that hands out tickets, so plans are made in batch order and a worker only ever waits for work
+ * planned before its own. Counters of a batch (hits, misses, bytes, busy times) travel with it and are
+ * added to the stats when the consumer receives it, so the stats always describe delivered batches.
+ * Thread-safety: pipeline_next/release/stats from one consumer thread. */
+#ifndef H5PACK_PIPELINE_H
+#define H5PACK_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "chunksrc.h"
+#include "h5pack.h"
+#include "resolve.h"
+
+typedef struct pipeline pipeline;
+
+typedef struct pipeline_params {
+    chunk_source *src;
+    backend *be;        /* its ring has `prefetch` slots of batch_size images */
+    reader_setup setup; /* order, slots, threads, epochs */
+    uint32_t echo;      /* >= 1 */
+    int prefetch;       /* >= 1 */
+} pipeline_params;
+
+/* Allocates the cache and the ring and starts the workers. */
+int pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len);
+
+/* Next batch in order (an echo of the previous one first, when due). Returns H5PACK_OK, H5PACK_END,
+ * H5PACK_ESTATE for misuse (too many unreleased batches, asking for an echo before releasing the batch),
+ * or the first worker error (every later call returns it again). */
+int pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
+
+int pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
+
+/* Adds the delivered batches' counters and the backend's times to *ST (other fields untouched). */
+void pipeline_stats(pipeline *p, h5pack_stats *st);
+
+/* Stops the workers (wherever they wait) and frees everything. NULL is a no-op. */
+void pipeline_free(pipeline *p);
+
+#endif

@@ -1,0 +1,254 @@
+/* reader.c - the public reader API of h5pack.h: open (file, backend, pipeline), next/release, stats,
+ * info, close, and the error messages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "chunksrc.h"
+#include "h5pack.h"
+#include "pipeline.h"
+#include "resolve.h"
+
+#define ERR_LEN 512
+
+struct h5pack_reader {
+    h5pack_config cfg;
+    char *images_name, *labels_name; /* copies of the config's strings */
+    char err[ERR_LEN];
+    int open_rc;                     /* < 0: the reader is in the failed state (open failed) */
+    double t_open;
+    chunk_source *src;
+    backend *be;
+    pipeline *pipe;
+    reader_setup setup;
+    h5pack_info info;
+};
+
+/* Detail of the last failed h5pack_open() in this thread: the API promises it for r == NULL. */
+static _Thread_local char last_open_error[ERR_LEN];
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char *copy_string(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
+}
+
+/* ---- open ---------------------------------------------------------------------------------------- */
+
+static int create_backend(h5pack_reader *r, const float *mean, const float *std)
+{
+    const source_geometry *g = chunksrc_geometry(r->src);
+    const h5pack_config *c = &r->cfg;
+    backend_params bp;
+    memset(&bp, 0, sizeof bp);
+    bp.channels = g->channels, bp.height = g->height, bp.width = g->width;
+    bp.in_layout = g->layout;
+    bp.out_layout = c->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : c->output_layout;
+    bp.dtype = c->dtype;
+    bp.batch_size = c->batch_size;
+    bp.slots = c->prefetch;
+    bp.threads = r->setup.threads;
+    memcpy(bp.mean, mean, sizeof bp.mean);
+    memcpy(bp.std, std, sizeof bp.std);
+    bp.random_flip = c->random_flip;
+    bp.crop_padding = c->random_crop_padding;
+    bp.gpu_id = c->gpu_id;
+    bp.device_memory_limit = c->device_memory_limit;
+    bp.user_stream = c->cuda_stream;
+    int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && backend_cuda_available(c->gpu_id));
+    if (use_cuda)
+        return backend_cuda_create(&bp, &r->be, r->err, sizeof r->err);
+    return backend_cpu_create(&bp, &r->be, r->err, sizeof r->err);
+}
+
+static void fill_info(h5pack_reader *r, const float *mean, const float *std)
+{
+    const source_geometry *g = chunksrc_geometry(r->src);
+    h5pack_info *in = &r->info;
+    memset(in, 0, sizeof *in);
+    in->n_samples = g->n_samples;
+    in->channels = g->channels, in->height = g->height, in->width = g->width;
+    in->input_layout = g->layout;
+    in->output_layout = r->cfg.output_layout == H5PACK_LAYOUT_AUTO ? g->layout : r->cfg.output_layout;
+    in->dtype = r->cfg.dtype;
+    in->has_labels = g->has_labels;
+    in->n_classes = g->n_classes;
+    in->samples_per_chunk = g->samples_per_chunk;
+    in->n_chunks = g->n_chunks;
+    in->chunk_bytes = g->chunk_bytes;
+    in->compressed = g->compressed;
+    in->fast_path = g->path == CHUNKSRC_IMPLICIT || g->path == CHUNKSRC_CONTIGUOUS;
+    in->cache_chunks = r->setup.slots_allocated;
+    in->window = (size_t)r->setup.op.window;
+    in->threads = r->setup.threads;
+    in->samples_per_epoch = order_samples_per_epoch(&r->setup.op);
+    in->batches_per_epoch = order_batches_per_epoch(&r->setup.op);
+    in->device = r->be->device;
+    snprintf(in->device_name, sizeof in->device_name, "%s", r->be->name);
+    r->be->ops->times(r->be, NULL, NULL, &in->device_bytes);
+    in->pinned_bytes = r->be->pinned_bytes;
+    memcpy(in->mean, mean, sizeof in->mean);
+    memcpy(in->std, std, sizeof in->std);
+}
+
+/* Everything after the config check; on failure r->err names the file and the reason. */
+static int open_reader(h5pack_reader *r, const char *path)
+{
+    const char *labels = r->labels_name && r->labels_name[0] ? r->labels_name : NULL;
+    int rc = chunksrc_open(path, r->images_name, labels, r->cfg.input_layout, &r->src, r->err, sizeof r->err);
+    if (rc)
+        return rc;
+    const source_geometry *g = chunksrc_geometry(r->src);
+    if (g->channels < 1 || g->channels > H5PACK_MAX_CHANNELS) {
+        snprintf(r->err, sizeof r->err, "%s: %u channels per image, the reader supports 1..%d", path, g->channels,
+                 H5PACK_MAX_CHANNELS);
+        return H5PACK_EFORMAT;
+    }
+    float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
+    if ((rc = reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
+        (rc = reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
+        return rc;
+    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->cfg.prefetch};
+    if ((rc = pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
+        return rc;
+    fill_info(r, mean, std);
+    return 0;
+}
+
+/* Frees what open_reader built, keeping the reader itself and its message. */
+static void release_resources(h5pack_reader *r)
+{
+    pipeline_free(r->pipe); /* first: stops the workers that use the backend and the source */
+    r->pipe = NULL;
+    if (r->be)
+        r->be->ops->destroy(r->be);
+    r->be = NULL;
+    chunksrc_close(r->src);
+    r->src = NULL;
+}
+
+static int fail_without_reader(int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_open_error, sizeof last_open_error, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_reader **out)
+{
+    if (!out)
+        return fail_without_reader(H5PACK_EINVAL, "h5pack_open: out must not be NULL");
+    *out = NULL;
+    if (!path || !path[0])
+        return fail_without_reader(H5PACK_EINVAL, "h5pack_open: no file name given");
+    h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
+    char err[ERR_LEN] = "";
+    int rc = reader_check_config(cfg ? cfg : &defaults, err, sizeof err);
+    if (rc)
+        return fail_without_reader(rc, "%s: %s", path, err);
+    h5pack_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return fail_without_reader(H5PACK_ENOMEM, "%s: out of memory", path);
+    r->t_open = now_s();
+    r->cfg = cfg ? *cfg : defaults;
+    r->images_name = copy_string(r->cfg.images_dataset);
+    r->labels_name = copy_string(r->cfg.labels_dataset);
+    r->cfg.images_dataset = r->images_name, r->cfg.labels_dataset = r->labels_name;
+    if (!r->images_name || (cfg && cfg->labels_dataset && !r->labels_name)) {
+        free(r->images_name), free(r->labels_name), free(r);
+        return fail_without_reader(H5PACK_ENOMEM, "%s: out of memory", path);
+    }
+    rc = open_reader(r, path);
+    if (rc) {
+        release_resources(r);
+        r->open_rc = rc;
+        if (!r->err[0])
+            snprintf(r->err, sizeof r->err, "%s: %s", path, h5pack_strerror(rc));
+        snprintf(last_open_error, sizeof last_open_error, "%s", r->err);
+    }
+    *out = r;
+    return rc;
+}
+
+/* ---- the consumer's calls ------------------------------------------------------------------------ */
+
+H5PACK_API const char *h5pack_last_error(const h5pack_reader *r)
+{
+    return r ? r->err : last_open_error;
+}
+
+static int check_usable(h5pack_reader *r)
+{
+    if (!r)
+        return H5PACK_EINVAL;
+    if (r->open_rc < 0 || !r->pipe) {
+        snprintf(r->err, sizeof r->err, "the reader failed to open; only h5pack_last_error and h5pack_close apply");
+        return H5PACK_ESTATE;
+    }
+    return 0;
+}
+
+H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
+{
+    int rc = check_usable(r);
+    if (rc)
+        return rc;
+    if (!batch) {
+        snprintf(r->err, sizeof r->err, "h5pack_next: batch must not be NULL");
+        return H5PACK_EINVAL;
+    }
+    return pipeline_next(r->pipe, batch, r->err, sizeof r->err);
+}
+
+H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
+{
+    int rc = check_usable(r);
+    if (rc)
+        return rc;
+    return pipeline_release(r->pipe, batch, r->err, sizeof r->err);
+}
+
+H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
+{
+    if (!r || !stats || r->open_rc < 0 || !r->pipe)
+        return !r || !stats ? H5PACK_EINVAL : H5PACK_ESTATE;
+    memset(stats, 0, sizeof *stats);
+    pipeline_stats(r->pipe, stats);
+    stats->read_amplification = stats->bytes_needed ? (double)stats->bytes_read / (double)stats->bytes_needed : 0.0;
+    uint64_t uses = stats->chunk_hits + stats->chunk_misses;
+    stats->hit_rate = uses ? (double)stats->chunk_hits / (double)uses : 0.0;
+    stats->elapsed_s = now_s() - r->t_open;
+    return H5PACK_OK;
+}
+
+H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info)
+{
+    if (!r || !info || r->open_rc < 0 || !r->pipe)
+        return !r || !info ? H5PACK_EINVAL : H5PACK_ESTATE;
+    *info = r->info;
+    return H5PACK_OK;
+}
+
+H5PACK_API void h5pack_close(h5pack_reader *r)
+{
+    if (!r)
+        return;
+    release_resources(r);
+    free(r->images_name), free(r->labels_name);
+    free(r);
+}

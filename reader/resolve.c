@@ -1,0 +1,109 @@
+/* resolve.c - config + geometry -> run parameters (rules in resolve.h). */
+#include "resolve.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
+static const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
+
+static int enum_in(int v, int lo, int hi)
+{
+    return v >= lo && v <= hi;
+}
+
+int reader_check_config(const h5pack_config *cfg, char *err, size_t err_len)
+{
+    const char *bad = NULL;
+    if (!cfg->images_dataset || !cfg->images_dataset[0])
+        bad = "images_dataset must name a dataset";
+    else if (cfg->batch_size == 0)
+        bad = "batch_size must be >= 1";
+    else if (cfg->world == 0 || cfg->rank >= cfg->world)
+        bad = "rank must be < world and world >= 1";
+    else if (cfg->echo == 0)
+        bad = "echo must be >= 1 (1 = no echoing)";
+    else if (cfg->threads < 0)
+        bad = "threads must be >= 0 (0 = one per core)";
+    else if (cfg->prefetch < 1 || cfg->prefetch > 1024)
+        bad = "prefetch must be in 1..1024";
+    else if (!enum_in(cfg->order, H5PACK_ORDER_SEQUENTIAL, H5PACK_ORDER_CHUNK))
+        bad = "order is not a known h5pack_order";
+    else if (!enum_in(cfg->device, H5PACK_DEVICE_AUTO, H5PACK_DEVICE_CUDA))
+        bad = "device is not a known h5pack_device";
+    else if (!enum_in(cfg->dtype, H5PACK_DTYPE_FLOAT32, H5PACK_DTYPE_UINT8))
+        bad = "dtype is not a known h5pack_dtype";
+    else if (!enum_in(cfg->input_layout, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_AUTO) ||
+             !enum_in(cfg->output_layout, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_AUTO))
+        bad = "input_layout/output_layout is not a known h5pack_layout";
+    else if (!enum_in(cfg->norm, H5PACK_NORM_IMAGENET, H5PACK_NORM_NONE))
+        bad = "norm is not a known h5pack_norm";
+    else if (cfg->random_crop_padding < 0)
+        bad = "random_crop_padding must be >= 0";
+    if (!bad)
+        return 0;
+    snprintf(err, err_len, "invalid configuration: %s", bad);
+    return H5PACK_EINVAL;
+}
+
+int reader_default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
+}
+
+int reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
+                         size_t err_len)
+{
+    out->threads = cfg->threads > 0 ? cfg->threads : reader_default_threads();
+    size_t budget = g->chunk_bytes ? cfg->cache_bytes / g->chunk_bytes : 0;
+    out->slots = budget < 1 ? 1 : budget;
+    out->slots_allocated = out->slots < g->n_chunks ? out->slots : (size_t)g->n_chunks;
+    size_t window = cfg->window;
+    if (window == 0)
+        window = out->slots > (size_t)out->threads ? out->slots - (size_t)out->threads : 1;
+    if (window > g->n_chunks)
+        window = (size_t)g->n_chunks;
+    order_params op = {cfg->order, g->n_samples, g->samples_per_chunk, window < 1 ? 1 : window, cfg->seed,
+                       cfg->rank, cfg->world, cfg->drop_last, cfg->batch_size};
+    out->op = op;
+    out->epochs = cfg->epochs;
+    if (order_check(&op)) {
+        snprintf(err, err_len, "invalid order parameters (samples %llu, batch %zu, rank %u of %u)",
+                 (unsigned long long)g->n_samples, cfg->batch_size, cfg->rank, cfg->world);
+        return H5PACK_EINVAL;
+    }
+    if (order_batches_per_epoch(&op) == 0) {
+        snprintf(err, err_len, "drop_last with %llu samples per rank and batch_size %zu leaves no batch",
+                 (unsigned long long)(g->n_samples / cfg->world), cfg->batch_size);
+        return H5PACK_EINVAL;
+    }
+    return 0;
+}
+
+int reader_resolve_norm(const h5pack_config *cfg, const source_geometry *g, float mean[H5PACK_MAX_CHANNELS],
+                        float std[H5PACK_MAX_CHANNELS], char *err, size_t err_len)
+{
+    for (uint32_t c = 0; c < H5PACK_MAX_CHANNELS; c++) {
+        mean[c] = 0.0f, std[c] = 1.0f;
+        if (c >= g->channels)
+            continue;
+        if (cfg->norm == H5PACK_NORM_IMAGENET) {
+            mean[c] = g->channels == 3 ? imagenet_mean[c] : (g->channels == 1 ? 0.449f : imagenet_mean[c % 3]);
+            std[c] = g->channels == 3 ? imagenet_std[c] : (g->channels == 1 ? 0.226f : imagenet_std[c % 3]);
+        } else if (cfg->norm == H5PACK_NORM_FILE) {
+            if (!g->has_stats) {
+                snprintf(err, err_len, "norm = FILE but the file has no \"mean\"/\"std\" attributes");
+                return H5PACK_EINVAL;
+            }
+            mean[c] = (float)g->mean[c], std[c] = (float)g->std[c];
+        } else if (cfg->norm == H5PACK_NORM_CUSTOM) {
+            mean[c] = cfg->mean[c], std[c] = cfg->std[c];
+        }
+        if (!(std[c] > 0.0f)) {
+            snprintf(err, err_len, "std[%u] = %g: must be > 0", c, (double)std[c]);
+            return H5PACK_EINVAL;
+        }
+    }
+    return 0;
+}
