@@ -1,0 +1,108 @@
+/* decodejob.c - decode + fit + layout + per-channel sums of one image (worker thread side). */
+#include "decodejob.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void channel_sums(const uint8_t *hwc, size_t count, uint32_t channels, uint64_t sum[3], uint64_t sum_sq[3])
+{
+    for (uint32_t c = 0; c < channels; c++) {
+        uint64_t s = 0, q = 0;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t v = hwc[i * channels + c];
+            s += v;
+            q += v * v;
+        }
+        sum[c] = s;
+        sum_sq[c] = q;
+    }
+}
+
+/* HWC -> CHW (the nchw layout); a plain copy for nhwc. */
+static void store_layout(const image_u8 *img, int nhwc, uint8_t *dst)
+{
+    size_t plane = (size_t)img->width * img->height;
+    uint32_t ch = img->channels;
+    if (nhwc || ch == 1) {
+        memcpy(dst, img->pixels, plane * ch);
+        return;
+    }
+    for (uint32_t c = 0; c < ch; c++) {
+        uint8_t *out = dst + c * plane;
+        const uint8_t *in = img->pixels + c;
+        for (size_t i = 0; i < plane; i++)
+            out[i] = in[i * ch];
+    }
+}
+
+static void fail_with(decoded_image *out, decode_outcome outcome, const char *category, const char *why)
+{
+    out->outcome = outcome;
+    if (why && *why)
+        snprintf(out->reason, sizeof out->reason, "%s: %s", category, why);
+    else
+        snprintf(out->reason, sizeof out->reason, "%s", category);
+}
+
+/* Loads and fits; on success *IMG holds the dataset-sized image. */
+static int load_fitted(const decode_job_cfg *cfg, const char *path, image_u8 *img, decoded_image *out)
+{
+    char why[256] = "";
+    image_u8 src = {0};
+    image_status st = image_load(path, &cfg->opts, &src, why, sizeof why);
+    if (st != IMAGE_OK) {
+        fail_with(out, st == IMAGE_NOMEM ? DECODE_FAILED : DECODE_SKIP, image_status_text(st), why);
+        return -1;
+    }
+    if (cfg->opts.target_h == 0) {
+        *img = src;
+        return 0;
+    }
+    st = image_fit(&src, cfg->height, cfg->width, cfg->opts.mode, img);
+    image_free(&src);
+    if (st != IMAGE_OK) {
+        fail_with(out, DECODE_FAILED, image_status_text(st), "while resizing");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_shape(const decode_job_cfg *cfg, const image_u8 *img, decoded_image *out)
+{
+    char why[200];
+    if (img->channels != cfg->channels) {
+        snprintf(why, sizeof why, "decoder returned %u channels, expected %u", img->channels, cfg->channels);
+        fail_with(out, DECODE_FAILED, "internal error", why);
+        return -1;
+    }
+    if (img->height != cfg->height || img->width != cfg->width) {
+        out->outcome = DECODE_SIZE_MISMATCH;
+        out->src_height = img->height;
+        out->src_width = img->width;
+        snprintf(out->reason, sizeof out->reason, "size %ux%u differs from %ux%u", img->height, img->width,
+                 cfg->height, cfg->width);
+        return -1;
+    }
+    return 0;
+}
+
+void decode_entry(const decode_job_cfg *cfg, const char *relpath, decoded_image *out)
+{
+    image_u8 img = {0};
+    size_t len = strlen(cfg->src_dir) + strlen(relpath) + 2;
+    char *path = malloc(len);
+    out->outcome = DECODE_OK;
+    out->reason[0] = '\0';
+    if (!path) {
+        fail_with(out, DECODE_FAILED, "out of memory", NULL);
+        return;
+    }
+    snprintf(path, len, "%s/%s", cfg->src_dir, relpath);
+    if (load_fitted(cfg, path, &img, out) == 0 && check_shape(cfg, &img, out) == 0) {
+        channel_sums(img.pixels, (size_t)img.width * img.height, img.channels, out->sum, out->sum_sq);
+        store_layout(&img, cfg->nhwc, out->pixels);
+    }
+    image_free(&img);
+    free(path);
+}

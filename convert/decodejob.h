@@ -1,0 +1,40 @@
+/* decodejob.h - one image of the packed order: load, decode, fit to the target size, lay out as the
+ * dataset stores it (CHW or HWC) and add up its per-channel sums. Runs in worker threads. */
+#ifndef H5PACK_DECODEJOB_H
+#define H5PACK_DECODEJOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+
+typedef struct decode_job_cfg {
+    const char *src_dir;
+    decode_opts opts;       /* channels, target (0x0 = none), mode, max_pixels */
+    uint32_t height, width; /* the dataset's image size (the target, or the shared source size) */
+    uint32_t channels;
+    int nhwc;
+} decode_job_cfg;
+
+typedef enum decode_outcome {
+    DECODE_OK = 0,
+    DECODE_SKIP,          /* a bad file: skipped with REASON */
+    DECODE_SIZE_MISMATCH, /* no --size and the image's size differs: a fatal error */
+    DECODE_FAILED         /* out of memory: fatal */
+} decode_outcome;
+
+typedef struct decoded_image {
+    uint8_t *pixels;     /* height*width*channels bytes, owned by the caller, in the dataset's layout */
+    decode_outcome outcome;
+    uint32_t src_height, src_width; /* on DECODE_SIZE_MISMATCH */
+    uint64_t sum[3], sum_sq[3];     /* per channel: sum of the pixel values and of their squares */
+    char reason[320];               /* "CATEGORY: detail" on DECODE_SKIP, a message on the fatal outcomes */
+} decoded_image;
+
+/* Decodes the file RELPATH (relative to cfg->src_dir) into OUT (whose pixels buffer is preallocated). */
+void decode_entry(const decode_job_cfg *cfg, const char *relpath, decoded_image *out);
+
+/* Per-channel sums of HWC pixels (COUNT pixels of CHANNELS bytes). */
+void channel_sums(const uint8_t *hwc, size_t count, uint32_t channels, uint64_t sum[3], uint64_t sum_sq[3]);
+
+#endif

@@ -1,0 +1,369 @@
+/* h5out.c - the HDF5 side of the converter: file and images dataset creation, direct chunk writes,
+ * metadata and attributes (docs/format.md). Called from one thread only. */
+#include "h5out.h"
+
+#include <hdf5.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5pack.h"
+
+struct h5out {
+    hid_t file, images;
+    h5out_geometry g;
+};
+
+/* ---- errors -------------------------------------------------------------------------------------- */
+
+static herr_t take_innermost(unsigned n, const H5E_error2_t *e, void *data)
+{
+    if (n == 0 && e->desc)
+        snprintf((char *)data, 200, "%s (%s)", e->desc, e->func_name ? e->func_name : "?");
+    return 0;
+}
+
+/* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
+static int h5_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int h5_fail(char *err, size_t len, const char *fmt, ...)
+{
+    char what[512], detail[200] = "no detail";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, take_innermost, detail);
+    H5Eclear2(H5E_DEFAULT);
+    snprintf(err, len, "%s: HDF5: %s", what, detail);
+    return -1;
+}
+
+/* ---- checksum ------------------------------------------------------------------------------------ */
+
+uint32_t fletcher32_hdf5(const uint8_t *data, size_t len)
+{
+    uint32_t sum1 = 0xffff, sum2 = 0xffff;
+    size_t words = len / 2;
+    while (words) {
+        size_t block = words > 360 ? 360 : words; /* 360 words cannot overflow the 32-bit sums */
+        words -= block;
+        for (; block; block--, data += 2) {
+            sum1 += ((uint32_t)data[0] << 8) | data[1];
+            sum2 += sum1;
+        }
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    if (len % 2) {
+        sum1 += (uint32_t)data[0] << 8;
+        sum2 += sum1;
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    return (sum2 << 16) | sum1;
+}
+
+/* ---- creation ------------------------------------------------------------------------------------ */
+
+static void image_dims(const h5out_geometry *g, uint64_t first, hsize_t dims[4])
+{
+    dims[0] = first;
+    if (g->nhwc) {
+        dims[1] = g->height;
+        dims[2] = g->width;
+        dims[3] = g->channels;
+    } else {
+        dims[1] = g->channels;
+        dims[2] = g->height;
+        dims[3] = g->width;
+    }
+}
+
+static hid_t images_dcpl(const h5out_geometry *g)
+{
+    hsize_t chunk[4];
+    image_dims(g, g->chunk_images, chunk);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl < 0)
+        return -1;
+    int filtered = g->gzip_level > 0 || g->checksum;
+    if (H5Pset_chunk(dcpl, 4, chunk) < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 ||
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 ||
+        (!filtered && H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0) ||
+        (g->gzip_level > 0 && H5Pset_deflate(dcpl, (unsigned)g->gzip_level) < 0) ||
+        (g->checksum && H5Pset_fletcher32(dcpl) < 0)) {
+        H5Pclose(dcpl);
+        return -1;
+    }
+    return dcpl;
+}
+
+static hid_t create_file(const char *path)
+{
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS), file = -1;
+    if (fcpl >= 0 && fapl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0 &&
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0)
+        file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return file;
+}
+
+int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len)
+{
+    hsize_t dims[4];
+    hid_t dcpl = -1, space = -1;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported with their context instead */
+    h5out *o = calloc(1, sizeof *o);
+    if (!o) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
+    o->g = *g;
+    o->images = -1;
+    if ((o->file = create_file(path)) < 0) {
+        h5_fail(err, err_len, "%s: cannot create the file", path);
+        goto fail;
+    }
+    image_dims(g, g->n, dims);
+    if ((dcpl = images_dcpl(g)) < 0 || (space = H5Screate_simple(4, dims, NULL)) < 0 ||
+        (o->images = H5Dcreate2(o->file, "images", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0) {
+        h5_fail(err, err_len, "%s: cannot create the images dataset", path);
+        goto fail;
+    }
+    H5Sclose(space);
+    H5Pclose(dcpl);
+    *out = o;
+    return 0;
+fail:
+    if (space >= 0)
+        H5Sclose(space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    h5out_close(o, NULL, 0);
+    return -1;
+}
+
+int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len)
+{
+    hsize_t offset[4] = {index * o->g.chunk_images, 0, 0, 0};
+    if (H5Dwrite_chunk(o->images, H5P_DEFAULT, 0, offset, size, data) < 0)
+        return h5_fail(err, err_len, "cannot write chunk %llu of the images", (unsigned long long)index);
+    return 0;
+}
+
+/* ---- copying chunks from a first file ------------------------------------------------------------ */
+
+static int copy_one_chunk(h5out *o, hid_t src, uint64_t i, uint8_t **buf, size_t *cap, char *err, size_t len)
+{
+    hsize_t offset[4] = {i * o->g.chunk_images, 0, 0, 0}, size = 0;
+    uint32_t mask = 0;
+    if (H5Dget_chunk_storage_size(src, offset, &size) < 0 || size == 0)
+        return h5_fail(err, len, "cannot find chunk %llu to copy", (unsigned long long)i);
+    if (size > *cap) {
+        uint8_t *grown = realloc(*buf, size);
+        if (!grown) {
+            snprintf(err, len, "out of memory copying chunk %llu", (unsigned long long)i);
+            return -1;
+        }
+        *buf = grown;
+        *cap = size;
+    }
+    if (H5Dread_chunk(src, H5P_DEFAULT, offset, &mask, *buf) < 0)
+        return h5_fail(err, len, "cannot read chunk %llu to copy", (unsigned long long)i);
+    if (H5Dwrite_chunk(o->images, H5P_DEFAULT, mask, offset, size, *buf) < 0)
+        return h5_fail(err, len, "cannot write copied chunk %llu", (unsigned long long)i);
+    return 0;
+}
+
+int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, size_t err_len)
+{
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    int rc = -1;
+    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    if (file < 0 || (dset = H5Dopen2(file, "images", H5P_DEFAULT)) < 0) {
+        h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
+        goto done;
+    }
+    rc = 0;
+    for (uint64_t i = 0; i < n_chunks && rc == 0; i++)
+        rc = copy_one_chunk(o, dset, i, &buf, &cap, err, err_len);
+done:
+    free(buf);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}
+
+/* ---- metadata ------------------------------------------------------------------------------------ */
+
+static hid_t untimed_dcpl(void)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl >= 0 && H5Pset_obj_track_times(dcpl, 0) < 0) {
+        H5Pclose(dcpl);
+        return -1;
+    }
+    return dcpl;
+}
+
+/* A 1-D dataset NAME of COUNT elements of file type FTYPE from memory type MTYPE. */
+static int write_1d(hid_t loc, const char *name, hid_t ftype, hid_t mtype, uint64_t count, const void *data)
+{
+    hsize_t dims[1] = {count};
+    hid_t space = H5Screate_simple(1, dims, NULL), dcpl = untimed_dcpl(), dset = -1;
+    int rc = -1;
+    if (space >= 0 && dcpl >= 0)
+        dset = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dset >= 0 && (count == 0 || H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0))
+        rc = 0;
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc;
+}
+
+static hid_t vlen_utf8_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static int write_strings(hid_t loc, const char *name, const char *const *strings, uint64_t count)
+{
+    hid_t t = vlen_utf8_type();
+    int rc = t >= 0 ? write_1d(loc, name, t, t, count, strings) : -1;
+    if (t >= 0)
+        H5Tclose(t);
+    return rc;
+}
+
+static int write_labels(hid_t file, const h5out_metadata *m)
+{
+    hid_t ftype = m->n_classes <= 256 ? H5T_STD_U8LE : m->n_classes <= 65536 ? H5T_STD_U16LE : H5T_STD_U32LE;
+    return write_1d(file, "labels", ftype, H5T_NATIVE_UINT32, m->n, m->labels);
+}
+
+static int write_skipped(hid_t file, const skip_list *s)
+{
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), group = -1;
+    int rc = -1;
+    if (gcpl >= 0 && H5Pset_obj_track_times(gcpl, 0) >= 0)
+        group = H5Gcreate2(file, "skipped", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (group >= 0 && write_strings(group, "files", (const char *const *)s->names, s->count) == 0 &&
+        write_strings(group, "reasons", (const char *const *)s->reasons, s->count) == 0)
+        rc = 0;
+    if (group >= 0)
+        H5Gclose(group);
+    if (gcpl >= 0)
+        H5Pclose(gcpl);
+    return rc;
+}
+
+/* ---- attributes ---------------------------------------------------------------------------------- */
+
+static int write_attr(hid_t loc, const char *name, hid_t ftype, hid_t mtype, hsize_t count, const void *value)
+{
+    hid_t space = count ? H5Screate_simple(1, &count, NULL) : H5Screate(H5S_SCALAR), attr = -1;
+    int rc = -1;
+    if (space >= 0)
+        attr = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0 && H5Awrite(attr, mtype, value) >= 0)
+        rc = 0;
+    if (attr >= 0)
+        H5Aclose(attr);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc;
+}
+
+/* Fixed-length ASCII string attribute, null-padded to the exact length (as h5py writes bytes). */
+static int attr_string(hid_t loc, const char *name, const char *value)
+{
+    size_t len = strlen(value);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    int rc = -1;
+    if (t >= 0 && H5Tset_size(t, len ? len : 1) >= 0 && H5Tset_strpad(t, H5T_STR_NULLPAD) >= 0)
+        rc = write_attr(loc, name, t, t, 0, len ? value : "");
+    if (t >= 0)
+        H5Tclose(t);
+    return rc;
+}
+
+static int attr_i32(hid_t loc, const char *name, int32_t v)
+{
+    return write_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, 0, &v);
+}
+
+static int attr_i64(hid_t loc, const char *name, int64_t v)
+{
+    return write_attr(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &v);
+}
+
+static int write_shape_attrs(hid_t file, const h5out_geometry *g, const char *layout)
+{
+    return attr_i32(file, "h5pack_format_version", H5PACK_FORMAT_VERSION) ||
+           attr_string(file, "h5pack_version", H5PACK_VERSION_STRING) || attr_string(file, "layout", layout) ||
+           attr_i32(file, "height", (int32_t)g->height) || attr_i32(file, "width", (int32_t)g->width) ||
+           attr_i32(file, "channels", (int32_t)g->channels);
+}
+
+static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t channels)
+{
+    return attr_string(file, "resize_mode", m->resize_mode) ||
+           write_attr(file, "mean", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->mean) ||
+           write_attr(file, "std", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->std) ||
+           attr_i64(file, "chunk_images", m->chunk_images) || attr_string(file, "chunk_reason", m->chunk_reason) ||
+           attr_i64(file, "chunk_target_bytes", m->chunk_target_bytes) ||
+           attr_i64(file, "batch_size", m->batch_size) || attr_string(file, "compression", m->compression) ||
+           attr_i32(file, "checksum", m->checksum) || attr_i32(file, "shuffled", m->shuffled) ||
+           attr_i64(file, "seed", m->seed);
+}
+
+int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len)
+{
+    const char *layout = o->g.nhwc ? "NHWC" : "NCHW";
+    if (m->has_classes && write_labels(o->file, m) != 0)
+        return h5_fail(err, err_len, "cannot write the labels");
+    if (m->has_classes && write_strings(o->file, "classes", m->classes, m->n_classes) != 0)
+        return h5_fail(err, err_len, "cannot write the class names");
+    if (write_strings(o->file, "filenames", m->filenames, m->n) != 0)
+        return h5_fail(err, err_len, "cannot write the file names");
+    if (write_skipped(o->file, m->skipped) != 0)
+        return h5_fail(err, err_len, "cannot write the list of skipped files");
+    if (attr_string(o->images, "layout", layout) != 0 || write_shape_attrs(o->file, &o->g, layout) != 0 ||
+        write_tuning_attrs(o->file, m, o->g.channels) != 0)
+        return h5_fail(err, err_len, "cannot write the attributes");
+    return 0;
+}
+
+int h5out_close(h5out *o, char *err, size_t err_len)
+{
+    int rc = 0;
+    if (!o)
+        return 0;
+    if (o->images >= 0 && H5Dclose(o->images) < 0)
+        rc = -1;
+    if (o->file >= 0 && H5Fclose(o->file) < 0)
+        rc = -1;
+    if (rc != 0 && err)
+        h5_fail(err, err_len, "cannot close the file");
+    free(o);
+    return rc;
+}

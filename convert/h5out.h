@@ -1,0 +1,61 @@
+/* h5out.h - writing an h5pack file (format version 1, see docs/format.md) with the HDF5 C API.
+ *
+ * The images dataset is created first with its final dims; chunks arrive already filtered (raw, or
+ * deflate + optional fletcher32 done by worker threads) and go in with H5Dwrite_chunk. Metadata datasets
+ * and attributes are written at the end. Every object has track times off, so the same calls give the
+ * same bytes. HDF5 is called from one thread only. */
+#ifndef H5PACK_H5OUT_H
+#define H5PACK_H5OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skips.h"
+
+typedef struct h5out h5out;
+
+typedef struct h5out_geometry {
+    uint64_t n;          /* images in the dataset */
+    uint32_t channels, height, width;
+    int nhwc;            /* layout */
+    uint64_t chunk_images;
+    int gzip_level;      /* 0 = no deflate filter */
+    int checksum;        /* fletcher32 after deflate */
+} h5out_geometry;
+
+typedef struct h5out_metadata {
+    uint64_t n;
+    int has_classes;
+    const uint32_t *labels;      /* n (when has_classes) */
+    const char *const *classes;  /* n_classes */
+    uint32_t n_classes;
+    const char *const *filenames; /* n */
+    const skip_list *skipped;
+    const char *resize_mode;     /* "crop", "stretch", "pad", "none" */
+    double mean[3], std[3];
+    int64_t chunk_images, chunk_target_bytes, batch_size, seed;
+    const char *chunk_reason;
+    const char *compression;     /* "none", "gzip:4" */
+    int checksum, shuffled;
+} h5out_metadata;
+
+/* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */
+int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len);
+
+/* Writes chunk INDEX (images INDEX*K ...): SIZE bytes exactly as stored (filters already applied). */
+int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);
+
+/* Copies the first N_CHUNKS chunks of the images dataset of file FROM (same chunk shape) byte for byte:
+ * used when skipped images leave the first file with more rows than images. */
+int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, size_t err_len);
+
+/* Writes labels, classes, filenames, skipped/ and all attributes. */
+int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len);
+
+/* Closes everything (flushes the file). Accepts NULL. Returns 0, or -1 with a message in ERR. */
+int h5out_close(h5out *o, char *err, size_t err_len);
+
+/* HDF5's checksum filter: Fletcher-32 over big-endian 16-bit words, appended little-endian. */
+uint32_t fletcher32_hdf5(const uint8_t *data, size_t len);
+
+#endif

@@ -1,0 +1,93 @@
+/* main.c - the h5pack command: parse the options, run the packer, print the skipped files and the summary.
+ * Exit status: 0 converted, 1 error or bad usage, 2 --strict stopped at a file that would be skipped. */
+#include <stdio.h>
+#include <string.h>
+
+#include "chunking.h"
+#include "options.h"
+#include "packer.h"
+#include "safeout.h"
+
+#define SKIPS_SHOWN_BY_DEFAULT 20
+
+static void print_skipped(const pack_report *r, int verbosity)
+{
+    size_t shown = verbosity >= 2 ? r->skipped.count : SKIPS_SHOWN_BY_DEFAULT;
+    for (size_t i = 0; i < r->skipped.count && i < shown; i++)
+        fprintf(stderr, "h5pack: skipped %s: %s\n", r->skipped.names[i], r->skipped.reasons[i]);
+    if (r->skipped.count > shown)
+        fprintf(stderr, "h5pack: ... and %zu more skipped files (all are listed in skipped/files and "
+                        "skipped/reasons of the output; -v prints them)\n", r->skipped.count - shown);
+}
+
+/* "3 unsupported format, 1 corrupt or truncated data" grouped by reason category, in order of first
+ * appearance. */
+static void print_skip_counts(const skip_list *s)
+{
+    int first = 1;
+    for (size_t i = 0; i < s->count; i++) {
+        size_t len = skip_reason_category_len(s->reasons[i]), count = 0, seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = skip_reason_category_len(s->reasons[j]) == len && strncmp(s->reasons[j], s->reasons[i], len) == 0;
+        if (seen)
+            continue;
+        for (size_t j = i; j < s->count; j++)
+            count += skip_reason_category_len(s->reasons[j]) == len && strncmp(s->reasons[j], s->reasons[i], len) == 0;
+        fprintf(stderr, "%s%zu %.*s", first ? "" : ", ", count, (int)len, s->reasons[i]);
+        first = 0;
+    }
+}
+
+static void print_summary(const pack_options *o, const pack_report *r)
+{
+    char stored[32], raw[32], compression[32];
+    format_bytes(r->bytes_stored, stored, sizeof stored);
+    format_bytes(r->bytes_raw, raw, sizeof raw);
+    compression_text(o, compression, sizeof compression);
+    double rate = r->seconds > 0 ? r->converted / r->seconds : 0;
+    fprintf(stderr, "h5pack: converted %llu of %llu images into %s in %.2f s (%.0f images/s, %d threads)\n",
+            (unsigned long long)r->converted, (unsigned long long)r->candidates, o->out_path, r->seconds, rate,
+            r->threads);
+    unsigned d1 = r->nhwc ? r->height : r->channels, d2 = r->nhwc ? r->width : r->height,
+             d3 = r->nhwc ? r->channels : r->width;
+    fprintf(stderr, "h5pack:   images (%llu,%u,%u,%u) uint8 %s, %s stored (%s raw, %s%s), %llu chunks of %llu images\n",
+            (unsigned long long)r->converted, d1, d2, d3, r->nhwc ? "NHWC" : "NCHW", stored, raw, compression,
+            o->checksum ? " + fletcher32" : "", (unsigned long long)r->chunks, (unsigned long long)r->chunk_images);
+    if (r->has_classes)
+        fprintf(stderr, "h5pack:   %u classes\n", r->n_classes);
+    else
+        fprintf(stderr, "h5pack:   flat folder: no labels\n");
+    fprintf(stderr, "h5pack:   skipped %zu%s", r->skipped.count, r->skipped.count ? ": " : "");
+    print_skip_counts(&r->skipped);
+    fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+    pack_options o = PACK_OPTIONS_DEFAULTS;
+    char err[1024] = "";
+    switch (options_parse(argc, argv, &o, err, sizeof err)) {
+    case OPTIONS_HELP:
+        options_print_usage(stdout);
+        return 0;
+    case OPTIONS_VERSION:
+        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_FROM_CMAKE, 1);
+        return 0;
+    case OPTIONS_ERROR:
+        fprintf(stderr, "h5pack: %s\n", err);
+        return 1;
+    case OPTIONS_RUN:
+        break;
+    }
+    safeout_install_signal_handlers();
+    pack_report rep;
+    pack_status st = pack_run(&o, &rep, err, sizeof err);
+    if (o.verbosity >= 1 || st != PACK_OK)
+        print_skipped(&rep, o.verbosity);
+    if (st == PACK_OK && o.verbosity >= 1)
+        print_summary(&o, &rep);
+    if (st != PACK_OK)
+        fprintf(stderr, "h5pack: error: %s%s\n", err, " (nothing was written)");
+    pack_report_free(&rep);
+    return (int)st;
+}

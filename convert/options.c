@@ -1,0 +1,389 @@
+/* options.c - parsing the h5pack command line (zstd style: GNU long options with "--opt VALUE" or
+ * "--opt=VALUE", short -j N / -jN, -q, -v, -h, "--" ends the options). No printing, no exit. */
+#include "options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && len)
+        vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return OPTIONS_ERROR;
+}
+
+/* Plain decimal digits only (strtoull would accept signs and spaces). */
+static int parse_digits(const char *s, const char **end, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (p == s)
+        return -1;
+    *end = p;
+    *out = v;
+    return 0;
+}
+
+static int suffix_multiplier(const char *s, uint64_t *mult)
+{
+    static const char letters[] = "KMGT";
+    if (*s == '\0') {
+        *mult = 1;
+        return 0;
+    }
+    const char *l = strchr(letters, (*s == 'k') ? 'K' : *s);
+    if (!l || *s == '\0')
+        return -1;
+    int power = (int)(l - letters) + 1;
+    s++;
+    uint64_t base = 1000;
+    if (*s == 'i') {
+        base = 1024;
+        s++;
+    }
+    if (*s == 'B')
+        s++;
+    if (*s != '\0')
+        return -1;
+    *mult = 1;
+    for (int i = 0; i < power; i++)
+        *mult *= base;
+    return 0;
+}
+
+int parse_count(const char *s, uint64_t *out)
+{
+    const char *end;
+    uint64_t v, mult;
+    if (!s || parse_digits(s, &end, &v) != 0)
+        return -1;
+    if (end[0] == 'B' && end[1] == '\0')
+        end++;
+    if (suffix_multiplier(end, &mult) != 0)
+        return -1;
+    if (v != 0 && mult > UINT64_MAX / v)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+int parse_size_hw(const char *s, uint32_t *h, uint32_t *w)
+{
+    const char *end;
+    uint64_t hh, ww;
+    if (!s || parse_digits(s, &end, &hh) != 0 || (*end != 'x' && *end != 'X'))
+        return -1;
+    if (parse_digits(end + 1, &end, &ww) != 0 || *end != '\0')
+        return -1;
+    if (hh < 1 || ww < 1 || hh > 65535 || ww > 65535)
+        return -1;
+    *h = (uint32_t)hh;
+    *w = (uint32_t)ww;
+    return 0;
+}
+
+int parse_chunk(const char *s, uint64_t *k)
+{
+    if (!s)
+        return -1;
+    if (strcmp(s, "auto") == 0) {
+        *k = 0;
+        return 0;
+    }
+    uint64_t v;
+    if (parse_count(s, &v) != 0 || v < 1)
+        return -1;
+    *k = v;
+    return 0;
+}
+
+int parse_compress(const char *s, compress_kind *kind, int *level)
+{
+    if (!s)
+        return -1;
+    if (strcmp(s, "none") == 0) {
+        *kind = COMPRESS_NONE;
+        return 0;
+    }
+    if (strncmp(s, "gzip", 4) != 0)
+        return -1;
+    if (s[4] == '\0') {
+        *kind = COMPRESS_GZIP;
+        *level = PACK_DEFAULT_GZIP_LEVEL;
+        return 0;
+    }
+    if (s[4] != ':' || s[5] < '1' || s[5] > '9' || s[6] != '\0')
+        return -1;
+    *kind = COMPRESS_GZIP;
+    *level = s[5] - '0';
+    return 0;
+}
+
+int parse_resize(const char *s, resize_mode *mode)
+{
+    static const struct { const char *name; resize_mode mode; } modes[] = {
+        {"crop", RESIZE_CROP}, {"stretch", RESIZE_STRETCH}, {"pad", RESIZE_PAD}};
+    for (size_t i = 0; s && i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(s, modes[i].name) == 0) {
+            *mode = modes[i].mode;
+            return 0;
+        }
+    return -1;
+}
+
+const char *resize_mode_name(resize_mode mode)
+{
+    switch (mode) {
+    case RESIZE_STRETCH: return "stretch";
+    case RESIZE_PAD: return "pad";
+    default: return "crop";
+    }
+}
+
+void compression_text(const pack_options *o, char *buf, size_t len)
+{
+    if (o->compress == COMPRESS_GZIP)
+        snprintf(buf, len, "gzip:%d", o->gzip_level);
+    else
+        snprintf(buf, len, "none");
+}
+
+/* ---- the option table ---------------------------------------------------------------------------- */
+
+typedef enum opt_id {
+    OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
+    OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
+    OPT_FORCE, OPT_MAX_PIXELS
+} opt_id;
+
+typedef struct opt_spec {
+    const char *long_name; /* without "--" */
+    char short_name;       /* 0 = none */
+    int takes_value;
+    opt_id id;
+} opt_spec;
+
+static const opt_spec option_table[] = {
+    {"size", 0, 1, OPT_SIZE},          {"resize", 0, 1, OPT_RESIZE},       {"channels", 0, 1, OPT_CHANNELS},
+    {"layout", 0, 1, OPT_LAYOUT},      {"seed", 0, 1, OPT_SEED},           {"keep-order", 0, 0, OPT_KEEP_ORDER},
+    {"chunk", 0, 1, OPT_CHUNK},        {"batch", 0, 1, OPT_BATCH},         {"compress", 0, 1, OPT_COMPRESS},
+    {"checksum", 0, 0, OPT_CHECKSUM},  {"threads", 'j', 1, OPT_THREADS},   {"quiet", 'q', 0, OPT_QUIET},
+    {"verbose", 'v', 0, OPT_VERBOSE},  {"help", 'h', 0, OPT_HELP},         {"version", 'V', 0, OPT_VERSION},
+    {"strict", 0, 0, OPT_STRICT},      {"force", 'f', 0, OPT_FORCE},       {"max-pixels", 0, 1, OPT_MAX_PIXELS},
+};
+
+static const opt_spec *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++)
+        if (strlen(option_table[i].long_name) == len && strncmp(option_table[i].long_name, name, len) == 0)
+            return &option_table[i];
+    return NULL;
+}
+
+static const opt_spec *find_short(char c)
+{
+    for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++)
+        if (option_table[i].short_name == c && c != 0)
+            return &option_table[i];
+    return NULL;
+}
+
+/* Applies option SPEC with VALUE (NULL for flags). Returns OPTIONS_RUN, _HELP, _VERSION or _ERROR. */
+static options_result apply_option(const opt_spec *spec, const char *value, pack_options *o, char *err,
+                                   size_t len)
+{
+    uint64_t v = 0;
+    switch (spec->id) {
+    case OPT_SIZE:
+        if (parse_size_hw(value, &o->height, &o->width) != 0)
+            return fail(err, len, "--size: expected HxW (height first, e.g. 224x224), got '%s'", value);
+        break;
+    case OPT_RESIZE:
+        if (parse_resize(value, &o->resize) != 0)
+            return fail(err, len, "--resize: expected crop, stretch or pad, got '%s'", value);
+        break;
+    case OPT_CHANNELS:
+        if (strcmp(value, "3") != 0 && strcmp(value, "1") != 0)
+            return fail(err, len, "--channels: expected 3 (RGB) or 1 (gray), got '%s'", value);
+        o->channels = (uint32_t)(value[0] - '0');
+        break;
+    case OPT_LAYOUT:
+        if (strcmp(value, "nchw") != 0 && strcmp(value, "nhwc") != 0)
+            return fail(err, len, "--layout: expected nchw or nhwc, got '%s'", value);
+        o->layout_nhwc = strcmp(value, "nhwc") == 0;
+        break;
+    case OPT_SEED:
+        if (parse_count(value, &o->seed) != 0)
+            return fail(err, len, "--seed: expected an unsigned integer, got '%s'", value);
+        break;
+    case OPT_KEEP_ORDER: o->keep_order = 1; break;
+    case OPT_CHUNK:
+        if (parse_chunk(value, &o->chunk_images) != 0 || o->chunk_images > UINT32_MAX)
+            return fail(err, len, "--chunk: expected auto or a number of images >= 1, got '%s'", value);
+        break;
+    case OPT_BATCH:
+        if (parse_count(value, &o->batch) != 0 || o->batch < 1 || o->batch > UINT32_MAX)
+            return fail(err, len, "--batch: expected a batch size >= 1, got '%s'", value);
+        break;
+    case OPT_COMPRESS:
+        if (parse_compress(value, &o->compress, &o->gzip_level) != 0)
+            return fail(err, len, "--compress: expected none, gzip or gzip:LEVEL (1-9), got '%s'", value);
+        break;
+    case OPT_CHECKSUM: o->checksum = 1; break;
+    case OPT_THREADS:
+        if (parse_count(value, &v) != 0 || v > 1024)
+            return fail(err, len, "-j: expected a thread count 0..1024 (0 = all cores), got '%s'", value);
+        o->threads = (int)v;
+        break;
+    case OPT_QUIET: o->verbosity = 0; break;
+    case OPT_VERBOSE: o->verbosity = 2; break;
+    case OPT_HELP: return OPTIONS_HELP;
+    case OPT_VERSION: return OPTIONS_VERSION;
+    case OPT_STRICT: o->strict = 1; break;
+    case OPT_FORCE: o->force = 1; break;
+    case OPT_MAX_PIXELS:
+        if (parse_count(value, &o->max_pixels) != 0 || o->max_pixels < 1)
+            return fail(err, len, "--max-pixels: expected a pixel count >= 1 (suffixes k, M, G), got '%s'",
+                        value);
+        break;
+    }
+    return OPTIONS_RUN;
+}
+
+/* One "--name[=value]" argument; may consume the next argv element as the value. */
+static options_result parse_long(int argc, char **argv, int *i, pack_options *o, char *err, size_t len)
+{
+    const char *arg = argv[*i] + 2;
+    const char *eq = strchr(arg, '=');
+    size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
+    const opt_spec *spec = find_long(arg, name_len);
+    if (!spec)
+        return fail(err, len, "unknown option '%s' (see --help)", argv[*i]);
+    const char *value = NULL;
+    if (spec->takes_value) {
+        if (eq)
+            value = eq + 1;
+        else if (*i + 1 < argc)
+            value = argv[++*i];
+        else
+            return fail(err, len, "option --%s needs a value", spec->long_name);
+    } else if (eq) {
+        return fail(err, len, "option --%s takes no value", spec->long_name);
+    }
+    return apply_option(spec, value, o, err, len);
+}
+
+/* One "-xyz" group of short flags, or "-j N" / "-jN". */
+static options_result parse_short(int argc, char **argv, int *i, pack_options *o, char *err, size_t len)
+{
+    const char *arg = argv[*i];
+    for (size_t k = 1; arg[k]; k++) {
+        const opt_spec *spec = find_short(arg[k]);
+        if (!spec)
+            return fail(err, len, "unknown option '-%c' (see --help)", arg[k]);
+        if (!spec->takes_value) {
+            options_result r = apply_option(spec, NULL, o, err, len);
+            if (r != OPTIONS_RUN)
+                return r;
+            continue;
+        }
+        const char *value = arg + k + 1;
+        if (*value == '\0') {
+            if (*i + 1 >= argc)
+                return fail(err, len, "option -%c needs a value", arg[k]);
+            value = argv[++*i];
+        }
+        return apply_option(spec, value, o, err, len);
+    }
+    return OPTIONS_RUN;
+}
+
+static options_result take_positional(const char *arg, int *npos, pack_options *o, char *err, size_t len)
+{
+    if (*npos == 0)
+        o->src_dir = arg;
+    else if (*npos == 1)
+        o->out_path = arg;
+    else
+        return fail(err, len, "unexpected argument '%s': expected SRC_DIR OUT.h5", arg);
+    ++*npos;
+    return OPTIONS_RUN;
+}
+
+options_result options_parse(int argc, char **argv, pack_options *o, char *err, size_t err_len)
+{
+    int npos = 0, only_positional = 0;
+    options_result r = OPTIONS_RUN;
+    for (int i = 1; i < argc && r == OPTIONS_RUN; i++) {
+        const char *arg = argv[i];
+        if (!arg)
+            return fail(err, err_len, "null argument");
+        if (only_positional || arg[0] != '-' || arg[1] == '\0')
+            r = take_positional(arg, &npos, o, err, err_len);
+        else if (strcmp(arg, "--") == 0)
+            only_positional = 1;
+        else if (arg[1] == '-')
+            r = parse_long(argc, argv, &i, o, err, err_len);
+        else
+            r = parse_short(argc, argv, &i, o, err, err_len);
+    }
+    if (r != OPTIONS_RUN)
+        return r;
+    if (npos < 2)
+        return fail(err, err_len, "missing %s (usage: h5pack [OPTIONS] SRC_DIR OUT.h5; see --help)",
+                    npos == 0 ? "SRC_DIR and OUT.h5" : "OUT.h5");
+    if (o->resize != RESIZE_CROP && o->height == 0)
+        return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
+    return OPTIONS_RUN;
+}
+
+void options_print_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: h5pack [OPTIONS] SRC_DIR OUT.h5\n"
+            "Pack an image folder (ImageFolder: one subfolder per class, or a flat folder) of JPEG/PNG\n"
+            "files into a chunked uint8 HDF5 file for fast training input.\n"
+            "\n"
+            "Images:\n"
+            "  --size HxW          resize every image to H x W (height first); default: keep the source\n"
+            "                      size, which all images must then share\n"
+            "  --resize MODE       crop (default: scale the shorter side, centre crop), stretch, pad\n"
+            "  --channels 3|1      RGB (default) or gray\n"
+            "  --max-pixels N      reject images over N pixels before decoding them (default 178956970,\n"
+            "                      PIL's decompression-bomb limit; suffixes k, M, G)\n"
+            "Layout:\n"
+            "  --layout nchw|nhwc  images dataset (N,C,H,W) (default) or (N,H,W,C)\n"
+            "  --seed S            seed of the packed order's shuffle (default 0)\n"
+            "  --keep-order        keep the sorted order (class by class) instead of shuffling\n"
+            "  --chunk auto|K      K whole images per chunk; auto (default) picks K from the image size,\n"
+            "                      --batch and a 2 MiB target (see docs/chunking.md)\n"
+            "  --batch N           training batch size the file will be read with (default 256)\n"
+            "  --compress C        none (default: chunk addresses computable), gzip or gzip:LEVEL (1-9,\n"
+            "                      default 4)\n"
+            "  --checksum          add a fletcher32 checksum to every chunk\n"
+            "Run:\n"
+            "  -j, --threads N     decoding threads (default 0: all cores)\n"
+            "  --strict            stop with exit code 2 at the first file that would be skipped\n"
+            "  -f, --force         overwrite OUT.h5 if it exists\n"
+            "  -q, --quiet         print errors only\n"
+            "  -v, --verbose       print every skipped file and more detail\n"
+            "  -h, --help          print this help and exit\n"
+            "  -V, --version       print the version and exit\n"
+            "\n"
+            "Exit status: 0 when images were converted (skipped files are warnings), 1 on errors and bad\n"
+            "usage, 2 when --strict stopped at a file that would be skipped.\n"
+            "Example: h5pack --size 224x224 -j 8 train/ train.h5\n");
+}

@@ -1,0 +1,80 @@
+/* options.h - the h5pack command line: the option set of one conversion and its parser.
+ * Parsing is kept apart from the engine (packer.h) and never prints or exits, so the fuzzer can drive it. */
+#ifndef H5PACK_OPTIONS_H
+#define H5PACK_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image.h"
+
+typedef enum compress_kind { COMPRESS_NONE = 0, COMPRESS_GZIP = 1 } compress_kind;
+
+/* PIL raises DecompressionBombError above twice its MAX_IMAGE_PIXELS (89,478,485): same limit here. */
+#define PACK_DEFAULT_MAX_PIXELS 178956970ull
+#define PACK_DEFAULT_BATCH 256u
+#define PACK_DEFAULT_GZIP_LEVEL 4
+
+typedef struct pack_options {
+    const char *src_dir;      /* SRC_DIR (required) */
+    const char *out_path;     /* OUT.h5 (required) */
+    uint32_t height, width;   /* --size HxW; 0x0 = keep the source size (all images must share it) */
+    resize_mode resize;       /* --resize crop (default) | stretch | pad */
+    uint32_t channels;        /* --channels 3 (default) | 1 */
+    int layout_nhwc;          /* --layout nchw (default, 0) | nhwc (1) */
+    uint64_t seed;            /* --seed, default 0 */
+    int keep_order;           /* --keep-order: sorted order instead of a shuffled one */
+    uint64_t chunk_images;    /* --chunk K; 0 = auto (default) */
+    uint64_t batch;           /* --batch, default 256: expected training batch, a chunk tuning input */
+    compress_kind compress;   /* --compress none (default) | gzip[:L] */
+    int gzip_level;           /* 1..9, default 4 */
+    int checksum;             /* --checksum: fletcher32 (needs --compress gzip... or works alone) */
+    int threads;              /* -j N; 0 = all cores (default) */
+    int verbosity;            /* 0 = -q, 1 = default, 2 = -v */
+    int strict;               /* --strict: a skipped file is an error */
+    int force;                /* --force: overwrite an existing OUT */
+    uint64_t max_pixels;      /* --max-pixels, default PACK_DEFAULT_MAX_PIXELS */
+} pack_options;
+
+#define PACK_OPTIONS_DEFAULTS                                                                           \
+    {                                                                                                   \
+        NULL, NULL, 0, 0, RESIZE_CROP, 3, 0, 0, 0, 0, PACK_DEFAULT_BATCH, COMPRESS_NONE,                \
+            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS                             \
+    }
+
+typedef enum options_result {
+    OPTIONS_RUN = 0,  /* options complete: convert */
+    OPTIONS_HELP,     /* --help: print usage to stdout, exit 0 */
+    OPTIONS_VERSION,  /* --version */
+    OPTIONS_ERROR     /* bad usage: ERR holds the message, exit 1 */
+} options_result;
+
+/* Parses argv[1..argc-1] into *O (which the caller initialised with PACK_OPTIONS_DEFAULTS). Pointers in
+ * *O point into ARGV. On OPTIONS_ERROR writes a one-line message into ERR. */
+options_result options_parse(int argc, char **argv, pack_options *o, char *err, size_t err_len);
+
+/* "224x224" or "224X192" (height first) -> 0, else -1. Each side 1..65535. */
+int parse_size_hw(const char *s, uint32_t *h, uint32_t *w);
+
+/* Unsigned count with an optional suffix: k/K M G T (x1000) or Ki Mi Gi Ti (x1024), an optional trailing
+ * "B" (so 64M, 64MB, 1GiB). No sign, no spaces, overflow rejected. -> 0, else -1. */
+int parse_count(const char *s, uint64_t *out);
+
+/* "auto" -> 0; "K" (count >= 1) -> K. -> 0 on success, else -1. */
+int parse_chunk(const char *s, uint64_t *k);
+
+/* "none", "gzip", "gzip:L" (L in 1..9). -> 0, else -1. */
+int parse_compress(const char *s, compress_kind *kind, int *level);
+
+/* "crop" | "stretch" | "pad" -> 0, else -1. */
+int parse_resize(const char *s, resize_mode *mode);
+
+const char *resize_mode_name(resize_mode mode);
+
+/* Writes "gzip:4" / "none" into BUF. */
+void compression_text(const pack_options *o, char *buf, size_t len);
+
+void options_print_usage(FILE *f);
+
+#endif

@@ -1,0 +1,353 @@
+/* packer.c - the conversion engine: scan -> order -> probe -> chunk choice -> pipeline -> metadata ->
+ * rename. See packer.h for the handling of skipped images. */
+#include "packer.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chunking.h"
+#include "h5out.h"
+#include "packorder.h"
+#include "pipeline.h"
+#include "progress.h"
+#include "safeout.h"
+#include "scan.h"
+
+#define TEMP_PATH_LEN 4096
+
+typedef struct pack_ctx {
+    const pack_options *o;
+    pack_report *rep;
+    scan_result scan;
+    size_t *order;
+    decode_job_cfg job;
+    chunk_choice chunk;
+    char temp[2][TEMP_PATH_LEN];
+    int have_temp[2];
+    h5out *out;
+    pipeline_result pres;
+    progress prog;
+} pack_ctx;
+
+static void info(const pack_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void info(const pack_options *o, const char *fmt, ...)
+{
+    if (o->verbosity < 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("h5pack: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void pixel_mean_std(uint64_t sum, uint64_t sum_sq, uint64_t count, double *mean, double *std)
+{
+    if (count == 0) {
+        *mean = *std = 0;
+        return;
+    }
+    /* count^2 * variance = count*sum_sq - sum^2, exact in 128 bits (sum_sq < 2^64, count < 2^40). */
+    unsigned __int128 scaled = (unsigned __int128)count * sum_sq - (unsigned __int128)sum * sum;
+    long double var = (long double)scaled / ((long double)count * (long double)count);
+    *mean = (double)((long double)sum / (long double)count / 255.0L);
+    *std = (double)(sqrtl(var) / 255.0L);
+}
+
+/* ---- steps --------------------------------------------------------------------------------------- */
+
+static pack_status scan_step(pack_ctx *c, char *err, size_t len)
+{
+    if (scan_source(c->o->src_dir, &c->scan, err, len) != 0)
+        return PACK_ERROR;
+    pack_report *r = c->rep;
+    r->candidates = c->scan.n_entries;
+    r->has_classes = c->scan.has_classes;
+    r->n_classes = (uint32_t)c->scan.n_classes;
+    for (size_t i = 0; i < c->scan.n_warnings; i++)
+        info(c->o, "warning: %s", c->scan.warnings[i]);
+    if (c->o->strict && c->scan.skipped.count > 0) {
+        snprintf(err, len, "--strict: %zu file(s) would be skipped, the first: %s: %s", c->scan.skipped.count,
+                 c->scan.skipped.names[0], c->scan.skipped.reasons[0]);
+        return PACK_STRICT;
+    }
+    if (c->scan.n_entries == 0) {
+        snprintf(err, len, "%s: no .jpg, .jpeg or .png files found%s", c->o->src_dir,
+                 c->scan.skipped.count ? " (see the skipped files above)" : "");
+        return PACK_ERROR;
+    }
+    if (c->scan.has_classes && c->scan.n_classes > UINT32_MAX - 1) {
+        snprintf(err, len, "%s: too many classes", c->o->src_dir);
+        return PACK_ERROR;
+    }
+    return PACK_OK;
+}
+
+/* Without --size: the size of the first image (in packed order) that decodes. */
+static int probe_size(pack_ctx *c, char *err, size_t len)
+{
+    char why[256], first_failure[600] = "";
+    size_t plen = strlen(c->o->src_dir) + 2;
+    for (size_t p = 0; p < c->scan.n_entries; p++) {
+        const scan_entry *e = &c->scan.entries[c->order[p]];
+        char *path = malloc(plen + strlen(e->relpath));
+        image_u8 img = {0};
+        if (!path)
+            break;
+        sprintf(path, "%s/%s", c->o->src_dir, e->relpath);
+        image_status st = image_load(path, &c->job.opts, &img, why, sizeof why);
+        free(path);
+        if (st == IMAGE_OK) {
+            c->job.height = img.height;
+            c->job.width = img.width;
+            image_free(&img);
+            return 0;
+        }
+        if (!first_failure[0])
+            snprintf(first_failure, sizeof first_failure, " (first: %s: %s: %s)", e->name, image_status_text(st), why);
+    }
+    snprintf(err, len, "none of the %zu image files could be decoded%s", c->scan.n_entries, first_failure);
+    return -1;
+}
+
+static int setup_geometry(pack_ctx *c, char *err, size_t len)
+{
+    const pack_options *o = c->o;
+    c->job.src_dir = o->src_dir;
+    c->job.opts.channels = o->channels;
+    c->job.opts.target_h = o->height;
+    c->job.opts.target_w = o->width;
+    c->job.opts.mode = o->resize;
+    c->job.opts.max_pixels = o->max_pixels;
+    c->job.channels = o->channels;
+    c->job.nhwc = o->layout_nhwc;
+    c->job.height = o->height;
+    c->job.width = o->width;
+    if (o->height == 0 && probe_size(c, err, len) != 0)
+        return -1;
+    uint64_t image_bytes = (uint64_t)c->job.height * c->job.width * c->job.channels;
+    return choose_chunk(image_bytes, c->scan.n_entries, o->batch, o->chunk_images, &c->chunk, err, len);
+}
+
+static void print_plan(pack_ctx *c)
+{
+    char chunk_size[32], shape[96];
+    const decode_job_cfg *j = &c->job;
+    uint64_t k = c->chunk.images;
+    format_bytes(k * j->height * j->width * j->channels, chunk_size, sizeof chunk_size);
+    if (j->nhwc)
+        snprintf(shape, sizeof shape, "%u,%u,%u", j->height, j->width, j->channels);
+    else
+        snprintf(shape, sizeof shape, "%u,%u,%u", j->channels, j->height, j->width);
+    info(c->o, "%zu image files, %s; %d threads", c->scan.n_entries,
+         c->scan.has_classes ? "ImageFolder" : "flat folder (no labels)", c->rep->threads);
+    if (c->scan.has_classes)
+        info(c->o, "%zu classes", c->scan.n_classes);
+    info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
+         c->chunk.reason);
+}
+
+static h5out_geometry geometry_for(const pack_ctx *c, uint64_t n)
+{
+    h5out_geometry g = {n, c->job.channels, c->job.height, c->job.width, c->job.nhwc, c->chunk.images,
+                        c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0, c->o->checksum};
+    return g;
+}
+
+static int open_output(pack_ctx *c, int which, uint64_t n, char *err, size_t len)
+{
+    h5out_geometry g = geometry_for(c, n);
+    if (safeout_create_temp(c->o->out_path, c->temp[which], TEMP_PATH_LEN, err, len) != 0)
+        return -1;
+    c->have_temp[which] = 1;
+    return h5out_create(c->temp[which], &g, &c->out, err, len);
+}
+
+static pack_status pack_images(pack_ctx *c, char *err, size_t len)
+{
+    if (open_output(c, 0, c->scan.n_entries, err, len) != 0)
+        return PACK_ERROR;
+    progress_init(&c->prog, c->o->verbosity >= 1);
+    pipeline_config pc = {c->job, c->scan.entries, c->order, c->scan.n_entries, c->chunk.images,
+                          c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0, c->o->checksum,
+                          c->rep->threads, c->o->strict, c->out, progress_update, &c->prog};
+    pipeline_status st = pipeline_run(&pc, &c->pres, err, len);
+    progress_finish(&c->prog);
+    if (st == PIPELINE_STRICT_STOP) {
+        snprintf(err, len, "--strict: %s: %s", c->pres.skipped.names[0], c->pres.skipped.reasons[0]);
+        return PACK_STRICT;
+    }
+    if (st != PIPELINE_OK)
+        return PACK_ERROR;
+    if (c->pres.converted == 0) {
+        snprintf(err, len, "no image could be converted (%zu skipped)", c->pres.skipped.count);
+        return PACK_ERROR;
+    }
+    return PACK_OK;
+}
+
+/* Skips left the first file with more rows than images: copy its chunks into an exact-size file. */
+static int shrink_to_converted(pack_ctx *c, char *err, size_t len)
+{
+    uint64_t n = c->pres.converted, k = c->chunk.images;
+    if (n == c->scan.n_entries)
+        return 0;
+    if (h5out_close(c->out, err, len) != 0) {
+        c->out = NULL;
+        return -1;
+    }
+    c->out = NULL;
+    info(c->o, "%zu image(s) skipped: copying the %llu images into an exact-size dataset",
+         c->pres.skipped.count, (unsigned long long)n);
+    if (c->chunk.images > n) {
+        snprintf(err, len, "internal: chunk of %llu images above the %llu converted", (unsigned long long)k,
+                 (unsigned long long)n);
+        return -1;
+    }
+    if (open_output(c, 1, n, err, len) != 0 || h5out_copy_chunks(c->out, c->temp[0], (n + k - 1) / k, err, len) != 0)
+        return -1;
+    safeout_discard(c->temp[0]);
+    c->have_temp[0] = 0;
+    c->rep->copied = 1;
+    return 0;
+}
+
+static int write_metadata(pack_ctx *c, char *err, size_t len)
+{
+    uint64_t n = c->pres.converted;
+    uint32_t *labels = malloc(n * sizeof *labels);
+    const char **names = malloc(n * sizeof *names);
+    char compression[32];
+    int rc = -1;
+    if (!labels || !names) {
+        snprintf(err, len, "out of memory for %llu labels", (unsigned long long)n);
+        goto done;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        labels[i] = c->scan.entries[c->pres.kept[i]].label;
+        names[i] = c->scan.entries[c->pres.kept[i]].name;
+    }
+    compression_text(c->o, compression, sizeof compression);
+    h5out_metadata m = {n, c->scan.has_classes, labels, (const char *const *)c->scan.classes,
+                        (uint32_t)c->scan.n_classes, names, &c->rep->skipped,
+                        c->o->height ? resize_mode_name(c->o->resize) : "none",
+                        {0}, {0}, (int64_t)c->chunk.images, (int64_t)c->chunk.target_bytes,
+                        (int64_t)c->o->batch, (int64_t)c->o->seed, c->chunk.reason, compression,
+                        c->o->checksum, !c->o->keep_order};
+    memcpy(m.mean, c->rep->mean, sizeof m.mean);
+    memcpy(m.std, c->rep->std, sizeof m.std);
+    rc = h5out_write_metadata(c->out, &m, err, len);
+done:
+    free(labels);
+    free(names);
+    return rc;
+}
+
+static int fill_report(pack_ctx *c)
+{
+    pack_report *r = c->rep;
+    r->converted = c->pres.converted;
+    r->height = c->job.height;
+    r->width = c->job.width;
+    r->channels = c->job.channels;
+    r->nhwc = c->job.nhwc;
+    r->chunk_images = c->chunk.images;
+    r->chunks = c->pres.chunks_written;
+    snprintf(r->chunk_reason, sizeof r->chunk_reason, "%s", c->chunk.reason);
+    r->bytes_stored = c->pres.bytes_written;
+    r->bytes_raw = r->converted * r->height * r->width * r->channels;
+    uint64_t count = r->converted * r->height * r->width;
+    for (uint32_t ch = 0; ch < r->channels; ch++)
+        pixel_mean_std(c->pres.sum[ch], c->pres.sum_sq[ch], count, &r->mean[ch], &r->std[ch]);
+    if (skip_list_append(&r->skipped, &c->scan.skipped) != 0 ||
+        skip_list_append(&r->skipped, &c->pres.skipped) != 0)
+        return -1;
+    r->warnings = c->scan.warnings; /* handed over */
+    r->n_warnings = c->scan.n_warnings;
+    c->scan.warnings = NULL;
+    c->scan.n_warnings = 0;
+    return 0;
+}
+
+static int finish_file(pack_ctx *c, char *err, size_t len)
+{
+    int rc = h5out_close(c->out, err, len);
+    c->out = NULL;
+    int which = c->have_temp[1] ? 1 : 0;
+    if (rc == 0 && safeout_commit(c->temp[which], c->o->out_path, err, len) == 0) {
+        c->have_temp[which] = 0;
+        return 0;
+    }
+    return -1;
+}
+
+static void cleanup(pack_ctx *c)
+{
+    h5out_close(c->out, NULL, 0);
+    for (int i = 0; i < 2; i++)
+        if (c->have_temp[i])
+            safeout_discard(c->temp[i]);
+    pipeline_result_free(&c->pres);
+    scan_free(&c->scan);
+    free(c->order);
+}
+
+static int default_threads(int requested)
+{
+    long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
+}
+
+pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t err_len)
+{
+    pack_ctx c;
+    memset(&c, 0, sizeof c);
+    memset(rep, 0, sizeof *rep);
+    c.o = o;
+    c.rep = rep;
+    double start = monotonic_seconds();
+    rep->threads = default_threads(o->threads);
+    pack_status st = PACK_ERROR;
+    if (safeout_check_destination(o->out_path, o->force, err, err_len) != 0)
+        goto done;
+    if ((st = scan_step(&c, err, err_len)) != PACK_OK)
+        goto done;
+    st = PACK_ERROR;
+    if (!(c.order = pack_order(c.scan.n_entries, o->seed, o->keep_order))) {
+        snprintf(err, err_len, "out of memory");
+        goto done;
+    }
+    if (setup_geometry(&c, err, err_len) != 0)
+        goto done;
+    print_plan(&c);
+    if ((st = pack_images(&c, err, err_len)) != PACK_OK)
+        goto done;
+    st = PACK_ERROR;
+    if (fill_report(&c) != 0 || shrink_to_converted(&c, err, err_len) != 0 || write_metadata(&c, err, err_len) != 0 ||
+        finish_file(&c, err, err_len) != 0)
+        goto done;
+    st = PACK_OK;
+done:
+    if (st != PACK_OK && !rep->skipped.count) {
+        skip_list_append(&rep->skipped, &c.scan.skipped);
+        skip_list_append(&rep->skipped, &c.pres.skipped);
+    }
+    cleanup(&c);
+    rep->seconds = monotonic_seconds() - start;
+    return st;
+}
+
+void pack_report_free(pack_report *rep)
+{
+    skip_list_free(&rep->skipped);
+    for (size_t i = 0; i < rep->n_warnings; i++)
+        free(rep->warnings[i]);
+    free(rep->warnings);
+    memset(rep, 0, sizeof *rep);
+}

@@ -1,0 +1,412 @@
+/* pipeline.c - worker threads (decode, then compress) and the in-order placer/writer (calling thread).
+ *
+ * Shared state, all under one mutex:
+ *   slots:  a ring of n_slots decoded images; packed position p uses slot p % n_slots. Workers take
+ *           positions in order (next_decode) but never more than n_slots ahead of `consumed`, the next
+ *           position the placer needs. EMPTY -> BUSY (worker decodes) -> DONE (placer copies) -> EMPTY.
+ *   chunks: a ring of chunk buffers. FREE -> FILLING (placer copies images in) -> TO_FILTER (workers
+ *           compress and checksum; skipped without filters) -> READY -> written in chunk order -> FREE.
+ * Workers prefer filtering over decoding so chunks never pile up; the placer writes READY chunks first. */
+#include "pipeline.h"
+
+#include <errno.h>
+#include <libdeflate.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef enum slot_state { SLOT_EMPTY = 0, SLOT_BUSY, SLOT_DONE } slot_state;
+typedef enum chunk_state { CHUNK_FREE = 0, CHUNK_FILLING, CHUNK_TO_FILTER, CHUNK_FILTERING, CHUNK_READY } chunk_state;
+
+typedef struct slot {
+    slot_state state;
+    decoded_image img;
+} slot;
+
+typedef struct chunk_buf {
+    chunk_state state;
+    uint64_t index;     /* chunk number in the dataset */
+    uint8_t *raw;       /* K images in the dataset's layout */
+    uint8_t *filtered;  /* deflated (+ fletcher32) bytes, when filters are on */
+    size_t stored_size; /* bytes to write */
+    int failed;         /* filtering failed */
+} chunk_buf;
+
+typedef struct pipeline {
+    const pipeline_config *cfg;
+    int filtered;
+    size_t image_bytes, chunk_bytes, filtered_cap;
+    slot *slots;
+    size_t n_slots;
+    chunk_buf *chunks;
+    size_t n_chunks;
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, main_cv;
+    size_t next_decode, consumed;
+    uint64_t chunks_started, chunks_written;
+    int stop;
+    pthread_t *threads;
+    int n_threads;
+} pipeline;
+
+/* Placer-side state of the chunk being filled. */
+typedef struct placer {
+    chunk_buf *filling;
+    uint64_t filled; /* images in it */
+} placer;
+
+/* ---- workers ------------------------------------------------------------------------------------- */
+
+static chunk_buf *lowest_chunk_in_state(pipeline *p, chunk_state state)
+{
+    chunk_buf *best = NULL;
+    for (size_t i = 0; i < p->n_chunks; i++)
+        if (p->chunks[i].state == state && (!best || p->chunks[i].index < best->index))
+            best = &p->chunks[i];
+    return best;
+}
+
+static void store_le32(uint8_t *dst, uint32_t v)
+{
+    dst[0] = (uint8_t)v;
+    dst[1] = (uint8_t)(v >> 8);
+    dst[2] = (uint8_t)(v >> 16);
+    dst[3] = (uint8_t)(v >> 24);
+}
+
+/* Applies the dataset's filter pipeline to one chunk: deflate (zlib stream, as HDF5's filter reads it),
+ * then fletcher32 over the result. Returns 0, or -1 when the compressor is unavailable. */
+static int filter_chunk(pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
+{
+    size_t n = p->chunk_bytes;
+    if (p->cfg->gzip_level > 0) {
+        if (!*comp && !(*comp = libdeflate_alloc_compressor(p->cfg->gzip_level)))
+            return -1;
+        n = libdeflate_zlib_compress(*comp, cb->raw, p->chunk_bytes, cb->filtered, p->filtered_cap - 4);
+        if (n == 0)
+            return -1;
+    } else {
+        memcpy(cb->filtered, cb->raw, n);
+    }
+    if (p->cfg->checksum) {
+        store_le32(cb->filtered + n, fletcher32_hdf5(cb->filtered, n));
+        n += 4;
+    }
+    cb->stored_size = n;
+    return 0;
+}
+
+static void worker_filter(pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
+{
+    cb->state = CHUNK_FILTERING;
+    pthread_mutex_unlock(&p->mu);
+    int rc = filter_chunk(p, cb, comp);
+    pthread_mutex_lock(&p->mu);
+    cb->failed = rc != 0;
+    cb->state = CHUNK_READY;
+    pthread_cond_signal(&p->main_cv);
+}
+
+static void worker_decode(pipeline *p)
+{
+    size_t pos = p->next_decode++;
+    slot *s = &p->slots[pos % p->n_slots];
+    s->state = SLOT_BUSY;
+    pthread_mutex_unlock(&p->mu);
+    const pipeline_config *cfg = p->cfg;
+    decode_entry(&cfg->job, cfg->entries[cfg->order[pos]].relpath, &s->img);
+    pthread_mutex_lock(&p->mu);
+    s->state = SLOT_DONE;
+    pthread_cond_signal(&p->main_cv);
+}
+
+static void *worker_main(void *arg)
+{
+    pipeline *p = arg;
+    struct libdeflate_compressor *comp = NULL;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop) {
+        chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_TO_FILTER);
+        if (cb)
+            worker_filter(p, cb, &comp);
+        else if (p->next_decode < p->cfg->n && p->next_decode < p->consumed + p->n_slots)
+            worker_decode(p);
+        else
+            pthread_cond_wait(&p->work_cv, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (comp)
+        libdeflate_free_compressor(comp);
+    return NULL;
+}
+
+/* ---- setup --------------------------------------------------------------------------------------- */
+
+static int allocate_buffers(pipeline *p)
+{
+    const pipeline_config *cfg = p->cfg;
+    p->image_bytes = (size_t)cfg->job.height * cfg->job.width * cfg->job.channels;
+    p->chunk_bytes = p->image_bytes * cfg->chunk_images;
+    p->filtered = cfg->gzip_level > 0 || cfg->checksum;
+    p->n_slots = 2 * (size_t)cfg->threads + 2;
+    p->n_chunks = p->filtered ? (size_t)cfg->threads + 2 : 3;
+    p->slots = calloc(p->n_slots, sizeof *p->slots);
+    p->chunks = calloc(p->n_chunks, sizeof *p->chunks);
+    if (!p->slots || !p->chunks)
+        return -1;
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (!(p->slots[i].img.pixels = malloc(p->image_bytes)))
+            return -1;
+    p->filtered_cap = p->chunk_bytes + p->chunk_bytes / 64 + 1024 + 4; /* above libdeflate's bound */
+    for (size_t i = 0; i < p->n_chunks; i++) {
+        if (!(p->chunks[i].raw = malloc(p->chunk_bytes)))
+            return -1;
+        if (p->filtered && !(p->chunks[i].filtered = malloc(p->filtered_cap)))
+            return -1;
+    }
+    return 0;
+}
+
+static void free_buffers(pipeline *p)
+{
+    for (size_t i = 0; p->slots && i < p->n_slots; i++)
+        free(p->slots[i].img.pixels);
+    for (size_t i = 0; p->chunks && i < p->n_chunks; i++) {
+        free(p->chunks[i].raw);
+        free(p->chunks[i].filtered);
+    }
+    free(p->slots);
+    free(p->chunks);
+}
+
+static int start_workers(pipeline *p)
+{
+    p->threads = calloc((size_t)p->cfg->threads, sizeof *p->threads);
+    if (!p->threads)
+        return -1;
+    for (int i = 0; i < p->cfg->threads; i++) {
+        if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0)
+            return -1;
+        p->n_threads++;
+    }
+    return 0;
+}
+
+static void stop_workers(pipeline *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->n_threads; i++)
+        pthread_join(p->threads[i], NULL);
+    free(p->threads);
+}
+
+/* ---- placer / writer (calling thread) ------------------------------------------------------------ */
+
+static void submit_chunk(pipeline *p, chunk_buf *cb)
+{
+    cb->stored_size = p->chunk_bytes;
+    cb->state = p->filtered ? CHUNK_TO_FILTER : CHUNK_READY;
+    if (p->filtered)
+        pthread_cond_broadcast(&p->work_cv);
+}
+
+/* Writes the READY chunk CB (called with the lock held; releases it during the write). */
+static int write_ready_chunk(pipeline *p, chunk_buf *cb, pipeline_result *res, char *err, size_t len)
+{
+    if (cb->failed) {
+        snprintf(err, len, "cannot compress chunk %llu: compressor unavailable (out of memory?)",
+                 (unsigned long long)cb->index);
+        return -1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    const void *data = p->filtered ? (const void *)cb->filtered : (const void *)cb->raw;
+    int rc = h5out_write_chunk(p->cfg->out, cb->index, data, cb->stored_size, err, len);
+    pthread_mutex_lock(&p->mu);
+    if (rc == 0) {
+        res->bytes_written += cb->stored_size;
+        res->chunks_written++;
+        p->chunks_written++;
+        cb->state = CHUNK_FREE;
+    }
+    return rc;
+}
+
+static chunk_buf *next_ready_chunk(pipeline *p)
+{
+    for (size_t i = 0; i < p->n_chunks; i++)
+        if (p->chunks[i].state == CHUNK_READY && p->chunks[i].index == p->chunks_written)
+            return &p->chunks[i];
+    return NULL;
+}
+
+/* Puts the decoded image of position POS in place (lock NOT held: the slot and the filling chunk belong
+ * to the placer now). Returns PIPELINE_OK, or the status that ends the run. */
+static pipeline_status place_image(pipeline *p, size_t pos, decoded_image *img, placer *pl,
+                                   pipeline_result *res, char *err, size_t len)
+{
+    const pipeline_config *cfg = p->cfg;
+    const scan_entry *e = &cfg->entries[cfg->order[pos]];
+    switch (img->outcome) {
+    case DECODE_OK:
+        memcpy(pl->filling->raw + pl->filled * p->image_bytes, img->pixels, p->image_bytes);
+        pl->filled++;
+        res->kept[res->converted++] = cfg->order[pos];
+        for (uint32_t c = 0; c < cfg->job.channels; c++) {
+            res->sum[c] += img->sum[c];
+            res->sum_sq[c] += img->sum_sq[c];
+        }
+        return PIPELINE_OK;
+    case DECODE_SKIP:
+        if (skip_list_add(&res->skipped, e->name, img->reason) != 0) {
+            snprintf(err, len, "out of memory");
+            return PIPELINE_ERROR;
+        }
+        return cfg->strict ? PIPELINE_STRICT_STOP : PIPELINE_OK;
+    case DECODE_SIZE_MISMATCH:
+        snprintf(err, len,
+                 "%s: image is %ux%u (HxW) but the first image is %ux%u: images of different sizes need "
+                 "--size HxW (e.g. --size %ux%u) to be packed together",
+                 e->name, img->src_height, img->src_width, cfg->job.height, cfg->job.width, cfg->job.height,
+                 cfg->job.width);
+        return PIPELINE_ERROR;
+    default:
+        snprintf(err, len, "%s: %s", e->name, img->reason);
+        return PIPELINE_ERROR;
+    }
+}
+
+static void wait_main(pipeline *p)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 150 * 1000 * 1000; /* wake up for the progress bar */
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&p->main_cv, &p->mu, &until);
+}
+
+/* Takes a FREE chunk buffer for the next chunk. Returns 0, or -1 when none is free yet. */
+static int start_chunk(pipeline *p, placer *pl)
+{
+    chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_FREE);
+    if (!cb)
+        return -1;
+    cb->state = CHUNK_FILLING;
+    cb->index = p->chunks_started++;
+    cb->failed = 0;
+    pl->filling = cb;
+    pl->filled = 0;
+    return 0;
+}
+
+/* Consumes the DONE slot of position p->consumed. */
+static pipeline_status consume_slot(pipeline *p, slot *s, placer *pl, pipeline_result *res, char *err,
+                                    size_t len)
+{
+    size_t pos = p->consumed;
+    pthread_mutex_unlock(&p->mu);
+    pipeline_status st = place_image(p, pos, &s->img, pl, res, err, len);
+    pthread_mutex_lock(&p->mu);
+    s->state = SLOT_EMPTY;
+    p->consumed++;
+    pthread_cond_broadcast(&p->work_cv);
+    if (pl->filling && pl->filled == p->cfg->chunk_images) {
+        submit_chunk(p, pl->filling);
+        pl->filling = NULL;
+    }
+    return st;
+}
+
+/* Zero-pads and submits the last, partly filled chunk. */
+static void finish_last_chunk(pipeline *p, placer *pl)
+{
+    size_t used = pl->filled * p->image_bytes;
+    memset(pl->filling->raw + used, 0, p->chunk_bytes - used);
+    submit_chunk(p, pl->filling);
+    pl->filling = NULL;
+}
+
+/* One step of the placer; *DONE set when everything is written. Called with the lock held. */
+static pipeline_status placer_step(pipeline *p, placer *pl, pipeline_result *res, int *done, char *err,
+                                   size_t len)
+{
+    chunk_buf *ready = next_ready_chunk(p);
+    if (ready)
+        return write_ready_chunk(p, ready, res, err, len) == 0 ? PIPELINE_OK : PIPELINE_ERROR;
+    if (p->consumed == p->cfg->n) {
+        if (pl->filling)
+            finish_last_chunk(p, pl);
+        else if (p->chunks_written == p->chunks_started)
+            *done = 1;
+        else
+            wait_main(p);
+        return PIPELINE_OK;
+    }
+    slot *s = &p->slots[p->consumed % p->n_slots];
+    if (s->state != SLOT_DONE || (s->img.outcome == DECODE_OK && !pl->filling && start_chunk(p, pl) != 0)) {
+        wait_main(p);
+        return PIPELINE_OK;
+    }
+    return consume_slot(p, s, pl, res, err, len);
+}
+
+static pipeline_status run_placer(pipeline *p, pipeline_result *res, char *err, size_t len)
+{
+    placer pl = {NULL, 0};
+    int done = 0;
+    pipeline_status st = PIPELINE_OK;
+    pthread_mutex_lock(&p->mu);
+    while (!done && st == PIPELINE_OK) {
+        st = placer_step(p, &pl, res, &done, err, len);
+        if (p->cfg->progress) {
+            size_t consumed = p->consumed;
+            uint64_t converted = res->converted;
+            pthread_mutex_unlock(&p->mu);
+            p->cfg->progress(p->cfg->progress_ctx, consumed, p->cfg->n, converted);
+            pthread_mutex_lock(&p->mu);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return st;
+}
+
+pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, char *err, size_t err_len)
+{
+    pipeline p;
+    memset(&p, 0, sizeof p);
+    memset(res, 0, sizeof *res);
+    p.cfg = cfg;
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.work_cv, NULL);
+    pthread_cond_init(&p.main_cv, NULL);
+    pipeline_status st = PIPELINE_ERROR;
+    res->kept = malloc((cfg->n ? cfg->n : 1) * sizeof *res->kept);
+    if (!res->kept || allocate_buffers(&p) != 0) {
+        snprintf(err, err_len, "out of memory for %zu decode buffers and %zu chunk buffers", p.n_slots,
+                 p.n_chunks);
+    } else if (start_workers(&p) != 0) {
+        snprintf(err, err_len, "cannot start %d threads: %s", cfg->threads, strerror(errno));
+    } else {
+        st = run_placer(&p, res, err, err_len);
+    }
+    stop_workers(&p);
+    free_buffers(&p);
+    pthread_cond_destroy(&p.main_cv);
+    pthread_cond_destroy(&p.work_cv);
+    pthread_mutex_destroy(&p.mu);
+    return st;
+}
+
+void pipeline_result_free(pipeline_result *res)
+{
+    free(res->kept);
+    skip_list_free(&res->skipped);
+    memset(res, 0, sizeof *res);
+}

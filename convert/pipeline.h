@@ -1,0 +1,56 @@
+/* pipeline.h - the parallel part of a conversion: worker threads decode the images of the packed order and
+ * compress finished chunks; the calling thread places each decoded image in order, fills chunks and
+ * writes them with H5Dwrite_chunk while the workers go on.
+ *
+ * Determinism: images are placed strictly in packed order once the outcome of every earlier image is
+ * known, so a skipped image shifts the later ones and leaves no hole; chunk bytes and per-channel integer
+ * sums are therefore the same for every thread count. Memory: 2*threads+2 decoded images and
+ * threads+2 chunk buffers (twice that with compression), never the dataset. */
+#ifndef H5PACK_PIPELINE_H
+#define H5PACK_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decodejob.h"
+#include "h5out.h"
+#include "scan.h"
+
+typedef void (*pipeline_progress_fn)(void *ctx, uint64_t done, uint64_t total, uint64_t converted);
+
+typedef struct pipeline_config {
+    decode_job_cfg job;
+    const scan_entry *entries; /* the scanned files */
+    const size_t *order;       /* n positions: entries[order[p]] is packed p-th */
+    size_t n;
+    uint64_t chunk_images;     /* K */
+    int gzip_level;            /* 0 = none */
+    int checksum;
+    int threads;               /* >= 1 */
+    int strict;                /* stop at the first skipped image */
+    h5out *out;                /* dataset created with n rows (or more) */
+    pipeline_progress_fn progress; /* called often from the calling thread (may be NULL) */
+    void *progress_ctx;
+} pipeline_config;
+
+typedef enum pipeline_status {
+    PIPELINE_OK = 0,
+    PIPELINE_ERROR,       /* I/O, HDF5, memory, or images of different sizes without --size */
+    PIPELINE_STRICT_STOP  /* --strict and an image would be skipped: skipped holds it */
+} pipeline_status;
+
+typedef struct pipeline_result {
+    size_t *kept;          /* converted images: entry indices in packed order (malloc'ed) */
+    uint64_t converted;
+    skip_list skipped;     /* decode failures in packed order */
+    uint64_t sum[3], sum_sq[3];
+    uint64_t chunks_written, bytes_written; /* bytes as stored (after compression) */
+} pipeline_result;
+
+/* Runs the conversion. ERR gets the message of PIPELINE_ERROR. The result is filled in every case and
+ * freed with pipeline_result_free. */
+pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, char *err, size_t err_len);
+
+void pipeline_result_free(pipeline_result *res);
+
+#endif

@@ -1,0 +1,143 @@
+/* safeout.c - temporary output files, atomic rename, removal on signals. */
+#include "safeout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SAFEOUT_MAX_TEMPS 4
+#define SAFEOUT_PATH_MAX 4096
+
+/* Global on purpose: the signal handler must find the temp files. Written only by the main thread; a
+ * slot's path is complete before its flag is set. */
+static char temp_paths[SAFEOUT_MAX_TEMPS][SAFEOUT_PATH_MAX];
+static volatile sig_atomic_t temp_used[SAFEOUT_MAX_TEMPS];
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < SAFEOUT_MAX_TEMPS; i++)
+        if (temp_used[i])
+            unlink(temp_paths[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void safeout_install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static void register_temp(const char *path)
+{
+    for (int i = 0; i < SAFEOUT_MAX_TEMPS; i++)
+        if (!temp_used[i]) {
+            snprintf(temp_paths[i], SAFEOUT_PATH_MAX, "%s", path);
+            temp_used[i] = 1;
+            return;
+        }
+}
+
+static void unregister_temp(const char *path)
+{
+    for (int i = 0; i < SAFEOUT_MAX_TEMPS; i++)
+        if (temp_used[i] && strcmp(temp_paths[i], path) == 0)
+            temp_used[i] = 0;
+}
+
+int safeout_check_destination(const char *out, int force, char *err, size_t err_len)
+{
+    struct stat st;
+    if (stat(out, &st) != 0)
+        return 0;
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, err_len, "%s: is a folder; give the output file's name", out);
+        return -1;
+    }
+    if (!force) {
+        snprintf(err, err_len, "%s: already exists; use --force to overwrite it", out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Folder and base name of PATH (copies). */
+static void split_path(const char *path, char *dir, char *base, size_t len)
+{
+    char a[SAFEOUT_PATH_MAX], b[SAFEOUT_PATH_MAX];
+    snprintf(a, sizeof a, "%s", path);
+    snprintf(b, sizeof b, "%s", path);
+    snprintf(dir, len, "%s", dirname(a));
+    snprintf(base, len, "%s", basename(b));
+}
+
+int safeout_create_temp(const char *out, char *temp, size_t temp_len, char *err, size_t err_len)
+{
+    char dir[SAFEOUT_PATH_MAX], base[SAFEOUT_PATH_MAX];
+    split_path(out, dir, base, sizeof dir);
+    if ((size_t)snprintf(temp, temp_len, "%s/.%s.h5pack-XXXXXX", dir, base) >= temp_len) {
+        snprintf(err, err_len, "%s: path too long", out);
+        return -1;
+    }
+    int fd = mkstemp(temp);
+    if (fd < 0) {
+        snprintf(err, err_len, "%s: cannot create a temporary file in %s: %s", out, dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    register_temp(temp);
+    return 0;
+}
+
+void safeout_discard(const char *temp)
+{
+    unlink(temp);
+    unregister_temp(temp);
+}
+
+/* umask() can only be read by setting it: done once the workers are gone. mkstemp made the file 0600;
+ * the finished file gets the permissions any new file would get. */
+static mode_t current_umask(void)
+{
+    mode_t m = umask(022);
+    umask(m);
+    return m;
+}
+
+static int fsync_path(const char *path, int flags)
+{
+    int fd = open(path, flags);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int safeout_commit(const char *temp, const char *out, char *err, size_t err_len)
+{
+    char dir[SAFEOUT_PATH_MAX], base[SAFEOUT_PATH_MAX];
+    if (fsync_path(temp, O_RDONLY) != 0) {
+        snprintf(err, err_len, "%s: cannot flush to disk: %s", temp, strerror(errno));
+        return -1;
+    }
+    if (chmod(temp, 0666 & ~current_umask()) != 0 || rename(temp, out) != 0) {
+        snprintf(err, err_len, "%s: cannot move the finished file into place: %s", out, strerror(errno));
+        return -1;
+    }
+    unregister_temp(temp);
+    split_path(out, dir, base, sizeof dir);
+    fsync_path(dir, O_RDONLY | O_DIRECTORY); /* best effort: some file systems refuse */
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* safeout.h - never a broken file under the final name: write a hidden temporary file beside OUT, then
+ * H5Fclose, fsync and rename() it into place. SIGINT, SIGTERM and SIGHUP remove the temporary files that
+ * are registered here before the default action ends the process. A kill -9 can leave a
+ * ".NAME.h5pack-XXXXXX" file beside OUT, never a partial OUT. */
+#ifndef H5PACK_SAFEOUT_H
+#define H5PACK_SAFEOUT_H
+
+#include <stddef.h>
+
+/* OUT must not exist unless FORCE, and must not be a folder. Returns 0, or -1 with a message. */
+int safeout_check_destination(const char *out, int force, char *err, size_t err_len);
+
+/* Creates an empty hidden temp file in OUT's folder and registers it for removal on signals; its path goes
+ * to TEMP (TEMP_LEN >= 4096 is enough). Returns 0, or -1 with a message. */
+int safeout_create_temp(const char *out, char *temp, size_t temp_len, char *err, size_t err_len);
+
+/* Removes TEMP and unregisters it. */
+void safeout_discard(const char *temp);
+
+/* fsync TEMP, rename it to OUT, fsync OUT's folder, unregister TEMP. Returns 0, or -1 with a message. */
+int safeout_commit(const char *temp, const char *out, char *err, size_t err_len);
+
+/* SIGINT/SIGTERM/SIGHUP: remove the registered temp files, then die of the signal as usual. */
+void safeout_install_signal_handlers(void);
+
+#endif
