@@ -47,7 +47,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/h5pack DESTINATION ${H5PACK_INSTA
 set(H5PACK_CONFIG_HAVE_CUDA ${H5PACK_HAVE_CUDA})
 set(H5PACK_CONFIG_HAVE_OPENMP ${H5PACK_HAVE_OPENMP})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/h5packConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/h5packConfig.cmake INSTALL_DESTINATION ${H5PACK_INSTALL_CMAKEDIR})
+  ${PROJECT_BINARY_DIR}/h5packConfig.cmake INSTALL_DESTINATION ${H5PACK_INSTALL_CMAKEDIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR H5PACK_INSTALL_PYTHONDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/h5packConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/h5packConfig.cmake ${PROJECT_BINARY_DIR}/h5packConfigVersion.cmake
@@ -56,6 +57,7 @@ install(FILES ${PROJECT_BINARY_DIR}/h5packConfig.cmake ${PROJECT_BINARY_DIR}/h5p
 # ---- pkg-config ----------------------------------------------------------------------------------------
 # prefix relative to the .pc file's folder (${pcfiledir}), so --prefix at install time is honoured.
 file(RELATIVE_PATH H5PACK_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+string(REGEX REPLACE "/$" "" H5PACK_PC_TO_PREFIX "${H5PACK_PC_TO_PREFIX}")
 set(H5PACK_PC_LIBS_PRIVATE "-lm -lpthread")
 if(H5PACK_HAVE_OPENMP)
   string(APPEND H5PACK_PC_LIBS_PRIVATE " ${OpenMP_C_FLAGS}")
