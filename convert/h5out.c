@@ -204,6 +204,44 @@ done:
     return rc;
 }
 
+static int copy_rows(h5out *o, hid_t src, uint64_t n, uint8_t *buf)
+{
+    hsize_t start[4] = {0, 0, 0, 0}, count[4];
+    image_dims(&o->g, n, count);
+    hid_t fspace = H5Dget_space(src), mspace = H5Screate_simple(4, count, NULL);
+    int rc = -1;
+    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+        H5Dread(src, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf) >= 0 &&
+        H5Dwrite(o->images, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+        rc = 0;
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    return rc;
+}
+
+int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t err_len)
+{
+    int rc = -1;
+    uint8_t *buf = malloc((size_t)n * o->g.channels * o->g.height * o->g.width);
+    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    if (!buf)
+        snprintf(err, err_len, "out of memory copying %llu images", (unsigned long long)n);
+    else if (file < 0 || (dset = H5Dopen2(file, "images", H5P_DEFAULT)) < 0)
+        h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
+    else if (copy_rows(o, dset, n, buf) != 0)
+        h5_fail(err, err_len, "cannot copy %llu images from %s", (unsigned long long)n, from);
+    else
+        rc = 0;
+    free(buf);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}
+
 /* ---- metadata ------------------------------------------------------------------------------------ */
 
 static hid_t untimed_dcpl(void)

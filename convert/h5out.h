@@ -49,6 +49,10 @@ int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, c
  * used when skipped images leave the first file with more rows than images. */
 int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, size_t err_len);
 
+/* Copies the first N images of file FROM through H5Dread/H5Dwrite (HDF5 applies the filters): for the
+ * case where the first file's chunk holds more images than were converted. Bounded by one chunk. */
+int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t err_len);
+
 /* Writes labels, classes, filenames, skipped/ and all attributes. */
 int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len);
 

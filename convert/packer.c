@@ -192,29 +192,33 @@ static pack_status pack_images(pack_ctx *c, char *err, size_t len)
     return PACK_OK;
 }
 
-/* Skips left the first file with more rows than images: copy its chunks into an exact-size file. */
+/* Skips left the first file with more rows than images: copy them into an exact-size file. The chunk
+ * choice is redone for the exact count; it only changes when one chunk held the whole first file. */
 static int shrink_to_converted(pack_ctx *c, char *err, size_t len)
 {
     uint64_t n = c->pres.converted, k = c->chunk.images;
+    uint64_t image_bytes = (uint64_t)c->job.height * c->job.width * c->job.channels;
     if (n == c->scan.n_entries)
         return 0;
-    if (h5out_close(c->out, err, len) != 0) {
-        c->out = NULL;
-        return -1;
-    }
+    int rc = h5out_close(c->out, err, len);
     c->out = NULL;
-    info(c->o, "%zu image(s) skipped: copying the %llu images into an exact-size dataset",
-         c->pres.skipped.count, (unsigned long long)n);
-    if (c->chunk.images > n) {
-        snprintf(err, len, "internal: chunk of %llu images above the %llu converted", (unsigned long long)k,
-                 (unsigned long long)n);
+    if (rc != 0 || choose_chunk(image_bytes, n, c->o->batch, c->o->chunk_images, &c->chunk, err, len) != 0)
         return -1;
-    }
-    if (open_output(c, 1, n, err, len) != 0 || h5out_copy_chunks(c->out, c->temp[0], (n + k - 1) / k, err, len) != 0)
+    info(c->o, "%zu image(s) skipped: copying the %llu images into an exact-size dataset", c->pres.skipped.count,
+         (unsigned long long)n);
+    if (open_output(c, 1, n, err, len) != 0)
+        return -1;
+    if (c->chunk.images == k)
+        rc = h5out_copy_chunks(c->out, c->temp[0], (n + k - 1) / k, err, len);
+    else
+        rc = h5out_copy_rows(c->out, c->temp[0], n, err, len);
+    if (rc != 0)
         return -1;
     safeout_discard(c->temp[0]);
     c->have_temp[0] = 0;
     c->rep->copied = 1;
+    c->rep->chunk_images = c->chunk.images;
+    snprintf(c->rep->chunk_reason, sizeof c->rep->chunk_reason, "%s", c->chunk.reason);
     return 0;
 }
 
