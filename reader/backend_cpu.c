@@ -155,45 +155,8 @@ static void cpu_destroy(backend *b)
 static const backend_ops cpu_ops = {cpu_host_input, cpu_host_labels, cpu_submit, cpu_resubmit,
                                     cpu_output,     cpu_release,     cpu_times,  cpu_destroy};
 
-/* 1 when slots x batch x C x H x W x 4 bytes does not fit in a size_t. */
-static int ring_bytes_overflow(const backend_params *p)
-{
-    size_t n = 4;
-    size_t factors[5] = {p->channels, p->height, p->width, p->batch_size, (size_t)p->slots};
-    for (int i = 0; i < 5; i++)
-        if (__builtin_mul_overflow(n, factors[i], &n))
-            return 1;
-    return n > SIZE_MAX / 2;
-}
-
-/* Rejects parameters the conversion cannot honour, with the reason in ERR. */
-static int check_params(const backend_params *p, char *err, size_t err_len)
-{
-    const char *why = NULL;
-    if (p->channels < 1 || p->channels > H5PACK_MAX_CHANNELS)
-        why = "channels must be 1..4";
-    else if (p->height < 1 || p->width < 1)
-        why = "image height and width must be at least 1";
-    else if (p->batch_size < 1 || p->slots < 1)
-        why = "batch size and ring slots must be at least 1";
-    else if ((p->in_layout != H5PACK_LAYOUT_NCHW && p->in_layout != H5PACK_LAYOUT_NHWC) ||
-             (p->out_layout != H5PACK_LAYOUT_NCHW && p->out_layout != H5PACK_LAYOUT_NHWC))
-        why = "layouts must be NCHW or NHWC";
-    else if ((unsigned)p->dtype > H5PACK_DTYPE_UINT8)
-        why = "unknown output dtype";
-    else if (p->crop_padding < 0)
-        why = "crop padding must be >= 0";
-    for (uint32_t c = 0; !why && c < p->channels && p->dtype != H5PACK_DTYPE_UINT8; c++)
-        if (!(p->std[c] != 0.0f) || p->std[c] != p->std[c] || p->mean[c] != p->mean[c])
-            why = "std must be non-zero and mean/std finite numbers";
-    if (!why && ring_bytes_overflow(p))
-        why = "batch ring size overflows size_t";
-    if (why) {
-        snprintf(err, err_len, "backend: %s", why);
-        return H5PACK_EINVAL;
-    }
-    return H5PACK_OK;
-}
+/* Defined in backend_common.c, shared with the CUDA backend (not in backend.h, which is fixed). */
+int backend_check_params(const backend_params *p, char *err, size_t err_len);
 
 static void *alloc_aligned(size_t bytes)
 {
@@ -204,7 +167,7 @@ static void *alloc_aligned(size_t bytes)
 int backend_cpu_create(const backend_params *p, backend **out, char *err, size_t err_len)
 {
     *out = NULL;
-    int rc = check_params(p, err, err_len);
+    int rc = backend_check_params(p, err, err_len);
     if (rc != H5PACK_OK)
         return rc;
     cpu_backend *cb = calloc(1, sizeof *cb);
