@@ -1,0 +1,228 @@
+/* test_reader_data.c - what the reader delivers: every sample exactly once per epoch for every order
+ * (by indices and by content), contents equal to H5Dread of the same rows, labels, float32 equal to
+ * (x/255 - mean)/std, NHWC and gzip files, ranks disjoint and complete, determinism of the seed. */
+#include <math.h>
+
+#include "h5file.h"
+#include "h5pack.h"
+
+static char path_nchw[256], path_gzip[256], path_nhwc[256];
+static const h5spec spec_nchw = {203, 3, 5, 4, 8, 0, 0, 1, 1, 0, 0};
+static const h5spec spec_gzip = {150, 1, 6, 7, 16, 0, 4, 1, 0, 0, 0};
+static const h5spec spec_nhwc = {97, 3, 4, 6, 5, 1, 0, 0, 0, 0, 0};
+
+static uint8_t *read_all_with_hdf5(const char *path, const h5spec *sp)
+{
+    size_t img = (size_t)sp->c * sp->h * sp->w;
+    uint8_t *all = malloc(sp->n * img);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "images", H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0);
+    H5Dclose(d), H5Fclose(f);
+    return all;
+}
+
+static h5pack_config base_config(h5pack_order order, size_t batch)
+{
+    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
+    c.order = order, c.batch_size = batch, c.epochs = 2, c.threads = 2, c.prefetch = 3;
+    c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.output_layout = H5PACK_LAYOUT_AUTO;
+    c.cache_bytes = 3 * 8 * 60; /* a few chunks: evictions happen */
+    c.seed = 11;
+    return c;
+}
+
+/* Reads every epoch; checks counts, indices, content against H5Dread, labels. */
+static void check_every_sample_once(const char *path, const h5spec *sp, h5pack_config cfg)
+{
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, &cfg, &r);
+    CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
+    h5pack_info info;
+    CHECK_OK(h5pack_info_get(r, &info));
+    CHECK_EQ_U64(info.n_samples, sp->n);
+    CHECK_EQ_INT(info.input_layout, sp->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
+    uint8_t *truth = read_all_with_hdf5(path, sp);
+    size_t img = (size_t)sp->c * sp->h * sp->w;
+    unsigned *seen = calloc(sp->n, sizeof *seen);
+    h5pack_batch b;
+    uint64_t batches = 0, expect_index = 0, expect_epoch = 0;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        CHECK_EQ_U64(b.epoch, expect_epoch);
+        CHECK_EQ_U64(b.index, expect_index);
+        CHECK_EQ_U64(b.bytes, b.count * img);
+        CHECK(b.count >= 1 && b.count <= cfg.batch_size);
+        for (size_t i = 0; i < b.count; i++) {
+            uint64_t s = b.indices[i];
+            CHECK(s < sp->n);
+            CHECK_MSG(seen[s] == b.epoch, "sample %llu twice in epoch %llu", (unsigned long long)s,
+                      (unsigned long long)b.epoch);
+            seen[s]++;
+            CHECK_MSG(memcmp((const uint8_t *)b.data + i * img, truth + s * img, img) == 0,
+                      "batch %llu position %zu: sample %llu differs from H5Dread", (unsigned long long)b.index, i,
+                      (unsigned long long)s);
+            if (sp->labels)
+                CHECK_EQ_INT(b.labels[i], (int64_t)(s % 7));
+        }
+        if (!sp->labels)
+            CHECK(b.labels == NULL);
+        CHECK_OK(h5pack_release(r, &b));
+        batches++;
+        if (++expect_index == info.batches_per_epoch)
+            expect_index = 0, expect_epoch++;
+    }
+    CHECK_EQ_INT(rc, H5PACK_END);
+    CHECK_EQ_INT(h5pack_next(r, &b), H5PACK_END);
+    CHECK_EQ_U64(batches, info.batches_per_epoch * cfg.epochs);
+    for (uint64_t s = 0; s < sp->n; s++)
+        CHECK_EQ_U64(seen[s], cfg.epochs);
+    h5pack_stats st;
+    CHECK_OK(h5pack_stats_get(r, &st));
+    CHECK_EQ_U64(st.samples, sp->n * cfg.epochs);
+    CHECK_EQ_U64(st.batches_fresh, batches);
+    CHECK_EQ_U64(st.epochs_completed, cfg.epochs);
+    free(seen), free(truth);
+    h5pack_close(r);
+}
+
+static void test_orders_and_files(void)
+{
+    const h5pack_order orders[] = {H5PACK_ORDER_SEQUENTIAL, H5PACK_ORDER_RANDOM, H5PACK_ORDER_CHUNK};
+    for (int o = 0; o < 3; o++) {
+        check_every_sample_once(path_nchw, &spec_nchw, base_config(orders[o], 16));
+        check_every_sample_once(path_gzip, &spec_gzip, base_config(orders[o], 10));
+        check_every_sample_once(path_nhwc, &spec_nhwc, base_config(orders[o], 7));
+    }
+    h5pack_config c = base_config(H5PACK_ORDER_CHUNK, 1); /* batch of one, one thread, ring of one */
+    c.threads = 1, c.prefetch = 1, c.epochs = 1;
+    check_every_sample_once(path_nchw, &spec_nchw, c);
+}
+
+/* The indices of one epoch for CFG. */
+static uint64_t *epoch_indices(const char *path, h5pack_config cfg, uint64_t *n)
+{
+    cfg.epochs = 1;
+    h5pack_reader *r = NULL;
+    CHECK_OK(h5pack_open(path, &cfg, &r));
+    uint64_t *out = malloc(1000 * sizeof *out);
+    *n = 0;
+    h5pack_batch b;
+    while (h5pack_next(r, &b) == H5PACK_OK) {
+        memcpy(out + *n, b.indices, b.count * sizeof *out);
+        *n += b.count;
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    h5pack_close(r);
+    return out;
+}
+
+static void test_seed_determinism(void)
+{
+    for (int o = H5PACK_ORDER_RANDOM; o <= H5PACK_ORDER_CHUNK; o++) {
+        h5pack_config c = base_config((h5pack_order)o, 16);
+        uint64_t na, nb, nc;
+        uint64_t *a = epoch_indices(path_nchw, c, &na);
+        c.threads = 1; /* the thread count changes nothing but the window default: keep it explicit */
+        c.window = 4;
+        uint64_t *a1 = epoch_indices(path_nchw, c, &na);
+        c.threads = 3;
+        uint64_t *b = epoch_indices(path_nchw, c, &nb);
+        CHECK_EQ_U64(na, nb);
+        CHECK(memcmp(a1, b, na * 8) == 0); /* same seed, same order */
+        c.seed = 12;
+        uint64_t *d = epoch_indices(path_nchw, c, &nc);
+        CHECK(memcmp(a1, d, na * 8) != 0); /* different seed, different order */
+        free(a), free(a1), free(b), free(d);
+    }
+}
+
+static void test_ranks(void)
+{
+    for (uint32_t world = 2; world <= 3; world++) {
+        unsigned *count = calloc(spec_nchw.n, sizeof *count);
+        uint64_t per = 0;
+        for (uint32_t rank = 0; rank < world; rank++) {
+            h5pack_config c = base_config(H5PACK_ORDER_CHUNK, 16);
+            c.rank = rank, c.world = world;
+            uint64_t n;
+            uint64_t *idx = epoch_indices(path_nchw, c, &n);
+            CHECK(rank == 0 || n == per); /* equal shares */
+            per = n;
+            for (uint64_t i = 0; i < n; i++)
+                count[idx[i]]++;
+            free(idx);
+        }
+        CHECK_EQ_U64(per, (spec_nchw.n + world - 1) / world);
+        uint64_t padding = per * world - spec_nchw.n, repeated = 0;
+        for (uint64_t s = 0; s < spec_nchw.n; s++) {
+            CHECK_MSG(count[s] >= 1, "sample %llu on no rank", (unsigned long long)s); /* complete */
+            repeated += count[s] - 1;
+        }
+        CHECK_EQ_U64(repeated, padding); /* disjoint but for DistributedSampler's padding */
+        free(count);
+    }
+}
+
+/* float32 output equals (x/255 - mean)/std for ImageNet, FILE and NONE, in NCHW from an NHWC file too. */
+static void check_float(const char *path, const h5spec *sp, h5pack_norm norm, const float *mean, const float *std)
+{
+    h5pack_config c = base_config(H5PACK_ORDER_RANDOM, 9);
+    c.dtype = H5PACK_DTYPE_FLOAT32, c.output_layout = H5PACK_LAYOUT_NCHW, c.norm = norm, c.epochs = 1;
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, &c, &r);
+    CHECK_MSG(rc == 0, "%s", h5pack_last_error(r));
+    h5pack_batch b;
+    size_t img = (size_t)sp->c * sp->h * sp->w;
+    while (h5pack_next(r, &b) == H5PACK_OK) {
+        CHECK_EQ_U64(b.bytes, b.count * img * 4);
+        const float *f = b.data;
+        for (size_t i = 0; i < b.count; i++)
+            for (uint32_t ch = 0; ch < sp->c; ch++)
+                for (uint32_t y = 0; y < sp->h; y++)
+                    for (uint32_t x = 0; x < sp->w; x++) {
+                        float want = ((float)pixel_of(b.indices[i], ch, y, x) / 255.0f - mean[ch]) / std[ch];
+                        float got = f[i * img + ((size_t)ch * sp->h + y) * sp->w + x];
+                        CHECK_NEAR(got, want, 1e-5 * (1 + fabs(want)));
+                    }
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    h5pack_close(r);
+}
+
+static void test_float_output(void)
+{
+    const float in_mean[3] = {0.485f, 0.456f, 0.406f}, in_std[3] = {0.229f, 0.224f, 0.225f};
+    const float gray_mean[1] = {0.449f}, gray_std[1] = {0.226f};
+    const float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    const float file_mean[3] = {0.3f, 0.4f, 0.5f}, file_std[3] = {0.2f, 0.25f, 0.3f};
+    check_float(path_nchw, &spec_nchw, H5PACK_NORM_IMAGENET, in_mean, in_std);
+    check_float(path_nhwc, &spec_nhwc, H5PACK_NORM_IMAGENET, in_mean, in_std);
+    check_float(path_gzip, &spec_gzip, H5PACK_NORM_IMAGENET, gray_mean, gray_std);
+    check_float(path_nchw, &spec_nchw, H5PACK_NORM_FILE, file_mean, file_std);
+    check_float(path_nchw, &spec_nchw, H5PACK_NORM_NONE, zero, one);
+    /* FILE on a file without mean/std: a clear error */
+    h5pack_config c = base_config(H5PACK_ORDER_CHUNK, 8);
+    c.norm = H5PACK_NORM_FILE, c.dtype = H5PACK_DTYPE_FLOAT32;
+    h5pack_reader *r = NULL;
+    CHECK_EQ_INT(h5pack_open(path_nhwc, &c, &r), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), "mean");
+    CHECK_STR_CONTAINS(h5pack_last_error(NULL), "mean");
+    h5pack_close(r);
+}
+
+int main(void)
+{
+    temp_h5_name(path_nchw, sizeof path_nchw, "nchw");
+    temp_h5_name(path_gzip, sizeof path_gzip, "gzip");
+    temp_h5_name(path_nhwc, sizeof path_nhwc, "nhwc");
+    make_h5(path_nchw, &spec_nchw);
+    make_h5(path_gzip, &spec_gzip);
+    make_h5(path_nhwc, &spec_nhwc);
+    test_orders_and_files();
+    test_seed_determinism();
+    test_ranks();
+    test_float_output();
+    remove(path_nchw), remove(path_gzip), remove(path_nhwc);
+    printf("reader data: all checks passed\n");
+    return 0;
+}

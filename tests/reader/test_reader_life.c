@@ -1,0 +1,233 @@
+/* test_reader_life.c - the reader's life cycle and its errors: echo counts and identical echoes, misuse
+ * answered with ESTATE, close mid-epoch (unreleased batches, workers blocked on a full ring), many
+ * open/close cycles, bad files rejected with a message naming the file and the reason, a corrupt
+ * chunk reported by h5pack_next. */
+#include <fcntl.h>
+
+#include "h5file.h"
+#include "h5pack.h"
+
+static char path_ok[256], path_gzip[256];
+static const h5spec spec_ok = {120, 3, 4, 5, 6, 0, 0, 1, 0, 0, 0};
+static const h5spec spec_gzip = {64, 1, 8, 8, 8, 0, 6, 0, 0, 0, 0};
+
+static h5pack_config small_config(void)
+{
+    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
+    c.device = H5PACK_DEVICE_CPU, c.batch_size = 16, c.threads = 2, c.prefetch = 2, c.cache_bytes = 4 * 6 * 60;
+    return c;
+}
+
+static h5pack_reader *open_ok(const char *path, const h5pack_config *c)
+{
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, c, &r);
+    CHECK_MSG(rc == 0 && r, "open %s: %d %s", path, rc, h5pack_last_error(r));
+    return r;
+}
+
+static void check_echo(h5pack_dtype dtype, int flip)
+{
+    h5pack_config c = small_config();
+    c.echo = 3, c.epochs = 2, c.dtype = dtype, c.random_flip = flip;
+    h5pack_reader *r = open_ok(path_ok, &c);
+    h5pack_info info;
+    CHECK_OK(h5pack_info_get(r, &info));
+    h5pack_batch b;
+    uint8_t *fresh = malloc(16 * 60 * 4);
+    uint64_t fresh_indices[16];
+    uint64_t n = 0, differing_echoes = 0;
+    int rc;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        CHECK_EQ_U64(b.echo, n % 3);
+        CHECK_EQ_U64(b.index, (n / 3) % info.batches_per_epoch);
+        if (b.echo == 0) {
+            memcpy(fresh, b.data, b.bytes);
+            memcpy(fresh_indices, b.indices, b.count * 8);
+            h5pack_batch early; /* its echo needs the buffers back first */
+            CHECK_EQ_INT(h5pack_next(r, &early), H5PACK_ESTATE);
+            CHECK_STR_CONTAINS(h5pack_last_error(r), "release");
+        } else {
+            CHECK(memcmp(fresh_indices, b.indices, b.count * 8) == 0);
+            int same = memcmp(fresh, b.data, b.bytes) == 0;
+            if (!flip)
+                CHECK_MSG(same, "echo %u of batch %llu differs without augmentation", b.echo,
+                          (unsigned long long)b.index);
+            differing_echoes += !same;
+        }
+        CHECK_OK(h5pack_release(r, &b));
+        n++;
+    }
+    CHECK_EQ_INT(rc, H5PACK_END);
+    h5pack_stats st;
+    CHECK_OK(h5pack_stats_get(r, &st));
+    CHECK_EQ_U64(st.batches_fresh, 2 * info.batches_per_epoch);
+    CHECK_EQ_U64(st.batches_echoed, 2 * st.batches_fresh);
+    CHECK_EQ_U64(st.batches, n);
+    CHECK_EQ_U64(st.samples, 3 * 2 * spec_ok.n);
+    CHECK_EQ_U64(st.epochs_completed, 2);
+    if (flip) /* fresh draws per echo: with 16 images a batch, some echo must differ */
+        CHECK(differing_echoes > 0);
+    free(fresh);
+    h5pack_close(r);
+}
+
+static void test_misuse(void)
+{
+    h5pack_config c = small_config();
+    h5pack_reader *r = open_ok(path_ok, &c);
+    h5pack_batch a, b, d;
+    CHECK_OK(h5pack_next(r, &a));
+    CHECK_OK(h5pack_next(r, &b));
+    CHECK_EQ_INT(h5pack_next(r, &d), H5PACK_ESTATE); /* prefetch = 2 batches held */
+    CHECK_STR_CONTAINS(h5pack_last_error(r), "unreleased");
+    CHECK_OK(h5pack_release(r, &a));
+    CHECK_EQ_INT(h5pack_release(r, &a), H5PACK_ESTATE); /* twice */
+    CHECK_OK(h5pack_next(r, &d));
+    CHECK_EQ_U64(d.index, 2);
+    CHECK_EQ_INT(h5pack_next(r, NULL), H5PACK_EINVAL);
+    h5pack_close(r); /* b and d unreleased */
+    h5pack_close(NULL);
+}
+
+/* Workers blocked on a full ring, in the middle of an endless run. */
+static void test_close_mid_epoch(void)
+{
+    for (int threads = 1; threads <= 4; threads++) {
+        h5pack_config c = small_config();
+        c.threads = threads, c.prefetch = 1, c.epochs = 0, c.order = H5PACK_ORDER_RANDOM;
+        h5pack_reader *r = open_ok(path_ok, &c);
+        h5pack_batch b;
+        for (int i = 0; i < 5; i++) {
+            CHECK_OK(h5pack_next(r, &b));
+            CHECK_OK(h5pack_release(r, &b));
+        }
+        CHECK_OK(h5pack_next(r, &b)); /* held: every worker now waits for the ring */
+        h5pack_close(r);
+    }
+    h5pack_config c = small_config();
+    h5pack_close(open_ok(path_gzip, &c)); /* closed before any batch was asked for */
+}
+
+static void test_many_cycles(void)
+{
+    h5pack_config c = small_config();
+    c.threads = 2, c.cache_bytes = 1;
+    for (int i = 0; i < 200; i++) {
+        h5pack_reader *r = open_ok(i % 2 ? path_ok : path_gzip, &c);
+        if (i % 3 == 0) {
+            h5pack_batch b;
+            CHECK_OK(h5pack_next(r, &b));
+        }
+        h5pack_close(r);
+    }
+}
+
+static void expect_open_error(const char *path, const h5pack_config *c, int code, const char *reason)
+{
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, c, &r);
+    CHECK_MSG(rc == code, "open %s: %d (%s), expected %d", path, rc, h5pack_last_error(r), code);
+    CHECK_STR_CONTAINS(h5pack_last_error(NULL), reason);
+    if (r) {
+        CHECK_STR_CONTAINS(h5pack_last_error(r), reason);
+        h5pack_batch b;
+        CHECK_EQ_INT(h5pack_next(r, &b), H5PACK_ESTATE);
+        h5pack_stats st;
+        CHECK(h5pack_stats_get(r, &st) < 0);
+    }
+    h5pack_close(r);
+}
+
+static void test_bad_files(void)
+{
+    h5pack_config c = small_config();
+    char path[256];
+    h5spec bad_type = spec_ok, bad_rank = spec_ok;
+    bad_type.dtype = H5T_NATIVE_INT16;
+    temp_h5_name(path, sizeof path, "int16");
+    make_h5(path, &bad_type);
+    expect_open_error(path, &c, H5PACK_EFORMAT, path);
+    remove(path);
+    bad_rank.rank3 = 1;
+    temp_h5_name(path, sizeof path, "rank3");
+    make_h5(path, &bad_rank);
+    expect_open_error(path, &c, H5PACK_EFORMAT, path);
+    remove(path);
+    expect_open_error("no_such_file.h5", &c, H5PACK_ENOTFOUND, "no_such_file.h5");
+    temp_h5_name(path, sizeof path, "text");
+    FILE *f = fopen(path, "w");
+    fputs("not an HDF5 file\n", f);
+    fclose(f);
+    h5pack_reader *r = NULL;
+    CHECK(h5pack_open(path, &c, &r) < 0);
+    CHECK_STR_CONTAINS(h5pack_last_error(NULL), path);
+    h5pack_close(r);
+    remove(path);
+    c.images_dataset = "pictures";
+    expect_open_error(path_ok, &c, H5PACK_ENOTFOUND, "pictures");
+    c = small_config();
+    c.batch_size = 0;
+    expect_open_error(path_ok, &c, H5PACK_EINVAL, "batch_size");
+    c = small_config();
+    c.drop_last = 1, c.batch_size = 1000;
+    expect_open_error(path_ok, &c, H5PACK_EINVAL, "drop_last");
+    CHECK_EQ_INT(h5pack_open(path_ok, &c, NULL), H5PACK_EINVAL);
+}
+
+/* Flips bytes inside one compressed chunk: h5pack_next reports it, with the chunk, and keeps doing so. */
+static void test_corrupt_chunk(void)
+{
+    char path[256];
+    temp_h5_name(path, sizeof path, "corrupt");
+    make_h5(path, &spec_gzip);
+    hid_t fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(fid, "images", H5P_DEFAULT);
+    hid_t space = H5Dget_space(d);
+    hsize_t offset[4];
+    unsigned mask;
+    haddr_t addr;
+    hsize_t size;
+    CHECK(H5Dget_chunk_info(d, space, 3, offset, &mask, &addr, &size) >= 0);
+    H5Sclose(space), H5Dclose(d), H5Fclose(fid);
+    int fd = open(path, O_WRONLY);
+    uint8_t junk[16];
+    memset(junk, 0xA5, sizeof junk);
+    CHECK(pwrite(fd, junk, sizeof junk, (off_t)(addr + size / 3)) == (ssize_t)sizeof junk);
+    close(fd);
+    h5pack_config c = small_config();
+    c.order = H5PACK_ORDER_SEQUENTIAL, c.batch_size = 8, c.epochs = 1;
+    h5pack_reader *r = open_ok(path, &c);
+    h5pack_batch b;
+    int rc;
+    uint64_t good = 0;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        good++;
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    CHECK_MSG(rc == H5PACK_ECORRUPT || rc == H5PACK_EIO || rc == H5PACK_EHDF5, "next: %d", rc);
+    CHECK_EQ_U64(good, 3); /* chunk 3 is batch 3 of the sequential order */
+    CHECK_STR_CONTAINS(h5pack_last_error(r), "3");
+    CHECK_EQ_INT(h5pack_next(r, &b), rc);
+    h5pack_close(r);
+    remove(path);
+}
+
+int main(void)
+{
+    temp_h5_name(path_ok, sizeof path_ok, "life");
+    temp_h5_name(path_gzip, sizeof path_gzip, "lifegz");
+    make_h5(path_ok, &spec_ok);
+    make_h5(path_gzip, &spec_gzip);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the bad files would print HDF5's error stack */
+    check_echo(H5PACK_DTYPE_UINT8, 0);
+    check_echo(H5PACK_DTYPE_FLOAT32, 0);
+    check_echo(H5PACK_DTYPE_FLOAT32, 1);
+    test_misuse();
+    test_close_mid_epoch();
+    test_many_cycles();
+    test_bad_files();
+    test_corrupt_chunk();
+    remove(path_ok), remove(path_gzip);
+    printf("reader life: all checks passed\n");
+    return 0;
+}
