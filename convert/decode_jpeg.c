@@ -5,11 +5,14 @@
  *   downscaling (never upscaling) to reach the target, so the resizer always filters down.
  * - CMYK/YCCK: decoded to CMYK and converted like PIL (Adobe inverted CMYK: R = C*K/255, ...).
  * - Warnings: libjpeg recovers from many damaged streams and TurboJPEG then returns -1 with a warning.
- *   A stream that ends early ("Premature end of JPEG file": truncated download) is reported as corrupt
- *   instead of being accepted half grey; other recoverable warnings (extraneous bytes, a bad Huffman
- *   code, a premature end of a data segment) are accepted, as PIL and torchvision accept them.
- *   Only libjpeg's first warning text is available, so a file with an earlier recoverable warning that is
- *   then truncated is accepted: documented in docs/images.md. */
+ *   Warnings that mean pixels were lost (the file ends early: "Premature end of JPEG file"; the image data
+ *   of a scan ends early: "premature end of data segment"; bad Huffman/arithmetic codes; a lost restart
+ *   marker) make the image IMAGE_CORRUPT instead of silently grey or garbled: stricter than PIL, which
+ *   loads all but the first. Warnings about harmless irregularities (extraneous bytes between markers,
+ *   odd SOS parameters or progression, unknown Adobe transform or JFIF revision, a bad ICC marker) are
+ *   accepted. Only libjpeg's first warning text is available, so a file whose first warning is harmless
+ *   and a later one is not is accepted: documented in docs/images.md.
+ */
 #include "image_internal.h"
 
 #include <stdlib.h>
@@ -29,28 +32,26 @@ static int is_unsupported_encoding(const char *msg)
            has(msg, "Could not determine subsampling");
 }
 
-/* Warnings after which libjpeg recovered and produced every row (see the file comment). */
-static int is_recoverable_warning(const char *msg)
+/* Warnings about harmless irregularities: every pixel was decoded (see the file comment). */
+static int is_harmless_warning(const char *msg)
 {
-    if (has(msg, "Premature end of JPEG file"))
-        return 0;
-    return has(msg, "Corrupt JPEG data") || has(msg, "Invalid SOS parameters") ||
+    return has(msg, "extraneous bytes before marker") || has(msg, "Invalid SOS parameters for sequential JPEG") ||
            has(msg, "Inconsistent progression sequence") || has(msg, "Unknown Adobe color transform") ||
-           has(msg, "unknown JFIF revision");
+           has(msg, "unknown JFIF revision") || has(msg, "bad ICC marker");
 }
 
 /* A failed tj call: warnings libjpeg recovered from are accepted; else classified into a status. */
 static image_status tj_failure(tjhandle tj, const char *stage, char *why, size_t why_len)
 {
     const char *msg = tjGetErrorStr2(tj);
-    if (tjGetErrorCode(tj) == TJERR_WARNING && is_recoverable_warning(msg))
+    if (tjGetErrorCode(tj) == TJERR_WARNING && is_harmless_warning(msg))
         return IMAGE_OK;
     if (is_unsupported_encoding(msg)) {
         image_why(why, why_len, "unsupported JPEG encoding (%s)", msg);
         return IMAGE_UNSUPPORTED;
     }
-    if (has(msg, "Premature end of JPEG file")) {
-        image_why(why, why_len, "truncated JPEG: the data ends before the image is complete (%s)", msg);
+    if (has(msg, "Premature end of JPEG file") || has(msg, "premature end of data segment")) {
+        image_why(why, why_len, "truncated JPEG: the image data ends before the image is complete (%s)", msg);
         return IMAGE_CORRUPT;
     }
     image_why(why, why_len, "corrupt JPEG %s (%s)", stage, msg ? msg : "no message");
@@ -112,7 +113,12 @@ image_status image_decode_jpeg(const uint8_t *data, size_t len, const decode_opt
     if (tjDecompressHeader3(tj, data, (unsigned long)len, &w, &h, &subsamp, &cs) != 0 &&
         (st = tj_failure(tj, "header", why, why_len)) != IMAGE_OK)
         goto fail;
-    if ((st = image_check_pixels("JPEG", (uint64_t)(w > 0 ? w : 0), (uint64_t)(h > 0 ? h : 0), opts, why,
+    if (w <= 0 || h <= 0) { /* TurboJPEG accepts a tables-only stream: no frame header was found */
+        st = IMAGE_CORRUPT;
+        image_why(why, why_len, "no image in the JPEG data (truncated before the frame header?)");
+        goto fail;
+    }
+    if ((st = image_check_pixels("JPEG", (uint64_t)w, (uint64_t)h, opts, why,
                                  why_len)) != IMAGE_OK)
         goto fail;
     tjscalingfactor sf = pick_scale(w, h, opts);

@@ -121,7 +121,7 @@ static image_status decode_unknown(const uint8_t *data, size_t len, char *why, s
     }
     char hex[3 * 8 + 1] = "";
     for (size_t i = 0; i < len && i < 8; i++)
-        snprintf(hex + 3 * i, sizeof hex - 3 * i, "%s%02x", i ? " " : "", data[i]);
+        snprintf(hex + (i ? 3 * i - 1 : 0), sizeof hex - 3 * i, "%s%02x", i ? " " : "", data[i]);
     image_why(why, why_len, "not JPEG/PNG content (unrecognised first bytes: %s)", hex);
     return IMAGE_UNSUPPORTED;
 }

@@ -204,13 +204,27 @@ static int write_png(const char *path, const uint8_t *px, unsigned w, unsigned h
     return 0;
 }
 
-static int make_dir(const char *path)
+/* mkdir -p: creates PATH and any missing parents. */
+static int make_dirs(const char *path)
 {
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "h5pack-gen-images: cannot create %s: %s\n", path, strerror(errno));
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        fprintf(stderr, "h5pack-gen-images: path too long: %s\n", path);
         return -1;
     }
-    return 0;
+    for (char *p = buf + 1;; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "h5pack-gen-images: cannot create %s: %s\n", buf, strerror(errno));
+            return -1;
+        }
+        *p = c;
+        if (c == '\0')
+            return 0;
+    }
 }
 
 /* One image: size, format and content all drawn from R, so the output depends only on the options. */
@@ -242,7 +256,7 @@ int main(int argc, char **argv)
         return 2;
     }
     uint8_t *px = malloc((size_t)o.max_size * o.max_size * 3);
-    if (!px || make_dir(o.out_dir) != 0) {
+    if (!px || make_dirs(o.out_dir) != 0) {
         free(px);
         return 1;
     }
@@ -251,7 +265,7 @@ int main(int argc, char **argv)
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/class_%02u", o.out_dir, c);
         rng64 r = {o.seed * 1000003ull + c}; /* per-class stream: classes independent of each other */
-        if (make_dir(dir) != 0)
+        if (make_dirs(dir) != 0)
             goto fail;
         for (unsigned i = 0; i < o.per_class; i++)
             if (write_one(&o, dir, c, i, &r, px, &n_png) != 0)
