@@ -251,7 +251,8 @@ void cuda_destroy(backend *b)
     cuda_backend *cb = cuda_of(b);
     if (!cb)
         return;
-    cudaSetDevice(cb->p.gpu_id);
+    if (cb->pinned || cb->device_mem || cb->copy_stream || cb->compute_stream)
+        cudaSetDevice(cb->p.gpu_id); // (never touch CUDA when creation failed before using it)
     // Work still queued may read or write the ring: let it finish before freeing.
     if (cb->copy_stream)
         cudaStreamSynchronize(cb->copy_stream);
@@ -389,8 +390,6 @@ extern "C" int backend_cuda_create(const backend_params *p, backend **out, char 
     if (rc != H5PACK_OK)
         return rc;
     char name[64];
-    if ((rc = select_device(p, name, sizeof name, err, err_len)) != H5PACK_OK)
-        return rc;
     cuda_backend *cb = (cuda_backend *)calloc(1, sizeof *cb);
     if (!cb) {
         snprintf(err, err_len, "cuda backend: out of host memory");
@@ -400,7 +399,8 @@ extern "C" int backend_cuda_create(const backend_params *p, backend **out, char 
     cb->p = *p;
     cb->user_stream = (cudaStream_t)p->user_stream;
     pthread_mutex_init(&cb->timing_lock, NULL);
-    if ((rc = plan_sizes(cb, err, err_len)) != H5PACK_OK)
+    // Sizes and the memory cap first: a wrong configuration is reported the same with or without a GPU.
+    if ((rc = plan_sizes(cb, err, err_len)) != H5PACK_OK || (rc = select_device(p, name, sizeof name, err, err_len)) != H5PACK_OK)
         goto fail;
     cb->slots = (cuda_slot *)calloc((size_t)p->slots, sizeof *cb->slots);
     if (!cb->slots) {
