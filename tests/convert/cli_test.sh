@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The h5pack command as users run it.
+#   cli_test.sh cli       H5PACK MAKE_IMAGES   help/version/usage, messages, exit codes, -q, --force, --strict, h5dump
+#   cli_test.sh interrupt H5PACK MAKE_IMAGES   kill -9 at several moments, SIGINT/SIGTERM: nothing under the final
+#                                              name, temp removed on signals, rerun byte-identical
+#   cli_test.sh h5py      H5PACK MAKE_IMAGES   the file opened with h5py (/usr/bin/python3): shapes, dtypes, attributes
+set -u
+mode=$1 H5PACK=$2 MAKE=$3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/h5pack-cli-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL ($mode): $*" >&2; [ -f "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err" >&2; exit 1; }
+
+make_folder() { "$MAKE" "$@" >/dev/null || fail "could not generate images: $*"; }
+
+cli_tests() {
+  out=$("$H5PACK" --help 2>"$tmp/err") || fail "--help exited $?"
+  [[ $out == *"Usage: h5pack [OPTIONS] SRC_DIR OUT.h5"* && $out == *"--size HxW"* ]] || fail "--help text: $out"
+  [ -s "$tmp/err" ] && fail "--help wrote to stderr"
+  "$H5PACK" --version | grep -q '^h5pack 0\.1\.0' || fail "--version"
+
+  "$H5PACK" --size 224 in out.h5 >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc -eq 1 ] || fail "bad --size: exit $rc, expected 1"
+  grep -q -- "--size: expected HxW" "$tmp/err" || fail "bad --size message"
+  [ -s "$tmp/out" ] && fail "usage error wrote to stdout"
+  "$H5PACK" >/dev/null 2>"$tmp/err"; [ $? -eq 1 ] || fail "no arguments: exit code"
+  grep -q "missing SRC_DIR" "$tmp/err" || fail "no arguments: message"
+  "$H5PACK" "$tmp/nonexistent" "$tmp/x.h5" 2>"$tmp/err"; [ $? -eq 1 ] || fail "missing SRC_DIR: exit code"
+  grep -q "nonexistent: No such file or directory" "$tmp/err" || fail "missing SRC_DIR: message"
+
+  make_folder "$tmp/src" 3 8 60x50 --vary
+  echo "not an image" >"$tmp/src/class_01/readme.gif"
+  "$H5PACK" --size 32x40 -j 2 "$tmp/src" "$tmp/out.h5" 2>"$tmp/err"; rc=$?
+  [ $rc -eq 0 ] || fail "conversion exited $rc"
+  grep -q "skipped class_01/readme.gif: unsupported format" "$tmp/err" || fail "skipped file not named"
+  grep -q "chunk shape (24,3,32,40)" "$tmp/err" || fail "chunk shape not printed"
+  grep -q "converted 24 of 24 images" "$tmp/err" || fail "summary"
+  grep -q "skipped 1: 1 unsupported format" "$tmp/err" || fail "summary of skips"
+  grep -q $'\r' "$tmp/err" && fail "progress bar drawn although stderr is not a terminal"
+
+  "$H5PACK" -q --size 32x40 -j 1 "$tmp/src" "$tmp/q.h5" 2>"$tmp/err" || fail "-q run"
+  [ -s "$tmp/err" ] && fail "-q printed something"
+  cmp -s "$tmp/out.h5" "$tmp/q.h5" || fail "same inputs gave different bytes"
+
+  "$H5PACK" -q --size 32x40 "$tmp/src" "$tmp/out.h5" 2>"$tmp/err"; [ $? -eq 1 ] || fail "existing OUT overwritten"
+  grep -q -- "--force" "$tmp/err" || fail "existing OUT: message"
+  "$H5PACK" -q --force --size 32x40 "$tmp/src" "$tmp/out.h5" || fail "--force"
+
+  "$H5PACK" -q --strict --size 32x40 "$tmp/src" "$tmp/strict.h5" 2>"$tmp/err"; rc=$?
+  [ $rc -eq 2 ] || fail "--strict with a skipped file: exit $rc, expected 2"
+  grep -q "readme.gif" "$tmp/err" || fail "--strict did not name the file"
+  [ -e "$tmp/strict.h5" ] && fail "--strict left an output"
+
+  "$H5PACK" -q -j 2 "$tmp/src" "$tmp/nosize.h5" 2>"$tmp/err"; [ $? -eq 1 ] || fail "mixed sizes without --size"
+  grep -q -- "need --size HxW" "$tmp/err" || fail "mixed sizes: message does not suggest --size"
+  [ -e "$tmp/nosize.h5" ] && fail "mixed sizes left an output"
+  ls -A "$tmp" | grep -q h5pack- && fail "a temporary file was left behind: $(ls -A "$tmp")"
+
+  h5dump -H "$tmp/out.h5" >"$tmp/dump" 2>&1 || fail "h5dump -H failed"
+  grep -q 'DATASET "images"' "$tmp/dump" && grep -q 'H5T_STD_U8LE' "$tmp/dump" || fail "h5dump header"
+  h5dump -H -p -d images "$tmp/out.h5" | grep -q "CHUNKED ( 24, 3, 32, 40 )" || fail "h5dump chunk layout"
+  "$H5PACK" -q --compress gzip:5 --checksum --chunk 4 --size 32x40 "$tmp/src" "$tmp/gz.h5" || fail "gzip run"
+  h5dump -H -p -d images "$tmp/gz.h5" | grep -q "COMPRESSION DEFLATE { LEVEL 5 }" || fail "h5dump: deflate"
+  h5dump -H -p -d images "$tmp/gz.h5" | grep -q "CHECKSUM FLETCHER32" || fail "h5dump: fletcher32"
+  h5dump -d images "$tmp/gz.h5" >/dev/null 2>&1 || fail "h5dump cannot read the gzip+fletcher32 data"
+}
+
+# Runs "$@" in the background and kills it with SIG after DELAY seconds; prints whether it was still running.
+kill_after() {
+  local sig=$1 delay=$2; shift 2
+  "$@" 2>/dev/null &
+  local pid=$!
+  sleep "$delay"
+  if kill -"$sig" "$pid" 2>/dev/null; then echo interrupted; else echo finished; fi
+  wait "$pid" 2>/dev/null
+}
+
+interrupt_tests() {
+  make_folder "$tmp/src" 4 60 160x120
+  local args=(-q -j 1 --size 128x128 --compress gzip:6 --chunk 4 "$tmp/src")
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$H5PACK" "${args[@]}" "$tmp/ref.h5" || fail "reference run"
+  t1=$(date +%s.%N)
+  local total; total=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+  local interrupted=0
+  mkdir "$tmp/k"
+  for frac in 0.05 0.3 0.55 0.8 0.95; do
+    local delay; delay=$(awk -v t="$total" -v f="$frac" 'BEGIN { printf "%.3f", t * f }')
+    r=$(kill_after KILL "$delay" "$H5PACK" "${args[@]}" "$tmp/k/out.h5")
+    [ -e "$tmp/k/out.h5" ] && [ "$r" = interrupted ] && fail "kill -9 after ${delay}s left a file under the final name"
+    [ "$r" = interrupted ] && interrupted=$((interrupted + 1))
+    rm -f "$tmp/k/out.h5"
+  done
+  [ $interrupted -ge 2 ] || { echo "skipped: the run ($total s) ended before the kills"; exit 77; }
+  "$H5PACK" "${args[@]}" "$tmp/k/out.h5" || fail "rerun after kill -9"
+  cmp -s "$tmp/ref.h5" "$tmp/k/out.h5" || fail "rerun after kill -9 is not byte-identical to an uninterrupted run"
+
+  for sig in INT TERM; do
+    mkdir "$tmp/$sig"
+    r=$(kill_after "$sig" "$(awk -v t="$total" 'BEGIN { printf "%.3f", t * 0.5 }')" "$H5PACK" "${args[@]}" "$tmp/$sig/out.h5")
+    [ "$r" = interrupted ] || fail "SIG$sig came too late"
+    [ -z "$(ls -A "$tmp/$sig")" ] || fail "SIG$sig left files: $(ls -A "$tmp/$sig")"
+  done
+  echo "interrupt: $interrupted kill -9 interruptions of a ${total}s run"
+}
+
+h5py_tests() {
+  /usr/bin/python3 -c "import h5py, numpy" 2>/dev/null || { echo "skipped: /usr/bin/python3 has no h5py"; exit 77; }
+  make_folder "$tmp/src" 3 7 48x40 --vary
+  echo "x" >"$tmp/src/class_02/notes.txt"
+  "$H5PACK" -q --size 30x20 -j 2 "$tmp/src" "$tmp/nchw.h5" || fail "nchw run"
+  "$H5PACK" -q --size 30x20 --layout nhwc --channels 1 --compress gzip --checksum "$tmp/src" "$tmp/nhwc.h5" || fail "nhwc run"
+  /usr/bin/python3 - "$tmp/nchw.h5" "$tmp/nhwc.h5" <<'EOF' || fail "h5py checks"
+import sys
+import h5py
+import numpy as np
+
+f = h5py.File(sys.argv[1], "r")
+x = f["images"]
+assert x.shape == (21, 3, 30, 20) and x.dtype == np.uint8, (x.shape, x.dtype)
+assert x.chunks == (21, 3, 30, 20), x.chunks
+assert x.attrs["layout"] == b"NCHW" and f.attrs["layout"] == b"NCHW"
+labels, names = f["labels"][:], [n.decode() for n in f["filenames"][:]]
+assert f["labels"].dtype == np.uint8 and labels.shape == (21,)
+classes = [c.decode() for c in f["classes"][:]]
+assert classes == ["class_00", "class_01", "class_02"], classes
+assert all(classes[l] == n.split("/")[0] for l, n in zip(labels, names))
+assert sorted(names) != names, "expected a shuffled order"
+assert [s.decode() for s in f["skipped/files"][:]] == ["class_02/notes.txt"]
+assert f["skipped/reasons"][0].decode().startswith("unsupported format")
+a = f.attrs
+assert a["h5pack_format_version"] == 1 and a["h5pack_version"] == b"0.1.0"
+assert (a["height"], a["width"], a["channels"]) == (30, 20, 3)
+assert a["resize_mode"] == b"crop" and a["compression"] == b"none" and a["checksum"] == 0
+assert a["shuffled"] == 1 and a["seed"] == 0 and a["batch_size"] == 256 and a["chunk_images"] == 21
+assert a["chunk_reason"].startswith(b"auto:") and a["chunk_target_bytes"] == 2 << 20
+px = x[:].astype(np.float64) / 255
+assert np.allclose(a["mean"], px.mean(axis=(0, 2, 3)), atol=1e-9), (a["mean"], px.mean(axis=(0, 2, 3)))
+assert np.allclose(a["std"], px.std(axis=(0, 2, 3)), atol=1e-7)
+
+g = h5py.File(sys.argv[2], "r")
+y = g["images"]
+assert y.shape == (21, 30, 20, 1) and y.compression == "gzip" and y.fletcher32
+assert g.attrs["layout"] == b"NHWC" and g.attrs["compression"] == b"gzip:4" and g.attrs["checksum"] == 1
+assert g["labels"][:].tolist() == labels.tolist()
+assert len(g.attrs["mean"]) == 1
+print("h5py: ok")
+EOF
+}
+
+case $mode in
+  cli) cli_tests ;;
+  interrupt) interrupt_tests ;;
+  h5py) h5py_tests ;;
+  *) fail "unknown mode" ;;
+esac
+echo "$mode: ok"
