@@ -195,6 +195,17 @@ typedef struct image_job {
                         T *out, size_t n)                                                             \
     {                                                                                                 \
         ptrdiff_t is = step * j->in.x, os = j->out.x;                                                 \
+        if (j->C == 3 && is != 1) { /* RGB from NHWC or flipped: one pass, three output streams */    \
+            ptrdiff_t ic = j->in.c;                                                                   \
+            T *d0 = out, *d1 = out + j->out.c, *d2 = out + 2 * j->out.c;                              \
+            for (size_t k = 0; k < n; k++) {                                                          \
+                const uint8_t *px = in + (ptrdiff_t)k * is;                                           \
+                d0[(ptrdiff_t)k * os] = tab[0][px[0]];                                                \
+                d1[(ptrdiff_t)k * os] = tab[1][px[ic]];                                               \
+                d2[(ptrdiff_t)k * os] = tab[2][px[2 * ic]];                                           \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
         for (size_t c = 0; c < j->C; c++) {                                                           \
             const T *t = tab[c];                                                                      \
             const uint8_t *s = in + (ptrdiff_t)c * j->in.c;                                           \
@@ -284,7 +295,9 @@ void backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, 
         j.augmented = j.draw.flip || j.pad > 0;
         const uint8_t *src = in + i * in_bytes;
         void *dst = (uint8_t *)out + i * out_bytes;
-        if (p->dtype == H5PACK_DTYPE_FLOAT32)
+        if (raw && j.same_layout)
+            memcpy(dst, src, in_bytes);
+        else if (p->dtype == H5PACK_DTYPE_FLOAT32)
             image_uint32_t(&j, (const uint32_t(*)[256])tabs.t32, src, dst);
         else if (raw)
             image_uint8_t(&j, (const uint8_t(*)[256])tabs.t8, src, dst);

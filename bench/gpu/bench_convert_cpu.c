@@ -1,0 +1,166 @@
+/* bench_convert_cpu.c - the CPU backend's conversion speed against memcpy of the same output size,
+ * measured side by side in one run, with 1 thread (submit: what one worker does) and with N threads
+ * (resubmit: OpenMP over the images of one batch, what an echo on the consumer thread does).
+ *
+ *   bench_convert_cpu [--batch N] [--size HxW] [--threads N] [--reps N]
+ *
+ * Output: one line per case with output GB/s, memcpy GB/s with the same thread count, and their ratio.
+ * It drives the internal backend interface directly (reader/backend.h): it measures the conversion
+ * stage alone, without the file and cache side of the reader. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef H5PACK_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "augment.h"
+#include "backend.h"
+
+typedef struct bench_opts {
+    size_t batch;
+    uint32_t height, width;
+    int threads, reps;
+} bench_opts;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threads)
+{
+#ifdef H5PACK_HAVE_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#endif
+    for (int t = 0; t < threads; t++) {
+        size_t part = bytes / (size_t)threads, off = part * (size_t)t;
+        memcpy(dst + off, src + off, t == threads - 1 ? bytes - off : part);
+    }
+}
+
+static void convert_batch(backend *b, const backend_params *p, int use_resubmit, uint64_t key)
+{
+    int rc = use_resubmit ? b->ops->resubmit(b, 0, p->batch_size, key) : b->ops->submit(b, 0, p->batch_size, key);
+    if (rc != H5PACK_OK) {
+        fprintf(stderr, "bench_convert_cpu: conversion failed (%d)\n", rc);
+        exit(1);
+    }
+}
+
+/* Conversion of one full batch (submit: 1 thread, resubmit: p->threads) and memcpy of the same output
+ * bytes with the same thread count, alternated so both see the same machine load; best of REPS each
+ * (the first round warms the pages and is not counted). */
+static void time_pair(backend *b, const backend_params *p, int use_resubmit, uint8_t *dst, const uint8_t *src,
+                      size_t bytes, int threads, int reps, double *convert_s, double *memcpy_s)
+{
+    *convert_s = *memcpy_s = 1e30;
+    for (int r = 0; r < reps + 1; r++) {
+        double t0 = now_s();
+        convert_batch(b, p, use_resubmit, aug_batch_key(1, 0, (uint64_t)r, 0));
+        double t1 = now_s();
+        copy_split(dst, src, bytes, threads);
+        double t2 = now_s();
+        if (r > 0) {
+            *convert_s = t1 - t0 < *convert_s ? t1 - t0 : *convert_s;
+            *memcpy_s = t2 - t1 < *memcpy_s ? t2 - t1 : *memcpy_s;
+        }
+    }
+}
+
+static const char *dtype_name(h5pack_dtype d)
+{
+    static const char *names[] = {"float32", "float16", "bfloat16", "uint8"};
+    return names[d];
+}
+
+static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out, int flip, int pad)
+{
+    backend_params p;
+    memset(&p, 0, sizeof p);
+    p.channels = 3, p.height = o->height, p.width = o->width;
+    p.in_layout = in, p.out_layout = out, p.dtype = dtype;
+    p.batch_size = o->batch, p.slots = 1, p.threads = o->threads;
+    const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+    for (int c = 0; c < 3; c++)
+        p.mean[c] = mean[c], p.std[c] = std[c];
+    p.random_flip = flip, p.crop_padding = pad;
+    backend *b = NULL;
+    char err[256];
+    if (backend_cpu_create(&p, &b, err, sizeof err) != H5PACK_OK) {
+        fprintf(stderr, "bench_convert_cpu: %s\n", err);
+        exit(1);
+    }
+    uint8_t *input = b->ops->host_input(b, 0);
+    size_t in_bytes = p.batch_size * 3 * p.height * p.width, out_bytes = p.batch_size * backend_output_image_bytes(&p);
+    rng_state rng = {7};
+    for (size_t k = 0; k < in_bytes; k++)
+        input[k] = (uint8_t)(rng_next(&rng) >> 56);
+    uint8_t *src = malloc(out_bytes), *dst = malloc(out_bytes);
+    if (!src || !dst) {
+        fprintf(stderr, "bench_convert_cpu: out of memory\n");
+        exit(1);
+    }
+    memset(src, 1, out_bytes);
+    memset(dst, 0, out_bytes);
+    for (int pass = 0; pass < 2; pass++) {
+        int threads = pass == 0 ? 1 : o->threads;
+        if (pass == 1 && o->threads < 2)
+            break;
+        double tc, tm;
+        time_pair(b, &p, pass == 1, dst, src, out_bytes, threads, o->reps, &tc, &tm);
+        printf("%-8s %s->%s flip=%d pad=%-2d threads=%d  convert %6.2f GB/s (%7.0f img/s)  memcpy %6.2f GB/s  "
+               "ratio %.2f\n",
+               dtype_name(dtype), in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", out == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc",
+               flip, pad, threads, out_bytes / tc * 1e-9, (double)p.batch_size / tc, out_bytes / tm * 1e-9,
+               tm / tc);
+    }
+    free(src);
+    free(dst);
+    b->ops->destroy(b);
+}
+
+static int parse_args(int argc, char **argv, bench_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--batch") && v)
+            o->batch = strtoul(v, NULL, 10), i++;
+        else if (!strcmp(argv[i], "--size") && v && sscanf(v, "%ux%u", &o->height, &o->width) == 2)
+            i++;
+        else if (!strcmp(argv[i], "--threads") && v)
+            o->threads = atoi(v), i++;
+        else if (!strcmp(argv[i], "--reps") && v)
+            o->reps = atoi(v), i++;
+        else {
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N]\n", argv[0]);
+            return 1;
+        }
+    }
+    if (o->batch < 1 || o->height < 1 || o->width < 1 || o->threads < 1 || o->reps < 1) {
+        fprintf(stderr, "bench_convert_cpu: batch, size, threads and reps must be positive\n");
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o = {64, 224, 224, 2, 10};
+    if (parse_args(argc, argv, &o))
+        return 1;
+    printf("CPU backend conversion, batch %zu of 3x%ux%u uint8 (output bytes/s; best of %d)\n", o.batch, o.height,
+           o.width, o.reps);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NHWC, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 4);
+    run_case(&o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
+    run_case(&o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
+    run_case(&o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
+    return 0;
+}

@@ -1,0 +1,242 @@
+// bench_gpu.cu - the CUDA backend against the hardware, side by side in one run:
+//   1. H2D: the backend's uint8 batch copies (pinned ring, copy stream, timed with events) against a
+//      plain cudaMemcpyAsync of the same size from pinned memory (goal: ratio >= 0.9);
+//   2. the fused conversion kernel's bandwidth (bytes read + written per second) against a
+//      device-to-device cudaMemcpy of the output size (2 x bytes per second) (goal: ratio >= 0.8),
+//      for the common dtype / layout / augmentation cases.
+//
+//   bench_gpu [--batch N] [--size HxW] [--iters N] [--gpu ID]
+//
+// Prints "skipped: no GPU" and exits 77 on a machine without a usable GPU. It drives the internal
+// backend interface (reader/backend.h) directly, to measure the device stage without the file side.
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern "C" {
+#include "augment.h"
+#include "backend.h"
+}
+
+#define CUDA_OR_DIE(call)                                                                      \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "bench_gpu: %s: %s\n", #call, cudaGetErrorString(e_));             \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+struct bench_opts {
+    size_t batch;
+    uint32_t height, width;
+    int iters, gpu;
+};
+
+static double now_s()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static backend_params params_of(const bench_opts &o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out,
+                                int flip, int pad, int slots)
+{
+    backend_params p;
+    memset(&p, 0, sizeof p);
+    p.channels = 3, p.height = o.height, p.width = o.width;
+    p.in_layout = in, p.out_layout = out, p.dtype = dtype;
+    p.batch_size = o.batch, p.slots = slots, p.threads = 1, p.gpu_id = o.gpu;
+    const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+    for (int c = 0; c < 3; c++)
+        p.mean[c] = mean[c], p.std[c] = std[c];
+    p.random_flip = flip, p.crop_padding = pad;
+    return p;
+}
+
+static backend *create_or_die(const backend_params &p)
+{
+    backend *b = NULL;
+    char err[512];
+    if (backend_cuda_create(&p, &b, err, sizeof err) != H5PACK_OK) {
+        fprintf(stderr, "bench_gpu: %s\n", err);
+        exit(1);
+    }
+    return b;
+}
+
+static void ok_or_die(int rc, const char *what)
+{
+    if (rc != H5PACK_OK) {
+        fprintf(stderr, "bench_gpu: %s failed (%d)\n", what, rc);
+        exit(1);
+    }
+}
+
+// One ring cycle as the reader drives it: refill, submit, output, release.
+static void cycle(backend *b, int slot, size_t count, uint64_t key)
+{
+    b->ops->host_input(b, slot);
+    b->ops->host_labels(b, slot);
+    ok_or_die(b->ops->submit(b, slot, count, key), "submit");
+    h5pack_batch batch;
+    ok_or_die(b->ops->output(b, slot, count, &batch), "output");
+    ok_or_die(b->ops->release(b, slot), "release");
+}
+
+// Plain pinned H2D copies of BYTES, ITERS times, timed with events: bytes per second.
+static double plain_h2d(size_t bytes, int iters)
+{
+    void *host = NULL, *dev = NULL;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    CUDA_OR_DIE(cudaHostAlloc(&host, bytes, cudaHostAllocPortable));
+    CUDA_OR_DIE(cudaMalloc(&dev, bytes));
+    memset(host, 3, bytes);
+    CUDA_OR_DIE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA_OR_DIE(cudaEventCreate(&e0));
+    CUDA_OR_DIE(cudaEventCreate(&e1));
+    CUDA_OR_DIE(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)); // warm-up
+    CUDA_OR_DIE(cudaEventRecord(e0, s));
+    for (int i = 0; i < iters; i++)
+        CUDA_OR_DIE(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s));
+    CUDA_OR_DIE(cudaEventRecord(e1, s));
+    CUDA_OR_DIE(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_OR_DIE(cudaEventElapsedTime(&ms, e0, e1));
+    cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s), cudaFree(dev), cudaFreeHost(host);
+    return (double)bytes * iters / (ms * 1e-3);
+}
+
+static void bench_h2d(const bench_opts &o)
+{
+    backend_params p = params_of(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4, 4);
+    backend *b = create_or_die(p);
+    size_t in_bytes = o.batch * 3 * o.height * o.width;
+    for (int s = 0; s < p.slots; s++) {
+        memset(b->ops->host_input(b, s), 100 + s, in_bytes);
+        cycle(b, s, o.batch, 0); // warm-up
+    }
+    CUDA_OR_DIE(cudaDeviceSynchronize());
+    double copy0 = 0, copy1 = 0;
+    b->ops->times(b, NULL, &copy0, NULL);
+    double t0 = now_s();
+    for (int i = 0; i < o.iters; i++)
+        cycle(b, i % p.slots, o.batch, (uint64_t)i);
+    CUDA_OR_DIE(cudaDeviceSynchronize());
+    double wall = now_s() - t0;
+    b->ops->times(b, NULL, &copy1, NULL);
+    double ours = (double)in_bytes * o.iters / (copy1 - copy0), plain = plain_h2d(in_bytes, o.iters);
+    printf("H2D  batch %zu x 3x%ux%u uint8 (%.1f MB): backend %.2f GB/s, plain pinned cudaMemcpyAsync %.2f GB/s, "
+           "ratio %.3f (goal >= 0.9)\n",
+           o.batch, o.height, o.width, in_bytes / 1e6, ours / 1e9, plain / 1e9, ours / plain);
+    printf("     pipeline copy + convert (float32, nhwc->nchw, flip, pad 4): %.0f batches/s = %.0f images/s\n",
+           o.iters / wall, o.iters * (double)o.batch / wall);
+    b->ops->destroy(b);
+}
+
+// Device-to-device copies of BYTES, ITERS times: bytes moved (read + written) per second.
+static double d2d_bandwidth(size_t bytes, int iters)
+{
+    void *a = NULL, *c = NULL;
+    cudaEvent_t e0, e1;
+    CUDA_OR_DIE(cudaMalloc(&a, bytes));
+    CUDA_OR_DIE(cudaMalloc(&c, bytes));
+    CUDA_OR_DIE(cudaMemset(a, 1, bytes));
+    CUDA_OR_DIE(cudaEventCreate(&e0));
+    CUDA_OR_DIE(cudaEventCreate(&e1));
+    CUDA_OR_DIE(cudaMemcpy(c, a, bytes, cudaMemcpyDeviceToDevice)); // warm-up
+    CUDA_OR_DIE(cudaEventRecord(e0, 0));
+    for (int i = 0; i < iters; i++)
+        CUDA_OR_DIE(cudaMemcpyAsync(c, a, bytes, cudaMemcpyDeviceToDevice, 0));
+    CUDA_OR_DIE(cudaEventRecord(e1, 0));
+    CUDA_OR_DIE(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_OR_DIE(cudaEventElapsedTime(&ms, e0, e1));
+    cudaEventDestroy(e0), cudaEventDestroy(e1), cudaFree(a), cudaFree(c);
+    return 2.0 * (double)bytes * iters / (ms * 1e-3);
+}
+
+// The kernel alone: echoes of one batch already on the device (resubmit), ITERS launches queued
+// back to back, timed from the host around a device synchronisation.
+static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out, int flip,
+                         int pad)
+{
+    static const char *names[] = {"float32", "float16", "bfloat16", "uint8"};
+    backend_params p = params_of(o, dtype, in, out, flip, pad, 1);
+    backend *b = create_or_die(p);
+    size_t in_bytes = o.batch * 3 * o.height * o.width, out_bytes = o.batch * backend_output_image_bytes(&p);
+    memset(b->ops->host_input(b, 0), 77, in_bytes);
+    cycle(b, 0, o.batch, 0);
+    ok_or_die(b->ops->resubmit(b, 0, o.batch, 1), "resubmit"); // warm-up
+    CUDA_OR_DIE(cudaDeviceSynchronize());
+    double t0 = now_s();
+    for (int i = 0; i < o.iters; i++) {
+        ok_or_die(b->ops->resubmit(b, 0, o.batch, (uint64_t)i + 2), "resubmit");
+        h5pack_batch batch;
+        ok_or_die(b->ops->output(b, 0, o.batch, &batch), "output");
+        ok_or_die(b->ops->release(b, 0), "release");
+    }
+    CUDA_OR_DIE(cudaDeviceSynchronize());
+    double dt = now_s() - t0;
+    double ours = (double)(in_bytes + out_bytes) * o.iters / dt, d2d = d2d_bandwidth(out_bytes, o.iters);
+    printf("kernel %-8s %s->%s flip=%d pad=%d: %.0f GB/s (%.0f images/s), D2D copy %.0f GB/s, ratio %.3f "
+           "(goal >= 0.8)\n",
+           names[dtype], in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", out == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", flip,
+           pad, ours / 1e9, o.iters * (double)o.batch / dt, d2d / 1e9, ours / d2d);
+    b->ops->destroy(b);
+}
+
+static int parse_args(int argc, char **argv, bench_opts &o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--batch") && v)
+            o.batch = strtoul(v, NULL, 10), i++;
+        else if (!strcmp(argv[i], "--size") && v && sscanf(v, "%ux%u", &o.height, &o.width) == 2)
+            i++;
+        else if (!strcmp(argv[i], "--iters") && v)
+            o.iters = atoi(v), i++;
+        else if (!strcmp(argv[i], "--gpu") && v)
+            o.gpu = atoi(v), i++;
+        else {
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--iters N] [--gpu ID]\n", argv[0]);
+            return 1;
+        }
+    }
+    if (o.batch < 1 || o.height < 1 || o.width < 1 || o.iters < 1) {
+        fprintf(stderr, "bench_gpu: batch, size and iters must be positive\n");
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o = {256, 224, 224, 100, 0};
+    if (parse_args(argc, argv, o))
+        return 1;
+    if (!backend_cuda_available(o.gpu)) {
+        printf("skipped: no GPU\n");
+        return 77;
+    }
+    cudaDeviceProp prop;
+    int driver = 0, runtime = 0;
+    CUDA_OR_DIE(cudaSetDevice(o.gpu));
+    CUDA_OR_DIE(cudaGetDeviceProperties(&prop, o.gpu));
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    printf("device %d: %s, %.1f GiB, driver %d, runtime %d (static)\n", o.gpu, prop.name,
+           prop.totalGlobalMem / 1073741824.0, driver, runtime);
+    bench_h2d(o);
+    bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
+    bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
+    bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
+    bench_kernel(o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
+    bench_kernel(o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC, 0, 0);
+    bench_kernel(o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
+    return 0;
+}
