@@ -124,8 +124,14 @@ uint8_t *cuda_host_input(backend *b, int slot)
 
 int64_t *cuda_host_labels(backend *b, int slot)
 {
-    // Copied by the same copy as the input: host_input's wait covers it (the core fills both).
-    return cuda_of(b)->slots[slot].host_labels;
+    // Copied together with the input: the same wait (instant when host_input already waited).
+    cuda_backend *cb = cuda_of(b);
+    cuda_slot *s = &cb->slots[slot];
+    cudaSetDevice(cb->p.gpu_id);
+    cudaError_t e = cudaEventSynchronize(s->copied);
+    if (e != cudaSuccess)
+        hot_path_error(cb, "cudaEventSynchronize(copied)", e);
+    return s->host_labels;
 }
 
 // Enqueues the conversion of SLOT on the compute stream, after its input copy and after the consumer's
