@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "chunksrc.h"
 #include "h5pack.h"
 #include "order.h"
 #include "plan.h"
+#include "resolve.h"
 #include "sim_policies.h"
 
 /* Everything a replay needs, derived once from the file and the config. */
@@ -40,31 +40,6 @@ static int sim_fail(char *err, size_t len, int code, const char *fmt, ...)
     return code;
 }
 
-/* The reader's sizing rules (h5pack.h): the cache holds cache_bytes / chunk_bytes chunks, at least one;
- * the CHUNK order's window is config.window, or the cache's chunks minus one per worker thread, at
- * least one. */
-static uint64_t cache_slots_for(uint64_t cache_bytes, uint64_t chunk_bytes)
-{
-    uint64_t n = chunk_bytes ? cache_bytes / chunk_bytes : 1;
-    return n ? n : 1;
-}
-
-static uint64_t worker_threads(const h5pack_config *cfg)
-{
-    if (cfg->threads > 0)
-        return (uint64_t)cfg->threads;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (uint64_t)n : 1;
-}
-
-static uint64_t window_for(const h5pack_config *cfg, uint64_t slots)
-{
-    if (cfg->window)
-        return cfg->window;
-    uint64_t t = worker_threads(cfg);
-    return slots > t ? slots - t : 1;
-}
-
 /* Whether the dataset has any filter: HDF5 then always goes through its chunk cache (and decodes whole
  * chunks), which the model needs to know. The chunk source does not say, so ask HDF5. */
 static int dataset_filtered(const char *path, const char *images)
@@ -89,25 +64,41 @@ static int dataset_filtered(const char *path, const char *images)
     return n > 0;
 }
 
+/* Puts "PATH: " in front of a message that lacks the file name. Returns CODE. */
+static int prefix_path(const char *path, char *err, size_t err_len, int code)
+{
+    if (err && err_len) {
+        char *msg = strdup(err);
+        if (msg)
+            snprintf(err, err_len, "%s: %s", path, msg);
+        free(msg);
+    }
+    return code;
+}
+
+/* The reader's own rules (resolve.h) turn the config into slots, window and order, with the simulated
+ * cache size in place of cfg->cache_bytes. */
 static int setup_open(const char *path, const h5pack_config *cfg, const h5pack_sim_params *sim, sim_setup *s,
                       char *err, size_t err_len)
 {
     memset(s, 0, sizeof *s);
-    int rc = chunksrc_open(path, cfg->images_dataset, cfg->labels_dataset, cfg->input_layout, &s->src, err,
-                           err_len);
+    int rc = reader_check_config(cfg, err, err_len);
+    if (rc < 0)
+        return prefix_path(path, err, err_len, rc);
+    rc = chunksrc_open(path, cfg->images_dataset, cfg->labels_dataset, cfg->input_layout, &s->src, err, err_len);
     if (rc < 0)
         return rc;
     s->g = chunksrc_geometry(s->src);
-    s->slots = cache_slots_for(sim->cache_bytes, s->g->chunk_bytes);
+    h5pack_config sized = *cfg;
+    sized.cache_bytes = sim->cache_bytes;
+    reader_setup rs;
+    rc = reader_resolve_setup(&sized, s->g, &rs, err, err_len);
+    if (rc < 0)
+        return prefix_path(path, err, err_len, rc);
+    s->op = rs.op;
+    s->slots = rs.slots;
     s->epochs = cfg->epochs ? cfg->epochs : 1;
-    s->filtered = dataset_filtered(path, cfg->images_dataset ? cfg->images_dataset : "images");
-    order_params op = {cfg->order, s->g->n_samples, s->g->samples_per_chunk, window_for(cfg, s->slots),
-                       cfg->seed, cfg->rank, cfg->world, cfg->drop_last, cfg->batch_size};
-    s->op = op;
-    if (order_check(&s->op))
-        return sim_fail(err, err_len, H5PACK_EINVAL,
-                        "%s: invalid order settings (batch_size %zu, rank %u, world %u)", path, cfg->batch_size,
-                        cfg->rank, cfg->world);
+    s->filtered = dataset_filtered(path, cfg->images_dataset);
     return 0;
 }
 

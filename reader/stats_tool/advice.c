@@ -1,0 +1,224 @@
+/* advice.c - plain-language advice from the measured (run) or simulated numbers (see advice.h). */
+#include "advice.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "args.h"
+
+void advice_add(advice *a, const char *fmt, ...)
+{
+    if (a->n >= ADVICE_MAX)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->line[a->n++], sizeof a->line[0], fmt, ap);
+    va_end(ap);
+}
+
+void advice_print(const advice *a, FILE *f)
+{
+    if (a->n == 0)
+        return;
+    fprintf(f, "\nadvice:\n");
+    for (int i = 0; i < a->n; i++)
+        fprintf(f, "  - %s\n", a->line[i]);
+}
+
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
+{
+    format_size(bytes, buf, len);
+    return buf;
+}
+
+/* ---- run ------------------------------------------------------------------------------------------ */
+
+static void advise_waiting(const run_facts *f, double step_ms, advice *a)
+{
+    double pct = 100.0 * f->stall_fraction;
+    if (step_ms <= 0.0) {
+        advice_add(a, "The consumer did no work per batch (--step-ms 0), so it always waits and %.0f samples/s is the "
+                      "reader's top speed. Give your training step time with --step-ms to see whether the reader "
+                      "keeps up with it.",
+                   f->loop_s > 0 ? (double)f->st.samples / f->loop_s : 0.0);
+        return;
+    }
+    if (f->stall_fraction < 0.02) {
+        advice_add(a, "The training loop waited for data %.1f%% of the time: the input pipeline keeps up, and "
+                      "batch echoing would not make training faster.", pct);
+        return;
+    }
+    char more[400] = "";
+    if (f->cfg.echo <= 1)
+        snprintf(more + strlen(more), sizeof more - strlen(more),
+                 " Batch echoing (--echo 2) uses each batch twice and halves the reads per step.");
+    if (f->info.threads < f->cores)
+        snprintf(more + strlen(more), sizeof more - strlen(more), " More worker threads (--threads %d) add read "
+                 "and decode capacity.", f->cores);
+    if (f->info.compressed)
+        snprintf(more + strlen(more), sizeof more - strlen(more), " gzip chunks cost CPU to inflate; an "
+                 "uncompressed file (h5pack --compress none) reads faster if disk space allows.");
+    advice_add(a, "The training loop waited for data %.0f%% of the time: %s.%s", pct,
+               f->stall_fraction >= 0.10 ? "the input pipeline is the bottleneck" : "close to input-bound", more);
+}
+
+static void advise_rereads(const run_facts *f, advice *a)
+{
+    const h5pack_info *in = &f->info;
+    double amp = f->st.read_amplification;
+    char s1[32], s2[32];
+    if (f->st.bytes_needed == 0)
+        return;
+    if (amp <= 1.01) {
+        advice_add(a, "Each chunk needed was read once per epoch (read amplification %.2f): the cache (%zu chunks "
+                      "of %s) is large enough for this order.", amp, in->cache_chunks,
+                   size_text(in->chunk_bytes, s1, sizeof s1));
+        return;
+    }
+    uint64_t whole = in->n_chunks * in->chunk_bytes;
+    if (f->cfg.order == H5PACK_ORDER_RANDOM) {
+        advice_add(a, "Random order draws each batch from all over the file, so chunks of %llu images were read "
+                      "%.2f times each per epoch. Use --order chunk (each chunk read once per epoch, shuffled "
+                      "within a window), or a cache that holds the whole dataset: --cache %s.",
+                   (unsigned long long)in->samples_per_chunk, amp, size_text(whole, s1, sizeof s1));
+    } else if (f->cfg.order == H5PACK_ORDER_CHUNK && in->cache_chunks < in->window + (size_t)in->threads) {
+        uint64_t need = (uint64_t)(in->window + (size_t)in->threads) * in->chunk_bytes;
+        advice_add(a, "The cache holds %zu chunks but the chunk order's window of %zu chunks plus one chunk per "
+                      "worker thread (%d) needs %zu: chunks were read %.2f times each per epoch. Use --cache %s or "
+                      "more, a smaller --window, or repack with smaller chunks (h5pack --chunk K) so that more fit "
+                      "in %s.", in->cache_chunks, in->window, in->threads, in->window + (size_t)in->threads, amp,
+                   size_text(need, s1, sizeof s1), size_text(f->cfg.cache_bytes, s2, sizeof s2));
+    } else {
+        advice_add(a, "Chunks were read %.2f times each per epoch: a larger cache (--cache, the whole dataset is "
+                      "%s) would cut the re-reads.", amp, size_text(whole, s1, sizeof s1));
+    }
+}
+
+static void advise_window(const run_facts *f, advice *a)
+{
+    const h5pack_info *in = &f->info;
+    char s1[32], s2[32];
+    if (in->chunk_bytes > f->cfg.cache_bytes)
+        advice_add(a, "One chunk (%s) is larger than the cache (%s); the reader still keeps one chunk, but a cache "
+                      "of several chunks (or smaller chunks: h5pack --chunk K) is needed for any reuse.",
+                   size_text(in->chunk_bytes, s1, sizeof s1), size_text(f->cfg.cache_bytes, s2, sizeof s2));
+    if (f->cfg.order == H5PACK_ORDER_CHUNK && in->window < 4 && in->n_chunks > in->window) {
+        uint64_t want = (uint64_t)(16 + (size_t)in->threads) * in->chunk_bytes;
+        advice_add(a, "The chunk order's window is only %zu chunk(s): each batch comes from very few chunks, which "
+                      "weakens shuffling. --cache %s gives a window of 16 chunks with %d threads.",
+                   in->window, size_text(want, s1, sizeof s1), in->threads);
+    }
+}
+
+void advise_run(const run_facts *f, advice *a)
+{
+    advise_waiting(f, f->step_ms, a);
+    advise_rereads(f, a);
+    advise_window(f, a);
+}
+
+/* ---- simulate ------------------------------------------------------------------------------------- */
+
+static const sim_row *find_row(const sim_facts *f, uint64_t cache, h5pack_order o, h5pack_policy p)
+{
+    for (int i = 0; i < f->n_rows; i++)
+        if (f->rows[i].cache_bytes == cache && f->rows[i].order == o && f->rows[i].policy == p)
+            return &f->rows[i];
+    return NULL;
+}
+
+/* Smallest listed cache where Belady reads each chunk once per epoch, for order O. */
+static void advise_enough_cache(const sim_facts *f, h5pack_order o, advice *a)
+{
+    const sim_row *best = NULL, *enough = NULL;
+    for (int i = 0; i < f->n_rows; i++) {
+        const sim_row *r = &f->rows[i];
+        if (r->order != o || r->policy != H5PACK_POLICY_BELADY)
+            continue;
+        if (!best || r->r.read_amplification < best->r.read_amplification)
+            best = r;
+        if (r->r.read_amplification <= 1.01 && (!enough || r->cache_bytes < enough->cache_bytes))
+            enough = r;
+    }
+    char s1[32], s2[32];
+    if (enough) {
+        advice_add(a, "order %s: a cache of %s already reads each chunk at most once per epoch (hit rate %.3f). "
+                      "More cache only keeps chunks across epochs%s.", order_name(o),
+                   size_text(enough->cache_bytes, s1, sizeof s1), enough->r.hit_rate,
+                   o == H5PACK_ORDER_CHUNK ? " and widens the chunk order's window (better shuffling)" : "");
+    } else if (best) {
+        uint64_t need = o == H5PACK_ORDER_CHUNK && f->window ? (uint64_t)(f->window + (size_t)f->threads) * f->chunk_bytes
+                                                             : f->n_chunks * f->chunk_bytes;
+        advice_add(a, "order %s: even %s reads chunks %.2f times per epoch. Reading each chunk once needs about "
+                      "%s of cache%s.", order_name(o), size_text(best->cache_bytes, s1, sizeof s1),
+                   best->r.read_amplification, size_text(need, s2, sizeof s2),
+                   o == H5PACK_ORDER_RANDOM ? " (the whole dataset), or --order chunk" : "");
+    }
+}
+
+static uint64_t next_prime(uint64_t n)
+{
+    for (;; n++) {
+        int prime = n >= 2;
+        for (uint64_t d = 2; prime && d * d <= n; d++)
+            prime = n % d != 0;
+        if (prime)
+            return n;
+    }
+}
+
+static void advise_hdf5(const sim_facts *f, h5pack_order o, advice *a)
+{
+    uint64_t largest = 0, smallest = UINT64_MAX;
+    for (int i = 0; i < f->n_rows; i++)
+        if (f->rows[i].order == o && f->rows[i].policy == H5PACK_POLICY_HDF5) {
+            largest = f->rows[i].cache_bytes > largest ? f->rows[i].cache_bytes : largest;
+            smallest = f->rows[i].cache_bytes < smallest ? f->rows[i].cache_bytes : smallest;
+        }
+    const sim_row *h = find_row(f, largest, o, H5PACK_POLICY_HDF5), *b = find_row(f, largest, o, H5PACK_POLICY_BELADY);
+    char s1[32], s2[32];
+    if (h && b && b->r.bytes_read > 0)
+        advice_add(a, "order %s, %s cache: HDF5's own chunk cache (what h5py gets with rdcc_nbytes=%llu, "
+                      "rdcc_nslots=%llu, rdcc_w0=%.2f) reads %.1fx the bytes h5pack reads (hit rate %.3f vs %.3f).",
+                   order_name(o), size_text(largest, s1, sizeof s1), (unsigned long long)largest,
+                   (unsigned long long)f->nslots, f->w0, (double)h->r.bytes_read / (double)b->r.bytes_read,
+                   h->r.hit_rate, b->r.hit_rate);
+    if (h && f->chunk_bytes > smallest)
+        advice_add(a, "A chunk (%s) is larger than a %s cache: HDF5 then bypasses its cache and reads every "
+                      "sample from the file.", size_text(f->chunk_bytes, s1, sizeof s1),
+                   size_text(smallest, s2, sizeof s2));
+}
+
+/* HDF5's hash slots: a slot holds one chunk, so far fewer slots than cached chunks means collisions. */
+static void advise_nslots(const sim_facts *f, advice *a)
+{
+    uint64_t largest = 0;
+    int any = 0;
+    for (int i = 0; i < f->n_rows; i++)
+        if (f->rows[i].policy == H5PACK_POLICY_HDF5) {
+            any = 1;
+            largest = f->rows[i].cache_bytes > largest ? f->rows[i].cache_bytes : largest;
+        }
+    uint64_t fit = f->chunk_bytes ? largest / f->chunk_bytes : 0;
+    if (any && fit > 1 && f->nslots < 10 * fit)
+        advice_add(a, "HDF5 puts chunk i in hash slot i mod nslots and a slot holds one chunk: with %llu slots for "
+                      "up to %llu cached chunks, collisions evict chunks early. Use a prime near 100x the chunks "
+                      "that fit: rdcc_nslots=%llu (try it here with --nslots %llu).", (unsigned long long)f->nslots,
+                   (unsigned long long)fit, (unsigned long long)next_prime(100 * fit),
+                   (unsigned long long)next_prime(100 * fit));
+}
+
+void advise_simulate(const sim_facts *f, advice *a)
+{
+    const h5pack_order orders[] = {H5PACK_ORDER_SEQUENTIAL, H5PACK_ORDER_RANDOM, H5PACK_ORDER_CHUNK};
+    for (int k = 0; k < 3; k++) {
+        int present = 0;
+        for (int i = 0; i < f->n_rows; i++)
+            present |= f->rows[i].order == orders[k];
+        if (!present)
+            continue;
+        advise_enough_cache(f, orders[k], a);
+        advise_hdf5(f, orders[k], a);
+    }
+    advise_nslots(f, a);
+}

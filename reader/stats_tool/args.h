@@ -1,0 +1,35 @@
+/* args.h - option parsing helpers of h5pack-stats: sizes with suffixes, comma lists, names of orders,
+ * policies and devices. Pure functions, no output: callers print the message. */
+#ifndef H5PACK_STATS_ARGS_H
+#define H5PACK_STATS_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "h5pack.h"
+
+/* "1073741824", "64M", "64MB", "64MiB", "1G", "1GiB", "512k", "1.5G" (binary units: k = 1024).
+ * Returns 0 and sets *out, or -1 on anything else (empty, negative, unknown suffix, overflow). */
+int parse_size(const char *text, uint64_t *out);
+
+/* Writes a size as "64 MiB", "1.5 GiB", "512 B" into BUF. */
+void format_size(uint64_t bytes, char *buf, size_t len);
+
+/* Decimal unsigned integer in [min, max]. 0 or -1. */
+int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Decimal floating point number in [min, max]. 0 or -1. */
+int parse_double(const char *text, double min, double max, double *out);
+
+/* Splits a comma separated LIST into at most MAX items (pointers into a copy owned by *STORAGE, which
+ * the caller frees). Returns the number of items, or -1 (empty item, too many, no memory). */
+int split_list(const char *list, char **storage, const char **items, int max);
+
+int parse_order(const char *text, h5pack_order *out);
+int parse_policy(const char *text, h5pack_policy *out);
+int parse_device(const char *text, h5pack_device *out);
+
+const char *order_name(h5pack_order o);
+const char *policy_name(h5pack_policy p);
+
+#endif

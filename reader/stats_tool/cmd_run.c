@@ -1,0 +1,354 @@
+/* cmd_run.c - `h5pack-stats run FILE ...`: streams the file through the real reader (public API only)
+ * and reports per epoch and in total what it did, plus a timeline CSV and advice. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "advice.h"
+#include "args.h"
+#include "commands.h"
+#include "json.h"
+
+typedef struct run_opts {
+    const char *file;
+    h5pack_config cfg;
+    int json;
+    const char *timeline;
+    double interval_s;
+    double step_ms;
+} run_opts;
+
+/* Counters over a span of the run (an epoch, a timeline interval, the whole run). */
+typedef struct span {
+    uint64_t epoch;
+    double seconds;
+    h5pack_stats d; /* differences of the counters over the span */
+} span;
+
+typedef struct timeline {
+    FILE *f;
+    double interval_s, last_t;
+    h5pack_stats last;
+} timeline;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void sleep_ms(double ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000.0), (long)((ms - 1000.0 * (double)(time_t)(ms / 1000.0)) * 1e6)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static h5pack_stats stats_diff(const h5pack_stats *b, const h5pack_stats *a)
+{
+    h5pack_stats d = *b;
+    d.samples -= a->samples, d.batches -= a->batches, d.batches_fresh -= a->batches_fresh;
+    d.batches_echoed -= a->batches_echoed, d.chunk_hits -= a->chunk_hits, d.chunk_misses -= a->chunk_misses;
+    d.bytes_read -= a->bytes_read, d.bytes_inflated -= a->bytes_inflated, d.bytes_needed -= a->bytes_needed;
+    d.stall_s -= a->stall_s, d.elapsed_s -= a->elapsed_s;
+    uint64_t uses = d.chunk_hits + d.chunk_misses;
+    d.hit_rate = uses ? (double)d.chunk_hits / (double)uses : 0.0;
+    d.read_amplification = d.bytes_needed ? (double)d.bytes_read / (double)d.bytes_needed : 0.0;
+    return d;
+}
+
+static int parse_run(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
+    o->cfg = defaults;
+    o->cfg.epochs = 1;
+    o->interval_s = 0.1;
+    for (int i = 0; i < argc; i++) {
+        int rc = parse_reader_option("run", argc, argv, &i, &o->cfg);
+        if (rc < 0)
+            return 1;
+        if (rc > 0)
+            continue;
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage_run(stdout);
+            return -1;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--timeline") == 0 && i + 1 < argc) {
+            o->timeline = argv[++i];
+        } else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
+            if (parse_double(argv[++i], 0.001, 3600, &o->interval_s))
+                return usage_error("run", argv[i]);
+        } else if (strcmp(a, "--step-ms") == 0 && i + 1 < argc) {
+            if (parse_double(argv[++i], 0, 3.6e6, &o->step_ms))
+                return usage_error("run", argv[i]);
+        } else if (a[0] == '-' || o->file) {
+            return usage_error("run", a);
+        } else {
+            o->file = a;
+        }
+    }
+    return o->file ? 0 : usage_error("run", NULL);
+}
+
+static void timeline_row(timeline *t, double now, uint64_t epoch, const h5pack_stats *st)
+{
+    h5pack_stats d = stats_diff(st, &t->last);
+    double dt = now - t->last_t;
+    if (dt <= 0)
+        return;
+    fprintf(t->f, "%.3f,%.3f,%llu,%llu,%llu,%.1f,%.2f,%.4f,%llu,%llu,%.4f\n", now, dt,
+            (unsigned long long)epoch, (unsigned long long)d.batches, (unsigned long long)d.samples,
+            (double)d.samples / dt, (double)d.bytes_read / 1e6 / dt, d.stall_s / dt, (unsigned long long)d.chunk_hits,
+            (unsigned long long)d.chunk_misses, d.hit_rate);
+    t->last = *st;
+    t->last_t = now;
+}
+
+typedef struct run_state {
+    h5pack_reader *r;
+    span *epochs;
+    size_t n_epochs, cap;
+    h5pack_stats epoch_start;
+    double epoch_t0, t0;
+    uint64_t cur_epoch;
+} run_state;
+
+static int close_epoch(run_state *s, const h5pack_stats *now_st, double now)
+{
+    if (s->n_epochs == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        span *e = realloc(s->epochs, cap * sizeof *e);
+        if (!e)
+            return -1;
+        s->epochs = e, s->cap = cap;
+    }
+    span *e = &s->epochs[s->n_epochs++];
+    e->epoch = s->cur_epoch;
+    e->seconds = now - s->epoch_t0;
+    e->d = stats_diff(now_st, &s->epoch_start);
+    s->epoch_start = *now_st;
+    s->epoch_t0 = now;
+    return 0;
+}
+
+/* The consumer loop: next, (pretend to) train, release; epoch boundaries and timeline rows on the way.
+ * Counters are sampled after each release, so a boundary splits them between two batches. */
+static int consume(run_state *s, const run_opts *o, timeline *tl)
+{
+    h5pack_batch b;
+    h5pack_stats st;
+    int rc;
+    s->t0 = s->epoch_t0 = now_s();
+    h5pack_stats_get(s->r, &s->epoch_start);
+    st = s->epoch_start;
+    double last_release = s->t0;
+    if (tl->f)
+        tl->last = s->epoch_start, tl->last_t = 0.0;
+    while ((rc = h5pack_next(s->r, &b)) == H5PACK_OK) {
+        if (b.epoch != s->cur_epoch) {
+            if (close_epoch(s, &st, last_release))
+                return H5PACK_ENOMEM;
+            s->cur_epoch = b.epoch;
+        }
+        if (o->step_ms > 0)
+            sleep_ms(o->step_ms);
+        h5pack_release(s->r, &b);
+        h5pack_stats_get(s->r, &st);
+        last_release = now_s();
+        if (tl->f && last_release - s->t0 - tl->last_t >= tl->interval_s)
+            timeline_row(tl, last_release - s->t0, b.epoch, &st);
+    }
+    return rc == H5PACK_END ? 0 : rc;
+}
+
+static void print_span_text(const char *label, const span *e)
+{
+    char rd[32];
+    format_size(e->d.bytes_read, rd, sizeof rd);
+    double s = e->seconds > 0 ? e->seconds : 1e-9;
+    printf("%-6s %9llu %7llu/%-7llu %9llu %9llu %8.4f %11s %7.3f %11.1f %9.1f %7.1f%%\n", label,
+           (unsigned long long)e->d.samples, (unsigned long long)e->d.batches_fresh,
+           (unsigned long long)e->d.batches_echoed, (unsigned long long)e->d.chunk_hits,
+           (unsigned long long)e->d.chunk_misses, e->d.hit_rate, rd, e->d.read_amplification,
+           (double)e->d.samples / s, (double)e->d.bytes_read / 1e6 / s, 100.0 * e->d.stall_s / s);
+}
+
+static void print_text(const run_opts *o, const h5pack_info *in, const run_state *s, const span *total)
+{
+    char cb[32], cache[32];
+    format_size(in->chunk_bytes, cb, sizeof cb);
+    format_size(o->cfg.cache_bytes, cache, sizeof cache);
+    printf("file: %s\n", o->file);
+    printf("reader: %llu samples of %ux%ux%u %s, %llu chunks of %llu images (%s), %s, %s path\n",
+           (unsigned long long)in->n_samples, in->channels, in->height, in->width,
+           in->input_layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW", (unsigned long long)in->n_chunks,
+           (unsigned long long)in->samples_per_chunk, cb, in->compressed ? "gzip" : "uncompressed",
+           in->fast_path ? "fast (pread)" : "HDF5");
+    printf("        order %s, batch %zu, cache %s = %zu chunks, window %zu, echo %u, %d threads, device %s, "
+           "rank %u of %u\n", order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, in->window,
+           o->cfg.echo, in->threads, in->device_name, o->cfg.rank, o->cfg.world);
+    printf("\n%-6s %9s %15s %9s %9s %8s %11s %7s %11s %9s %8s\n", "epoch", "samples", "batches f/e", "hits",
+           "misses", "hit_rate", "read", "amplif", "samples/s", "MB/s", "waited");
+    for (size_t i = 0; i < s->n_epochs; i++) {
+        char label[24];
+        snprintf(label, sizeof label, "%llu", (unsigned long long)s->epochs[i].epoch);
+        print_span_text(label, &s->epochs[i]);
+    }
+    print_span_text("total", total);
+}
+
+static void json_span(json_out *j, const span *e)
+{
+    double s = e->seconds > 0 ? e->seconds : 1e-9;
+    json_u64(j, "samples", e->d.samples);
+    json_u64(j, "batches", e->d.batches);
+    json_u64(j, "batches_fresh", e->d.batches_fresh);
+    json_u64(j, "batches_echoed", e->d.batches_echoed);
+    json_u64(j, "chunk_hits", e->d.chunk_hits);
+    json_u64(j, "chunk_misses", e->d.chunk_misses);
+    json_double(j, "hit_rate", e->d.hit_rate);
+    json_u64(j, "bytes_read", e->d.bytes_read);
+    json_u64(j, "bytes_needed", e->d.bytes_needed);
+    json_u64(j, "bytes_inflated", e->d.bytes_inflated);
+    json_double(j, "read_amplification", e->d.read_amplification);
+    json_double(j, "seconds", e->seconds);
+    json_double(j, "samples_per_s", (double)e->d.samples / s);
+    json_double(j, "mb_per_s", (double)e->d.bytes_read / 1e6 / s);
+    json_double(j, "stall_s", e->d.stall_s);
+    json_double(j, "stall_fraction", e->d.stall_s / s);
+}
+
+static void print_json(const run_opts *o, const h5pack_info *in, const run_state *s, const span *total,
+                       const advice *adv)
+{
+    json_out j;
+    json_init(&j, stdout);
+    json_object_begin(&j, NULL);
+    json_string(&j, "file", o->file);
+    json_span(&j, total);
+    json_object_begin(&j, "config");
+    json_string(&j, "order", order_name(o->cfg.order));
+    json_u64(&j, "batch_size", o->cfg.batch_size);
+    json_u64(&j, "cache_bytes", o->cfg.cache_bytes);
+    json_u64(&j, "cache_chunks", in->cache_chunks);
+    json_u64(&j, "window", in->window);
+    json_u64(&j, "echo", o->cfg.echo);
+    json_u64(&j, "epochs", o->cfg.epochs);
+    json_i64(&j, "threads", in->threads);
+    json_u64(&j, "seed", o->cfg.seed);
+    json_u64(&j, "rank", o->cfg.rank);
+    json_u64(&j, "world", o->cfg.world);
+    json_string(&j, "device", in->device_name);
+    json_double(&j, "step_ms", o->step_ms);
+    json_u64(&j, "chunk_bytes", in->chunk_bytes);
+    json_u64(&j, "samples_per_chunk", in->samples_per_chunk);
+    json_u64(&j, "n_chunks", in->n_chunks);
+    json_bool(&j, "fast_path", in->fast_path);
+    json_bool(&j, "compressed", in->compressed);
+    json_object_end(&j);
+    json_array_begin(&j, "epochs");
+    for (size_t i = 0; i < s->n_epochs; i++) {
+        json_object_begin(&j, NULL);
+        json_u64(&j, "epoch", s->epochs[i].epoch);
+        json_span(&j, &s->epochs[i]);
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_array_begin(&j, "advice");
+    for (int i = 0; i < adv->n; i++)
+        json_string(&j, NULL, adv->line[i]);
+    json_array_end(&j);
+    json_object_end(&j);
+    json_finish(&j);
+}
+
+static int open_reader(const run_opts *o, h5pack_reader **r, h5pack_info *in)
+{
+    int rc = h5pack_open(o->file, &o->cfg, r);
+    if (rc < 0) {
+        const char *detail = h5pack_last_error(*r);
+        fprintf(stderr, "h5pack-stats run: %s: %s\n", o->file, detail && *detail ? detail : h5pack_strerror(rc));
+        h5pack_close(*r);
+        *r = NULL;
+        return 2;
+    }
+    h5pack_info_get(*r, in);
+    return 0;
+}
+
+static int open_timeline(const run_opts *o, timeline *tl)
+{
+    memset(tl, 0, sizeof *tl);
+    tl->interval_s = o->interval_s;
+    if (!o->timeline)
+        return 0;
+    tl->f = fopen(o->timeline, "w");
+    if (!tl->f) {
+        fprintf(stderr, "h5pack-stats run: cannot write %s: %s\n", o->timeline, strerror(errno));
+        return 2;
+    }
+    fprintf(tl->f, "t_s,dt_s,epoch,batches,samples,samples_per_s,mb_per_s,stall_fraction,chunk_hits,"
+                   "chunk_misses,hit_rate\n");
+    return 0;
+}
+
+static void report(const run_opts *o, const h5pack_info *in, run_state *s, const h5pack_stats *end, double loop_s)
+{
+    span total = {0, loop_s, *end};
+    run_facts f = {*in, o->cfg, *end, loop_s, loop_s > 0 ? end->stall_s / loop_s : 0.0, 1, o->step_ms};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    f.cores = cores > 0 ? (int)cores : 1;
+    advice adv = {.n = 0};
+    advise_run(&f, &adv);
+    if (o->json) {
+        print_json(o, in, s, &total, &adv);
+    } else {
+        print_text(o, in, s, &total);
+        advice_print(&adv, stdout);
+    }
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    int rc = parse_run(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
+    run_state s = {0};
+    h5pack_info in;
+    timeline tl;
+    h5pack_stats end;
+    if ((rc = open_reader(&o, &s.r, &in)) != 0)
+        return rc;
+    if ((rc = open_timeline(&o, &tl)) != 0)
+        goto done;
+    rc = consume(&s, &o, &tl);
+    double t_end = now_s();
+    h5pack_stats_get(s.r, &end);
+    if (rc < 0) {
+        fprintf(stderr, "h5pack-stats run: %s: %s\n", o.file, h5pack_last_error(s.r));
+        rc = 2;
+        goto done;
+    }
+    if (close_epoch(&s, &end, t_end) == 0) {
+        if (tl.f)
+            timeline_row(&tl, t_end - s.t0, s.cur_epoch, &end);
+        h5pack_stats zero = {0}, totals = stats_diff(&end, &zero);
+        report(&o, &in, &s, &totals, t_end - s.t0);
+    }
+done:
+    if (tl.f && fclose(tl.f) != 0 && rc == 0) {
+        fprintf(stderr, "h5pack-stats run: cannot write %s\n", o.timeline);
+        rc = 2;
+    }
+    h5pack_close(s.r);
+    free(s.epochs);
+    return rc;
+}

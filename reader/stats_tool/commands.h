@@ -1,0 +1,30 @@
+/* commands.h - the sub-commands of h5pack-stats and their usage texts. Each cmd_* gets the arguments
+ * after the command name and returns the process exit status: 0 ok, 1 bad usage, 2 bad input file or
+ * failed run. */
+#ifndef H5PACK_STATS_COMMANDS_H
+#define H5PACK_STATS_COMMANDS_H
+
+#include <stdio.h>
+
+#include "h5pack.h"
+
+int cmd_info(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+
+void usage_main(FILE *f);
+void usage_info(FILE *f);
+void usage_run(FILE *f);
+void usage_simulate(FILE *f);
+
+/* Prints "h5pack-stats CMD: unexpected argument BAD" (or "missing FILE") and the hint to --help on
+ * stderr. Returns 1. */
+int usage_error(const char *cmd, const char *bad);
+
+/* Options shared by run and simulate that map onto h5pack_config fields (--batch, --cache, --order,
+ * --window, --echo, --epochs, --threads, --device, --seed, --rank, --world, --images, --labels,
+ * --drop-last). Looks at argv[*i] (and its value): returns 1 when consumed (advancing *i past the
+ * value), 0 when not one of these, -1 on a bad value (message printed). */
+int parse_reader_option(const char *cmd, int argc, char **argv, int *i, h5pack_config *cfg);
+
+#endif

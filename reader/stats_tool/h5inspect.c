@@ -1,0 +1,338 @@
+/* h5inspect.c - reads the facts `h5pack-stats info` prints (see h5inspect.h) with the HDF5 C API. */
+#include "h5inspect.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_DATASETS 256
+#define MAX_ATTRS 64
+#define MAX_CLASSES_LISTED 64
+
+static void type_name(hid_t t, char *buf, size_t len)
+{
+    H5T_class_t c = H5Tget_class(t);
+    size_t sz = H5Tget_size(t);
+    if (c == H5T_INTEGER)
+        snprintf(buf, len, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", sz * 8);
+    else if (c == H5T_FLOAT)
+        snprintf(buf, len, "float%zu", sz * 8);
+    else if (c == H5T_STRING)
+        snprintf(buf, len, "%s", H5Tis_variable_str(t) > 0 ? "string (variable)" : "string (fixed)");
+    else if (c == H5T_COMPOUND)
+        snprintf(buf, len, "compound");
+    else if (c == H5T_ENUM)
+        snprintf(buf, len, "enum");
+    else
+        snprintf(buf, len, "other (class %d)", (int)c);
+}
+
+static void filter_list(hid_t dcpl, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int n = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < n; i++) {
+        unsigned flags = 0, cd[8] = {0}, cfg = 0;
+        size_t ncd = 8;
+        char name[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &cfg);
+        char one[96];
+        if (id == H5Z_FILTER_DEFLATE)
+            snprintf(one, sizeof one, "deflate(%u)", ncd ? cd[0] : 0);
+        else if (id == H5Z_FILTER_SHUFFLE)
+            snprintf(one, sizeof one, "shuffle");
+        else if (id == H5Z_FILTER_FLETCHER32)
+            snprintf(one, sizeof one, "fletcher32");
+        else
+            snprintf(one, sizeof one, "%s(id %d)", name[0] ? name : "filter", (int)id);
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", used ? ", " : "", one);
+    }
+}
+
+/* Chunk i at addr0 + i*chunk_bytes, each of chunk_bytes, for chunks 0, 1 and the last: the implicit
+ * index of h5pack's uncompressed files (what lets the reader pread without HDF5). */
+static void check_computable(hid_t d, hid_t dcpl, ds_report *r)
+{
+    r->computable = 0;
+    if (H5Pget_nfilters(dcpl) > 0) {
+        snprintf(r->computable_why, sizeof r->computable_why, "no: filtered chunks have varying sizes");
+        return;
+    }
+    for (int i = 0; i < r->rank; i++)
+        if (r->maxdims[i] != r->dims[i]) {
+            snprintf(r->computable_why, sizeof r->computable_why, "no: extendible dataset (maxshape differs)");
+            return;
+        }
+    if (r->n_allocated != r->n_chunks || r->n_chunks == 0) {
+        snprintf(r->computable_why, sizeof r->computable_why, "no: %llu of %llu chunks allocated",
+                 (unsigned long long)r->n_allocated, (unsigned long long)r->n_chunks);
+        return;
+    }
+    hid_t fs = H5Dget_space(d);
+    hsize_t probe[3] = {0, r->n_chunks > 1 ? 1 : 0, r->n_chunks - 1}, off[INSPECT_MAX_RANK];
+    haddr_t addr0 = HADDR_UNDEF;
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+        hsize_t size = 0;
+        ok = H5Dget_chunk_info(d, fs, probe[i], off, &mask, &addr, &size) >= 0 && size == r->chunk_bytes;
+        if (ok && i == 0)
+            addr0 = addr;
+        ok = ok && addr == addr0 + probe[i] * r->chunk_bytes;
+    }
+    H5Sclose(fs);
+    r->computable = ok;
+    snprintf(r->computable_why, sizeof r->computable_why, "%s",
+             ok ? "yes: chunk i at addr0 + i*chunk_bytes (implicit index)" : "no: chunks are not evenly spaced");
+}
+
+static void chunk_facts(hid_t d, hid_t dcpl, ds_report *r)
+{
+    hsize_t ch[INSPECT_MAX_RANK] = {0};
+    H5Pget_chunk(dcpl, r->rank, ch);
+    r->n_chunks = 1;
+    hid_t t = H5Dget_type(d);
+    r->chunk_bytes = H5Tget_size(t);
+    H5Tclose(t);
+    for (int i = 0; i < r->rank; i++) {
+        r->chunk[i] = ch[i];
+        r->chunk_bytes *= ch[i];
+        r->n_chunks *= ch[i] ? (r->dims[i] + ch[i] - 1) / ch[i] : 0;
+    }
+    hid_t fs = H5Dget_space(d);
+    hsize_t n = 0;
+    if (H5Dget_num_chunks(d, fs, &n) >= 0)
+        r->n_allocated = n;
+    H5Sclose(fs);
+    filter_list(dcpl, r->filters, sizeof r->filters);
+    check_computable(d, dcpl, r);
+}
+
+static void dataset_facts(hid_t d, const char *name, ds_report *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    hid_t t = H5Dget_type(d), sp = H5Dget_space(d), dcpl = H5Dget_create_plist(d);
+    type_name(t, r->dtype, sizeof r->dtype);
+    int rank = H5Sget_simple_extent_ndims(sp);
+    r->rank = rank < 0 ? 0 : (rank > INSPECT_MAX_RANK ? INSPECT_MAX_RANK : rank);
+    hsize_t dims[32] = {0}, maxd[32] = {0};
+    if (rank > 0 && rank <= 32)
+        H5Sget_simple_extent_dims(sp, dims, maxd);
+    r->logical_bytes = H5Tget_size(t);
+    for (int i = 0; i < r->rank; i++)
+        r->dims[i] = dims[i], r->maxdims[i] = maxd[i], r->logical_bytes *= dims[i];
+    r->storage_bytes = H5Dget_storage_size(d);
+    H5D_layout_t lay = H5Pget_layout(dcpl);
+    r->layout = lay == H5D_CHUNKED ? "chunked" : lay == H5D_COMPACT ? "compact" : lay == H5D_VIRTUAL ? "virtual"
+                                                                                                     : "contiguous";
+    if (lay == H5D_CHUNKED)
+        chunk_facts(d, dcpl, r);
+    else
+        snprintf(r->computable_why, sizeof r->computable_why, "%s",
+                 lay == H5D_CONTIGUOUS ? "yes: one contiguous range" : "no");
+    r->computable = lay == H5D_CONTIGUOUS ? r->storage_bytes > 0 : r->computable;
+    H5Pclose(dcpl), H5Sclose(sp), H5Tclose(t);
+}
+
+static herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, void *data)
+{
+    file_report *r = data;
+    if (info->type != H5L_TYPE_HARD || r->n_datasets >= MAX_DATASETS)
+        return 0;
+    hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
+    if (obj < 0)
+        return 0;
+    if (H5Iget_type(obj) == H5I_DATASET)
+        dataset_facts(obj, name, &r->datasets[r->n_datasets++]);
+    H5Oclose(obj);
+    return 0;
+}
+
+static void read_attr(hid_t a, const char *owner, const char *name, attr_report *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->owner, sizeof r->owner, "%s", owner);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    if (H5Tget_class(t) == H5T_STRING && n == 1) {
+        r->is_string = 1;
+        if (H5Tis_variable_str(t) > 0) {
+            char *s = NULL;
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            if (H5Aread(a, mt, &s) >= 0 && s)
+                snprintf(r->text, sizeof r->text, "%s", s);
+            H5free_memory(s);
+            H5Tclose(mt);
+        } else {
+            size_t sz = H5Tget_size(t);
+            char *buf = calloc(1, sz + 1);
+            hid_t mt = H5Tcopy(t);
+            if (buf && H5Aread(a, mt, buf) >= 0)
+                snprintf(r->text, sizeof r->text, "%s", buf);
+            free(buf);
+            H5Tclose(mt);
+        }
+    } else if ((H5Tget_class(t) == H5T_INTEGER || H5Tget_class(t) == H5T_FLOAT) && n >= 1 && n <= 4096) {
+        double *v = malloc((size_t)n * sizeof *v);
+        if (v && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0) {
+            r->n_values = n < INSPECT_MAX_VALUES ? (int)n : INSPECT_MAX_VALUES;
+            memcpy(r->values, v, (size_t)r->n_values * sizeof *v);
+        }
+        free(v);
+    } else {
+        r->is_string = 1;
+        snprintf(r->text, sizeof r->text, "(%lld values of an unsupported type)", (long long)n);
+    }
+    H5Sclose(sp), H5Tclose(t);
+}
+
+typedef struct attr_ctx {
+    file_report *r;
+    const char *owner;
+} attr_ctx;
+
+static herr_t visit_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)info;
+    attr_ctx *c = data;
+    if (c->r->n_attrs >= MAX_ATTRS)
+        return 1;
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a >= 0) {
+        read_attr(a, c->owner, name, &c->r->attrs[c->r->n_attrs++]);
+        H5Aclose(a);
+    }
+    return 0;
+}
+
+static void list_attrs(hid_t obj, const char *owner, file_report *r)
+{
+    attr_ctx c = {r, owner};
+    hsize_t idx = 0;
+    H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_attr, &c);
+}
+
+static void read_classes(hid_t f, file_report *r)
+{
+    if (H5Lexists(f, "classes", H5P_DEFAULT) <= 0)
+        return;
+    hid_t d = H5Dopen2(f, "classes", H5P_DEFAULT);
+    if (d < 0)
+        return;
+    hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    r->n_classes = n > 0 ? (uint64_t)n : 0;
+    if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 && n > 0) {
+        char **names = calloc((size_t)n, sizeof *names);
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5T_CSET_UTF8);
+        if (names && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0) {
+            int k = n < MAX_CLASSES_LISTED ? (int)n : MAX_CLASSES_LISTED;
+            r->classes = calloc((size_t)k, sizeof *r->classes);
+            for (int i = 0; r->classes && i < k; i++)
+                r->classes[r->n_classes_listed++] = strdup(names[i] ? names[i] : "");
+            H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, names);
+        }
+        free(names);
+        H5Tclose(mt);
+    }
+    H5Sclose(sp), H5Tclose(t), H5Dclose(d);
+}
+
+static int open_checked(const char *path, hid_t *f, char *err, size_t err_len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, err_len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, err_len, "%s: not a regular file", path);
+        return -1;
+    }
+    if (H5Fis_hdf5(path) <= 0) {
+        snprintf(err, err_len, "%s: not an HDF5 file (no HDF5 signature found)", path);
+        return -1;
+    }
+    *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*f < 0) {
+        snprintf(err, err_len, "%s: HDF5 cannot open it (truncated or damaged?)", path);
+        return -1;
+    }
+    return 0;
+}
+
+int inspect_file(const char *path, const char *images, file_report *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    r->format_version = -1;
+    snprintf(r->path, sizeof r->path, "%s", path);
+    H5E_auto2_t efunc;
+    void *edata;
+    H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = -1;
+    int rc = open_checked(path, &f, err, err_len);
+    r->datasets = calloc(MAX_DATASETS, sizeof *r->datasets);
+    r->attrs = calloc(MAX_ATTRS, sizeof *r->attrs);
+    if (rc == 0 && (!r->datasets || !r->attrs)) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        rc = -1;
+    }
+    if (rc == 0) {
+        hsize_t size = 0;
+        H5Fget_filesize(f, &size);
+        r->file_bytes = size;
+        if (H5Lvisit(f, H5_INDEX_NAME, H5_ITER_INC, visit_link, r) < 0) {
+            snprintf(err, err_len, "%s: cannot list its objects (damaged metadata?)", path);
+            rc = -1;
+        }
+    }
+    if (rc == 0) {
+        list_attrs(f, "/", r);
+        if (images && H5Lexists(f, images, H5P_DEFAULT) > 0) {
+            hid_t d = H5Oopen(f, images, H5P_DEFAULT);
+            if (d >= 0)
+                list_attrs(d, images, r), H5Oclose(d);
+        }
+        read_classes(f, r);
+        for (int i = 0; i < r->n_attrs; i++)
+            if (strcmp(r->attrs[i].owner, "/") == 0 && strcmp(r->attrs[i].name, "h5pack_format_version") == 0 &&
+                r->attrs[i].n_values == 1)
+                r->format_version = (int)r->attrs[i].values[0];
+    }
+    if (f >= 0)
+        H5Fclose(f);
+    H5Eset_auto2(H5E_DEFAULT, efunc, edata);
+    if (rc < 0)
+        report_free(r);
+    return rc;
+}
+
+void report_free(file_report *r)
+{
+    for (int i = 0; i < r->n_classes_listed; i++)
+        free(r->classes[i]);
+    free(r->classes), free(r->datasets), free(r->attrs);
+    r->classes = NULL, r->datasets = NULL, r->attrs = NULL;
+    r->n_classes_listed = r->n_datasets = r->n_attrs = 0;
+}
+
+const ds_report *report_dataset(const file_report *r, const char *name)
+{
+    if (name && name[0] == '/')
+        name++;
+    for (int i = 0; name && i < r->n_datasets; i++)
+        if (strcmp(r->datasets[i].name, name) == 0)
+            return &r->datasets[i];
+    return NULL;
+}

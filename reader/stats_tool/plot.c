@@ -1,0 +1,54 @@
+/* plot.c - plot layout shared by the SVG and PNG writers, and the choice between them. */
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+void plot_frame_init(plot_frame *f, const plot_series *s, int n)
+{
+    f->width = 860, f->height = 520, f->left = 70, f->right = 240, f->top = 50, f->bottom = 60;
+    f->xmin = INFINITY, f->xmax = -INFINITY;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < s[i].n; k++) {
+            double lx = log2(s[i].x[k] > 1 ? s[i].x[k] : 1);
+            f->xmin = lx < f->xmin ? lx : f->xmin;
+            f->xmax = lx > f->xmax ? lx : f->xmax;
+        }
+    if (!(f->xmin < f->xmax)) { /* one size (or none): centre it */
+        double c = isfinite(f->xmin) ? f->xmin : 20;
+        f->xmin = c - 1, f->xmax = c + 1;
+    }
+}
+
+double plot_px(const plot_frame *f, double x)
+{
+    double lx = log2(x > 1 ? x : 1);
+    double w = f->width - f->left - f->right;
+    return f->left + 10 + (w - 20) * (lx - f->xmin) / (f->xmax - f->xmin);
+}
+
+double plot_py(const plot_frame *f, double y)
+{
+    double h = f->height - f->top - f->bottom;
+    return f->top + h * (1.0 - y);
+}
+
+unsigned plot_color(int i)
+{
+    static const unsigned colors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd,
+                                      0x8c564b, 0xe377c2, 0x17becf, 0x7f7f7f};
+    return colors[i % 9];
+}
+
+int plot_write(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && strcasecmp(dot, ".svg") == 0)
+        return plot_write_svg(path, title, s, n, err, err_len);
+    if (dot && strcasecmp(dot, ".png") == 0)
+        return plot_write_png(path, title, s, n, err, err_len);
+    snprintf(err, err_len, "%s: unknown plot format (use a .svg or .png file name)", path);
+    return -1;
+}

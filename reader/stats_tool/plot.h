@@ -1,0 +1,37 @@
+/* plot.h - the hit-rate plot of `simulate --plot`: hit rate (y, 0..1) against cache size (x, log scale)
+ * with one line per series (order / policy). SVG is written as text; PNG through libpng from a small
+ * rasteriser (lines, markers, legend swatches and a built-in 5x7 pixel font). */
+#ifndef H5PACK_STATS_PLOT_H
+#define H5PACK_STATS_PLOT_H
+
+#include <stddef.h>
+
+#define PLOT_MAX_POINTS 32
+
+typedef struct plot_series {
+    char label[64];
+    int n;
+    double x[PLOT_MAX_POINTS]; /* cache bytes */
+    double y[PLOT_MAX_POINTS]; /* hit rate */
+} plot_series;
+
+/* Writes PATH as SVG or PNG, chosen by its extension (.svg / .png, any case). Returns 0, or -1 with
+ * the reason in ERR (unknown extension, cannot write). */
+int plot_write(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
+
+/* Shared layout: pixel position of a data point. */
+typedef struct plot_frame {
+    int width, height, left, right, top, bottom; /* plot area: [left, width-right] x [top, height-bottom] */
+    double xmin, xmax;                           /* log2 of the cache sizes */
+} plot_frame;
+
+void plot_frame_init(plot_frame *f, const plot_series *s, int n);
+double plot_px(const plot_frame *f, double x);
+double plot_py(const plot_frame *f, double y);
+/* 0xRRGGBB colour of series I. */
+unsigned plot_color(int i);
+
+int plot_write_svg(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
+int plot_write_png(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
+
+#endif

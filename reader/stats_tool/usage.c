@@ -1,0 +1,76 @@
+/* usage.c - help texts of h5pack-stats (stdout for --help, stderr for mistakes). */
+#include <stdio.h>
+
+#include "commands.h"
+
+void usage_main(FILE *f)
+{
+    fprintf(f,
+            "usage: h5pack-stats COMMAND FILE [OPTIONS]\n"
+            "Measure what the h5pack reader does with a file, and what cache, chunk and order would fix it.\n\n"
+            "commands:\n"
+            "  info FILE       datasets, shapes, chunking, compression, attributes (any HDF5 file)\n"
+            "  run FILE        stream the file through the real reader; hit rate, read amplification,\n"
+            "                  throughput and how long the consumer waited\n"
+            "  simulate FILE   replay the reader's chunk accesses under several cache sizes, orders and\n"
+            "                  policies (belady = h5pack, lru, hdf5 = what h5py gets) without reading data\n\n"
+            "  h5pack-stats COMMAND --help   options of a command\n"
+            "  h5pack-stats --version\n"
+            "sizes take suffixes: 512k, 64M, 1G, 1GiB (binary units).\n");
+}
+
+void usage_info(FILE *f)
+{
+    fprintf(f, "usage: h5pack-stats info FILE [--json] [--images NAME]\n"
+               "  --json          one JSON object (keys: file, datasets, chunk_shape, attributes, classes...)\n"
+               "  --images NAME   image dataset whose attributes and chunk shape are reported (default images)\n");
+}
+
+#define READER_OPTIONS                                                                                 \
+    "  --batch N            batch size (default 256)\n"                                                \
+    "  --window W           chunks in the chunk order's window (default: cache chunks - threads)\n"    \
+    "  --epochs E           epochs (default 1)\n"                                                      \
+    "  --threads T          worker threads (default: one per core; also sets the default window)\n"   \
+    "  --seed S             shuffle seed (default 0)\n"                                                \
+    "  --rank R --world W   this rank's share of a distributed run (default 0 of 1)\n"                \
+    "  --drop-last          drop the short last batch of each epoch\n"                                 \
+    "  --images NAME        image dataset (default images); --labels NAME (default labels, none: \"\")\n"
+
+void usage_run(FILE *f)
+{
+    fprintf(f, "usage: h5pack-stats run FILE [OPTIONS]\n"
+               "Streams FILE through the reader (public API) and reports per epoch and in total: samples,\n"
+               "batches (fresh/echoed), chunk hits and misses, hit rate, bytes read, read amplification,\n"
+               "samples/s, MB/s and the fraction of time the consumer waited for data.\n"
+               "  --cache SIZE         chunk cache size (default 1G)\n"
+               "  --order O            sequential | random | chunk (default chunk)\n"
+               "  --echo E             deliver each batch E times (default 1)\n"
+               "  --device D           auto | cpu | cuda (default auto)\n" READER_OPTIONS
+               "  --json               one JSON object: totals at the top level, \"epochs\" per epoch\n"
+               "  --timeline FILE.csv  throughput and stall per interval over the whole run\n"
+               "  --interval S         timeline interval in seconds (default 0.1)\n");
+}
+
+void usage_simulate(FILE *f)
+{
+    fprintf(f, "usage: h5pack-stats simulate FILE --cache LIST [--order LIST] [--policy LIST] [OPTIONS]\n"
+               "Replays the chunk accesses the reader would make, for every cache size x order x policy.\n"
+               "  --cache LIST         cache sizes, e.g. 64M,256M,1G\n"
+               "  --order LIST         of sequential,random,chunk (default chunk)\n"
+               "  --policy LIST        of belady,lru,hdf5 (default belady,lru,hdf5)\n"
+               "  --nslots N           HDF5 model: hash slots (rdcc_nslots, default 521)\n"
+               "  --w0 X               HDF5 model: preemption weight in [0,1] (rdcc_w0, default 0.75)\n"
+               READER_OPTIONS
+               "  --json               a JSON list of rows: cache_bytes, order, policy, hits, misses, hit_rate...\n"
+               "  --plot FILE          hit rate against cache size per policy and order (.svg or .png)\n");
+}
+
+int usage_error(const char *cmd, const char *bad)
+{
+    if (bad)
+        fprintf(stderr, "h5pack-stats %s: unexpected or incomplete argument '%s'\n", cmd, bad);
+    else
+        fprintf(stderr, "h5pack-stats %s: missing FILE\n", cmd);
+    fprintf(stderr, "try: h5pack-stats %s --help\n", cmd);
+    return 1;
+}
