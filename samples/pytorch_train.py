@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Train a small CNN on an h5pack file with the Python binding, and print per epoch the loss, the accuracy
+and the share of the time the loop waited for its input.
+
+    PYTHONPATH=python /usr/bin/python3 samples/pytorch_train.py train.h5 --epochs 2 --batch 64
+
+The model runs where the loader delivers: on the GPU when libh5pack and torch both have one (the batches
+arrive there already converted and normalised), else on the CPU.
+"""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+import h5pack  # noqa: E402
+
+
+def small_cnn(channels, classes):
+    return nn.Sequential(
+        nn.Conv2d(channels, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU(inplace=True),
+        nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU(inplace=True),
+        nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, classes))
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("file", help="an h5pack file (h5pack --size HxW IMAGES OUT.h5)")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--cache", default="256M", help="chunk cache size (K/M/G suffixes)")
+    p.add_argument("--order", default="chunk", choices=["sequential", "random", "chunk"])
+    p.add_argument("--echo", type=int, default=1, help="batch echoing factor")
+    p.add_argument("--threads", type=int, default=None, help="reader threads (default: all cores)")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--flip", action="store_true", help="random horizontal flips (done by the reader)")
+    return p.parse_args(argv)
+
+
+def run_epoch(loader, model, optimiser, device):
+    """One pass over the loader; returns (samples, correct, loss sum, seconds waiting, seconds total)."""
+    loss_fn = nn.CrossEntropyLoss()
+    samples = correct = 0
+    loss_sum = wait = 0.0
+    start = time.perf_counter()
+    it = iter(loader)
+    while True:
+        t0 = time.perf_counter()
+        try:
+            images, labels = next(it)
+        except StopIteration:
+            break
+        wait += time.perf_counter() - t0
+        images, labels = images.to(device, non_blocking=True), labels.to(device, non_blocking=True)
+        optimiser.zero_grad(set_to_none=True)
+        logits = model(images)
+        loss = loss_fn(logits, labels)
+        loss.backward()
+        optimiser.step()
+        loss_sum += loss.item() * images.shape[0]  # .item() waits for the step, as most loops do
+        correct += int((logits.argmax(1) == labels).sum())
+        samples += images.shape[0]
+    return samples, correct, loss_sum, wait, time.perf_counter() - start
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    loader = h5pack.Loader(args.file, batch_size=args.batch, cache=args.cache, order=args.order,
+                           echo=args.echo, threads=args.threads, device=args.device, flip=args.flip)
+    info = loader.info
+    if not info["has_labels"]:
+        sys.exit(f"{args.file}: no labels in the file, nothing to train on")
+    device = torch.device(f"cuda:{torch.cuda.current_device()}" if info["device"] == "cuda" else "cpu")
+    print(f"{args.file}: {info['n_samples']} images {info['channels']}x{info['height']}x{info['width']}, "
+          f"{info['n_classes']} classes; reader on {info['device_name']}, {info['threads']} threads, "
+          f"{len(loader)} batches of {args.batch} per epoch; model on {device}")
+    model = small_cnn(info["channels"], max(1, info["n_classes"])).to(device)
+    optimiser = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    before = loader.stats()
+    for epoch in range(args.epochs):
+        samples, correct, loss_sum, wait, total = run_epoch(loader, model, optimiser, device)
+        after = loader.stats()
+        stall = after["stall_s"] - before["stall_s"]
+        hits, misses = (after[k] - before[k] for k in ("chunk_hits", "chunk_misses"))
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {loss_sum / max(1, samples):.4f}, accuracy "
+              f"{100.0 * correct / max(1, samples):.1f}%, {samples / total:.0f} samples/s, input wait "
+              f"{wait:.2f} s = {100.0 * wait / total:.1f}% of the epoch (reader's stall counter {stall:.2f} s), "
+              f"chunk hit rate {100.0 * hits / max(1, hits + misses):.1f}%")
+        before = after
+    loader.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
