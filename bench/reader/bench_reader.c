@@ -1,0 +1,387 @@
+/* bench_reader.c - libh5pack's reader against what users run today, side by side in one run.
+ *
+ *   bench_reader [--file F.h5] [--gzip-file G.h5] [--n 4000] [--k 16] [--size 224] [--threads T]
+ *                [--batch 256] [--epochs 3] [--cache-mib 256] [--dir DIR]
+ *
+ * Without --file it writes DIR/bench_reader.h5 (N images 3 x S x S, chunks of K, uncompressed, implicit
+ * chunk index) and DIR/bench_reader_gz.h5 (N/4 images, gzip level 4), with the HDF5 C API. Measures:
+ *   1. memcpy bandwidth (1 and T threads) on buffers larger than the caches;
+ *   2. our reader, CHUNK order, T threads, dtype UINT8 and FLOAT32: samples/s, GB/s of uint8 images,
+ *      hit rate, read amplification, stall;
+ *   3. per-sample H5Dread of the same sample order (what h5py + DataLoader do), T worker processes, with
+ *      HDF5's chunk cache at h5py's default (1 MiB, 521 slots) and at the size of our cache;
+ *   4. gzip: our reader with 1 and 2 threads (scaling) and the per-sample H5Dread baseline;
+ *   5. resident memory after each of 10 epochs.
+ * Uses only the public API (include/h5pack.h) and HDF5's. */
+#include <hdf5.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5pack.h"
+
+typedef struct options {
+    const char *file, *gzip_file, *dir;
+    uint64_t n, k, size, batch, epochs, cache_mib;
+    int threads;
+} options;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double rss_mib(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1 << 20);
+}
+
+/* ---- test files ---------------------------------------------------------------------------------- */
+
+/* Smooth gradients plus a little noise: compresses about as well as natural images do with deflate. */
+static void synth_images(uint8_t *out, uint64_t first, uint64_t count, uint64_t s)
+{
+    uint64_t x = first * 0x9E3779B97F4A7C15ull + 1;
+    for (uint64_t i = 0; i < count; i++)
+        for (uint64_t c = 0; c < 3; c++)
+            for (uint64_t y = 0; y < s; y++)
+                for (uint64_t z = 0; z < s; z++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    *out++ = (uint8_t)((first + i) * 17 + c * 60 + (y + z) / 2 + (x & 7));
+                }
+}
+
+static int write_file(const char *path, uint64_t n, uint64_t k, uint64_t s, int gzip)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hsize_t dims[4] = {n, 3, s, s}, chunk[4] = {k, 3, s, s};
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 4, chunk);
+    if (gzip)
+        H5Pset_deflate(dcpl, 4);
+    else
+        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    hid_t space = H5Screate_simple(4, dims, NULL);
+    hid_t d = H5Dcreate2(f, "images", H5T_NATIVE_UINT8, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    uint8_t *buf = malloc(k * 3 * s * s);
+    int rc = f >= 0 && d >= 0 && buf ? 0 : -1;
+    for (uint64_t first = 0; rc == 0 && first < n; first += k) {
+        uint64_t count = first + k <= n ? k : n - first;
+        hsize_t start[4] = {first, 0, 0, 0}, cnt[4] = {count, 3, s, s};
+        synth_images(buf, first, count, s);
+        hid_t mem = H5Screate_simple(4, cnt, NULL);
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL);
+        rc = H5Dwrite(d, H5T_NATIVE_UINT8, mem, space, H5P_DEFAULT, buf) < 0 ? -1 : 0;
+        H5Sclose(mem);
+    }
+    free(buf);
+    H5Dclose(d), H5Sclose(space), H5Pclose(dcpl), H5Pclose(fapl);
+    if (H5Fclose(f) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* ---- memcpy bandwidth ---------------------------------------------------------------------------- */
+
+typedef struct copy_job {
+    uint8_t *dst, *src;
+    size_t bytes;
+    int reps;
+} copy_job;
+
+static void *copy_worker(void *arg)
+{
+    copy_job *j = arg;
+    for (int r = 0; r < j->reps; r++) {
+        memcpy(j->dst, j->src, j->bytes);
+        __asm__ volatile("" ::: "memory");
+    }
+    return NULL;
+}
+
+/* GB/s of THREADS threads each copying its own 64 MiB buffers (best of 3). */
+static double memcpy_gbps(int threads)
+{
+    size_t bytes = (size_t)64 << 20;
+    copy_job jobs[64];
+    pthread_t t[64];
+    double best = 0;
+    for (int i = 0; i < threads; i++) {
+        jobs[i].src = malloc(bytes), jobs[i].dst = malloc(bytes), jobs[i].bytes = bytes, jobs[i].reps = 4;
+        memset(jobs[i].src, i + 1, bytes), memset(jobs[i].dst, 0, bytes);
+    }
+    for (int trial = 0; trial < 3; trial++) {
+        double t0 = now_s();
+        for (int i = 0; i < threads; i++)
+            pthread_create(&t[i], NULL, copy_worker, &jobs[i]);
+        for (int i = 0; i < threads; i++)
+            pthread_join(t[i], NULL);
+        double gbps = (double)bytes * 4 * threads / (now_s() - t0) / 1e9;
+        best = gbps > best ? gbps : best;
+    }
+    for (int i = 0; i < threads; i++)
+        free(jobs[i].src), free(jobs[i].dst);
+    return best;
+}
+
+/* ---- our reader ---------------------------------------------------------------------------------- */
+
+typedef struct run_result {
+    double samples_per_s, gbps, hit_rate, read_amp, stall_fraction, seconds;
+    double busy_read, busy_inflate, busy_assemble, busy_convert;
+    uint64_t samples, misses, n_indices;
+    uint64_t *indices; /* epoch 0's sample order, when asked for */
+    double rss_mib[16];
+} run_result;
+
+static int run_reader(const char *path, const options *o, h5pack_dtype dtype, int threads, uint64_t epochs,
+                      int keep_indices, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
+    c.batch_size = o->batch, c.threads = threads, c.epochs = epochs, c.dtype = dtype, c.device = H5PACK_DEVICE_CPU;
+    c.cache_bytes = (size_t)o->cache_mib << 20;
+    h5pack_reader *r = NULL;
+    if (h5pack_open(path, &c, &r) != H5PACK_OK) {
+        fprintf(stderr, "bench_reader: %s\n", h5pack_last_error(r));
+        h5pack_close(r);
+        return -1;
+    }
+    h5pack_info info;
+    h5pack_info_get(r, &info);
+    uint64_t image_bytes = (uint64_t)info.channels * info.height * info.width;
+    if (keep_indices)
+        res->indices = malloc(info.samples_per_epoch * sizeof *res->indices);
+    h5pack_batch b;
+    int rc;
+    double t0 = now_s();
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        if (keep_indices && b.epoch == 0)
+            memcpy(res->indices + res->n_indices, b.indices, b.count * 8), res->n_indices += b.count;
+        res->samples += b.count;
+        int last_of_epoch = b.index + 1 == info.batches_per_epoch;
+        uint64_t epoch = b.epoch;
+        h5pack_release(r, &b);
+        if (last_of_epoch && epoch < 16)
+            res->rss_mib[epoch] = rss_mib();
+    }
+    res->seconds = now_s() - t0;
+    h5pack_stats st;
+    h5pack_stats_get(r, &st);
+    if (rc != H5PACK_END)
+        fprintf(stderr, "bench_reader: %s\n", h5pack_last_error(r));
+    h5pack_close(r);
+    res->samples_per_s = (double)res->samples / res->seconds;
+    res->gbps = res->samples_per_s * (double)image_bytes / 1e9;
+    res->hit_rate = st.hit_rate, res->read_amp = st.read_amplification, res->misses = st.chunk_misses;
+    res->stall_fraction = st.stall_s / res->seconds;
+    res->busy_read = st.busy_read_s, res->busy_inflate = st.busy_inflate_s;
+    res->busy_assemble = st.busy_assemble_s, res->busy_convert = st.busy_convert_s;
+    return rc == H5PACK_END ? 0 : -1;
+}
+
+/* ---- the per-sample H5Dread baseline --------------------------------------------------------------- */
+
+/* Worker process W of T: reads the samples of batches W, W+T, ... one H5Dread each, as a DataLoader
+ * worker calling dataset[i] per sample does. */
+static int baseline_worker(const char *path, const options *o, const uint64_t *order, uint64_t n, int w, int t,
+                           size_t rdcc_bytes, size_t rdcc_slots)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, rdcc_slots, rdcc_bytes, 0.75);
+    hid_t d = H5Dopen2(f, "images", dapl);
+    hid_t space = H5Dget_space(d);
+    hsize_t dims[4];
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    hsize_t cnt[4] = {1, dims[1], dims[2], dims[3]};
+    hid_t mem = H5Screate_simple(4, cnt, NULL);
+    uint8_t *img = malloc(dims[1] * dims[2] * dims[3]);
+    int rc = f >= 0 && d >= 0 ? 0 : 1;
+    for (uint64_t first = (uint64_t)w * o->batch; rc == 0 && first < n; first += (uint64_t)t * o->batch)
+        for (uint64_t i = first; rc == 0 && i < first + o->batch && i < n; i++) {
+            hsize_t start[4] = {order[i], 0, 0, 0};
+            H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL);
+            rc = H5Dread(d, H5T_NATIVE_UINT8, mem, space, H5P_DEFAULT, img) < 0;
+        }
+    free(img);
+    H5Sclose(mem), H5Sclose(space), H5Dclose(d), H5Pclose(dapl), H5Fclose(f);
+    return rc;
+}
+
+/* Samples/s of one epoch in ORDER read by T forked worker processes. */
+static double baseline(const char *path, const options *o, const uint64_t *order, uint64_t n, int t,
+                       size_t rdcc_bytes, size_t rdcc_slots)
+{
+    double t0 = now_s();
+    pid_t pids[64];
+    for (int w = 0; w < t; w++) {
+        pids[w] = fork();
+        if (pids[w] == 0)
+            _exit(baseline_worker(path, o, order, n, w, t, rdcc_bytes, rdcc_slots));
+    }
+    int failed = 0;
+    for (int w = 0; w < t; w++) {
+        int status = 0;
+        waitpid(pids[w], &status, 0);
+        failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    }
+    if (failed)
+        fprintf(stderr, "bench_reader: a baseline worker failed\n");
+    return failed ? 0.0 : (double)n / (now_s() - t0);
+}
+
+/* ---- main ---------------------------------------------------------------------------------------- */
+
+static int parse(int argc, char **argv, options *o)
+{
+    *o = (options){NULL, NULL, "/tmp", 4000, 16, 224, 256, 3, 256, 0};
+    o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            return -1;
+        if (!strcmp(a, "--file"))
+            o->file = v;
+        else if (!strcmp(a, "--gzip-file"))
+            o->gzip_file = v;
+        else if (!strcmp(a, "--dir"))
+            o->dir = v;
+        else if (!strcmp(a, "--n"))
+            o->n = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--k"))
+            o->k = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--size"))
+            o->size = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--batch"))
+            o->batch = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--epochs"))
+            o->epochs = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--cache-mib"))
+            o->cache_mib = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--threads"))
+            o->threads = atoi(v);
+        else
+            return -1;
+        i++;
+    }
+    return o->n && o->k && o->size && o->batch && o->epochs && o->threads > 0 && o->threads <= 64 ? 0 : -1;
+}
+
+static const char *prepare(const char *given, const options *o, const char *name, uint64_t n, int gzip, char *buf)
+{
+    if (given)
+        return given;
+    snprintf(buf, 512, "%s/%s", o->dir, name);
+    double t0 = now_s();
+    if (write_file(buf, n, o->k, o->size, gzip) != 0) {
+        fprintf(stderr, "bench_reader: cannot write %s\n", buf);
+        exit(1);
+    }
+    printf("wrote %s: %llu images 3x%llux%llu, chunks of %llu%s (%.1f s)\n", buf, (unsigned long long)n,
+           (unsigned long long)o->size, (unsigned long long)o->size, (unsigned long long)o->k,
+           gzip ? ", gzip level 4" : ", uncompressed", now_s() - t0);
+    return buf;
+}
+
+static void print_run(const char *what, const run_result *r)
+{
+    printf("%-44s %9.0f samples/s %6.2f GB/s  hit %.3f  amplification %.2f  stall %.1f%%\n", what,
+           r->samples_per_s, r->gbps, r->hit_rate, r->read_amp, 100 * r->stall_fraction);
+    printf("%-44s busy s: read %.2f inflate %.2f assemble %.2f convert %.2f (wall %.2f)\n", "", r->busy_read,
+           r->busy_inflate, r->busy_assemble, r->busy_convert, r->seconds);
+}
+
+/* One epoch of our UINT8 reader after a warm-up of the page cache, then memcpy of the same thread count. */
+static void bench_uncompressed(const char *path, const options *o)
+{
+    run_result u8, f32, warm;
+    run_reader(path, o, H5PACK_DTYPE_UINT8, o->threads, 1, 0, &warm); /* page cache warm */
+    run_reader(path, o, H5PACK_DTYPE_UINT8, o->threads, o->epochs, 1, &u8);
+    run_reader(path, o, H5PACK_DTYPE_FLOAT32, o->threads, o->epochs, 0, &f32);
+    double m1 = memcpy_gbps(1), mt = memcpy_gbps(o->threads);
+    printf("\n== uncompressed, CHUNK order, batch %llu, cache %llu MiB, %d threads, %llu epochs\n",
+           (unsigned long long)o->batch, (unsigned long long)o->cache_mib, o->threads, (unsigned long long)o->epochs);
+    printf("memcpy bandwidth: %.2f GB/s (1 thread), %.2f GB/s (%d threads)\n", m1, mt, o->threads);
+    print_run("h5pack uint8 (file -> cache -> uint8 batch)", &u8);
+    print_run("h5pack float32 (+ normalisation on the CPU)", &f32);
+    printf("host-side throughput / memcpy (%d threads): %.2f   (goal >= 0.6)\n", o->threads, u8.gbps / mt);
+    double b1 = baseline(path, o, u8.indices, u8.n_indices, o->threads, 1 << 20, 521);
+    double bg = baseline(path, o, u8.indices, u8.n_indices, o->threads, (size_t)o->cache_mib << 20, 100003);
+    printf("%-44s %9.0f samples/s  (h5pack uint8 is %.1fx)\n", "per-sample H5Dread, rdcc 1 MiB (h5py default)", b1,
+           u8.samples_per_s / b1);
+    printf("%-44s %9.0f samples/s  (h5pack uint8 is %.1fx)\n", "per-sample H5Dread, rdcc = our cache", bg,
+           u8.samples_per_s / bg);
+    free(u8.indices);
+}
+
+/* The gzip runs use a quarter of the cache: smaller than the file, so every epoch inflates again. */
+static void bench_gzip(const char *path, const options *base)
+{
+    options small = *base, *o = &small;
+    small.cache_mib = base->cache_mib / 4 ? base->cache_mib / 4 : 1;
+    run_result one, two;
+    run_reader(path, o, H5PACK_DTYPE_UINT8, 1, 1, 0, &one); /* page cache warm */
+    run_reader(path, o, H5PACK_DTYPE_UINT8, 1, o->epochs, 1, &one);
+    run_reader(path, o, H5PACK_DTYPE_UINT8, 2, o->epochs, 0, &two);
+    printf("\n== gzip level 4, CHUNK order, batch %llu, cache %llu MiB\n", (unsigned long long)o->batch,
+           (unsigned long long)o->cache_mib);
+    print_run("h5pack uint8, 1 thread", &one);
+    print_run("h5pack uint8, 2 threads", &two);
+    printf("gzip scaling 1 -> 2 threads: %.2fx   (goal >= 1.8x)\n", two.samples_per_s / one.samples_per_s);
+    double b1 = baseline(path, o, one.indices, one.n_indices, 2, 1 << 20, 521);
+    double bg = baseline(path, o, one.indices, one.n_indices, 2, (size_t)o->cache_mib << 20, 100003);
+    printf("%-44s %9.0f samples/s  (h5pack 2 threads is %.1fx)\n", "per-sample H5Dread x2 procs, rdcc 1 MiB", b1,
+           two.samples_per_s / b1);
+    printf("%-44s %9.0f samples/s  (h5pack 2 threads is %.1fx)\n", "per-sample H5Dread x2 procs, rdcc = our cache",
+           bg, two.samples_per_s / bg);
+    free(one.indices);
+}
+
+static void bench_rss(const char *path, const options *o)
+{
+    run_result r;
+    run_reader(path, o, H5PACK_DTYPE_FLOAT32, o->threads, 10, 0, &r);
+    printf("\n== resident memory after each of 10 epochs (float32, cache %llu MiB): MiB", (unsigned long long)o->cache_mib);
+    for (int e = 0; e < 10; e++)
+        printf(" %.0f", r.rss_mib[e]);
+    printf("\nRSS growth epoch 2 -> 10: %.1f MiB\n", r.rss_mib[9] - r.rss_mib[1]);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (parse(argc, argv, &o) != 0) {
+        fprintf(stderr, "usage: bench_reader [--file F.h5] [--gzip-file G.h5] [--dir DIR] [--n N] [--k K] "
+                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T]\n");
+        return 1;
+    }
+    char plain_buf[512], gzip_buf[512];
+    const char *plain = prepare(o.file, &o, "bench_reader.h5", o.n, 0, plain_buf);
+    const char *gz = prepare(o.gzip_file, &o, "bench_reader_gz.h5", o.n / 4 ? o.n / 4 : 1, 1, gzip_buf);
+    printf("libh5pack %s, HDF5 C API, %ld online cores\n", h5pack_version_string(), sysconf(_SC_NPROCESSORS_ONLN));
+    bench_uncompressed(plain, &o);
+    bench_gzip(gz, &o);
+    bench_rss(plain, &o);
+    if (!o.file)
+        remove(plain);
+    if (!o.gzip_file)
+        remove(gz);
+    return 0;
+}
