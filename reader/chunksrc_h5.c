@@ -32,8 +32,8 @@ static herr_t collect_error(unsigned n, const H5E_error2_t *e, void *data)
     if (n == 0)
         snprintf(w->inner, sizeof w->inner, "%s", desc);
     snprintf(w->outer, sizeof w->outer, "%s", desc);
-    if (e->maj_num == H5E_IO)
-        w->io = 1;
+    if (n == 0)
+        w->io = e->maj_num == H5E_IO; /* a failed system read, not a checksum or filter failure */
     return 0;
 }
 

@@ -51,7 +51,8 @@ void h5_quiet_end(const h5_quiet *q);
 /* The innermost messages of the current thread's HDF5 error stack ("" if empty), for ERR texts. */
 void h5_error_text(char *buf, size_t len);
 
-/* Whether the current error stack holds a major error of class I/O (a failed system read). */
+/* Whether the innermost error of the current stack is of class I/O (a failed system read, as opposed
+ * to a checksum or filter failure, which HDF5 also reports under "can't read data"). */
 int h5_error_is_io(void);
 
 /* Writes "uint8", "int16", "float32", "string", ... for TYPE into BUF. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,16 +29,34 @@ uint8_t test_pixel(uint64_t i, uint64_t j)
     return (uint8_t)(i * 37u + (j / 8u) * 3u + (j & 1u));
 }
 
+static char g_tmpdir[512];
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Removes the test's directory at exit, unless H5PACK_KEEP_TEST_FILES is set (for debugging). */
+static void remove_tmpdir(void)
+{
+    if (g_tmpdir[0] && !getenv("H5PACK_KEEP_TEST_FILES"))
+        nftw(g_tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 const char *test_tmpdir(const char *test_name)
 {
-    static char dir[512];
+    char *dir = g_tmpdir;
     if (!dir[0]) {
         const char *base = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/h5pack-%s-XXXXXX", base && base[0] ? base : "/tmp", test_name);
+        snprintf(dir, sizeof g_tmpdir, "%s/h5pack-%s-XXXXXX", base && base[0] ? base : "/tmp", test_name);
         if (!mkdtemp(dir)) {
             perror("mkdtemp");
             exit(1);
         }
+        atexit(remove_tmpdir);
     }
     return dir;
 }

@@ -1,0 +1,132 @@
+/* test_chunksrc_bad.c - files the reader must reject, each with the expected error code and a message
+ * that names the file and the reason: missing file, not HDF5, missing dataset, wrong dtype, wrong rank,
+ * zero samples, chunks splitting images, bad labels, bad layout attribute, too many channels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "make_files.h"
+
+static char g_path[600];
+
+static const char *write_case(const char *name, const test_file *tf)
+{
+    snprintf(g_path, sizeof g_path, "%s/%s.h5", test_tmpdir("chunksrc-bad"), name);
+    CHECK_OK(test_file_write(g_path, tf));
+    return g_path;
+}
+
+/* Opening PATH must fail with CODE and a message holding the file name and WHAT. */
+static void expect_open_error(const char *path, const char *images, const char *labels, h5pack_layout hint, int code,
+                              const char *what)
+{
+    char err[1024] = "";
+    chunk_source *s = (chunk_source *)&err; /* must be reset to NULL on failure */
+    int rc = chunksrc_open(path, images, labels, hint, &s, err, sizeof err);
+    printf("%-60s -> %d: %s\n", strrchr(path, '/') ? strrchr(path, '/') + 1 : path, rc, err);
+    CHECK_EQ_INT(rc, code);
+    CHECK(s == NULL);
+    CHECK_STR_CONTAINS(err, path);
+    CHECK_STR_CONTAINS(err, what);
+}
+
+static void expect_case(const char *name, const test_file *tf, int code, const char *what)
+{
+    expect_open_error(write_case(name, tf), "images", "labels", H5PACK_LAYOUT_AUTO, code, what);
+}
+
+static void test_not_files(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/does-not-exist.h5", test_tmpdir("chunksrc-bad"));
+    expect_open_error(path, "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "No such file");
+    snprintf(path, sizeof path, "%s/text.h5", test_tmpdir("chunksrc-bad"));
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    fputs("this is not an HDF5 file, just text that someone named .h5\n", f);
+    fclose(f);
+    expect_open_error(path, "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT, "not an HDF5 file");
+    expect_open_error(test_tmpdir("chunksrc-bad"), "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT,
+                      "not a regular file");
+}
+
+static void test_bad_images(void)
+{
+    test_file tf = test_file_defaults();
+    const char *ok = write_case("fine", &tf);
+    expect_open_error(ok, "pixels", "labels", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "no images dataset 'pixels'");
+    expect_open_error(ok, "pixels", "labels", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "images, labels");
+    expect_open_error(ok, "images/sub", "labels", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "images/sub");
+    expect_open_error(ok, "images", "targets", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "no labels dataset 'targets'");
+    /* (23,3,8,10) forced to NHWC: 10 channels. */
+    expect_open_error(ok, "images", "labels", H5PACK_LAYOUT_NHWC, H5PACK_EFORMAT, "10 channels");
+
+    tf.image_type = H5T_IEEE_F32LE;
+    expect_case("float32", &tf, H5PACK_EFORMAT, "holds float32, expected uint8");
+    tf.image_type = H5T_STD_I8LE;
+    expect_case("int8", &tf, H5PACK_EFORMAT, "holds int8");
+    tf.image_type = H5T_STD_U16LE;
+    expect_case("uint16", &tf, H5PACK_EFORMAT, "holds uint16");
+
+    tf = test_file_defaults();
+    tf.rank = 3;
+    expect_case("rank3", &tf, H5PACK_EFORMAT, "rank 3, shape (23,3,8)");
+
+    tf = test_file_defaults();
+    tf.n = 0;
+    tf.storage = STORE_CONTIGUOUS;
+    tf.labels = 0;
+    expect_case("zero", &tf, H5PACK_EFORMAT, "zero samples");
+
+    tf = test_file_defaults();
+    tf.chunk_override[0] = 1;
+    tf.chunk_override[1] = 3;
+    tf.chunk_override[2] = 7;
+    tf.chunk_override[3] = 5;
+    expect_case("split", &tf, H5PACK_EFORMAT, "chunk shape (1,3,7,5) splits images; repack with h5pack or rechunk to (k,3,8,10)");
+
+    tf = test_file_defaults();
+    tf.layout_attr = "CHWN";
+    expect_case("layout-attr", &tf, H5PACK_EFORMAT, "layout = 'CHWN' is neither NCHW nor NHWC");
+}
+
+static void test_bad_labels(void)
+{
+    test_file tf = test_file_defaults();
+    tf.label_len_delta = -1;
+    expect_case("labels-short", &tf, H5PACK_EFORMAT, "have 22 entries but there are 23 images");
+    tf.label_len_delta = 2;
+    expect_case("labels-long", &tf, H5PACK_EFORMAT, "have 25 entries");
+
+    tf = test_file_defaults();
+    tf.label_type = H5T_IEEE_F64LE;
+    expect_case("labels-float", &tf, H5PACK_EFORMAT, "hold float64, expected integers");
+
+    tf = test_file_defaults();
+    tf.label_type = H5T_STD_I32LE;
+    tf.negative_label = 1;
+    expect_case("labels-negative", &tf, H5PACK_EFORMAT, "label -1 at index 11 is negative");
+
+    tf = test_file_defaults();
+    tf.n_classes = 9; /* labels up to 8, but "classes" below lists 3 */
+    tf.write_classes = 0;
+    const char *path = write_case("labels-beyond-classes", &tf);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hsize_t n = 3;
+    hid_t space = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2(f, "classes", H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Fclose(f);
+    expect_open_error(path, "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT, "label 8 but 'classes' names only 3");
+}
+
+int main(void)
+{
+    test_not_files();
+    test_bad_images();
+    test_bad_labels();
+    printf("ok\n");
+    return 0;
+}
