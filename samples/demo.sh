@@ -20,9 +20,11 @@ size=${H5PACK_DEMO_SIZE:-224x224}
 batch=${H5PACK_DEMO_BATCH:-64}
 steps=7 current=0 what="starting"
 
+bold="" plain=""
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; fi
 step() {
     current=$((current + 1)) what=$1
-    printf '\n\033[1m==> [%d/%d] %s\033[0m\n' "$current" "$steps" "$what"
+    printf '\n%s==> [%d/%d] %s%s\n' "$bold" "$current" "$steps" "$what" "$plain"
 }
 trap 'echo >&2; echo "demo FAILED at step $current/$steps ($what), line $LINENO: see the messages above" >&2' ERR
 
@@ -60,14 +62,14 @@ gen=$(program h5pack-gen-images)
 stats=$(program h5pack-stats)
 train=$(program h5pack-train-loop)
 
-step "generate a sample image folder: $classes classes x $per_class JPEGs of several sizes"
+step "generate a sample image folder: $classes classes x $per_class images (JPEG and PNG, several sizes)"
 rm -rf "$data/images"
 mkdir -p "$data"
 "$gen" "$data/images" --classes "$classes" --per-class "$per_class" --seed 1
 echo "$(find "$data/images" -type f | wc -l) files, $(du -sh "$data/images" | cut -f1) in $data/images"
 
-step "pack it: h5pack --size $size $data/images $data/demo.h5"
-"$pack" --size "$size" --force "$data/images" "$data/demo.h5"
+step "pack it: h5pack --size $size --batch $batch $data/images $data/demo.h5"
+"$pack" --size "$size" --batch "$batch" --force "$data/images" "$data/demo.h5"
 "$stats" info "$data/demo.h5"
 
 step "stream two epochs through libh5pack in a training loop (samples/train_loop)"
@@ -80,6 +82,6 @@ step "what other cache sizes and orders would give: h5pack-stats simulate"
 "$stats" simulate "$data/demo.h5" --batch "$batch" --cache 16M,64M,256M --order random,chunk \
     --policy belady,lru,hdf5
 
-printf '\n\033[1mdemo done.\033[0m Next: pack your own folder with\n'
+printf '\n%sdemo done.%s Next: pack your own folder with\n' "$bold" "$plain"
 echo "    $pack --size $size YOUR_IMAGE_FOLDER train.h5"
 echo "and read it from C (include/h5pack.h, docs/reader.md) or Python (PYTHONPATH=python, docs/python.md)."

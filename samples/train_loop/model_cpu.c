@@ -42,7 +42,7 @@ model *model_create(const h5pack_info *info, int n_classes, int on_device, void 
     m->width = info->width;
     m->features = (size_t)info->channels * MODEL_GRID * MODEL_GRID;
     m->classes = n_classes > 0 ? n_classes : 1;
-    m->learning_rate = 0.05f;
+    m->learning_rate = 0.01f;
     if (on_device) {
         m->cuda = model_cuda_create(info, m->classes, stream, err, err_len);
         if (!m->cuda)

@@ -130,7 +130,7 @@ extern "C" void *model_cuda_create(const h5pack_info *info, int n_classes, void 
     m->width = info->width;
     m->features = (int)info->channels * MODEL_GRID * MODEL_GRID;
     m->classes = n_classes;
-    m->learning_rate = 0.05f;
+    m->learning_rate = 0.01f;
     size_t wbytes = sizeof(float) * (size_t)m->classes * m->features;
     if (failed(cudaMalloc(&m->weights, wbytes), "cudaMalloc(weights)", err, err_len) ||
         failed(cudaMalloc(&m->bias, sizeof(float) * m->classes), "cudaMalloc(bias)", err, err_len) ||
