@@ -80,10 +80,18 @@ uint64_t cache_planned(chunk_cache *c, const plan_access *a)
     return previous_users;
 }
 
-/* Load: the previous generation must be in place and all its planned uses finished. */
+/* Whether access A could go ahead now without waiting: a load needs the previous generation in place
+ * and all its planned uses finished; a hit needs its generation loaded. */
+static int ready_now(const cache_slot *s, const plan_access *a, uint64_t wait_users)
+{
+    if (a->load)
+        return s->gen + 1 == a->slot_gen && s->state != 0 && s->done >= wait_users;
+    return s->gen == a->slot_gen && s->state != 0;
+}
+
 static int wait_for_previous_users(chunk_cache *c, cache_slot *s, const plan_access *a, uint64_t wait_users)
 {
-    while (!c->stopped && !(s->gen + 1 == a->slot_gen && s->state != 0 && s->done >= wait_users))
+    while (!c->stopped && !ready_now(s, a, wait_users))
         pthread_cond_wait(&s->cv, &c->lock);
     return c->stopped ? H5PACK_ESTATE : 0;
 }
@@ -102,7 +110,7 @@ static int load_into_slot(chunk_cache *c, cache_slot *s, const plan_access *a, v
 
 static int wait_until_loaded(chunk_cache *c, cache_slot *s, const plan_access *a, char *err, size_t err_len)
 {
-    while (!c->stopped && !(s->gen == a->slot_gen && s->state != 0))
+    while (!c->stopped && !ready_now(s, a, 0))
         pthread_cond_wait(&s->cv, &c->lock);
     if (c->stopped)
         return H5PACK_ESTATE;
@@ -114,14 +122,16 @@ static int wait_until_loaded(chunk_cache *c, cache_slot *s, const plan_access *a
     return 0;
 }
 
-int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, void *worker, const uint8_t **data,
-                  char *err, size_t err_len)
+int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
+                  const uint8_t **data, char *err, size_t err_len)
 {
     cache_slot *s = &c->slots[a->slot];
     *data = c->data + (size_t)a->slot * c->chunk_bytes;
     pthread_mutex_lock(&c->lock);
     int rc;
-    if (a->load) {
+    if (try_only && !c->stopped && !ready_now(s, a, wait_users)) {
+        rc = CACHE_WOULD_WAIT;
+    } else if (a->load) {
         rc = wait_for_previous_users(c, s, a, wait_users);
         if (rc == 0)
             rc = load_into_slot(c, s, a, worker, err, err_len);

@@ -30,14 +30,19 @@ size_t cache_slot_count(const chunk_cache *c);
  * generation that a load must wait for (0 for a hit). */
 uint64_t cache_planned(chunk_cache *c, const plan_access *a);
 
+/* cache_acquire() with TRY_ONLY: the access would have to wait; nothing was done. */
+#define CACHE_WOULD_WAIT 1
+
 /* Executes access A: for a load, waits for the previous generation's users (WAIT_USERS, from
  * cache_planned), then loads the chunk with the load function outside any lock; for a hit, waits until
- * the generation is loaded. *DATA points at the chunk's bytes until cache_finish(). *LOADED is set to 1
- * when this call did the load. Returns 0, the load's error, or H5PACK_ESTATE after cache_stop(). */
-int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, void *worker, const uint8_t **data,
-                  char *err, size_t err_len);
+ * the generation is loaded. With TRY_ONLY it returns CACHE_WOULD_WAIT instead of waiting (then no
+ * cache_finish is due). *DATA points at the chunk's bytes until cache_finish(). Returns 0, the load's
+ * error, or H5PACK_ESTATE after cache_stop(). */
+int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
+                  const uint8_t **data, char *err, size_t err_len);
 
-/* The access on SLOT is done with the data (call it after every cache_acquire, even a failed one). */
+/* The access on SLOT is done with the data (call it after every cache_acquire that did not answer
+ * CACHE_WOULD_WAIT, even a failed one). */
 void cache_finish(chunk_cache *c, uint32_t slot);
 
 /* Wakes every waiter; cache_acquire returns H5PACK_ESTATE from then on. */

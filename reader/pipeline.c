@@ -43,6 +43,7 @@ typedef struct worker {
     uint32_t *order;       /* batch positions grouped by access */
     uint32_t *group_start; /* batch_size + 1 */
     uint32_t *access_of;   /* access index of each batch position */
+    uint32_t *deferred;    /* accesses that had to wait, in plan order */
     uint64_t *mark_ticket; /* per chunk: 1 + ticket of the batch that last indexed it */
     uint32_t *mark_access; /* per chunk: its access index in that batch */
 } worker;
@@ -186,21 +187,42 @@ static void copy_group(pipeline *p, worker *w, const ring_entry *e, size_t j, co
     }
 }
 
+/* Executes access J (waits only when TRY_ONLY is 0) and copies its images. */
+static int run_access(pipeline *p, worker *w, ring_entry *e, size_t j, uint8_t *dst, int try_only)
+{
+    const uint8_t *chunk = NULL;
+    int rc = cache_acquire(p->cache, &w->acc[j], w->wait_users[j], try_only, w, &chunk, e->err, sizeof e->err);
+    if (rc == CACHE_WOULD_WAIT)
+        return rc;
+    if (rc == 0) {
+        double t0 = now_s();
+        copy_group(p, w, e, j, chunk, dst);
+        e->counts.assemble_s += now_s() - t0;
+    }
+    cache_finish(p->cache, w->acc[j].slot);
+    return rc;
+}
+
+/* First every access that can go ahead at once (loads of this batch start while hits on chunks that
+ * other workers are still loading wait), then the rest in plan order, waiting. A worker only waits for
+ * accesses planned before its own, so this cannot deadlock. On an error the rest is abandoned: the
+ * consumer stops at this batch, and whatever waits on it is woken at close. */
 static int assemble(pipeline *p, worker *w, ring_entry *e, int slot, size_t n_acc)
 {
     uint8_t *dst = p->pp.be->ops->host_input(p->pp.be, slot);
     group_by_access(p, w, e, n_acc);
+    size_t n_deferred = 0;
     for (size_t j = 0; j < n_acc; j++) {
-        const uint8_t *chunk = NULL;
-        int rc = cache_acquire(p->cache, &w->acc[j], w->wait_users[j], w, &chunk, e->err, sizeof e->err);
-        if (rc == 0) {
-            double t0 = now_s();
-            copy_group(p, w, e, j, chunk, dst);
-            e->counts.assemble_s += now_s() - t0;
-        }
-        cache_finish(p->cache, w->acc[j].slot);
+        int rc = run_access(p, w, e, j, dst, 1);
+        if (rc == CACHE_WOULD_WAIT)
+            w->deferred[n_deferred++] = (uint32_t)j;
+        else if (rc)
+            return rc;
+    }
+    for (size_t d = 0; d < n_deferred; d++) {
+        int rc = run_access(p, w, e, w->deferred[d], dst, 0);
         if (rc)
-            return rc; /* the consumer stops at this batch; later waits end at close */
+            return rc;
     }
     if (p->labels) {
         int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
@@ -421,9 +443,10 @@ static int worker_init(pipeline *p, worker *w)
     w->order = malloc(bs * sizeof *w->order);
     w->group_start = malloc((bs + 1) * sizeof *w->group_start);
     w->access_of = malloc(bs * sizeof *w->access_of);
+    w->deferred = malloc(bs * sizeof *w->deferred);
     w->mark_ticket = calloc(nc, sizeof *w->mark_ticket);
     w->mark_access = calloc(nc, sizeof *w->mark_access);
-    return w->scratch && w->acc && w->wait_users && w->order && w->group_start && w->access_of &&
+    return w->scratch && w->acc && w->wait_users && w->order && w->group_start && w->access_of && w->deferred &&
                    w->mark_ticket && w->mark_access
                ? 0
                : H5PACK_ENOMEM;
@@ -432,7 +455,7 @@ static int worker_init(pipeline *p, worker *w)
 static void worker_free(worker *w)
 {
     chunksrc_scratch_free(w->scratch);
-    free(w->acc), free(w->wait_users), free(w->order), free(w->group_start), free(w->access_of);
+    free(w->acc), free(w->wait_users), free(w->order), free(w->group_start), free(w->access_of), free(w->deferred);
     free(w->mark_ticket), free(w->mark_access);
 }
 

@@ -61,16 +61,29 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&s->plan_lock);
         if (rc != 1)
             break;
-        for (size_t j = 0; j < n_acc; j++) {
-            const uint8_t *d;
-            char err[64];
-            if (cache_acquire(s->cache, &acc[j], wait[j], NULL, &d, err, sizeof err) || !holds(d, acc[j].chunk))
+        /* odd batches: first what can go at once, then the rest in order (as the pipeline does) */
+        char *done = calloc(n_acc, 1);
+        for (int pass = index % 2 ? 0 : 1; pass < 2; pass++)
+            for (size_t j = 0; j < n_acc; j++) {
+                const uint8_t *d;
+                char err[64];
+                if (done[j])
+                    continue;
+                int rc = cache_acquire(s->cache, &acc[j], wait[j], pass == 0, NULL, &d, err, sizeof err);
+                if (rc == CACHE_WOULD_WAIT)
+                    continue;
+                if (rc || !holds(d, acc[j].chunk))
+                    atomic_fetch_add(&s->bad, 1);
+                sched_yield();
+                if (!holds(d, acc[j].chunk))
+                    atomic_fetch_add(&s->bad, 1);
+                cache_finish(s->cache, acc[j].slot);
+                done[j] = 1;
+            }
+        for (size_t j = 0; j < n_acc; j++)
+            if (!done[j])
                 atomic_fetch_add(&s->bad, 1);
-            sched_yield();
-            if (!holds(d, acc[j].chunk))
-                atomic_fetch_add(&s->bad, 1);
-            cache_finish(s->cache, acc[j].slot);
-        }
+        free(done);
     }
     free(samples), free(wait), free(acc);
     return NULL;
@@ -116,7 +129,7 @@ static void *blocked_hit(void *arg)
     blocked_arg *b = arg;
     const uint8_t *d;
     char err[64];
-    b->rc = cache_acquire(b->cache, &b->a, 0, NULL, &d, err, sizeof err);
+    b->rc = cache_acquire(b->cache, &b->a, 0, 0, NULL, &d, err, sizeof err);
     cache_finish(b->cache, b->a.slot);
     return NULL;
 }
