@@ -161,6 +161,8 @@ class Loader:
             cfg.device = _lib.DEVICES["cpu"]  # tensors torch could not use: let the library stay on the CPU
         if cfg.device == _lib.DEVICES["cuda"] and not torch_cuda:
             raise ValueError(f"device={device!r}, but this torch has no usable CUDA device")
+        if cfg.device == _lib.DEVICES["auto"] and not str(device).lower().startswith("cuda:"):
+            cfg.gpu_id = torch.cuda.current_device()  # as torch.cuda.set_device(rank) chose
         if cfg.device != _lib.DEVICES["cpu"]:
             stream = torch.cuda.current_stream(cfg.gpu_id).cuda_stream
             # torch's default stream is the legacy NULL stream: name it cudaStreamLegacy (0x1), since NULL
@@ -247,7 +249,9 @@ class Loader:
             return _tensors.device_int64(b.labels_device, b.count, self._gpu, self)
         if not b.labels:
             return None
-        return _tensors.host_int64(b.labels, b.count, self)
+        labels = _tensors.host_int64(b.labels, b.count, self)
+        # A backend that keeps labels on the host only: a small copy, so labels sit next to the images.
+        return labels.to(f"cuda:{self._gpu}") if b.on_device else labels
 
     # ---- information and lifetime ----------------------------------------------------------------
 

@@ -63,4 +63,14 @@ static_libs=$(pkg-config --static --libs h5pack | sed 's/-lh5pack\b//')
       "$libdir/libh5pack.a" $static_libs
 if ldd "$work/pc-static" | grep -q libh5pack; then echo "static consumer loads libh5pack.so"; exit 1; fi
 "$work/pc-static" "$work/tiny.h5" 10
+step "installed Python binding (PYTHONPATH=<prefix>/lib/h5pack/python, no H5PACK_LIBRARY)"
+env -u H5PACK_LIBRARY PYTHONPATH="$libdir/h5pack/python" /usr/bin/python3 - "$work/tiny.h5" "$libdir" <<'PY'
+import os, sys
+import h5pack
+loaded = os.path.realpath(h5pack.lib().path_)
+assert loaded.startswith(os.path.realpath(sys.argv[2])), f"loaded {loaded}, not the installed library"
+n = sum(len(y) for _, y in h5pack.Loader(sys.argv[1], batch_size=4, device="cpu", epochs=1))
+assert n == h5pack.info(sys.argv[1])["n_samples"] == 10, n
+print(f"h5pack {h5pack.version()} from {loaded}: {n} samples")
+PY
 echo "package: all consumers built and ran"
