@@ -22,6 +22,8 @@ typedef struct h5spec {
     int stats;           /* 1: root "mean"/"std" float64[C] attributes */
     hid_t dtype;         /* 0: uint8 (else e.g. H5T_NATIVE_INT16 for a bad file) */
     int rank3;           /* 1: a 3-D dataset (bad file) */
+    int foreign;         /* as h5py writes: 1 = maxshape (None, ...) in the default file format (B-tree
+                            chunk index), 2 = contiguous (no chunks) */
 } h5spec;
 
 static inline uint8_t pixel_of(uint64_t s, uint32_t c, uint32_t y, uint32_t x)
@@ -83,7 +85,8 @@ static inline void write_labels(hid_t f, const h5spec *sp)
 static inline void make_h5(const char *path, const h5spec *sp)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    if (!sp->foreign)
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f >= 0);
     int rank = sp->rank3 ? 3 : 4;
@@ -99,12 +102,16 @@ static inline void make_h5(const char *path, const h5spec *sp)
         memcpy(dims, d4, sizeof d4), memcpy(chunk, c4, sizeof c4);
     }
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, rank, chunk);
+    if (sp->foreign != 2)
+        H5Pset_chunk(dcpl, rank, chunk);
     if (sp->gzip)
         H5Pset_deflate(dcpl, (unsigned)sp->gzip);
-    else
+    else if (!sp->foreign)
         H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hsize_t maxdims[4];
+    memcpy(maxdims, dims, sizeof maxdims);
+    maxdims[0] = H5S_UNLIMITED;
+    hid_t space = H5Screate_simple(rank, dims, sp->foreign == 1 ? maxdims : NULL);
     hid_t type = sp->dtype ? sp->dtype : H5T_NATIVE_UINT8;
     hid_t d = H5Dcreate2(f, "images", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(d >= 0);
@@ -114,7 +121,8 @@ static inline void make_h5(const char *path, const h5spec *sp)
         image_of(sp, s, all + s * img);
     if (!sp->dtype && !sp->rank3)
         CHECK(H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0);
-    write_string_attr(d, "layout", sp->nhwc ? "NHWC" : "NCHW");
+    if (!sp->foreign) /* foreign files carry no layout attribute: the reader infers it */
+        write_string_attr(d, "layout", sp->nhwc ? "NHWC" : "NCHW");
     free(all);
     if (sp->labels)
         write_labels(f, sp);

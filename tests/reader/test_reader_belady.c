@@ -55,7 +55,7 @@ static h5pack_stats run_reader(const char *path, const h5pack_config *cfg, h5pac
 
 static void random_case(rng_state *g, int t)
 {
-    h5spec sp = {1 + rng_below(g, 90), 1, 2, 3, 1 + rng_below(g, 9), 0, rng_below(g, 3) == 0 ? 3 : 0, 0, 0, 0, 0};
+    h5spec sp = {1 + rng_below(g, 90), 1, 2, 3, 1 + rng_below(g, 9), 0, rng_below(g, 3) == 0 ? 3 : 0, 0, 0, 0, 0, 0};
     if (sp.k > sp.n)
         sp.k = sp.n; /* HDF5: a chunk cannot exceed a fixed dimension */
     char path[256];
@@ -104,7 +104,7 @@ static void test_random_cases(void)
 /* CHUNK order, cache = window + threads chunks: each chunk once per epoch, amplification 1.00. */
 static void test_chunk_order_reads_once(void)
 {
-    h5spec sp = {400, 3, 4, 4, 10, 0, 0, 0, 0, 0, 0};
+    h5spec sp = {400, 3, 4, 4, 10, 0, 0, 0, 0, 0, 0, 0};
     char path[256];
     temp_h5_name(path, sizeof path, "once");
     make_h5(path, &sp);

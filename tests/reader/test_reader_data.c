@@ -6,10 +6,12 @@
 #include "h5file.h"
 #include "h5pack.h"
 
-static char path_nchw[256], path_gzip[256], path_nhwc[256];
-static const h5spec spec_nchw = {203, 3, 5, 4, 8, 0, 0, 1, 1, 0, 0};
-static const h5spec spec_gzip = {150, 1, 6, 7, 16, 0, 4, 1, 0, 0, 0};
-static const h5spec spec_nhwc = {97, 3, 4, 6, 5, 1, 0, 0, 0, 0, 0};
+static char path_nchw[256], path_gzip[256], path_nhwc[256], path_h5py[256], path_contig[256];
+static const h5spec spec_nchw = {203, 3, 5, 4, 8, 0, 0, 1, 1, 0, 0, 0};
+static const h5spec spec_gzip = {150, 1, 6, 7, 16, 0, 4, 1, 0, 0, 0, 0};
+static const h5spec spec_nhwc = {97, 3, 4, 6, 5, 1, 0, 0, 0, 0, 0, 0};
+static const h5spec spec_h5py = {77, 3, 5, 6, 6, 1, 3, 1, 0, 0, 0, 1};   /* maxshape None, gzip, NHWC */
+static const h5spec spec_contig = {61, 3, 3, 5, 1, 0, 0, 0, 0, 0, 0, 2}; /* contiguous */
 
 static uint8_t *read_all_with_hdf5(const char *path, const h5spec *sp)
 {
@@ -92,6 +94,8 @@ static void test_orders_and_files(void)
         check_every_sample_once(path_nchw, &spec_nchw, base_config(orders[o], 16));
         check_every_sample_once(path_gzip, &spec_gzip, base_config(orders[o], 10));
         check_every_sample_once(path_nhwc, &spec_nhwc, base_config(orders[o], 7));
+        check_every_sample_once(path_h5py, &spec_h5py, base_config(orders[o], 8));
+        check_every_sample_once(path_contig, &spec_contig, base_config(orders[o], 5));
     }
     h5pack_config c = base_config(H5PACK_ORDER_CHUNK, 1); /* batch of one, one thread, ring of one */
     c.threads = 1, c.prefetch = 1, c.epochs = 1;
@@ -218,11 +222,15 @@ int main(void)
     make_h5(path_nchw, &spec_nchw);
     make_h5(path_gzip, &spec_gzip);
     make_h5(path_nhwc, &spec_nhwc);
+    temp_h5_name(path_h5py, sizeof path_h5py, "h5py");
+    temp_h5_name(path_contig, sizeof path_contig, "contig");
+    make_h5(path_h5py, &spec_h5py);
+    make_h5(path_contig, &spec_contig);
     test_orders_and_files();
     test_seed_determinism();
     test_ranks();
     test_float_output();
-    remove(path_nchw), remove(path_gzip), remove(path_nhwc);
+    remove(path_nchw), remove(path_gzip), remove(path_nhwc), remove(path_h5py), remove(path_contig);
     printf("reader data: all checks passed\n");
     return 0;
 }

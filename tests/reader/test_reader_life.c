@@ -8,8 +8,8 @@
 #include "h5pack.h"
 
 static char path_ok[256], path_gzip[256];
-static const h5spec spec_ok = {120, 3, 4, 5, 6, 0, 0, 1, 0, 0, 0};
-static const h5spec spec_gzip = {64, 1, 8, 8, 8, 0, 6, 0, 0, 0, 0};
+static const h5spec spec_ok = {120, 3, 4, 5, 6, 0, 0, 1, 0, 0, 0, 0};
+static const h5spec spec_gzip = {64, 1, 8, 8, 8, 0, 6, 0, 0, 0, 0, 0};
 
 static h5pack_config small_config(void)
 {
@@ -212,6 +212,31 @@ static void test_corrupt_chunk(void)
     remove(path);
 }
 
+/* AUTO picks a GPU when usable, else the CPU, and says which; CUDA without a GPU is ENODEV. */
+static void test_device_choice(void)
+{
+    h5pack_config c = small_config();
+    c.device = H5PACK_DEVICE_AUTO;
+    h5pack_reader *r = open_ok(path_ok, &c);
+    h5pack_info info;
+    CHECK_OK(h5pack_info_get(r, &info));
+    CHECK(info.device == H5PACK_DEVICE_CPU || info.device == H5PACK_DEVICE_CUDA);
+    if (info.device == H5PACK_DEVICE_CPU)
+        CHECK(strcmp(info.device_name, "cpu") == 0);
+    int gpu = info.device == H5PACK_DEVICE_CUDA;
+    h5pack_close(r);
+    c.device = H5PACK_DEVICE_CUDA;
+    r = NULL;
+    int rc = h5pack_open(path_ok, &c, &r);
+    if (gpu) {
+        CHECK_EQ_INT(rc, 0);
+    } else {
+        CHECK_EQ_INT(rc, H5PACK_ENODEV);
+        CHECK(strlen(h5pack_last_error(r)) > 0);
+    }
+    h5pack_close(r);
+}
+
 int main(void)
 {
     temp_h5_name(path_ok, sizeof path_ok, "life");
@@ -227,6 +252,7 @@ int main(void)
     test_many_cycles();
     test_bad_files();
     test_corrupt_chunk();
+    test_device_choice();
     remove(path_ok), remove(path_gzip);
     printf("reader life: all checks passed\n");
     return 0;
