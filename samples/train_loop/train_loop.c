@@ -126,6 +126,18 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
+/* The detail message usually starts with the generic text already; add it only when it does not. */
+static void print_error(int rc, const char *detail)
+{
+    const char *generic = h5pack_strerror(rc);
+    if (!detail || !*detail)
+        fprintf(stderr, "h5pack-train-loop: %s\n", generic);
+    else if (strncmp(detail, generic, strlen(generic)) == 0)
+        fprintf(stderr, "h5pack-train-loop: %s\n", detail);
+    else
+        fprintf(stderr, "h5pack-train-loop: %s: %s\n", generic, detail);
+}
+
 static void print_setup(const char *path, const h5pack_info *in, const h5pack_config *cfg)
 {
     printf("%s: %llu images %ux%ux%u, %u classes, %llu per chunk%s\n", path, (unsigned long long)in->n_samples,
@@ -200,8 +212,8 @@ static int train(const options *o, h5pack_reader *r, model *m, const h5pack_info
         epoch_totals t;
         int rc = run_epoch(r, m, per_epoch, &t);
         if (rc < 0) {
-            fprintf(stderr, "h5pack-train-loop: %s: epoch %llu: %s\n", o->path, (unsigned long long)e + 1,
-                    h5pack_last_error(r));
+            fprintf(stderr, "h5pack-train-loop: %s: epoch %llu:\n", o->path, (unsigned long long)e + 1);
+            print_error(rc, h5pack_last_error(r));
             return rc;
         }
         h5pack_stats_get(r, &after);
@@ -232,7 +244,7 @@ int main(int argc, char **argv)
     o.cfg.cuda_stream = stream;
     int rc = h5pack_open(o.path, &o.cfg, &r);
     if (rc < 0) {
-        fprintf(stderr, "h5pack-train-loop: %s: %s\n", h5pack_strerror(rc), h5pack_last_error(r));
+        print_error(rc, h5pack_last_error(r));
         goto done;
     }
     h5pack_info_get(r, &info);

@@ -34,6 +34,11 @@ assert 0.0 <= d["hit_rate"] <= 1.0 and d["chunk_misses"] > 0, d
 print(f"h5pack-stats run --json: {d['samples']} samples, hit rate {d['hit_rate']:.3f}")
 PY
 
+train=$(find "$build" -name h5pack-train-loop -type f -perm -u+x -not -path '*/CMakeFiles/*' | head -1)
+if err=$("$train" "$work/missing.h5" 2>&1); then fail "h5pack-train-loop succeeded on a missing file"; fi
+grep -q "missing.h5" <<<"$err" || fail "h5pack-train-loop's error does not name the file: $err"
+if "$train" "$work/demo.h5" --epochs x >/dev/null 2>&1; then fail "h5pack-train-loop accepted --epochs x"; fi
+
 echo "== samples/pytorch_train.py on the same file"
 py=$(H5PACK_LIBRARY="$(find "$build/reader" -name 'libh5pack.so' | head -1)" \
      /usr/bin/python3 "$src/samples/pytorch_train.py" "$work/demo.h5" --epochs 2 --batch 4 --cache 1M 2>&1) ||
