@@ -161,8 +161,8 @@ class Loader:
             cfg.device = _lib.DEVICES["cpu"]  # tensors torch could not use: let the library stay on the CPU
         if cfg.device == _lib.DEVICES["cuda"] and not torch_cuda:
             raise ValueError(f"device={device!r}, but this torch has no usable CUDA device")
-        if cfg.device == _lib.DEVICES["auto"] and not str(device).lower().startswith("cuda:"):
-            cfg.gpu_id = torch.cuda.current_device()  # as torch.cuda.set_device(rank) chose
+        if cfg.device != _lib.DEVICES["cpu"] and not str(device).lower().startswith("cuda:"):
+            cfg.gpu_id = torch.cuda.current_device()  # "auto"/"cuda": as torch.cuda.set_device(rank) chose
         if cfg.device != _lib.DEVICES["cpu"]:
             stream = torch.cuda.current_stream(cfg.gpu_id).cuda_stream
             # torch's default stream is the legacy NULL stream: name it cudaStreamLegacy (0x1), since NULL
