@@ -159,7 +159,8 @@ static int list_directory(const char *path, char ***names_out, size_t *count_out
     if (errno != 0)
         goto fail;
     closedir(d);
-    qsort(names, count, sizeof *names, compare_strings);
+    if (count > 1)
+        qsort(names, count, sizeof *names, compare_strings);
     *names_out = names;
     *count_out = count;
     return 0;
@@ -303,7 +304,8 @@ static int compare_found(const void *a, const void *b)
 
 static int append_entries(scan_result *r, found_list *found, uint32_t label)
 {
-    qsort(found->items, found->count, sizeof *found->items, compare_found);
+    if (found->count > 1)
+        qsort(found->items, found->count, sizeof *found->items, compare_found);
     scan_entry *grown = realloc(r->entries, (r->n_entries + found->count + 1) * sizeof *grown);
     if (!grown)
         return -1;

@@ -69,7 +69,8 @@ static void build_imagefolder(void)
     write_jpeg("src/zebra/z1.jpg", 100, 40, 8);
     write_png("src/zebra/z2.png", 40, 100, 9);
     write_bytes_in("src/cat/notes.txt", "hello", 5);
-    write_bytes_in("src/zebra/fake.png", "\x01\x02\x03 random bytes, not an image", 32);
+    static const char junk[] = "\x01\x02\x03 random bytes, not an image";
+    write_bytes_in("src/zebra/fake.png", junk, sizeof junk - 1);
     char p[512];
     path_in(p, sizeof p, "src/cat/c1.jpg");
     size_t len;

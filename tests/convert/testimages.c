@@ -17,6 +17,12 @@ void test_pattern(uint8_t *px, uint32_t w, uint32_t h, uint32_t channels, uint32
             for (uint32_t c = 0; c < channels; c++) {
                 uint32_t block = ((x / 8) * 31 + (y / 8) * 17 + c * 7 + s) % 97;
                 uint32_t v = (x * 255 / (w ? w : 1) + y * 128 / (h ? h : 1) + c * 60 + block + (s >> (c * 3))) % 256;
+                if (seed & 0x80000000u) { /* photo-like texture: per-pixel hash noise of +-24 */
+                    uint32_t hsh = (x * 73856093u) ^ (y * 19349663u) ^ (c * 83492791u) ^ s;
+                    hsh = (hsh ^ (hsh >> 13)) * 0x5bd1e995u;
+                    int nv = (int)v + (int)((hsh >> 16) % 49) - 24;
+                    v = (uint32_t)(nv < 0 ? 0 : nv > 255 ? 255 : nv);
+                }
                 px[((size_t)y * w + x) * channels + c] = (uint8_t)v;
             }
 }
@@ -86,7 +92,7 @@ int make_dir(const char *path)
     return -1;
 }
 
-int make_image_folder(const char *dir, int classes, int per_class, uint32_t w, uint32_t h, int vary)
+int make_image_folder(const char *dir, int classes, int per_class, uint32_t w, uint32_t h, int flags)
 {
     char path[4096];
     int n = 0;
@@ -98,10 +104,11 @@ int make_image_folder(const char *dir, int classes, int per_class, uint32_t w, u
             return -1;
         for (int i = 0; i < per_class; i++) {
             uint32_t seed = (uint32_t)(c * 1000 + i);
-            uint32_t iw = vary ? w + (seed * 37) % (w / 2 + 1) : w, ih = vary ? h + (seed * 53) % (h / 2 + 1) : h;
-            int png = i % 3 == 2;
+            uint32_t iw = (flags & 1) ? w + (seed * 37) % (w / 2 + 1) : w, ih = (flags & 1) ? h + (seed * 53) % (h / 2 + 1) : h;
+            int png = !(flags & 2) && i % 3 == 2;
             snprintf(path, sizeof path, "%s/class_%02d/img_%04d.%s", dir, c, i, png ? "png" : "jpg");
-            if ((png ? write_test_png(path, iw, ih, 3, seed) : write_test_jpeg(path, iw, ih, 3, seed)) != 0)
+            uint32_t pattern_seed = (flags & 4) ? seed | 0x80000000u : seed;
+            if ((png ? write_test_png(path, iw, ih, 3, pattern_seed) : write_test_jpeg(path, iw, ih, 3, pattern_seed)) != 0)
                 return -1;
             n++;
         }
