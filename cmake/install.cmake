@@ -32,7 +32,7 @@ install(EXPORT h5packStaticTargets NAMESPACE h5pack:: FILE h5packStaticTargets.c
 # ---- programs --------------------------------------------------------------------------------------------
 # Installed programs that link libh5pack.so find it next to them: bin/../lib.
 file(RELATIVE_PATH _h5pack_bin_to_lib "/p/${CMAKE_INSTALL_BINDIR}" "/p/${CMAKE_INSTALL_LIBDIR}")
-foreach(_prog h5pack_cli h5pack_stats h5pack-stats h5pack_stats_tool)
+foreach(_prog h5pack_cli h5pack_stats)
   if(TARGET ${_prog})
     set_target_properties(${_prog} PROPERTIES INSTALL_RPATH "$ORIGIN/${_h5pack_bin_to_lib}")
     install(TARGETS ${_prog} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
