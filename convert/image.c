@@ -176,7 +176,7 @@ image_status image_load(const char *path, const decode_opts *opts, image_u8 *out
     uint8_t *buf = NULL;
     size_t len = 0;
     image_status st = IMAGE_IO;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block us */
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0) {
         image_why(why, why_len, "cannot open: %s", strerror(errno));

@@ -24,16 +24,23 @@ static image_u8 decode_ok(const blob *b, const decode_opts *o)
 static void test_jpeg_roundtrip(void)
 {
     decode_opts o = default_opts();
-    blob b = make_jpeg_pf(120, 80, TJPF_RGB, TJSAMP_444, 98, 0);
-    image_u8 img = decode_ok(&b, &o);
-    CHECK(img.width == 120 && img.height == 80 && img.channels == 3);
+    int subsamps[] = {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440, TJSAMP_411};
+    const char *names[] = {"4:4:4", "4:2:2", "4:2:0", "4:4:0", "4:1:1"};
     uint8_t *src = make_pixels(120, 80, 3);
-    double d = mean_abs_diff(img.pixels, src, (size_t)120 * 80 * 3);
-    printf("JPEG 4:4:4 q98 round trip: mean abs diff %.3f\n", d);
-    CHECK(d < 2.0);
+    for (int i = 0; i < 5; i++) {
+        blob b = make_jpeg_pf(120, 80, TJPF_RGB, subsamps[i], 98, 0);
+        image_u8 img = decode_ok(&b, &o);
+        CHECK(img.width == 120 && img.height == 80 && img.channels == 3);
+        double d = mean_abs_diff(img.pixels, src, (size_t)120 * 80 * 3);
+        printf("JPEG %s q98 round trip: mean abs diff %.3f\n", names[i], d);
+        CHECK(d < 6.0); /* chroma subsampling of a pattern with sharp colour edges: measured 0.6 to 3.8 */
+        image_free(&img);
+        free(b.data);
+    }
     free(src);
-    image_free(&img);
-    free(b.data);
+    blob b;
+    image_u8 img;
+    double d;
 
     b = make_jpeg_pf(64, 40, TJPF_GRAY, TJSAMP_GRAY, 98, 0);
     o.channels = 1;

@@ -271,6 +271,12 @@ static void test_files(void)
     printf("directory named x.jpg -> %s\n", why);
     CHECK(rmdir(path) == 0);
 
+    snprintf(path, sizeof path, "%s/fifo.png", dir); /* must not block waiting for a writer */
+    CHECK(mkfifo(path, 0644) == 0);
+    CHECK_EQ_INT(image_load(path, &o, &img, why, sizeof why), IMAGE_IO);
+    CHECK_STR_CONTAINS(why, "not a regular file");
+    unlink(path);
+
     char a[1200], b2[1200];
     snprintf(a, sizeof a, "%s/loop_a.jpg", dir);
     snprintf(b2, sizeof b2, "%s/loop_b.jpg", dir);
