@@ -274,7 +274,12 @@ static int open_reader(const run_opts *o, h5pack_reader **r, h5pack_info *in)
     int rc = h5pack_open(o->file, &o->cfg, r);
     if (rc < 0) {
         const char *detail = h5pack_last_error(*r);
-        fprintf(stderr, "h5pack-stats run: %s: %s\n", o->file, detail && *detail ? detail : h5pack_strerror(rc));
+        if (!detail || !*detail)
+            detail = h5pack_strerror(rc);
+        if (strstr(detail, o->file)) /* the reader's detail usually names the file already */
+            fprintf(stderr, "h5pack-stats run: %s\n", detail);
+        else
+            fprintf(stderr, "h5pack-stats run: %s: %s\n", o->file, detail);
         h5pack_close(*r);
         *r = NULL;
         return 2;
@@ -333,7 +338,9 @@ int cmd_run(int argc, char **argv)
     double t_end = now_s();
     h5pack_stats_get(s.r, &end);
     if (rc < 0) {
-        fprintf(stderr, "h5pack-stats run: %s: %s\n", o.file, h5pack_last_error(s.r));
+        const char *detail = h5pack_last_error(s.r);
+        fprintf(stderr, "h5pack-stats run: %s%s%s\n", strstr(detail, o.file) ? "" : o.file,
+                strstr(detail, o.file) ? "" : ": ", *detail ? detail : h5pack_strerror(rc));
         rc = 2;
         goto done;
     }

@@ -1,0 +1,197 @@
+"""h5pack-stats end to end: run vs simulate (belady) give the same chunk hits, the JSON of every command
+parses and has the contract keys, plots are valid SVG/PNG, info reads foreign h5py files, bad files and
+bad options give clear errors (never a crash), and the timeline CSV covers the run.
+
+usage: /usr/bin/python3 test_cli.py PATH/TO/h5pack-stats
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+try:
+    import h5py
+    import numpy as np
+except ImportError as e:  # pragma: no cover
+    print(f"skipped: needs h5py and numpy ({e})")
+    sys.exit(77)
+
+TOOL = sys.argv[1]
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def tool(*args, expect=0):
+    p = subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True, timeout=300)
+    check(p.returncode >= 0, f"{args}: killed by signal {-p.returncode}")
+    if expect is not None:
+        check(p.returncode == expect, f"{args}: exit {p.returncode}, expected {expect}\n{p.stderr}")
+    return p
+
+
+def make_h5pack_like(path, n=300, k=7, gzip=False):
+    """images (N,3,12,10) chunked by whole images; uncompressed ones with early allocation (implicit index)."""
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 255, (n, 3, 12, 10), dtype=np.uint8)
+    with h5py.File(path, "w", libver="latest") as f:
+        if gzip:
+            f.create_dataset("images", data=data, chunks=(k, 3, 12, 10), compression="gzip")
+        else:
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_chunk((k, 3, 12, 10))
+            dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
+            space = h5py.h5s.create_simple(data.shape)
+            dsid = h5py.h5d.create(f.id, b"images", h5py.h5t.NATIVE_UINT8, space, dcpl=dcpl)
+            h5py.Dataset(dsid)[...] = data
+        f.create_dataset("labels", data=(np.arange(n) % 4).astype(np.uint8))
+        f.create_dataset("classes", data=["a", "b", "c", "d"], dtype=h5py.string_dtype())
+        f.attrs["h5pack_format_version"] = np.int32(1)
+        f.attrs["mean"] = np.array([0.5, 0.5, 0.5])
+        f.attrs["layout"] = "NCHW"
+
+
+def test_run_matches_simulate(path):
+    for order in ("sequential", "random", "chunk"):
+        for cache in ("1k", "6k", "20k"):
+            common = ["--batch", 16, "--order", order, "--seed", 5, "--threads", 2, "--epochs", 2]
+            run = json.loads(tool("run", path, "--cache", cache, "--device", "cpu", *common, "--json").stdout)
+            for key in ("samples", "batches", "chunk_hits", "chunk_misses", "hit_rate", "bytes_read",
+                        "read_amplification", "samples_per_s", "stall_fraction"):
+                check(key in run, f"run --json lacks {key}")
+            check(run["samples"] == 600, f"run samples {run['samples']} != 600")
+            check(len(run["epochs"]) == 2, "run --json has 2 epochs")
+            check(sum(e["chunk_hits"] for e in run["epochs"]) == run["chunk_hits"], "epoch hits add up")
+            sim = json.loads(tool("simulate", path, "--cache", cache, "--policy", "belady,lru,hdf5", *common,
+                                  "--json").stdout)
+            check(len(sim) == 3, "one row per policy")
+            rows = {r["policy"]: r for r in sim}
+            b = rows["belady"]
+            for key in ("cache_bytes", "order", "policy", "hits", "misses", "hit_rate"):
+                check(key in b, f"simulate row lacks {key}")
+            check((b["hits"], b["misses"]) == (run["chunk_hits"], run["chunk_misses"]),
+                  f"{order} {cache}: simulate belady {b['hits']}/{b['misses']} vs run "
+                  f"{run['chunk_hits']}/{run['chunk_misses']}")
+            check(b["bytes_read"] == run["bytes_read"], f"{order} {cache}: bytes_read differ")
+            check(rows["lru"]["misses"] >= b["misses"], f"{order} {cache}: lru below belady")
+            check(rows["hdf5"]["misses"] >= b["misses"], f"{order} {cache}: hdf5 below belady")
+
+
+def test_sizes_and_plots(path, tmp):
+    sim = json.loads(tool("simulate", path, "--cache", "4k,0.5M,1MiB", "--order", "random,chunk", "--policy",
+                          "belady", "--json").stdout)
+    check(sorted({r["cache_bytes"] for r in sim}) == [4096, 524288, 1048576], "size suffixes")
+    svg = os.path.join(tmp, "p.svg")
+    png = os.path.join(tmp, "p.png")
+    tool("simulate", path, "--cache", "2k,8k,32k", "--order", "random,chunk", "--plot", svg)
+    root = ET.parse(svg).getroot()
+    check(root.tag.endswith("svg"), "SVG root element")
+    check(len([e for e in root.iter() if e.tag.endswith("polyline")]) == 6, "one line per order x policy")
+    tool("simulate", path, "--cache", "2k,8k,32k", "--plot", png)
+    with open(png, "rb") as f:
+        head = f.read(24)
+    check(head[:8] == b"\x89PNG\r\n\x1a\n", "PNG signature")
+    check(head[12:16] == b"IHDR" and struct.unpack(">II", head[16:24])[0] > 100, "PNG IHDR")
+    tool("simulate", path, "--cache", "8k", "--plot", os.path.join(tmp, "p.gif"), expect=2)
+
+
+def test_info(path, tmp):
+    info = json.loads(tool("info", path, "--json").stdout)
+    check(info["chunk_shape"] == [7, 3, 12, 10], f"info chunk_shape {info['chunk_shape']}")
+    check(info["h5pack_file"] is True and info["format_version"] == 1, "h5pack file detected")
+    img = [d for d in info["datasets"] if d["name"] == "images"][0]
+    check(img["addresses_computable"] is True, "implicit index detected")
+    check(info["classes"] == ["a", "b", "c", "d"], "class names")
+    foreign = os.path.join(tmp, "foreign.h5")
+    with h5py.File(foreign, "w") as f:  # what an h5py script writes: resizable, auto chunks, gzip, NHWC
+        d = f.create_dataset("x/train", data=np.zeros((50, 16, 16, 3), np.uint8), maxshape=(None, 16, 16, 3),
+                             chunks=True, compression="gzip")
+        chunks = list(d.chunks)
+        f.attrs["source"] = "somebody's script"
+    info = json.loads(tool("info", foreign, "--json", "--images", "x/train").stdout)
+    check(info["chunk_shape"] == chunks, f"foreign chunk_shape {info['chunk_shape']} vs {chunks}")
+    check(info["h5pack_file"] is False, "foreign file is not an h5pack file")
+    ds = [d for d in info["datasets"] if d["name"] == "x/train"][0]
+    check(ds["filters"].startswith("deflate") and not ds["addresses_computable"], "foreign gzip facts")
+    text = tool("info", foreign).stdout
+    check("foreign HDF5 file" in text and "x/train" in text, "info text on a foreign file")
+
+
+def test_bad_inputs(tmp):
+    missing = os.path.join(tmp, "missing.h5")
+    for cmd in (["info", missing], ["run", missing], ["simulate", missing, "--cache", "1M"]):
+        p = tool(*cmd, expect=2)
+        check("missing.h5" in p.stderr, f"{cmd[0]}: error names the file: {p.stderr!r}")
+    junk = os.path.join(tmp, "junk.h5")
+    with open(junk, "wb") as f:
+        f.write(b"\x89HDF\r\n\x1a\n" + os.urandom(3000))  # HDF5 signature, garbage after it
+    for cmd in (["info", junk], ["run", junk], ["simulate", junk, "--cache", "1M"]):
+        p = tool(*cmd, expect=2)
+        check("junk.h5" in p.stderr, f"{cmd[0]} on a damaged file names it: {p.stderr!r}")
+    good = os.path.join(tmp, "good.h5")
+    make_h5pack_like(good)
+    truncated = os.path.join(tmp, "truncated.h5")
+    with open(good, "rb") as src, open(truncated, "wb") as dst:
+        dst.write(src.read(os.path.getsize(good) // 3))
+    for cmd in (["info", truncated], ["run", truncated, "--threads", 2], ["simulate", truncated, "--cache", "8k"]):
+        p = tool(*cmd, expect=None)
+        check(p.returncode in (0, 2), f"{cmd[0]} on a truncated file: exit {p.returncode}")
+        if p.returncode:
+            check("truncated.h5" in p.stderr, f"{cmd[0]} truncated: error names the file: {p.stderr!r}")
+    tool("simulate", good, expect=1)  # --cache is required
+    tool("simulate", good, "--cache", "64X", expect=1)
+    tool("simulate", good, "--cache", "1M", "--policy", "fifo", expect=1)
+    tool("simulate", good, "--cache", "1M", "--w0", "2", expect=1)
+    tool("run", good, "--order", "shuffled", expect=1)
+    tool("run", good, "--bogus", expect=1)
+    tool("frobnicate", expect=1)
+    check("usage" in tool("--help").stdout, "--help")
+    for cmd in ("info", "run", "simulate"):
+        check("usage" in tool(cmd, "--help").stdout, f"{cmd} --help")
+    check(tool("--version").stdout.startswith("h5pack-stats "), "--version")
+
+
+def test_timeline_and_text(path, tmp):
+    csv = os.path.join(tmp, "t.csv")
+    p = tool("run", path, "--batch", 8, "--cache", "6k", "--epochs", 3, "--threads", 2, "--device", "cpu",
+             "--timeline", csv, "--interval", "0.001", "--step-ms", "1")
+    check("advice:" in p.stdout and "total" in p.stdout, "run text output has totals and advice")
+    with open(csv) as f:
+        lines = f.read().strip().split("\n")
+    header = lines[0].split(",")
+    check(header[:3] == ["t_s", "dt_s", "epoch"] and "stall_fraction" in header, f"timeline header {header}")
+    rows = [list(map(float, line.split(","))) for line in lines[1:]]
+    check(len(rows) >= 2, "timeline has rows")
+    check(sum(r[header.index("samples")] for r in rows) == 900, "timeline samples add up to the run's")
+    check(all(0.0 <= r[header.index("stall_fraction")] <= 1.0 + 1e-6 for r in rows), "stall fractions in [0,1]")
+    check(all(b[0] >= a[0] for a, b in zip(rows, rows[1:])), "timeline in time order")
+    text = tool("simulate", path, "--cache", "2k,64k", "--order", "random,chunk").stdout
+    check("advice:" in text and "belady" in text and "hdf5" in text, "simulate text output")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="h5pack_stats_cli_") as tmp:
+        for gzip in (False, True):
+            path = os.path.join(tmp, "gz.h5" if gzip else "plain.h5")
+            make_h5pack_like(path, gzip=gzip)
+            test_run_matches_simulate(path)
+        plain = os.path.join(tmp, "plain.h5")
+        test_sizes_and_plots(plain, tmp)
+        test_info(plain, tmp)
+        test_bad_inputs(tmp)
+        test_timeline_and_text(plain, tmp)
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed")
+        sys.exit(1)
+    print("all h5pack-stats CLI checks passed")
+
+
+if __name__ == "__main__":
+    main()
