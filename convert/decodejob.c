@@ -19,21 +19,42 @@ void channel_sums(const uint8_t *hwc, size_t count, uint32_t channels, uint64_t 
     }
 }
 
-/* HWC -> CHW (the nchw layout); a plain copy for nhwc. */
-static void store_layout(const image_u8 *img, int nhwc, uint8_t *dst)
+/* One pass over the HWC pixels: per-channel sums, and the copy in the dataset's layout (CHW for nchw). */
+static void store_rgb(const image_u8 *img, int nhwc, uint8_t *dst, uint64_t sum[3], uint64_t sum_sq[3])
 {
     size_t plane = (size_t)img->width * img->height;
-    uint32_t ch = img->channels;
-    if (nhwc || ch == 1) {
-        memcpy(dst, img->pixels, plane * ch);
+    const uint8_t *in = img->pixels;
+    uint8_t *r = dst, *g = dst + plane, *b = dst + 2 * plane;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, q0 = 0, q1 = 0, q2 = 0;
+    for (size_t i = 0; i < plane; i++, in += 3) {
+        uint32_t x = in[0], y = in[1], z = in[2];
+        s0 += x;
+        s1 += y;
+        s2 += z;
+        q0 += x * x;
+        q1 += y * y;
+        q2 += z * z;
+        if (!nhwc) {
+            r[i] = (uint8_t)x;
+            g[i] = (uint8_t)y;
+            b[i] = (uint8_t)z;
+        }
+    }
+    if (nhwc)
+        memcpy(dst, img->pixels, plane * 3);
+    sum[0] = s0, sum[1] = s1, sum[2] = s2;
+    sum_sq[0] = q0, sum_sq[1] = q1, sum_sq[2] = q2;
+}
+
+static void store_layout(const image_u8 *img, int nhwc, uint8_t *dst, uint64_t sum[3], uint64_t sum_sq[3])
+{
+    if (img->channels == 3) {
+        store_rgb(img, nhwc, dst, sum, sum_sq);
         return;
     }
-    for (uint32_t c = 0; c < ch; c++) {
-        uint8_t *out = dst + c * plane;
-        const uint8_t *in = img->pixels + c;
-        for (size_t i = 0; i < plane; i++)
-            out[i] = in[i * ch];
-    }
+    size_t count = (size_t)img->width * img->height;
+    channel_sums(img->pixels, count, img->channels, sum, sum_sq);
+    memcpy(dst, img->pixels, count * img->channels); /* one channel: CHW == HWC */
 }
 
 static void fail_with(decoded_image *out, decode_outcome outcome, const char *category, const char *why)
@@ -100,8 +121,7 @@ void decode_entry(const decode_job_cfg *cfg, const char *relpath, decoded_image 
     }
     snprintf(path, len, "%s/%s", cfg->src_dir, relpath);
     if (load_fitted(cfg, path, &img, out) == 0 && check_shape(cfg, &img, out) == 0) {
-        channel_sums(img.pixels, (size_t)img.width * img.height, img.channels, out->sum, out->sum_sq);
-        store_layout(&img, cfg->nhwc, out->pixels);
+        store_layout(&img, cfg->nhwc, out->pixels, out->sum, out->sum_sq);
     }
     image_free(&img);
     free(path);
