@@ -144,7 +144,9 @@ typedef struct h5pack_config {
     uint32_t world;             /* 1: ranks share one global order; each gets ceil(N/world) samples
                                    (padded from the start of the order, as DistributedSampler does) */
     int drop_last;              /* 0: keep the short last batch; 1: drop it (and the padding) */
-    uint32_t echo;              /* 1: deliver each batch this many times (batch echoing); 1 = off */
+    uint32_t echo;              /* 1: deliver each batch this many times (batch echoing); 1 = off.
+                                   Echoes reuse the batch (no second read or copy) with fresh
+                                   augmentation draws */
     uint64_t epochs;            /* 0: endless; else h5pack_next() returns H5PACK_END after that many */
     int threads;                /* 0: one worker per online core */
     int prefetch;               /* 4: batch buffers in the ring (batches prepared ahead of the consumer) */
@@ -237,9 +239,12 @@ typedef struct h5pack_batch {
 } h5pack_batch;
 
 /* Blocks until the next batch is ready; fills *batch and returns H5PACK_OK, or H5PACK_END after the
- * configured epochs, or a negative code (a worker's read or decode failure, with detail). The time spent
- * blocked is counted as stall time in the stats. Release each batch before asking for more than
- * config.prefetch - 1 further batches. Consumer thread only. */
+ * configured epochs, or a negative code (a worker's read or decode failure, with detail: the batches
+ * before the failing one are delivered normally, and every later call returns the same code). The time
+ * spent blocked is counted as stall time in the stats. Release each batch before asking for more than
+ * config.prefetch - 1 further batches; with echo > 1, release each delivery before asking for the next
+ * echo of the same batch (they share buffers). Asking anyway returns H5PACK_ESTATE instead of blocking
+ * forever. Consumer thread only. */
 H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch);
 
 /* Gives the batch's buffers back to the reader (workers refill them). With config.cuda_stream set, the
