@@ -17,6 +17,7 @@ void progress_init(progress *p, int enabled)
     p->enabled = enabled && isatty(STDERR_FILENO);
     p->start = monotonic_seconds();
     p->last_draw = 0;
+    p->last_done = UINT64_MAX;
     p->drawn = 0;
 }
 
@@ -35,9 +36,11 @@ void progress_update(void *ctx, uint64_t done, uint64_t total, uint64_t converte
     if (!p->enabled)
         return;
     double now = monotonic_seconds();
-    if (now - p->last_draw < 1.0 / 6 && done < total)
+    int first_complete = done == total && p->last_done != total; /* always show 100% once */
+    if (now - p->last_draw < 1.0 / 6 && !first_complete)
         return;
     p->last_draw = now;
+    p->last_done = done;
     double elapsed = now - p->start, rate = elapsed > 0 ? done / elapsed : 0;
     char eta[32] = "?";
     if (rate > 0)

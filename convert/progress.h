@@ -8,6 +8,7 @@
 typedef struct progress {
     int enabled;
     double start, last_draw;
+    uint64_t last_done;
     int drawn; /* a bar is on screen */
 } progress;
 
