@@ -35,7 +35,7 @@ run_suite() {
   rm -f "$log"
 }
 
-run_suite "plain" build "" ""
+run_suite "plain" build-test "" ""
 if [ "${H5PACK_QUICK:-0}" != 1 ]; then
   run_suite "asan+ubsan" build-asan \
     "-DH5PACK_SANITIZE=address,undefined -DH5PACK_WITH_CUDA=OFF -DH5PACK_BUILD_BENCH=OFF -DH5PACK_BUILD_SAMPLES=OFF" \
