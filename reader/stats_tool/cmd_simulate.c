@@ -197,6 +197,7 @@ static int write_plot(const sim_opts *o, const sim_row *rows, int n)
             plot_series *s = &series[ns++];
             memset(s, 0, sizeof *s);
             snprintf(s->label, sizeof s->label, "%s / %s", order_name(o->orders[k]), policy_name(o->policies[p]));
+            s->color = (int)o->policies[p], s->dash = k;
             for (int i = 0; i < n && s->n < PLOT_MAX_POINTS; i++)
                 if (rows[i].order == o->orders[k] && rows[i].policy == o->policies[p]) {
                     s->x[s->n] = (double)rows[i].cache_bytes;

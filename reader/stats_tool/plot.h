@@ -10,6 +10,8 @@
 
 typedef struct plot_series {
     char label[64];
+    int color; /* palette index (simulate: the policy) */
+    int dash;  /* 0 solid, 1 long dashes, 2 short dashes (simulate: the order) */
     int n;
     double x[PLOT_MAX_POINTS]; /* cache bytes */
     double y[PLOT_MAX_POINTS]; /* hit rate */

@@ -121,8 +121,8 @@ static void draw_axes(canvas *c, const plot_frame *fr, const plot_series *s, int
 
 static void draw_series(canvas *c, const plot_frame *fr, const plot_series *s, int i)
 {
-    unsigned color = plot_color(i);
-    int dash = i % 2 ? 8 : 0;
+    unsigned color = plot_color(s->color);
+    int dash = s->dash == 1 ? 10 : s->dash == 2 ? 4 : 0;
     for (int k = 0; k + 1 < s->n; k++)
         line(c, (int)plot_px(fr, s->x[k]), (int)plot_py(fr, s->y[k]), (int)plot_px(fr, s->x[k + 1]),
              (int)plot_py(fr, s->y[k + 1]), color, 2, dash);

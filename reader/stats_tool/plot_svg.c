@@ -58,9 +58,9 @@ static void svg_axes(FILE *f, const plot_frame *fr, const plot_series *s, int n)
 
 static void svg_series(FILE *f, const plot_frame *fr, const plot_series *s, int i)
 {
-    unsigned c = plot_color(i);
-    fprintf(f, "<polyline fill=\"none\" stroke=\"#%06x\" stroke-width=\"2\"%s points=\"", c,
-            i % 2 ? " stroke-dasharray=\"6 3\"" : "");
+    unsigned c = plot_color(s->color);
+    const char *dash = s->dash == 1 ? " stroke-dasharray=\"8 4\"" : s->dash == 2 ? " stroke-dasharray=\"3 3\"" : "";
+    fprintf(f, "<polyline fill=\"none\" stroke=\"#%06x\" stroke-width=\"2\"%s points=\"", c, dash);
     for (int k = 0; k < s->n; k++)
         fprintf(f, "%s%.1f,%.1f", k ? " " : "", plot_px(fr, s->x[k]), plot_py(fr, s->y[k]));
     fprintf(f, "\"/>\n");
@@ -72,7 +72,7 @@ static void svg_series(FILE *f, const plot_frame *fr, const plot_series *s, int 
     }
     int ly = fr->top + 10 + 22 * i, lx = fr->width - fr->right + 20;
     fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#%06x\" stroke-width=\"2\"%s/>\n", lx, ly,
-            lx + 30, ly, c, i % 2 ? " stroke-dasharray=\"6 3\"" : "");
+            lx + 30, ly, c, dash);
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", lx + 38, ly + 4);
     xml_text(f, s->label);
     fprintf(f, "</text>\n");
