@@ -175,6 +175,62 @@ static void test_bad_files(void)
     CHECK_EQ_INT(h5pack_open(path_ok, &c, NULL), H5PACK_EINVAL);
 }
 
+/* Adds dataset NAME (1-D uint16 of N entries, or 4-D uint8 with chunk dims CHUNK) to an existing file. */
+static void add_dataset(const char *path, const char *name, int rank, const hsize_t *dims, const hsize_t *chunk)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (chunk)
+        H5Pset_chunk(dcpl, rank, chunk);
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(f, name, rank == 1 ? H5T_NATIVE_UINT16 : H5T_NATIVE_UINT8, space, H5P_DEFAULT, dcpl,
+                         H5P_DEFAULT);
+    CHECK(d >= 0);
+    H5Dclose(d), H5Sclose(space), H5Pclose(dcpl);
+    CHECK(H5Fclose(f) >= 0);
+}
+
+/* Issue 7's hostile files through the public API: an error code and a message, never a crash or hang. */
+static void test_hostile_files(void)
+{
+    h5pack_config c = small_config();
+    char path[256];
+    h5spec sp = spec_ok;
+    sp.labels = 0;
+    temp_h5_name(path, sizeof path, "hostile");
+    make_h5(path, &sp);
+    hsize_t short_labels = sp.n - 1, split_dims[4] = {10, 3, 4, 5}, split_chunk[4] = {2, 1, 4, 5};
+    hsize_t zero_dims[4] = {0, 3, 4, 5};
+    add_dataset(path, "labels", 1, &short_labels, NULL);
+    add_dataset(path, "split", 4, split_dims, split_chunk);
+    add_dataset(path, "empty", 4, zero_dims, NULL);
+    expect_open_error(path, &c, H5PACK_EFORMAT, "labels"); /* labels shorter than images */
+    c.labels_dataset = NULL;
+    c.images_dataset = "split";
+    expect_open_error(path, &c, H5PACK_EFORMAT, "split"); /* chunks that split images */
+    c.images_dataset = "empty";
+    expect_open_error(path, &c, H5PACK_EFORMAT, "zero"); /* no samples */
+    /* truncated to 60%: refused at open, or the missing chunks are an error at read time */
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    CHECK(truncate(path, size * 6 / 10) == 0);
+    c = small_config();
+    c.labels_dataset = NULL, c.order = H5PACK_ORDER_SEQUENTIAL, c.epochs = 1;
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, &c, &r);
+    if (rc == 0) {
+        h5pack_batch b;
+        while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
+            CHECK_OK(h5pack_release(r, &b));
+        CHECK_MSG(rc < 0, "a truncated file read to the end without error");
+    }
+    CHECK_MSG(strlen(h5pack_last_error(r)) > 0, "no message for the truncated file");
+    h5pack_close(r);
+    remove(path);
+}
+
 /* Flips bytes inside one compressed chunk: h5pack_next reports it, with the chunk, and keeps doing so. */
 static void test_corrupt_chunk(void)
 {
@@ -252,6 +308,7 @@ int main(void)
     test_many_cycles();
     test_bad_files();
     test_corrupt_chunk();
+    test_hostile_files();
     test_device_choice();
     remove(path_ok), remove(path_gzip);
     printf("reader life: all checks passed\n");
