@@ -242,6 +242,27 @@ int hdf5_sim_read(hdf5_sim *s, uint64_t chunk, uint64_t accessed, uint64_t store
     return 1;
 }
 
+void hdf5_sieve_init(hdf5_sieve *s, uint64_t sieve_bytes, uint64_t dataset_bytes)
+{
+    s->sieve_bytes = sieve_bytes, s->dataset_bytes = dataset_bytes;
+    s->start = s->size = 0;
+}
+
+int hdf5_sieve_read(hdf5_sieve *s, uint64_t offset, uint64_t len, uint64_t *bytes_read)
+{
+    if (s->size && offset >= s->start && offset + len <= s->start + s->size)
+        return 0;
+    if (len > s->sieve_bytes) {
+        *bytes_read += len; /* too big for the buffer: read straight into the caller's memory */
+        return 1;
+    }
+    uint64_t left = offset < s->dataset_bytes ? s->dataset_bytes - offset : 0;
+    s->start = offset;
+    s->size = left < s->sieve_bytes ? left : s->sieve_bytes;
+    *bytes_read += s->size;
+    return 1;
+}
+
 uint64_t hdf5_sim_cached(const hdf5_sim *s)
 {
     return s->nused;

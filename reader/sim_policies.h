@@ -63,6 +63,22 @@ int hdf5_sim_create(const hdf5_sim_params *p, hdf5_sim **out);
  * they read to *BYTES_READ. */
 int hdf5_sim_read(hdf5_sim *s, uint64_t chunk, uint64_t accessed, uint64_t stored_bytes, uint64_t *bytes_read);
 
+/* HDF5's data sieve for CONTIGUOUS datasets (H5D__contig_readvv_sieve_cb): no chunk cache, but one
+ * buffer of sieve_bytes (fapl H5Pset_sieve_buf_size, default 64 KiB) holding the file bytes from the
+ * last refill: a read inside it costs nothing; a read larger than the buffer goes straight to the file;
+ * any other read refills the buffer from the read's offset, up to sieve_bytes or the dataset's end. */
+#define HDF5_SIM_DEFAULT_SIEVE ((uint64_t)64 << 10)
+
+typedef struct hdf5_sieve {
+    uint64_t sieve_bytes, dataset_bytes;
+    uint64_t start, size; /* buffered range of the dataset (size 0: empty) */
+} hdf5_sieve;
+
+void hdf5_sieve_init(hdf5_sieve *s, uint64_t sieve_bytes, uint64_t dataset_bytes);
+
+/* One H5Dread of LEN bytes at OFFSET in the dataset: returns the file reads (0 or 1), adds their bytes. */
+int hdf5_sieve_read(hdf5_sieve *s, uint64_t offset, uint64_t len, uint64_t *bytes_read);
+
 /* Chunks currently cached (for tests). */
 uint64_t hdf5_sim_cached(const hdf5_sim *s);
 

@@ -206,6 +206,19 @@ static int replay_lru(const sim_setup *s, sim_counts *c)
     return rc;
 }
 
+/* A chunk use of batch B is a hit when none of the batch's reads of that chunk went to the file
+ * (MISSED[chunk] == STAMP marks those that did). */
+static void count_uses(const epoch_walk *w, uint64_t b, uint64_t stamp, const uint64_t *missed, sim_counts *c)
+{
+    for (uint64_t a = w->batch_start[b]; a < w->batch_start[b + 1]; a++) {
+        c->accesses++;
+        if (missed[w->acc[a]] == stamp)
+            c->misses++;
+        else
+            c->hits++;
+    }
+}
+
 /* HDF5 reads sample by sample (one H5Dread each, as h5py's __getitem__ does). A chunk use of a batch is
  * a hit when none of the batch's reads of that chunk went to the file. */
 static void hdf5_batch(const sim_setup *s, hdf5_sim *h, const epoch_walk *w, uint64_t b, uint64_t stamp,
@@ -219,31 +232,43 @@ static void hdf5_batch(const sim_setup *s, hdf5_sim *h, const epoch_walk *w, uin
         if (hdf5_sim_read(h, ch, s->g->image_bytes, chunksrc_stored_bytes(s->src, ch), &c->bytes_read))
             missed[ch] = stamp;
     }
-    for (uint64_t a = w->batch_start[b]; a < w->batch_start[b + 1]; a++) {
-        c->accesses++;
-        if (missed[w->acc[a]] == stamp)
-            c->misses++;
-        else
-            c->hits++;
-    }
+    count_uses(w, b, stamp, missed, c);
+}
+
+/* A contiguous dataset has no chunk cache: HDF5 reads each image through its 64 KiB data sieve. */
+static void hdf5_contiguous_batch(const sim_setup *s, hdf5_sieve *sv, const epoch_walk *w, uint64_t b,
+                                  uint64_t stamp, uint64_t *missed, sim_counts *c)
+{
+    uint64_t first = b * s->op.batch_size, end = first + s->op.batch_size;
+    if (end > w->n_samples)
+        end = w->n_samples;
+    for (uint64_t i = first; i < end; i++)
+        if (hdf5_sieve_read(sv, w->samples[i] * s->g->image_bytes, s->g->image_bytes, &c->bytes_read))
+            missed[w->samples[i] / s->g->samples_per_chunk] = stamp;
+    count_uses(w, b, stamp, missed, c);
 }
 
 static int replay_hdf5(const sim_setup *s, const h5pack_sim_params *sim, sim_counts *c)
 {
     hdf5_sim_params hp = {sim->cache_bytes, sim->hdf5_nslots ? sim->hdf5_nslots : HDF5_SIM_DEFAULT_NSLOTS,
                           sim->hdf5_w0, s->g->chunk_bytes, s->filtered};
-    if (s->g->path == CHUNKSRC_CONTIGUOUS)
-        hp.nbytes_max = 0, hp.filtered = 0; /* no chunk cache at all: every H5Dread goes to the file */
+    int contiguous = s->g->path == CHUNKSRC_CONTIGUOUS;
+    hdf5_sieve sv;
+    hdf5_sieve_init(&sv, HDF5_SIM_DEFAULT_SIEVE, s->g->n_samples * s->g->image_bytes);
     epoch_walk w;
     hdf5_sim *h = NULL;
     uint64_t *missed = calloc(s->g->n_chunks ? s->g->n_chunks : 1, sizeof *missed), stamp = 0;
     int rc = missed ? walk_alloc(s, &w) : H5PACK_ENOMEM;
-    if (rc == 0)
+    if (rc == 0 && !contiguous)
         rc = hdf5_sim_create(&hp, &h);
     for (uint64_t e = 0; rc == 0 && e < s->epochs; e++) {
         rc = walk_epoch(s, &w, e, c);
-        for (uint64_t b = 0; rc == 0 && b < w.n_batches; b++)
-            hdf5_batch(s, h, &w, b, ++stamp, missed, c);
+        for (uint64_t b = 0; rc == 0 && b < w.n_batches; b++) {
+            if (contiguous)
+                hdf5_contiguous_batch(s, &sv, &w, b, ++stamp, missed, c);
+            else
+                hdf5_batch(s, h, &w, b, ++stamp, missed, c);
+        }
     }
     hdf5_sim_free(h);
     if (missed)
