@@ -62,13 +62,17 @@ struct backend {
     h5pack_device device;  /* CPU or CUDA */
     char name[64];         /* "cpu" or the GPU's name */
     uint64_t pinned_bytes; /* host bytes of the ring */
+    char last_error[256];  /* detail of the last failed op after create ("" if none), e.g. CUDA's text */
 };
+
+/* 0 when P is usable, else H5PACK_EINVAL with the reason in ERR (shared by both backends). */
+int backend_check_params(const backend_params *p, char *err, size_t err_len);
 
 /* Output bytes of one image in DTYPE. */
 size_t backend_output_image_bytes(const backend_params *p);
 
 /* Fills the per-channel value table used by both backends (out = table[c][x]); for FLOAT16/BFLOAT16 the
- * entries are the 16-bit patterns (round to nearest even) stored in the low half of a uint32. */
+ * entries of TABLE_16 are the 16-bit patterns (round to nearest even) of the float32 values. */
 void backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
                          uint16_t table_16[H5PACK_MAX_CHANNELS][256]);
 

@@ -155,9 +155,6 @@ static void cpu_destroy(backend *b)
 static const backend_ops cpu_ops = {cpu_host_input, cpu_host_labels, cpu_submit, cpu_resubmit,
                                     cpu_output,     cpu_release,     cpu_times,  cpu_destroy};
 
-/* Defined in backend_common.c, shared with the CUDA backend (not in backend.h, which is fixed). */
-int backend_check_params(const backend_params *p, char *err, size_t err_len);
-
 static void *alloc_aligned(size_t bytes)
 {
     void *ptr = NULL;

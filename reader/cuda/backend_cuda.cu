@@ -26,8 +26,6 @@
 
 #include "convert_kernel.cuh"
 
-extern "C" int backend_check_params(const backend_params *p, char *err, size_t err_len); // backend_common.c
-
 namespace {
 
 const size_t ALIGN = 256;
@@ -76,11 +74,13 @@ size_t round_up(size_t n, size_t a)
     return (n + a - 1) / a * a;
 }
 
-// A failure on the hot path: the ops return only a code, so the CUDA text goes to stderr, once.
+// A failure on the hot path: the ops return only a code; the first failure's CUDA text goes into
+// base.last_error, where the reader core picks it up for h5pack_last_error().
 int hot_path_error(cuda_backend *cb, const char *what, cudaError_t e)
 {
     if (cb->failed.exchange(1) == 0)
-        fprintf(stderr, "h5pack: cuda backend (GPU %d): %s: %s\n", cb->p.gpu_id, what, cudaGetErrorString(e));
+        snprintf(cb->base.last_error, sizeof cb->base.last_error, "cuda backend (GPU %d): %s: %s", cb->p.gpu_id,
+                 what, cudaGetErrorString(e));
     return H5PACK_ECUDA;
 }
 
