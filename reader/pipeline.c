@@ -43,7 +43,7 @@ typedef struct worker {
     uint32_t *order;       /* batch positions grouped by access */
     uint32_t *group_start; /* batch_size + 1 */
     uint32_t *access_of;   /* access index of each batch position */
-    uint32_t *deferred;    /* accesses that had to wait, in plan order */
+    uint8_t *done;         /* per access of the batch: executed */
     uint64_t *mark_ticket; /* per chunk: 1 + ticket of the batch that last indexed it */
     uint32_t *mark_access; /* per chunk: its access index in that batch */
 } worker;
@@ -203,27 +203,40 @@ static int run_access(pipeline *p, worker *w, ring_entry *e, size_t j, uint8_t *
     return rc;
 }
 
-/* First every access that can go ahead at once (loads of this batch start while hits on chunks that
- * other workers are still loading wait), then the rest in plan order, waiting. A worker only waits for
+/* Runs the accesses of the batch that can go ahead at once, HITS_ONLY or all; marks them done. */
+static int try_accesses(pipeline *p, worker *w, ring_entry *e, size_t n_acc, uint8_t *dst, int hits_only)
+{
+    for (size_t j = 0; j < n_acc; j++) {
+        if (w->done[j] || (hits_only && w->acc[j].load))
+            continue;
+        int rc = run_access(p, w, e, j, dst, 1);
+        if (rc == CACHE_WOULD_WAIT)
+            continue;
+        if (rc)
+            return rc;
+        w->done[j] = 1;
+    }
+    return 0;
+}
+
+/* Order of work inside a batch: first the hits on chunks already loaded (cheap copies: they finish the
+ * last uses of old chunks, which frees slots that other workers are waiting to load into), then the
+ * loads that need no wait, then everything left in plan order, waiting. A worker only waits for
  * accesses planned before its own, so this cannot deadlock. On an error the rest is abandoned: the
  * consumer stops at this batch, and whatever waits on it is woken at close. */
 static int assemble(pipeline *p, worker *w, ring_entry *e, int slot, size_t n_acc)
 {
     uint8_t *dst = p->pp.be->ops->host_input(p->pp.be, slot);
     group_by_access(p, w, e, n_acc);
-    size_t n_deferred = 0;
-    for (size_t j = 0; j < n_acc; j++) {
-        int rc = run_access(p, w, e, j, dst, 1);
-        if (rc == CACHE_WOULD_WAIT)
-            w->deferred[n_deferred++] = (uint32_t)j;
-        else if (rc)
-            return rc;
-    }
-    for (size_t d = 0; d < n_deferred; d++) {
-        int rc = run_access(p, w, e, w->deferred[d], dst, 0);
-        if (rc)
-            return rc;
-    }
+    memset(w->done, 0, n_acc);
+    int rc = try_accesses(p, w, e, n_acc, dst, 1);
+    if (rc == 0)
+        rc = try_accesses(p, w, e, n_acc, dst, 0);
+    for (size_t j = 0; rc == 0 && j < n_acc; j++)
+        if (!w->done[j])
+            rc = run_access(p, w, e, j, dst, 0);
+    if (rc)
+        return rc;
     if (p->labels) {
         int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
         for (size_t i = 0; i < e->count; i++)
@@ -443,10 +456,10 @@ static int worker_init(pipeline *p, worker *w)
     w->order = malloc(bs * sizeof *w->order);
     w->group_start = malloc((bs + 1) * sizeof *w->group_start);
     w->access_of = malloc(bs * sizeof *w->access_of);
-    w->deferred = malloc(bs * sizeof *w->deferred);
+    w->done = malloc(bs);
     w->mark_ticket = calloc(nc, sizeof *w->mark_ticket);
     w->mark_access = calloc(nc, sizeof *w->mark_access);
-    return w->scratch && w->acc && w->wait_users && w->order && w->group_start && w->access_of && w->deferred &&
+    return w->scratch && w->acc && w->wait_users && w->order && w->group_start && w->access_of && w->done &&
                    w->mark_ticket && w->mark_access
                ? 0
                : H5PACK_ENOMEM;
@@ -455,7 +468,7 @@ static int worker_init(pipeline *p, worker *w)
 static void worker_free(worker *w)
 {
     chunksrc_scratch_free(w->scratch);
-    free(w->acc), free(w->wait_users), free(w->order), free(w->group_start), free(w->access_of), free(w->deferred);
+    free(w->acc), free(w->wait_users), free(w->order), free(w->group_start), free(w->access_of), free(w->done);
     free(w->mark_ticket), free(w->mark_access);
 }
 

@@ -1,7 +1,8 @@
 /* bench_reader.c - libh5pack's reader against what users run today, side by side in one run.
  *
  *   bench_reader [--file F.h5] [--gzip-file G.h5] [--n 4000] [--k 16] [--size 224] [--threads T]
- *                [--batch 256] [--epochs 3] [--cache-mib 256] [--dir DIR] [--rounds 3] [--only plain|gzip|rss]
+ *                [--batch 256] [--epochs 3] [--cache-mib 256] [--dir DIR] [--rounds 3]
+ *                [--only plain|gzip|rss|scaling]
  *
  * Without --file it writes DIR/bench_reader.h5 (N images 3 x S x S, chunks of K, uncompressed, implicit
  * chunk index) and DIR/bench_reader_gz.h5 (N/4 images, gzip level 4), with the HDF5 C API. Measures:
@@ -11,7 +12,9 @@
  *   3. per-sample H5Dread of the same sample order (what h5py + DataLoader do), T worker processes, with
  *      HDF5's chunk cache at h5py's default (1 MiB, 521 slots) and at the size of our cache;
  *   4. gzip: our reader with 1 and 2 threads (scaling) and the per-sample H5Dread baseline;
- *   5. resident memory after each of 10 epochs.
+ *   5. resident memory after each of 10 epochs;
+ *   6. only with --only scaling: samples/s for 1..16 workers (with LD_PRELOAD=libslow_pread.so and
+ *      SLOW_PREAD_US=5000 it shows the workers overlapping slow reads, as on network storage).
  * Uses only the public API (include/h5pack.h) and HDF5's. */
 #include <hdf5.h>
 #include <libdeflate.h>
@@ -442,6 +445,28 @@ static void bench_gzip(const char *path, const options *base)
     free(one.indices);
 }
 
+/* Samples/s against the worker count on the uncompressed file. Run under LD_PRELOAD=libslow_pread.so with
+ * SLOW_PREAD_US set, it shows how well the workers overlap slow reads (network storage). */
+static void bench_scaling(const char *path, const options *o)
+{
+    const char *slow = getenv("SLOW_PREAD_US");
+    printf("\n== worker scaling, uncompressed, CHUNK order, uint8, cache %llu MiB, %s\n",
+           (unsigned long long)o->cache_mib, slow ? "every chunk read delayed (SLOW_PREAD_US)" : "no added latency");
+    if (slow)
+        printf("added latency per chunk read: %s us\n", slow);
+    double base = 0;
+    for (int t = 1; t <= 16; t *= 2) {
+        run_result best = {0}, r;
+        for (int round = 0; round < o->rounds; round++) {
+            run_reader(path, o, H5PACK_DTYPE_UINT8, t, 1, 0, &r);
+            keep_best(&best, &r, round == 0);
+        }
+        base = t == 1 ? best.samples_per_s : base;
+        printf("%2d threads %9.0f samples/s  %5.2fx  misses %llu  stall %.1f%%\n", t, best.samples_per_s,
+               best.samples_per_s / base, (unsigned long long)best.misses, 100 * best.stall_fraction);
+    }
+}
+
 static void bench_rss(const char *path, const options *o)
 {
     run_result r;
@@ -457,7 +482,7 @@ int main(int argc, char **argv)
     options o;
     if (parse(argc, argv, &o) != 0) {
         fprintf(stderr, "usage: bench_reader [--file F.h5] [--gzip-file G.h5] [--dir DIR] [--n N] [--k K] "
-                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--rounds R] [--only plain|gzip|rss]\n");
+                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--rounds R] [--only plain|gzip|rss|scaling]\n");
         return 1;
     }
     int plain_part = !o.only || strcmp(o.only, "gzip") != 0, gzip_part = !o.only || !strcmp(o.only, "gzip");
@@ -476,6 +501,8 @@ int main(int argc, char **argv)
         bench_gzip(gz, &o);
     if (plain_part && (!o.only || !strcmp(o.only, "rss")))
         bench_rss(plain, &o);
+    if (plain_part && o.only && !strcmp(o.only, "scaling"))
+        bench_scaling(plain, &o);
     if (plain && !o.file)
         remove(plain);
     if (gz && !o.gzip_file)
