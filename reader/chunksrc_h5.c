@@ -6,6 +6,30 @@
 
 #include "chunksrc_impl.h"
 
+static pthread_mutex_t g_h5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void h5_lock_global(void)
+{
+    pthread_mutex_lock(&g_h5_lock);
+}
+
+void h5_unlock_global(void)
+{
+    pthread_mutex_unlock(&g_h5_lock);
+}
+
+void h5_enter(h5_quiet *q)
+{
+    pthread_mutex_lock(&g_h5_lock);
+    h5_quiet_begin(q);
+}
+
+void h5_leave(const h5_quiet *q)
+{
+    h5_quiet_end(q);
+    pthread_mutex_unlock(&g_h5_lock);
+}
+
 void h5_quiet_begin(h5_quiet *q)
 {
     q->func = NULL;

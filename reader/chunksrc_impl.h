@@ -19,10 +19,8 @@ struct chunk_source {
     uint64_t base_addr;   /* implicit: address of chunk 0; contiguous: address of the data */
     uint64_t file_size;
 
-    /* raw and hdf5 paths: HDF5 stays open; every HDF5 call after open happens under h5_lock. */
+    /* raw and hdf5 paths: HDF5 stays open; every HDF5 call happens inside h5_enter / h5_leave. */
     hid_t file, dset, fspace;
-    pthread_mutex_t h5_lock;
-    int lock_init;
     int chunked;          /* the dataset has a chunked layout (else "chunks" are runs of images) */
     int deflate_index;    /* position of the deflate filter in the pipeline (filter mask bit), -1 none */
     uint8_t fill_byte;    /* value of never-written chunks */
@@ -39,12 +37,21 @@ struct chunksrc_scratch {
 
 /* --- chunksrc_h5.c ---------------------------------------------------------------------------------- */
 
+/* Every HDF5 call of the chunk sources runs between h5_enter and h5_leave: one process-wide mutex (HDF5
+ * serialises all calls on its own global lock anyway, so nothing is lost), which also lets the open
+ * probe fork while no chunk source is inside HDF5, and silences HDF5's error printing for this thread. */
+typedef struct h5_quiet h5_quiet;
+void h5_enter(h5_quiet *q);
+void h5_leave(const h5_quiet *q);
+void h5_lock_global(void);
+void h5_unlock_global(void);
+
 /* HDF5 prints its error stack on stderr unless told not to; the setting is per thread (thread-safe
  * build), so every thread that calls HDF5 silences it around its calls and restores it afterwards. */
-typedef struct h5_quiet {
+struct h5_quiet {
     H5E_auto2_t func;
     void *data;
-} h5_quiet;
+};
 void h5_quiet_begin(h5_quiet *q);
 void h5_quiet_end(const h5_quiet *q);
 
@@ -77,8 +84,22 @@ int h5_read_doubles_attr(hid_t obj, const char *name, double *out, size_t n);
 int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* Stored bytes of a chunk read under h5_lock (the lock is held by the caller); 0 = not allocated. */
+/* Stored bytes of a chunk (the caller is inside h5_enter); 0 = not allocated. */
 int chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size);
+
+/* chunksrc_open without the probe: the HDF5 work in this process. The caller is inside h5_enter. */
+int chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
+                             chunk_source **out, char *err, size_t err_len);
+
+/* --- chunksrc_probe.c ------------------------------------------------------------------------------- */
+
+/* HDF5 1.10.8 can crash or loop on damaged metadata (old-format files have no checksums). The probe
+ * runs the whole open, plus a lookup of every chunk's stored size, in a forked child first: a crash or
+ * a hang there becomes ECORRUPT here. On success *STORED (malloc'd, N_STORED entries; NULL when the
+ * path keeps no sizes) holds the sizes the child found. Only files without metadata checksums
+ * (superblock < 2) are probed; H5PACK_PROBE=always|never overrides (see chunksrc_probe.c). */
+int chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
+                   uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len);
 
 /* --- chunksrc_labels.c --------------------------------------------------------------------------------- */
 

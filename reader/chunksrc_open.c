@@ -17,6 +17,8 @@
 /* HDF5's own limit on one chunk. */
 #define CHUNKSRC_MAX_CHUNK_BYTES ((uint64_t)0xffffffffu)
 
+static void chunksrc_close_in_process(chunk_source *s);
+
 int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
 {
     if (err && err_len) {
@@ -435,9 +437,6 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
     }
     close(s->fd);
     s->fd = -1;
-    if (pthread_mutex_init(&s->h5_lock, NULL) != 0)
-        return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "cannot create a mutex");
-    s->lock_init = 1;
     if (s->chunked) {
         s->stored = malloc(s->g.n_chunks * sizeof *s->stored);
         if (!s->stored)
@@ -475,11 +474,37 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     return rc;
 }
 
+int chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
+                             chunk_source **out, char *err, size_t err_len)
+{
+    chunk_source *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return chunksrc_fail(NULL, H5PACK_ENOMEM, err, err_len, "out of memory");
+    }
+    s->fd = -1;
+    s->file = s->dset = s->fspace = -1;
+    int rc = open_all(s, images, labels, hint, err, err_len);
+    if (rc) {
+        chunksrc_close_in_process(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+/* Takes over the stored sizes the probe found, when they fit this source. */
+static void adopt_stored_sizes(chunk_source *s, const uint64_t *stored, uint64_t n)
+{
+    if (s->stored && stored && n == s->g.n_chunks)
+        memcpy(s->stored, stored, n * sizeof *stored);
+}
+
 int chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
                   chunk_source **out, char *err, size_t err_len)
 {
+    uint64_t *stored = NULL, n_stored = 0;
     h5_quiet q;
-    int rc;
     if (err && err_len)
         err[0] = '\0';
     if (!out)
@@ -487,22 +512,16 @@ int chunksrc_open(const char *path, const char *images, const char *labels, h5pa
     *out = NULL;
     if (!path || !images || !images[0])
         return chunksrc_fail(NULL, H5PACK_EINVAL, err, err_len, "no file or images dataset name given");
-    chunk_source *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = strdup(path))) {
-        free(s);
-        return H5PACK_ENOMEM;
+    int rc = chunksrc_probe(path, images, labels, layout_hint, &stored, &n_stored, err, err_len);
+    if (rc == 0) {
+        h5_enter(&q);
+        rc = chunksrc_open_in_process(path, images, labels, layout_hint, out, err, err_len);
+        h5_leave(&q);
     }
-    s->fd = -1;
-    s->file = s->dset = s->fspace = -1;
-    h5_quiet_begin(&q);
-    rc = open_all(s, images, labels, layout_hint, err, err_len);
-    h5_quiet_end(&q);
-    if (rc) {
-        chunksrc_close(s);
-        return rc;
-    }
-    *out = s;
-    return 0;
+    if (rc == 0)
+        adopt_stored_sizes(*out, stored, n_stored);
+    free(stored);
+    return rc;
 }
 
 const source_geometry *chunksrc_geometry(const chunk_source *s)
@@ -523,25 +542,29 @@ uint64_t chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk)
     return s->g.n_samples - first < k ? s->g.n_samples - first : k;
 }
 
-void chunksrc_close(chunk_source *s)
+/* Frees S; the caller is inside h5_enter when S holds HDF5 objects. */
+static void chunksrc_close_in_process(chunk_source *s)
 {
-    if (!s)
-        return;
-    h5_quiet q;
-    h5_quiet_begin(&q);
     if (s->fspace >= 0)
         H5Sclose(s->fspace);
     if (s->dset >= 0)
         H5Dclose(s->dset);
     if (s->file >= 0)
         H5Fclose(s->file);
-    h5_quiet_end(&q);
     if (s->fd >= 0)
         close(s->fd);
-    if (s->lock_init)
-        pthread_mutex_destroy(&s->h5_lock);
     free(s->stored);
     free(s->labels);
     free(s->path);
     free(s);
+}
+
+void chunksrc_close(chunk_source *s)
+{
+    h5_quiet q;
+    if (!s)
+        return;
+    h5_enter(&q);
+    chunksrc_close_in_process(s);
+    h5_leave(&q);
 }

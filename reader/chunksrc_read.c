@@ -96,12 +96,10 @@ uint64_t chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
     chunk_source *ms = (chunk_source *)s;
     h5_quiet q;
     uint64_t size = 0;
-    pthread_mutex_lock(&ms->h5_lock);
-    h5_quiet_begin(&q);
+    h5_enter(&q);
     if (chunksrc_query_stored_locked(ms, chunk, &size) != 0)
         size = 0;
-    h5_quiet_end(&q);
-    pthread_mutex_unlock(&ms->h5_lock);
+    h5_leave(&q);
     return size;
 }
 
@@ -218,11 +216,9 @@ static int read_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scra
     raw_chunk raw = {0, 0, NULL};
     h5_quiet q;
     double t0 = now_s();
-    pthread_mutex_lock(&s->h5_lock);
-    h5_quiet_begin(&q);
+    h5_enter(&q);
     int rc = fetch_raw_locked(s, chunk, dst, sc, &raw, err, err_len);
-    h5_quiet_end(&q);
-    pthread_mutex_unlock(&s->h5_lock);
+    h5_leave(&q);
     double t1 = now_s();
     if (rc)
         return rc;
@@ -264,11 +260,9 @@ static int read_hdf5(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_c
 {
     h5_quiet q;
     double t0 = now_s();
-    pthread_mutex_lock(&s->h5_lock);
-    h5_quiet_begin(&q);
+    h5_enter(&q);
     int rc = read_hyperslab_locked(s, chunk, dst, err, err_len);
-    h5_quiet_end(&q);
-    pthread_mutex_unlock(&s->h5_lock);
+    h5_leave(&q);
     if (!rc && cost) {
         double dt = now_s() - t0;
         cost->bytes_read += chunksrc_stored_bytes(s, chunk);

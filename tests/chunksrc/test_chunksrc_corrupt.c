@@ -9,6 +9,16 @@
 #include "check.h"
 #include "make_files.h"
 
+/* HDF5 1.10.8 leaks internal structures (metadata cache entries, layout messages) when it meets damaged
+ * metadata, and then cannot shut down ("HDF5: infinite loop closing library" at exit). Every such stack
+ * lies inside libhdf5; LeakSanitizer (ASan builds) reads this hook, so only this program ignores them:
+ * the tests on well-formed files run without it and still catch our own leaks. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libhdf5\n";
+}
+
 typedef struct blob {
     uint8_t *data;
     size_t size;
@@ -199,7 +209,7 @@ static void test_metadata(const char *dir)
         blob b = load(path);
         CHECK_OK(open_and_read_all(path));
         test_truncated(path, &b);
-        int tried = 0, detected = flip_sweep(path, &b, 768, 9, &tried);
+        int tried = 0, detected = flip_sweep(path, &b, 160, 29, &tried);
         printf("%-10s %zu bytes: %d of %d flips detected, none crashed\n", cases[i].name, b.size, detected, tried);
         free(b.data);
     }

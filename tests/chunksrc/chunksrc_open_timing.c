@@ -1,0 +1,81 @@
+/* chunksrc_open_timing.c - measures (not a test) how long chunksrc_open takes on files with many chunks,
+ * and what learning every chunk's stored size costs. Usage: chunksrc_open_timing [DIR]
+ * Files: 20,000 implicit chunks; 2,000 and 10,000 gzip chunks in the latest format (no probe) and in the
+ * default format (v1 B-tree index, probed in a child that also learns all stored sizes). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "make_files.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void measure(const char *dir, const char *name, const test_file *tf)
+{
+    char path[700], err[1024];
+    snprintf(path, sizeof path, "%s/%s.h5", dir, name);
+    if (test_file_write(path, tf) != 0)
+        exit(1);
+    double best_open = 1e9, sizes_s = 0, first_read = 0;
+    uint64_t n_chunks = 0, total = 0;
+    int path_id = -1;
+    for (int rep = 0; rep < 3; rep++) {
+        chunk_source *s = NULL;
+        double t0 = now_s();
+        if (chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            exit(1);
+        }
+        double t1 = now_s();
+        const source_geometry *g = chunksrc_geometry(s);
+        uint8_t *buf = malloc(g->chunk_bytes);
+        chunksrc_read(s, 0, buf, NULL, NULL, err, sizeof err);
+        double t2 = now_s();
+        total = 0;
+        for (uint64_t c = 0; c < g->n_chunks; c++)
+            total += chunksrc_stored_bytes(s, c);
+        double t3 = now_s();
+        if (t1 - t0 < best_open) {
+            best_open = t1 - t0;
+            first_read = t2 - t1;
+            sizes_s = t3 - t2;
+        }
+        n_chunks = g->n_chunks;
+        path_id = (int)g->path;
+        free(buf);
+        chunksrc_close(s);
+    }
+    printf("%-28s path %d  %6llu chunks  open %8.2f ms  first read %6.3f ms  all stored sizes %8.3f ms "
+           "(%.3f us/chunk, %llu bytes)\n",
+           name, path_id, (unsigned long long)n_chunks, best_open * 1e3, first_read * 1e3, sizes_s * 1e3,
+           sizes_s * 1e6 / (double)n_chunks, (unsigned long long)total);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : test_tmpdir("chunksrc-timing");
+    test_file tf = test_file_defaults();
+    tf.h = tf.w = 8;
+    tf.labels = 0;
+    tf.write_classes = 0;
+    tf.k = 1;
+    tf.n = 20000;
+    measure(dir, "implicit-20000", &tf);
+    tf.n = 2000;
+    tf.gzip = 4;
+    measure(dir, "gzip-latest-2000", &tf);
+    tf.n = 10000;
+    measure(dir, "gzip-latest-10000", &tf);
+    tf.storage = STORE_CHUNKED;
+    tf.n = 2000;
+    measure(dir, "gzip-btree-probed-2000", &tf);
+    tf.n = 10000;
+    measure(dir, "gzip-btree-probed-10000", &tf);
+    return 0;
+}
