@@ -1,12 +1,14 @@
-/* pipeline.h - the reader's engine: worker threads that plan batches in order (plan.h), execute the
- * plan against the chunk cache (cache.h), assemble uint8 batches in a ring of `prefetch` backend slots
- * and submit them for conversion; the consumer side hands ready batches out in order, with echoes.
+/* pipeline.h - the reader's engine: worker threads plan batches in order (plan.h) into a ring of
+ * `prefetch` backend slots, execute the plan against the chunk cache (cache.h), assemble the uint8
+ * batches and submit them for conversion; the consumer side hands ready batches out in order, with
+ * echoes.
  *
- * Ring: fresh batch t uses slot t % prefetch. A worker claims that slot (waiting until the consumer has
- * released its previous batch, all echoes included) BEFORE it plans the batch, and plans under the same
- * lock that hands out tickets, so plans are made in batch order and a worker only ever waits for work
- * planned before its own. Counters of a batch (hits, misses, bytes, busy times) travel with it and are
- * added to the stats when the consumer receives it, so the stats always describe delivered batches.
+ * Ring: fresh batch t uses slot t % prefetch, planned once the consumer has released that slot's previous
+ * batch (all echoes included). Workers share the work per chunk access, not per batch: every worker
+ * claims the next access in plan order, so all of them read and inflate in parallel even when only a few
+ * batches fit in the ring (details and the no-deadlock argument in pipeline_impl.h). Counters of a batch
+ * (hits, misses, bytes, busy times) travel with it and are added to the stats when the consumer receives
+ * it, so the stats always describe delivered batches.
  * Thread-safety: pipeline_next/release/stats from one consumer thread. */
 #ifndef H5PACK_PIPELINE_H
 #define H5PACK_PIPELINE_H
