@@ -462,8 +462,9 @@ static void bench_scaling(const char *path, const options *o)
             keep_best(&best, &r, round == 0);
         }
         base = t == 1 ? best.samples_per_s : base;
-        printf("%2d threads %9.0f samples/s  %5.2fx  misses %llu  stall %.1f%%\n", t, best.samples_per_s,
-               best.samples_per_s / base, (unsigned long long)best.misses, 100 * best.stall_fraction);
+        printf("%2d threads %9.0f samples/s  %5.2fx  misses %llu  read amplification %.2f  stall %.1f%%\n", t,
+               best.samples_per_s, best.samples_per_s / base, (unsigned long long)best.misses, best.read_amp,
+               100 * best.stall_fraction);
     }
 }
 
