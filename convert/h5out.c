@@ -391,6 +391,12 @@ int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t er
     return 0;
 }
 
+uint64_t h5out_images_storage(h5out *o)
+{
+    H5Dflush(o->images); /* chunks written through H5Dwrite may still sit in HDF5's chunk cache */
+    return (uint64_t)H5Dget_storage_size(o->images);
+}
+
 int h5out_close(h5out *o, char *err, size_t err_len)
 {
     int rc = 0;

@@ -56,6 +56,9 @@ int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t er
 /* Writes labels, classes, filenames, skipped/ and all attributes. */
 int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len);
 
+/* Bytes the images dataset occupies in the file (after compression). */
+uint64_t h5out_images_storage(h5out *o);
+
 /* Closes everything (flushes the file). Accepts NULL. Returns 0, or -1 with a message in ERR. */
 int h5out_close(h5out *o, char *err, size_t err_len);
 

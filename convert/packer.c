@@ -33,17 +33,32 @@ typedef struct pack_ctx {
     progress prog;
 } pack_ctx;
 
-static void info(const pack_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void info(const pack_options *o, const char *fmt, ...)
+static void say(const pack_options *o, int level, const char *fmt, va_list ap)
 {
-    if (o->verbosity < 1)
+    if (o->verbosity < level)
         return;
-    va_list ap;
-    va_start(ap, fmt);
     fputs("h5pack: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+}
+
+static void info(const pack_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void detail(const pack_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* -v only. */
+static void detail(const pack_options *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(o, 2, fmt, ap);
+    va_end(ap);
+}
+
+static void info(const pack_options *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(o, 1, fmt, ap);
     va_end(ap);
 }
 
@@ -281,6 +296,9 @@ static int fill_report(pack_ctx *c)
 
 static int finish_file(pack_ctx *c, char *err, size_t len)
 {
+    uint64_t n = c->pres.converted, k = c->chunk.images;
+    c->rep->bytes_stored = h5out_images_storage(c->out); /* exact, also after an exact-size copy */
+    c->rep->chunks = (n + k - 1) / k;
     int rc = h5out_close(c->out, err, len);
     c->out = NULL;
     int which = c->have_temp[1] ? 1 : 0;
@@ -322,6 +340,7 @@ pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t 
         goto done;
     if ((st = scan_step(&c, err, err_len)) != PACK_OK)
         goto done;
+    detail(o, "scan: %.3f s", monotonic_seconds() - start);
     st = PACK_ERROR;
     if (!(c.order = pack_order(c.scan.n_entries, o->seed, o->keep_order))) {
         snprintf(err, err_len, "out of memory");
@@ -330,12 +349,18 @@ pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t 
     if (setup_geometry(&c, err, err_len) != 0)
         goto done;
     print_plan(&c);
+    double t_pack = monotonic_seconds();
     if ((st = pack_images(&c, err, err_len)) != PACK_OK)
         goto done;
+    detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored", monotonic_seconds() - t_pack,
+           (unsigned long long)c.pres.chunks_written, (unsigned long long)c.pres.bytes_written);
     st = PACK_ERROR;
+    double t_meta = monotonic_seconds();
     if (fill_report(&c) != 0 || shrink_to_converted(&c, err, err_len) != 0 || write_metadata(&c, err, err_len) != 0 ||
         finish_file(&c, err, err_len) != 0)
         goto done;
+    detail(o, "%smetadata, fsync, rename: %.3f s", rep->copied ? "exact-size copy, " : "",
+           monotonic_seconds() - t_meta);
     st = PACK_OK;
 done:
     if (st != PACK_OK && !rep->skipped.count) {

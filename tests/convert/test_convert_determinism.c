@@ -118,6 +118,9 @@ int main(void)
     check_filters(gc, 1, 1);
     check_same_images(a, g);
     check_same_images(a, gc);
+    pack("ck.h5", 2, 0, 1, 5, p); /* fletcher32 alone */
+    check_filters(p, 0, 1);
+    check_same_images(a, p);
     snprintf(p, sizeof p, "%s/gc2.h5", root);
     pack("gc2.h5", 1, 1, 1, 5, p);
     CHECK_MSG(files_identical(gc, p), "gzip+checksum outputs differ between -j 2 and -j 1");
