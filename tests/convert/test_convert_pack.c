@@ -325,6 +325,26 @@ static void test_flat_no_size(void)
     pack_report_free(&rep);
 }
 
+/* --max-pixels: a larger image is skipped with the reason, the others are converted. */
+static void test_max_pixels(void)
+{
+    mkdir_in("bomb");
+    write_jpeg("bomb/small.jpg", 30, 30, 21); /* 900 pixels */
+    write_png("bomb/large.png", 40, 30, 22);  /* 1200 pixels */
+    pack_options o = base_options("bomb", "bomb.h5");
+    o.height = 8;
+    o.width = 8;
+    o.max_pixels = 1000;
+    pack_report rep;
+    char err[1024];
+    CHECK_MSG(run(&o, &rep, err) == PACK_OK, "%s", err);
+    CHECK_EQ_U64(rep.converted, 1);
+    CHECK_EQ_U64(rep.skipped.count, 1);
+    CHECK(strcmp(rep.skipped.names[0], "large.png") == 0);
+    CHECK_STR_CONTAINS(rep.skipped.reasons[0], image_status_text(IMAGE_TOO_LARGE));
+    pack_report_free(&rep);
+}
+
 static void test_strict_and_force(void)
 {
     pack_options o = base_options("src", "strict.h5");
@@ -375,6 +395,7 @@ int main(void)
     test_keep_order_pad_nhwc();
     test_gray_stretch();
     test_flat_no_size();
+    test_max_pixels();
     test_strict_and_force();
     remove_tree(root);
     printf("pack: ok\n");
