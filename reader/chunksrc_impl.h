@@ -80,7 +80,7 @@ int h5_read_doubles_attr(hid_t obj, const char *name, double *out, size_t n);
 
 /* --- chunksrc_open.c helpers used by chunksrc_read.c ------------------------------------------------- */
 
-/* snprintf into ERR with the file name first. Returns CODE. */
+/* snprintf into ERR with the file name of S first (S NULL: FMT names it). Returns CODE. */
 int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 

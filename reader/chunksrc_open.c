@@ -22,7 +22,7 @@ static void chunksrc_close_in_process(chunk_source *s);
 int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
 {
     if (err && err_len) {
-        int n = snprintf(err, err_len, "%s: ", s && s->path ? s->path : "(no file)");
+        int n = s && s->path ? snprintf(err, err_len, "%s: ", s->path) : 0; /* no source: FMT names the file */
         if (n >= 0 && (size_t)n < err_len) {
             va_list ap;
             va_start(ap, fmt);

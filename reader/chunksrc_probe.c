@@ -28,7 +28,8 @@
 #include "chunksrc_impl.h"
 
 #define PROBE_MAGIC 0x68357062u /* "h5pb" */
-#define PROBE_TIMEOUT_MS 120000
+#define PROBE_BLOCK 4096           /* stored sizes per message block */
+#define PROBE_SILENCE_S 20         /* default: a child silent this long is stuck (H5PACK_PROBE_TIMEOUT) */
 
 typedef struct probe_header {
     uint32_t magic;
@@ -52,6 +53,24 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* Sends the sizes as they are learnt, a block at a time: the parent's timeout is for silence, so a
+ * large index that takes long to walk is fine, and a walk stuck in a loop is caught. */
+static int send_stored_sizes(int fd, chunk_source *s)
+{
+    uint64_t n = s->g.n_chunks;
+    for (uint64_t first = 0; first < n; first += PROBE_BLOCK) {
+        uint64_t end = first + PROBE_BLOCK < n ? first + PROBE_BLOCK : n;
+        for (uint64_t i = first; i < end; i++) {
+            uint64_t size;
+            if (chunksrc_query_stored_locked(s, i, &size) != 0)
+                s->stored[i] = CHUNKSRC_SIZE_UNKNOWN; /* the read will report it, naming the chunk */
+        }
+        if (write_all(fd, s->stored + first, (end - first) * sizeof *s->stored) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void probe_child(int fd, const char *path, const char *images, const char *labels, h5pack_layout hint)
 {
     probe_header h;
@@ -62,16 +81,10 @@ static void probe_child(int fd, const char *path, const char *images, const char
     h.magic = PROBE_MAGIC;
     h5_quiet_begin(&q);
     h.rc = chunksrc_open_in_process(path, images, labels, hint, &s, h.err, sizeof h.err);
-    if (h.rc == 0 && s->stored) {
+    if (h.rc == 0 && s->stored)
         h.n_stored = s->g.n_chunks;
-        for (uint64_t i = 0; i < h.n_stored; i++) {
-            uint64_t size;
-            if (chunksrc_query_stored_locked(s, i, &size) != 0)
-                s->stored[i] = CHUNKSRC_SIZE_UNKNOWN; /* the read will report it, naming the chunk */
-        }
-    }
-    if (write_all(fd, &h, sizeof h) == 0 && h.n_stored)
-        write_all(fd, s->stored, h.n_stored * sizeof *s->stored);
+    if (write_all(fd, &h, sizeof h) != 0 || (h.n_stored && send_stored_sizes(fd, s) != 0))
+        return;
     write_all(fd, &trailer, sizeof trailer);
 }
 
@@ -82,17 +95,27 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reads LEN bytes unless EOF (returns 0 and *got short), the deadline (-2) or an error (-1). */
-static int read_until(int fd, void *buf, size_t len, size_t *got, long long deadline)
+/* Seconds of silence after which the child counts as stuck. */
+static int silence_limit_s(void)
+{
+    const char *v = getenv("H5PACK_PROBE_TIMEOUT");
+    int s = v ? atoi(v) : 0;
+    return s > 0 ? s : PROBE_SILENCE_S;
+}
+
+/* Reads LEN bytes unless EOF (returns 0 with *GOT short), SILENCE_MS without any byte (-2) or an error
+ * (-1). */
+static int read_until(int fd, void *buf, size_t len, size_t *got, int silence_ms)
 {
     char *p = buf;
+    long long deadline = now_ms() + silence_ms;
     *got = 0;
     while (*got < len) {
         long long left = deadline - now_ms();
         struct pollfd pfd = {fd, POLLIN, 0};
         if (left <= 0)
             return -2;
-        int pr = poll(&pfd, 1, (int)(left > 60000 ? 60000 : left));
+        int pr = poll(&pfd, 1, (int)left);
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr < 0)
@@ -107,6 +130,7 @@ static int read_until(int fd, void *buf, size_t len, size_t *got, long long dead
         if (n == 0)
             return 0;
         *got += (size_t)n;
+        deadline = now_ms() + silence_ms; /* progress: the child is not stuck */
     }
     return 0;
 }
@@ -118,12 +142,11 @@ typedef struct probe_reply {
     int timed_out;
 } probe_reply;
 
-static void read_reply(int fd, probe_reply *r)
+static void read_reply(int fd, probe_reply *r, int silence_ms)
 {
-    long long deadline = now_ms() + PROBE_TIMEOUT_MS;
     size_t got;
     uint32_t trailer = 0;
-    int rc = read_until(fd, &r->h, sizeof r->h, &got, deadline);
+    int rc = read_until(fd, &r->h, sizeof r->h, &got, silence_ms);
     if (rc || got != sizeof r->h || r->h.magic != PROBE_MAGIC || r->h.n_stored > ((uint64_t)1 << 40)) {
         r->timed_out = rc == -2;
         return;
@@ -134,13 +157,13 @@ static void read_reply(int fd, probe_reply *r)
         r->stored = malloc(bytes);
         if (!r->stored)
             return;
-        rc = read_until(fd, r->stored, bytes, &got, deadline);
+        rc = read_until(fd, r->stored, bytes, &got, silence_ms);
         if (rc || got != bytes) {
             r->timed_out = rc == -2;
             return;
         }
     }
-    rc = read_until(fd, &trailer, sizeof trailer, &got, deadline);
+    rc = read_until(fd, &trailer, sizeof trailer, &got, silence_ms);
     r->timed_out = rc == -2;
     r->complete = rc == 0 && got == sizeof trailer && trailer == PROBE_MAGIC;
 }
@@ -174,9 +197,9 @@ static int judge(const char *path, probe_reply *r, int status, uint64_t **stored
     }
     if (r->timed_out)
         return chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
-                             "%s: HDF5 did not finish reading the file's metadata within %d s: the file is damaged "
-                             "(or HDF5 was busy in another thread of this process)",
-                             path, PROBE_TIMEOUT_MS / 1000);
+                             "%s: HDF5 made no progress reading the file's metadata for %d s: the file is damaged "
+                             "(or HDF5 was busy in another thread of this process; H5PACK_PROBE_TIMEOUT sets the limit)",
+                             path, silence_limit_s());
     if (status != -1 && WIFSIGNALED(status))
         return chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
                              "%s: HDF5 crashed reading the file's metadata (signal %d, %s): the file is damaged", path,
@@ -250,7 +273,7 @@ int chunksrc_probe(const char *path, const char *images, const char *labels, h5p
         return 0; /* cannot fork (process limit): open without the probe */
     }
     memset(&reply, 0, sizeof reply);
-    read_reply(fds[0], &reply);
+    read_reply(fds[0], &reply, silence_limit_s() * 1000);
     close(fds[0]);
     int status = wait_child(pid, !reply.complete);
     int rc = judge(path, &reply, status, stored, n_stored, err, err_len);

@@ -189,6 +189,9 @@ static void test_chunk_data(const char *dir)
     free(b.data);
 }
 
+/* Flip sweep density: every byte of the first LIMIT, then every STRIDE-th (argv: LIMIT STRIDE). */
+static size_t g_limit = 96, g_stride = 61;
+
 static void test_metadata(const char *dir)
 {
     struct {
@@ -209,14 +212,19 @@ static void test_metadata(const char *dir)
         blob b = load(path);
         CHECK_OK(open_and_read_all(path));
         test_truncated(path, &b);
-        int tried = 0, detected = flip_sweep(path, &b, 160, 29, &tried);
+        int tried = 0, detected = flip_sweep(path, &b, g_limit, g_stride, &tried);
         printf("%-10s %zu bytes: %d of %d flips detected, none crashed\n", cases[i].name, b.size, detected, tried);
         free(b.data);
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 2) {
+        g_limit = (size_t)strtoul(argv[1], NULL, 10);
+        g_stride = (size_t)strtoul(argv[2], NULL, 10);
+        CHECK(g_stride > 0);
+    }
     const char *dir = test_tmpdir("chunksrc-corrupt");
     test_chunk_data(dir);
     test_metadata(dir);
