@@ -166,8 +166,6 @@ static int ring_alloc(pipeline *p)
         e->group_start = malloc((bs + 1) * sizeof *e->group_start);
         if (!e->indices || !e->acc || !e->wait_users || !e->order || !e->group_start)
             return H5PACK_ENOMEM;
-        e->host_in = p->pp.be->ops->host_input(p->pp.be, i);
-        e->host_labels = p->pp.be->ops->host_labels(p->pp.be, i);
     }
     return 0;
 }

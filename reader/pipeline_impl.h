@@ -32,8 +32,9 @@ typedef struct ring_entry {
     uint64_t epoch, index;
     size_t count;
     uint64_t *indices;      /* batch_size samples */
-    uint8_t *host_in;       /* the backend's uint8 input buffer of this slot (asked for once, at start) */
-    int64_t *host_labels;   /* the backend's label buffer of this slot */
+    int host_ready;         /* host_in / host_labels fetched for this batch: its accesses may be claimed */
+    uint8_t *host_in;       /* the backend's uint8 input buffer of this slot (host_input, per batch) */
+    int64_t *host_labels;   /* the backend's label buffer of this slot (host_labels, per batch) */
     /* the batch's plan and its execution (under the lock) */
     plan_access *acc;       /* batch_size */
     uint64_t *wait_users;   /* per access: uses of the slot's previous generation to wait for */

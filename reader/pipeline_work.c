@@ -79,13 +79,16 @@ static int can_plan(const pipeline *p)
     return !planning_done(p) && p->ring[p->next_ticket % (uint64_t)p->pp.prefetch].state == RING_FREE;
 }
 
-/* Plans the next batch into its (free) ring slot and wakes the workers to claim its accesses. */
-static void plan_batch(pipeline *p)
+/* Plans the next batch into its (free) ring slot. Returns the entry, whose host buffers the caller must
+ * then fetch (prepare_host_buffers), or NULL when planning failed (the entry is then published with the
+ * error). */
+static ring_entry *plan_batch(pipeline *p)
 {
     uint64_t t = p->next_ticket++;
     ring_entry *e = &p->ring[t % (uint64_t)p->pp.prefetch];
     e->state = RING_FILLING;
     e->ticket = t;
+    e->host_ready = 0;
     e->rc = 0;
     e->err[0] = '\0';
     e->n_acc = e->next_claim = e->n_done = 0;
@@ -94,8 +97,7 @@ static void plan_batch(pipeline *p)
     if (rc == 1) {
         note_planned(p, e);
         group_by_access(p, e);
-        pthread_cond_broadcast(&p->work);
-        return;
+        return e;
     }
     p->plan_failed = 1;
     e->n_acc = 0;
@@ -103,14 +105,33 @@ static void plan_batch(pipeline *p)
     snprintf(e->err, sizeof e->err, "planning batch %llu failed: %s", (unsigned long long)t, h5pack_strerror(e->rc));
     e->state = RING_READY;
     pthread_cond_broadcast(&p->ready);
+    return NULL;
 }
 
-/* The next access in plan order that nobody has claimed yet, or NULL. */
+/* Asks the backend for the slot's buffers outside the lock (the CUDA backend first waits there for the
+ * slot's previous host-to-device copy), then lets the workers claim the batch's accesses. */
+static void prepare_host_buffers(pipeline *p, ring_entry *e)
+{
+    int slot = (int)(e->ticket % (uint64_t)p->pp.prefetch);
+    pthread_mutex_unlock(&p->lock);
+    uint8_t *in = p->pp.be->ops->host_input(p->pp.be, slot);
+    int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
+    pthread_mutex_lock(&p->lock);
+    e->host_in = in;
+    e->host_labels = labels;
+    e->host_ready = 1;
+    pthread_cond_broadcast(&p->work);
+}
+
+/* The next access in plan order that nobody has claimed yet, or NULL (also while the oldest batch with
+ * unclaimed accesses waits for its host buffers: claims stay in plan order). */
 static ring_entry *claim_access(pipeline *p, size_t *j)
 {
     for (; p->claim_ticket < p->next_ticket; p->claim_ticket++) {
         ring_entry *e = &p->ring[p->claim_ticket % (uint64_t)p->pp.prefetch];
         if (e->ticket == p->claim_ticket && e->state == RING_FILLING && e->next_claim < e->n_acc) {
+            if (!e->host_ready)
+                return NULL;
             *j = e->next_claim++;
             return e;
         }
@@ -189,7 +210,9 @@ void *pipeline_worker_main(void *arg)
         size_t j;
         ring_entry *e = claim_access(p, &j);
         if (!e && can_plan(p)) {
-            plan_batch(p);
+            ring_entry *planned = plan_batch(p);
+            if (planned)
+                prepare_host_buffers(p, planned);
             continue;
         }
         if (!e) {
