@@ -125,6 +125,30 @@ static void test_jpeg_bombs_and_encodings(void)
     free(b.data);
 }
 
+/* Harmless irregularity: junk bytes between two markers (libjpeg warns, every pixel is there): accepted. */
+static void test_jpeg_extraneous_bytes(void)
+{
+    decode_opts o = default_opts();
+    blob b = make_jpeg(64, 48);
+    long sos = blob_find(&b, "\xff\xda", 2);
+    CHECK(sos > 0);
+    blob junk = {malloc(b.len + 3), b.len + 3};
+    CHECK(junk.data != NULL);
+    memcpy(junk.data, b.data, (size_t)sos);
+    memcpy(junk.data + sos, "\x12\x34\x56", 3);
+    memcpy(junk.data + sos + 3, b.data + sos, b.len - (size_t)sos);
+    expect("jpeg_extraneous_bytes_before_sos.jpg", &junk, &o, IMAGE_OK, NULL);
+    image_u8 a, c;
+    char why[256];
+    CHECK_EQ_INT(image_decode(b.data, b.len, &o, &a, why, sizeof why), IMAGE_OK);
+    CHECK_EQ_INT(image_decode(junk.data, junk.len, &o, &c, why, sizeof why), IMAGE_OK);
+    CHECK(memcmp(a.pixels, c.pixels, (size_t)64 * 48 * 3) == 0); /* same pixels as without the junk */
+    image_free(&a);
+    image_free(&c);
+    free(junk.data);
+    free(b.data);
+}
+
 /* The length of a string literal without its NUL: the bytes may contain \0. */
 #define BYTES_CASE(name, lit, needle) {name, lit, needle, sizeof(lit) - 1}
 
@@ -323,6 +347,7 @@ int main(int argc, char **argv)
     test_truncated_jpeg(0, "baseline");
     test_truncated_jpeg(TJFLAG_PROGRESSIVE, "progressive");
     test_jpeg_bombs_and_encodings();
+    test_jpeg_extraneous_bytes();
     test_other_formats();
     test_png_damage();
     test_png_bad_zlib();
