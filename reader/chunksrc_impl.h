@@ -10,13 +10,15 @@
 #include "chunksrc.h"
 
 #define CHUNKSRC_MAX_FILTERS 8
-#define CHUNKSRC_SIZE_UNKNOWN UINT64_MAX
+/* More chunks than this: a damaged header (HDF5 itself cannot index that many in practice). */
+#define CHUNKSRC_MAX_CHUNKS ((uint64_t)1 << 32)
 
 struct chunk_source {
     char *path;
     source_geometry g;
     int fd;               /* pread paths (implicit, contiguous); -1 otherwise */
-    uint64_t base_addr;   /* implicit: address of chunk 0; contiguous: address of the data */
+    uint64_t userblock;   /* bytes before the HDF5 data: HDF5 addresses are relative to this */
+    uint64_t base_addr;   /* file offset of: chunk 0 (implicit), the data (contiguous) */
     uint64_t file_size;
 
     /* raw and hdf5 paths: HDF5 stays open; every HDF5 call happens inside h5_enter / h5_leave. */
@@ -24,7 +26,8 @@ struct chunk_source {
     int chunked;          /* the dataset has a chunked layout (else "chunks" are runs of images) */
     int deflate_index;    /* position of the deflate filter in the pipeline (filter mask bit), -1 none */
     uint8_t fill_byte;    /* value of never-written chunks */
-    uint64_t *stored;     /* compressed paths: stored size per chunk, CHUNKSRC_SIZE_UNKNOWN until known */
+    uint64_t *stored;     /* chunked raw/hdf5 paths: stored size + 1 per chunk, 0 = not known yet (calloc'd:
+                             pages of chunks never asked about are never touched) */
 
     int64_t *labels;
 };

@@ -41,6 +41,21 @@ static int fail_h5(const chunk_source *s, int code, char *err, size_t err_len, c
     return chunksrc_fail(s, code, err, err_len, "%s (HDF5: %s)", what, h5msg);
 }
 
+/* HDF5 addresses count from the end of the user block (h5py's userblock_size, h5jam); the chunk info
+ * calls of 1.10.8 return them so, while H5Dget_offset adds the user block itself (the tests check both). */
+static int read_userblock(chunk_source *s, char *err, size_t err_len)
+{
+    hsize_t size = 0;
+    hid_t fcpl = H5Fget_create_plist(s->file);
+    herr_t rc = fcpl >= 0 ? H5Pget_userblock(fcpl, &size) : -1;
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    if (rc < 0 || size > s->file_size)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the user block size");
+    s->userblock = size;
+    return 0;
+}
+
 static int open_file(chunk_source *s, char *err, size_t err_len)
 {
     struct stat st;
@@ -62,7 +77,7 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
     s->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (s->file < 0)
         return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
-    return 0;
+    return read_userblock(s, err, err_len);
 }
 
 /* "a, b, c" names at the root, for "dataset missing" messages. */
@@ -259,7 +274,7 @@ static int addresses_are_implicit(chunk_source *s)
         if (a == HADDR_UNDEF || size != s->g.chunk_bytes || a != addr0 + probes[i] * s->g.chunk_bytes)
             return 0;
     }
-    s->base_addr = addr0;
+    s->base_addr = s->userblock + addr0;
     return 1;
 }
 
@@ -335,6 +350,9 @@ static int check_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, cons
                              name, cshape);
     s->g.samples_per_chunk = cdims[0];
     s->g.n_chunks = (s->g.n_samples + cdims[0] - 1) / cdims[0];
+    if (s->g.n_chunks > CHUNKSRC_MAX_CHUNKS)
+        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': %llu chunks of %llu images is implausible",
+                             name, (unsigned long long)s->g.n_chunks, (unsigned long long)cdims[0]);
     s->g.chunk_bytes = cdims[0] * s->g.image_bytes;
     return 0;
 }
@@ -379,7 +397,7 @@ static int choose_unchunked_path(chunk_source *s, hid_t dcpl, char *err, size_t 
         s->g.path = CHUNKSRC_HDF5; /* not allocated (reads as the fill value), external, compact or virtual */
         return 0;
     }
-    uint64_t bytes = s->g.n_samples * s->g.image_bytes;
+    uint64_t bytes = s->g.n_samples * s->g.image_bytes; /* H5Dget_offset counts the user block already */
     if (!data_range_ok(s, addr, bytes))
         return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
                              "truncated: image data ends at byte %llu but the file has %llu bytes",
@@ -438,12 +456,10 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
     close(s->fd);
     s->fd = -1;
     if (s->chunked) {
-        s->stored = malloc(s->g.n_chunks * sizeof *s->stored);
+        s->stored = calloc(s->g.n_chunks, sizeof *s->stored);
         if (!s->stored)
             return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
                                  (unsigned long long)s->g.n_chunks);
-        for (uint64_t i = 0; i < s->g.n_chunks; i++)
-            s->stored[i] = CHUNKSRC_SIZE_UNKNOWN;
     }
     return 0;
 }
@@ -493,10 +509,10 @@ int chunksrc_open_in_process(const char *path, const char *images, const char *l
     return 0;
 }
 
-/* Takes over the stored sizes the probe found, when they fit this source. */
+/* Takes over the stored sizes the probe found (the first N chunks; same encoding). */
 static void adopt_stored_sizes(chunk_source *s, const uint64_t *stored, uint64_t n)
 {
-    if (s->stored && stored && n == s->g.n_chunks)
+    if (s->stored && stored && n <= s->g.n_chunks)
         memcpy(s->stored, stored, n * sizeof *stored);
 }
 

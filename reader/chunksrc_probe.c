@@ -3,7 +3,8 @@
  * pointer or loop forever, and no error handling of ours can catch that in this process. In the child,
  * a crash or a hang becomes a clear ECORRUPT here; a file the child opened cleanly takes the same code
  * paths here. The child also looks up every chunk's stored size (that walks the whole chunk index, the
- * metadata later reads depend on) and sends the sizes back, so the parent never needs to ask again.
+ * metadata later reads depend on) and sends the sizes back, so the parent never needs to ask again
+ * (up to PROBE_MAX_SIZES chunks; beyond that the parent learns sizes as reads ask for them).
  *
  * Fork safety: the parent holds the chunk sources' HDF5 mutex across fork(), so no chunk source is
  * inside HDF5 at that moment; the child is single-threaded, uses only HDF5, write() and _exit(). An HDF5
@@ -29,6 +30,7 @@
 
 #define PROBE_MAGIC 0x68357062u /* "h5pb" */
 #define PROBE_BLOCK 4096           /* stored sizes per message block */
+#define PROBE_MAX_SIZES ((uint64_t)1 << 22) /* the child learns at most this many (32 MiB); the rest lazily */
 #define PROBE_SILENCE_S 20         /* default: a child silent this long is stuck (H5PACK_PROBE_TIMEOUT) */
 
 typedef struct probe_header {
@@ -55,15 +57,13 @@ static int write_all(int fd, const void *buf, size_t len)
 
 /* Sends the sizes as they are learnt, a block at a time: the parent's timeout is for silence, so a
  * large index that takes long to walk is fine, and a walk stuck in a loop is caught. */
-static int send_stored_sizes(int fd, chunk_source *s)
+static int send_stored_sizes(int fd, chunk_source *s, uint64_t n)
 {
-    uint64_t n = s->g.n_chunks;
     for (uint64_t first = 0; first < n; first += PROBE_BLOCK) {
         uint64_t end = first + PROBE_BLOCK < n ? first + PROBE_BLOCK : n;
         for (uint64_t i = first; i < end; i++) {
-            uint64_t size;
-            if (chunksrc_query_stored_locked(s, i, &size) != 0)
-                s->stored[i] = CHUNKSRC_SIZE_UNKNOWN; /* the read will report it, naming the chunk */
+            uint64_t size; /* on failure the entry stays unknown: the read will report it, naming the chunk */
+            (void)chunksrc_query_stored_locked(s, i, &size);
         }
         if (write_all(fd, s->stored + first, (end - first) * sizeof *s->stored) != 0)
             return -1;
@@ -82,8 +82,8 @@ static void probe_child(int fd, const char *path, const char *images, const char
     h5_quiet_begin(&q);
     h.rc = chunksrc_open_in_process(path, images, labels, hint, &s, h.err, sizeof h.err);
     if (h.rc == 0 && s->stored)
-        h.n_stored = s->g.n_chunks;
-    if (write_all(fd, &h, sizeof h) != 0 || (h.n_stored && send_stored_sizes(fd, s) != 0))
+        h.n_stored = s->g.n_chunks < PROBE_MAX_SIZES ? s->g.n_chunks : PROBE_MAX_SIZES;
+    if (write_all(fd, &h, sizeof h) != 0 || (h.n_stored && send_stored_sizes(fd, s, h.n_stored) != 0))
         return;
     write_all(fd, &trailer, sizeof trailer);
 }
@@ -147,7 +147,7 @@ static void read_reply(int fd, probe_reply *r, int silence_ms)
     size_t got;
     uint32_t trailer = 0;
     int rc = read_until(fd, &r->h, sizeof r->h, &got, silence_ms);
-    if (rc || got != sizeof r->h || r->h.magic != PROBE_MAGIC || r->h.n_stored > ((uint64_t)1 << 40)) {
+    if (rc || got != sizeof r->h || r->h.magic != PROBE_MAGIC || r->h.n_stored > PROBE_MAX_SIZES) {
         r->timed_out = rc == -2;
         return;
     }
@@ -237,6 +237,15 @@ static void quiet_stderr(void)
     }
 }
 
+/* A crash in the child must end it with the signal: crash handlers inherited from the application (or
+ * a sanitizer's, or a fuzzer's) would only print reports or write files about a crash we expect. */
+static void default_crash_signals(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+}
+
 static int probe_wanted(const char *path)
 {
     const char *mode = getenv("H5PACK_PROBE");
@@ -263,6 +272,7 @@ int chunksrc_probe(const char *path, const char *images, const char *labels, h5p
         h5_unlock_global();
         close(fds[0]);
         quiet_stderr(); /* a crash report of HDF5's would only confuse: the parent words the error */
+        default_crash_signals();
         probe_child(fds[1], path, images, labels, hint);
         _exit(0);
     }

@@ -65,8 +65,8 @@ static int scratch_reserve(chunksrc_scratch *sc, size_t bytes)
 int chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size)
 {
     uint64_t known = __atomic_load_n(&s->stored[chunk], __ATOMIC_RELAXED);
-    if (known != CHUNKSRC_SIZE_UNKNOWN) {
-        *size = known;
+    if (known != 0) {
+        *size = known - 1;
         return 0;
     }
     hsize_t offset[4] = {chunk * s->g.samples_per_chunk, 0, 0, 0}, bytes = 0;
@@ -79,7 +79,7 @@ int chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size
         bytes = 0;
     }
     *size = bytes;
-    __atomic_store_n(&s->stored[chunk], (uint64_t)bytes, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->stored[chunk], (uint64_t)bytes + 1, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -90,8 +90,8 @@ uint64_t chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
     if (!s->stored)
         return chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
     uint64_t known = __atomic_load_n(&s->stored[chunk], __ATOMIC_RELAXED);
-    if (known != CHUNKSRC_SIZE_UNKNOWN)
-        return known;
+    if (known != 0)
+        return known - 1;
     /* Learnt lazily and remembered: the source is logically const, the cache is an implementation detail. */
     chunk_source *ms = (chunk_source *)s;
     h5_quiet q;

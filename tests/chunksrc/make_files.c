@@ -222,9 +222,12 @@ static void write_mean_std(hid_t file, const test_file *tf)
 
 int test_file_write(const char *path, const test_file *tf)
 {
-    hid_t fapl = make_fapl(tf);
-    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t fapl = make_fapl(tf), fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (tf->userblock)
+        H5Pset_userblock(fcpl, tf->userblock);
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
     H5Pclose(fapl);
+    H5Pclose(fcpl);
     if (file < 0) {
         fprintf(stderr, "cannot create %s\n", path);
         return -1;

@@ -29,6 +29,7 @@ typedef struct test_file {
     int rank;                 /* 0 = 4 */
     hsize_t chunk_override[4]; /* nonzero: this chunk shape instead of (k, image dims) */
     int skip_chunks_from;     /* >0: chunked storage, rows from this chunk on are never written */
+    hsize_t userblock;        /* >0: a user block of this size before the HDF5 data (a power of 2 >= 512) */
     /* labels */
     int labels;               /* 1: write "labels" */
     hid_t label_type;         /* 0 = H5T_STD_U8LE */

@@ -159,6 +159,16 @@ static void test_paths(void)
     tf.n = 50;
     tf.h = tf.w = 128; /* 48 KiB images: 21 per 1 MiB virtual chunk, 3 chunks */
     check_case("contiguous-large", &tf, CHUNKSRC_CONTIGUOUS, 0);
+    /* A user block shifts every HDF5 address: the pread paths must add it. */
+    tf = test_file_defaults();
+    tf.userblock = 1024;
+    check_case("implicit-userblock", &tf, CHUNKSRC_IMPLICIT, 0);
+    tf.storage = STORE_CONTIGUOUS;
+    check_case("contiguous-userblock", &tf, CHUNKSRC_CONTIGUOUS, 0);
+    tf.storage = STORE_CHUNKED;
+    tf.gzip = 1;
+    check_case("gzip-userblock", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+
     tf = test_file_defaults();
     tf.storage = STORE_EMPTY_CONTIGUOUS;
     check_case("contiguous-unwritten", &tf, CHUNKSRC_HDF5, 0);
