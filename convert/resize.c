@@ -150,6 +150,34 @@ static void horizontal_row(const uint8_t *src, uint8_t *dst, uint32_t c, const a
     }
 }
 
+/* Two RGB rows at once: the weights and bounds are loaded once for both (the pass is load-bound). */
+static void horizontal_two_rows_rgb(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
+                                    const axis_coeffs *ax)
+{
+    for (uint32_t i = 0; i < ax->out; i++) {
+        const int32_t *k = ax->k + (size_t)i * ax->ksize;
+        const uint8_t *p = src + (size_t)ax->first[i] * 3, *q = p + src_stride;
+        int32_t n = ax->count[i];
+        int32_t a0 = FIX_HALF, a1 = FIX_HALF, a2 = FIX_HALF, b0 = FIX_HALF, b1 = FIX_HALF, b2 = FIX_HALF;
+        for (int32_t j = 0; j < n; j++, p += 3, q += 3) {
+            int32_t kj = k[j];
+            a0 += p[0] * kj;
+            a1 += p[1] * kj;
+            a2 += p[2] * kj;
+            b0 += q[0] * kj;
+            b1 += q[1] * kj;
+            b2 += q[2] * kj;
+        }
+        uint8_t *d = dst + 3 * (size_t)i, *e = d + dst_stride;
+        d[0] = clip_fixed(a0);
+        d[1] = clip_fixed(a1);
+        d[2] = clip_fixed(a2);
+        e[0] = clip_fixed(b0);
+        e[1] = clip_fixed(b1);
+        e[2] = clip_fixed(b2);
+    }
+}
+
 /* ACC[x] += ROW[x] * K over LEN values (restrict: lets the compiler vectorise). Baseline x86-64 (SSE2)
  * has no 32-bit vector multiply, so an AVX2 version is also built and picked when the program loads. */
 #if defined(__x86_64__) && defined(__GNUC__) && (!defined(__clang__) || __clang_major__ >= 14)
@@ -203,7 +231,11 @@ static image_status resample(const image_u8 *src, const fit_geometry *g, uint8_t
     acc = malloc(sizeof(int32_t) * tmp_stride);
     if (!tmp || !acc)
         goto fail;
-    for (int32_t y = row0; y < row1; y++)
+    int32_t y = row0;
+    for (; c == 3 && y + 1 < row1; y += 2)
+        horizontal_two_rows_rgb(src->pixels + (size_t)y * src_stride, src_stride,
+                                tmp + (size_t)(y - row0) * tmp_stride, tmp_stride, &hx);
+    for (; y < row1; y++)
         horizontal_row(src->pixels + (size_t)y * src_stride, tmp + (size_t)(y - row0) * tmp_stride, c, &hx);
     uint8_t *out = dst + (size_t)g->dy * dst_stride + (size_t)g->dx * c;
     for (uint32_t i = 0; i < g->wh; i++)
