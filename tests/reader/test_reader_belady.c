@@ -117,6 +117,14 @@ static void test_chunk_order_reads_once(void)
     CHECK_EQ_U64(st.chunk_misses, 40);
     CHECK_EQ_U64(st.bytes_read, st.bytes_needed);
     CHECK_NEAR(st.read_amplification, 1.0, 1e-12);
+    /* the other counters are consistent with these */
+    CHECK_NEAR(st.hit_rate, (double)st.chunk_hits / (double)(st.chunk_hits + st.chunk_misses), 1e-12);
+    CHECK_EQ_U64(st.cache_bytes_used, info.cache_chunks * info.chunk_bytes);
+    CHECK_EQ_U64(info.cache_chunks, c.window + 2);
+    CHECK(st.busy_read_s > 0 && st.busy_assemble_s > 0 && st.stall_s >= 0 && st.elapsed_s >= st.stall_s);
+    CHECK_EQ_U64(st.bytes_inflated, 0);
+    CHECK_EQ_U64(st.samples, 400);
+    CHECK_EQ_U64(st.batches, 13);
     c.window = 0; /* the default window, max(1, slots - threads), gives the same guarantee */
     st = run_reader(path, &c, &info);
     CHECK_EQ_U64(info.window, 5);
