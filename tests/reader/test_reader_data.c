@@ -172,9 +172,15 @@ static void check_float(const char *path, const h5spec *sp, h5pack_norm norm, co
 {
     h5pack_config c = base_config(H5PACK_ORDER_RANDOM, 9);
     c.dtype = H5PACK_DTYPE_FLOAT32, c.output_layout = H5PACK_LAYOUT_NCHW, c.norm = norm, c.epochs = 1;
+    for (uint32_t ch = 0; norm == H5PACK_NORM_CUSTOM && ch < sp->c; ch++)
+        c.mean[ch] = mean[ch], c.std[ch] = std[ch];
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "%s", h5pack_last_error(r));
+    h5pack_info info;
+    CHECK_OK(h5pack_info_get(r, &info));
+    for (uint32_t ch = 0; ch < sp->c; ch++) /* the normalisation in use is reported */
+        CHECK(info.mean[ch] == mean[ch] && info.std[ch] == std[ch]);
     h5pack_batch b;
     size_t img = (size_t)sp->c * sp->h * sp->w;
     while (h5pack_next(r, &b) == H5PACK_OK) {
@@ -204,6 +210,8 @@ static void test_float_output(void)
     check_float(path_gzip, &spec_gzip, H5PACK_NORM_IMAGENET, gray_mean, gray_std);
     check_float(path_nchw, &spec_nchw, H5PACK_NORM_FILE, file_mean, file_std);
     check_float(path_nchw, &spec_nchw, H5PACK_NORM_NONE, zero, one);
+    const float custom_mean[3] = {0.1f, 0.9f, 0.5f}, custom_std[3] = {0.5f, 2.0f, 0.125f};
+    check_float(path_nhwc, &spec_nhwc, H5PACK_NORM_CUSTOM, custom_mean, custom_std);
     /* FILE on a file without mean/std: a clear error */
     h5pack_config c = base_config(H5PACK_ORDER_CHUNK, 8);
     c.norm = H5PACK_NORM_FILE, c.dtype = H5PACK_DTYPE_FLOAT32;
