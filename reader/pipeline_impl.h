@@ -72,6 +72,7 @@ struct pipeline {
     uint64_t next_ticket;  /* next batch to plan */
     uint64_t claim_ticket; /* oldest batch that may have unclaimed accesses */
     int plan_failed;
+    int preparing;         /* batches planned whose host buffers are being fetched */
     uint32_t *access_of;   /* planning scratch: access index of each batch position */
     uint64_t *mark_ticket; /* planning scratch, per chunk: 1 + ticket that last indexed it */
     uint32_t *mark_access; /* planning scratch, per chunk: its access index in that batch */

@@ -113,10 +113,12 @@ static ring_entry *plan_batch(pipeline *p)
 static void prepare_host_buffers(pipeline *p, ring_entry *e)
 {
     int slot = (int)(e->ticket % (uint64_t)p->pp.prefetch);
+    p->preparing++;
     pthread_mutex_unlock(&p->lock);
     uint8_t *in = p->pp.be->ops->host_input(p->pp.be, slot);
     int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
     pthread_mutex_lock(&p->lock);
+    p->preparing--;
     e->host_in = in;
     e->host_labels = labels;
     e->host_ready = 1;
@@ -216,8 +218,8 @@ void *pipeline_worker_main(void *arg)
             continue;
         }
         if (!e) {
-            if (planning_done(p))
-                break; /* nothing left to claim or plan */
+            if (planning_done(p) && p->preparing == 0)
+                break; /* nothing left to claim or plan, and nothing about to become claimable */
             pthread_cond_wait(&p->work, &p->lock);
             continue;
         }
