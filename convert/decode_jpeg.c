@@ -3,6 +3,7 @@
  * - The header is read first and width*height checked against max_pixels before any allocation.
  * - DCT scaling (M/8) when a target size is given: the smallest scale whose result still needs
  *   downscaling (never upscaling) to reach the target, so the resizer always filters down.
+ * - Progressive files with more than 500 scans are rejected (TJFLAG_LIMITSCANS): a known CPU bomb.
  * - CMYK/YCCK: decoded to CMYK and converted like PIL (Adobe inverted CMYK: R = C*K/255, ...).
  * - Warnings: libjpeg recovers from many damaged streams and TurboJPEG then returns -1 with a warning.
  *   Warnings that mean pixels were lost (the file ends early: "Premature end of JPEG file"; the image data
@@ -132,7 +133,8 @@ image_status image_decode_jpeg(const uint8_t *data, size_t len, const decode_opt
         image_why(why, why_len, "cannot allocate %dx%d JPEG pixels", sw, sh);
         goto fail;
     }
-    if (tjDecompress2(tj, data, (unsigned long)len, buf, sw, 0, sh, pf, 0) != 0 &&
+    /* LIMITSCANS: a progressive file with more than 500 scans (a CPU bomb; real ones have about 10) fails. */
+    if (tjDecompress2(tj, data, (unsigned long)len, buf, sw, 0, sh, pf, TJFLAG_LIMITSCANS) != 0 &&
         (st = tj_failure(tj, "data", why, why_len)) != IMAGE_OK)
         goto fail;
     if (cmyk)

@@ -125,6 +125,28 @@ static void test_jpeg_bombs_and_encodings(void)
     free(b.data);
 }
 
+/* A progressive JPEG whose last scan is repeated 600 times: a CPU bomb, stopped after 500 scans. */
+static void test_jpeg_scan_bomb(void)
+{
+    decode_opts o = default_opts();
+    blob b = make_jpeg_pf(64, 48, TJPF_RGB, TJSAMP_420, 90, TJFLAG_PROGRESSIVE);
+    long last_sos = -1;
+    for (size_t i = 0; i + 1 < b.len; i++)
+        if (b.data[i] == 0xff && b.data[i + 1] == 0xda)
+            last_sos = (long)i;
+    CHECK(last_sos > 0 && b.data[b.len - 2] == 0xff && b.data[b.len - 1] == 0xd9);
+    size_t scan_len = b.len - 2 - (size_t)last_sos, copies = 600;
+    blob bomb = {malloc(b.len + copies * scan_len), b.len + copies * scan_len};
+    CHECK(bomb.data != NULL);
+    memcpy(bomb.data, b.data, b.len - 2);
+    for (size_t k = 0; k < copies; k++)
+        memcpy(bomb.data + b.len - 2 + k * scan_len, b.data + last_sos, scan_len);
+    memcpy(bomb.data + bomb.len - 2, "\xff\xd9", 2);
+    expect("jpeg_progressive_600_scans.jpg", &bomb, &o, IMAGE_CORRUPT, "more than 500 scans");
+    free(bomb.data);
+    free(b.data);
+}
+
 /* Harmless irregularity: junk bytes between two markers (libjpeg warns, every pixel is there): accepted. */
 static void test_jpeg_extraneous_bytes(void)
 {
@@ -348,6 +370,7 @@ int main(int argc, char **argv)
     test_truncated_jpeg(TJFLAG_PROGRESSIVE, "progressive");
     test_jpeg_bombs_and_encodings();
     test_jpeg_extraneous_bytes();
+    test_jpeg_scan_bomb();
     test_other_formats();
     test_png_damage();
     test_png_bad_zlib();
