@@ -46,9 +46,9 @@ typedef struct decode_opts {
 
 /* Decodes DATA (LEN bytes) into *out (caller frees with image_free). On failure returns the status and
  * writes a one-line reason (decoder's message included) into WHY. EXIF orientation is NOT applied (as
- * PIL's Image.open and torchvision's ImageFolder do not): documented in docs/converter.md. Alpha is
- * dropped (composited on black for PNG with transparency: the premultiplied result, as dropping the
- * alpha channel of color values does not), CMYK/YCCK JPEG become RGB, 16-bit PNG is reduced to 8-bit. */
+ * PIL's Image.open and torchvision's ImageFolder do not): documented in docs/images.md. Alpha is
+ * composited on black, CMYK/YCCK JPEG become RGB, 16-bit PNG keeps the high byte. With a target, a JPEG
+ * may come back DCT-scaled (never below what the target needs): call image_fit() afterwards. */
 image_status image_decode(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
                           size_t why_len);
 
