@@ -87,6 +87,13 @@ int h5_read_doubles_attr(hid_t obj, const char *name, double *out, size_t n);
 int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* chunksrc_fail with WHAT followed by the current HDF5 error stack's text. */
+int chunksrc_fail_h5(const chunk_source *s, int code, char *err, size_t err_len, const char *what);
+
+/* chunksrc_path.c: chunk shape, filters, index: sets the path and the chunk geometry of S. */
+int chunksrc_choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims,
+                         char *err, size_t err_len);
+
 /* Stored bytes of a chunk (the caller is inside h5_enter); 0 = not allocated. */
 int chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size);
 

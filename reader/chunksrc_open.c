@@ -12,11 +12,6 @@
 
 #include "chunksrc_impl.h"
 
-/* Virtual chunk of a contiguous (or compact / virtual) dataset: about this many bytes of whole images. */
-#define CHUNKSRC_VIRTUAL_CHUNK_BYTES ((uint64_t)1 << 20)
-/* HDF5's own limit on one chunk. */
-#define CHUNKSRC_MAX_CHUNK_BYTES ((uint64_t)0xffffffffu)
-
 static void chunksrc_close_in_process(chunk_source *s);
 
 int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
@@ -33,8 +28,7 @@ int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, co
     return code;
 }
 
-/* Fails with CODE and WHAT followed by the HDF5 error stack's text. */
-static int fail_h5(const chunk_source *s, int code, char *err, size_t err_len, const char *what)
+int chunksrc_fail_h5(const chunk_source *s, int code, char *err, size_t err_len, const char *what)
 {
     char h5msg[600];
     h5_error_text(h5msg, sizeof h5msg);
@@ -51,7 +45,7 @@ static int read_userblock(chunk_source *s, char *err, size_t err_len)
     if (fcpl >= 0)
         H5Pclose(fcpl);
     if (rc < 0 || size > s->file_size)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the user block size");
+        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the user block size");
     s->userblock = size;
     return 0;
 }
@@ -73,10 +67,10 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
         return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file (no HDF5 signature in its %llu bytes)",
                              (unsigned long long)s->file_size);
     if (is_h5 < 0)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
+        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
     s->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (s->file < 0)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
+        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
     return read_userblock(s, err, err_len);
 }
 
@@ -111,7 +105,7 @@ static int open_dataset(chunk_source *s, const char *what, const char *name, hid
         return fail_missing(s, what, name, err, err_len);
     hid_t obj = H5Oopen(s->file, name, H5P_DEFAULT);
     if (obj < 0)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the object");
+        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the object");
     H5I_type_t kind = H5Iget_type(obj);
     H5Oclose(obj);
     if (kind != H5I_DATASET)
@@ -123,7 +117,7 @@ static int open_dataset(chunk_source *s, const char *what, const char *name, hid
     if (dapl >= 0)
         H5Pclose(dapl);
     if (*out < 0)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the dataset");
+        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the dataset");
     return 0;
 }
 
@@ -132,7 +126,7 @@ static int check_image_type(chunk_source *s, const char *name, char *err, size_t
     char tname[64];
     hid_t type = H5Dget_type(s->dset);
     if (type < 0)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the type of the images");
+        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the type of the images");
     int ok = H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE;
     h5_type_name(type, tname, sizeof tname);
     H5Tclose(type);
@@ -148,7 +142,7 @@ static int check_image_shape(chunk_source *s, const char *name, hsize_t *dims, h
     char shape[128];
     s->fspace = H5Dget_space(s->dset);
     if (s->fspace < 0)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the shape of the images");
+        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the shape of the images");
     int rank = H5Sget_simple_extent_ndims(s->fspace);
     if (rank != 4) {
         hsize_t d[H5S_MAX_RANK];
@@ -235,197 +229,6 @@ static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, s
     return 0;
 }
 
-static void set_virtual_chunks(chunk_source *s)
-{
-    uint64_t k = CHUNKSRC_VIRTUAL_CHUNK_BYTES / s->g.image_bytes;
-    if (k < 1)
-        k = 1;
-    if (k > s->g.n_samples)
-        k = s->g.n_samples;
-    s->g.samples_per_chunk = k;
-    s->g.n_chunks = (s->g.n_samples + k - 1) / k;
-    s->g.chunk_bytes = k * s->g.image_bytes;
-}
-
-/* Address of the chunk starting at sample ROW, or HADDR_UNDEF; *SIZE its stored size. */
-static haddr_t chunk_address(chunk_source *s, uint64_t row, hsize_t *size)
-{
-    hsize_t offset[4] = {row, 0, 0, 0};
-    unsigned mask = 0;
-    haddr_t addr = HADDR_UNDEF;
-    *size = 0;
-    if (H5Dget_chunk_info_by_coord(s->dset, offset, &mask, &addr, size) < 0)
-        return HADDR_UNDEF;
-    return addr;
-}
-
-/* HDF5 1.10 cannot tell the chunk index type; check the implicit index's formula on the first, a middle
- * and the last chunk instead (each lookup walks the index, so only a few). Returns 1 when it holds. */
-static int addresses_are_implicit(chunk_source *s)
-{
-    uint64_t n = s->g.n_chunks, k = s->g.samples_per_chunk;
-    uint64_t probes[3] = {0, n / 2, n - 1};
-    hsize_t size;
-    haddr_t addr0 = chunk_address(s, 0, &size);
-    if (addr0 == HADDR_UNDEF || size != s->g.chunk_bytes)
-        return 0;
-    for (int i = 1; i < 3; i++) {
-        haddr_t a = chunk_address(s, probes[i] * k, &size);
-        if (a == HADDR_UNDEF || size != s->g.chunk_bytes || a != addr0 + probes[i] * s->g.chunk_bytes)
-            return 0;
-    }
-    s->base_addr = s->userblock + addr0;
-    return 1;
-}
-
-static int is_fixed_early(hid_t dcpl, const hsize_t *dims, const hsize_t *maxdims)
-{
-    H5D_alloc_time_t when = H5D_ALLOC_TIME_ERROR;
-    for (int i = 0; i < 4; i++)
-        if (maxdims[i] != dims[i])
-            return 0;
-    return H5Pget_alloc_time(dcpl, &when) >= 0 && when == H5D_ALLOC_TIME_EARLY;
-}
-
-typedef struct filter_summary {
-    int n, deflate, shuffle, other;
-    int deflate_index;
-} filter_summary;
-
-static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *err, size_t err_len)
-{
-    memset(f, 0, sizeof *f);
-    f->deflate_index = -1;
-    f->n = H5Pget_nfilters(dcpl);
-    if (f->n < 0 || f->n > 32)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the filter pipeline");
-    for (int i = 0; i < f->n; i++) {
-        unsigned flags = 0, cd[8], config = 0;
-        size_t ncd = 8;
-        char name[64] = "";
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &config);
-        if (id == H5Z_FILTER_DEFLATE) {
-            f->deflate++;
-            f->deflate_index = i;
-        } else if (id == H5Z_FILTER_SHUFFLE) {
-            f->shuffle++;
-        } else {
-            f->other++;
-            name[sizeof name - 1] = '\0';
-            if (id < 0 || H5Zfilter_avail(id) <= 0)
-                return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                                     "the images use filter '%s' (id %d), which this HDF5 cannot decode "
-                                     "(a plugin missing from HDF5_PLUGIN_PATH?)",
-                                     name[0] ? name : "unknown", (int)id);
-        }
-    }
-    return 0;
-}
-
-/* Reads the fill value that never-written chunks read as (0 unless the file says otherwise). */
-static void read_fill(chunk_source *s, hid_t dcpl)
-{
-    H5D_fill_value_t state = H5D_FILL_VALUE_UNDEFINED;
-    uint8_t fill = 0;
-    if (H5Pfill_value_defined(dcpl, &state) >= 0 && state != H5D_FILL_VALUE_UNDEFINED &&
-        H5Pget_fill_value(dcpl, H5T_NATIVE_UINT8, &fill) >= 0)
-        s->fill_byte = fill;
-}
-
-static int check_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, const hsize_t *dims, char *err,
-                             size_t err_len)
-{
-    hsize_t cdims[4] = {0, 0, 0, 0};
-    char cshape[128];
-    if (H5Pget_chunk(dcpl, 4, cdims) != 4)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the chunk shape");
-    h5_dims_text(cdims, 4, cshape, sizeof cshape);
-    if (cdims[1] != dims[1] || cdims[2] != dims[2] || cdims[3] != dims[3] || cdims[0] == 0)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                             "'%s': chunk shape %s splits images; repack with h5pack or rechunk to (k,%llu,%llu,%llu)",
-                             name, cshape, (unsigned long long)dims[1], (unsigned long long)dims[2],
-                             (unsigned long long)dims[3]);
-    if (cdims[0] > CHUNKSRC_MAX_CHUNK_BYTES / s->g.image_bytes)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': chunk shape %s is larger than HDF5 allows",
-                             name, cshape);
-    s->g.samples_per_chunk = cdims[0];
-    s->g.n_chunks = (s->g.n_samples + cdims[0] - 1) / cdims[0];
-    if (s->g.n_chunks > CHUNKSRC_MAX_CHUNKS)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': %llu chunks of %llu images is implausible",
-                             name, (unsigned long long)s->g.n_chunks, (unsigned long long)cdims[0]);
-    s->g.chunk_bytes = cdims[0] * s->g.image_bytes;
-    return 0;
-}
-
-static int data_range_ok(const chunk_source *s, uint64_t addr, uint64_t bytes)
-{
-    return addr <= s->file_size && bytes <= s->file_size - addr;
-}
-
-static int choose_chunked_path(chunk_source *s, hid_t dcpl, const hsize_t *dims, const hsize_t *maxdims,
-                               char *err, size_t err_len)
-{
-    filter_summary f;
-    int rc = read_filters(s, dcpl, &f, err, err_len);
-    if (rc)
-        return rc;
-    s->chunked = 1;
-    s->deflate_index = f.deflate_index;
-    s->g.compressed = f.deflate > 0;
-    if (f.n == 0 && is_fixed_early(dcpl, dims, maxdims) && addresses_are_implicit(s)) {
-        if (!data_range_ok(s, s->base_addr, s->g.n_chunks * s->g.chunk_bytes))
-            return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
-                                 "truncated: chunk data ends at byte %llu but the file has %llu bytes",
-                                 (unsigned long long)(s->base_addr + s->g.n_chunks * s->g.chunk_bytes),
-                                 (unsigned long long)s->file_size);
-        s->g.path = CHUNKSRC_IMPLICIT;
-    } else if (f.other == 0 && f.deflate <= 1 && (f.deflate == 1 || f.n == 0)) {
-        s->g.path = CHUNKSRC_RAW_DEFLATE; /* H5Dread_chunk, inflated when the deflate filter was applied */
-    } else {
-        s->g.path = CHUNKSRC_HDF5;
-    }
-    return 0;
-}
-
-static int choose_unchunked_path(chunk_source *s, hid_t dcpl, char *err, size_t err_len)
-{
-    set_virtual_chunks(s);
-    haddr_t addr = H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0
-                       ? H5Dget_offset(s->dset)
-                       : HADDR_UNDEF;
-    if (addr == HADDR_UNDEF) {
-        s->g.path = CHUNKSRC_HDF5; /* not allocated (reads as the fill value), external, compact or virtual */
-        return 0;
-    }
-    uint64_t bytes = s->g.n_samples * s->g.image_bytes; /* H5Dget_offset counts the user block already */
-    if (!data_range_ok(s, addr, bytes))
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
-                             "truncated: image data ends at byte %llu but the file has %llu bytes",
-                             (unsigned long long)(addr + bytes), (unsigned long long)s->file_size);
-    s->base_addr = addr;
-    s->g.path = CHUNKSRC_CONTIGUOUS;
-    return 0;
-}
-
-static int choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims, char *err,
-                       size_t err_len)
-{
-    hid_t dcpl = H5Dget_create_plist(s->dset);
-    int rc;
-    if (dcpl < 0)
-        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the dataset's storage properties");
-    read_fill(s, dcpl);
-    if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
-        rc = check_chunk_shape(s, dcpl, name, dims, err, err_len);
-        if (rc == 0)
-            rc = choose_chunked_path(s, dcpl, dims, maxdims, err, err_len);
-    } else {
-        rc = choose_unchunked_path(s, dcpl, err, err_len);
-    }
-    H5Pclose(dcpl);
-    return rc;
-}
-
 static void read_pixel_stats(chunk_source *s)
 {
     hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
@@ -480,7 +283,7 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     if (!rc)
         rc = set_image_geometry(s, dims, err, err_len);
     if (!rc)
-        rc = choose_path(s, images, dims, maxdims, err, err_len);
+        rc = chunksrc_choose_path(s, images, dims, maxdims, err, err_len);
     if (!rc)
         rc = chunksrc_load_labels(s, labels, err, err_len);
     if (!rc)
