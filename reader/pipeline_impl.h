@@ -1,10 +1,10 @@
 /* pipeline_impl.h - state shared by the worker side (pipeline_work.c) and the consumer side and life
  * cycle (pipeline.c) of the reader's pipeline. Internal.
  *
- * One lock (`lock`) guards the ring states, the planner and the claiming of accesses. Work is shared
- * at the level of chunk accesses: batches are planned in order into ring slots, and any worker claims
- * the next unclaimed access of the oldest batch that has one, so accesses are claimed in plan order
- * across all batches. A worker executes one access at a time (cache_acquire + copying its images into
+ * One lock (`lock`) guards the ring states and the claiming of accesses; the planner is used by one
+ * worker at a time (`planning`), outside the lock. Work is shared at the level of chunk accesses:
+ * batches are planned in order into ring slots, and any worker claims the next unclaimed access of the
+ * oldest batch that has one, so accesses are claimed in plan order across all batches. A worker executes one access at a time (cache_acquire + copying its images into
  * the batch) outside the lock; it can only wait for accesses claimed before its own, the earliest
  * unfinished access never waits, so the pipeline cannot deadlock. The worker finishing a batch's last
  * access writes the labels, submits the batch to the backend and publishes it. */
@@ -72,8 +72,8 @@ struct pipeline {
     uint64_t next_ticket;  /* next batch to plan */
     uint64_t claim_ticket; /* oldest batch that may have unclaimed accesses */
     int plan_failed;
-    int preparing;         /* batches planned whose host buffers are being fetched */
-    uint32_t *access_of;   /* planning scratch: access index of each batch position */
+    int planning;          /* a worker is planning a batch (outside the lock; one at a time) */
+    uint32_t *access_of;   /* planning scratch (the planning worker's): access index of each position */
     uint64_t *mark_ticket; /* planning scratch, per chunk: 1 + ticket that last indexed it */
     uint32_t *mark_access; /* planning scratch, per chunk: its access index in that batch */
     worker *workers;

@@ -28,7 +28,7 @@ int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *
     return chunksrc_read(p->pp.src, chunk, dst, w->scratch, &w->cost, err, err_len);
 }
 
-/* ---- planning (under the lock) ------------------------------------------------------------------ */
+/* ---- planning (one worker at a time) ------------------------------------------------------------- */
 
 /* Plan-order bookkeeping: cache generations and the plan's counters. */
 static void note_planned(pipeline *p, ring_entry *e)
@@ -76,16 +76,21 @@ static int planning_done(const pipeline *p)
 
 static int can_plan(const pipeline *p)
 {
-    return !planning_done(p) && p->ring[p->next_ticket % (uint64_t)p->pp.prefetch].state == RING_FREE;
+    return !p->planning && !planning_done(p) &&
+           p->ring[p->next_ticket % (uint64_t)p->pp.prefetch].state == RING_FREE;
 }
 
-/* Plans the next batch into its (free) ring slot. Returns the entry, whose host buffers the caller must
- * then fetch (prepare_host_buffers), or NULL when planning failed (the entry is then published with the
- * error). */
-static ring_entry *plan_batch(pipeline *p)
+/* Reserves the next batch and its (free) ring slot, then plans it and fetches the slot's host buffers
+ * with the lock released, so that an epoch change (computing the next epoch's order) never holds up
+ * the other workers or the consumer; only one worker plans at a time (p->planning), which keeps the
+ * plan sequential. The CUDA backend's host_input() waits for the slot's previous host-to-device copy.
+ * Called and returns with the lock held; afterwards the batch's accesses can be claimed, or the batch
+ * is published with the planning error. */
+static void plan_batch(pipeline *p)
 {
     uint64_t t = p->next_ticket++;
-    ring_entry *e = &p->ring[t % (uint64_t)p->pp.prefetch];
+    int slot = (int)(t % (uint64_t)p->pp.prefetch);
+    ring_entry *e = &p->ring[slot];
     e->state = RING_FILLING;
     e->ticket = t;
     e->host_ready = 0;
@@ -93,11 +98,21 @@ static ring_entry *plan_batch(pipeline *p)
     e->err[0] = '\0';
     e->n_acc = e->next_claim = e->n_done = 0;
     memset(&e->counts, 0, sizeof e->counts);
+    p->planning = 1;
+    pthread_mutex_unlock(&p->lock);
     int rc = planner_next(p->plan, e->indices, &e->count, e->acc, &e->n_acc, &e->epoch, &e->index);
     if (rc == 1) {
         note_planned(p, e);
         group_by_access(p, e);
-        return e;
+        e->host_in = p->pp.be->ops->host_input(p->pp.be, slot);
+        e->host_labels = p->pp.be->ops->host_labels(p->pp.be, slot);
+    }
+    pthread_mutex_lock(&p->lock);
+    p->planning = 0;
+    if (rc == 1) {
+        e->host_ready = 1;
+        pthread_cond_broadcast(&p->work);
+        return;
     }
     p->plan_failed = 1;
     e->n_acc = 0;
@@ -105,35 +120,20 @@ static ring_entry *plan_batch(pipeline *p)
     snprintf(e->err, sizeof e->err, "planning batch %llu failed: %s", (unsigned long long)t, h5pack_strerror(e->rc));
     e->state = RING_READY;
     pthread_cond_broadcast(&p->ready);
-    return NULL;
-}
-
-/* Asks the backend for the slot's buffers outside the lock (the CUDA backend first waits there for the
- * slot's previous host-to-device copy), then lets the workers claim the batch's accesses. */
-static void prepare_host_buffers(pipeline *p, ring_entry *e)
-{
-    int slot = (int)(e->ticket % (uint64_t)p->pp.prefetch);
-    p->preparing++;
-    pthread_mutex_unlock(&p->lock);
-    uint8_t *in = p->pp.be->ops->host_input(p->pp.be, slot);
-    int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
-    pthread_mutex_lock(&p->lock);
-    p->preparing--;
-    e->host_in = in;
-    e->host_labels = labels;
-    e->host_ready = 1;
     pthread_cond_broadcast(&p->work);
 }
 
-/* The next access in plan order that nobody has claimed yet, or NULL (also while the oldest batch with
- * unclaimed accesses waits for its host buffers: claims stay in plan order). */
+/* The next access in plan order that nobody has claimed yet, or NULL. Stops at a batch that is still
+ * being planned: claims stay in plan order. */
 static ring_entry *claim_access(pipeline *p, size_t *j)
 {
     for (; p->claim_ticket < p->next_ticket; p->claim_ticket++) {
         ring_entry *e = &p->ring[p->claim_ticket % (uint64_t)p->pp.prefetch];
-        if (e->ticket == p->claim_ticket && e->state == RING_FILLING && e->next_claim < e->n_acc) {
-            if (!e->host_ready)
-                return NULL;
+        if (e->ticket != p->claim_ticket || e->state != RING_FILLING)
+            continue; /* published (a planning failure), or finished and its slot reused */
+        if (!e->host_ready)
+            return NULL;
+        if (e->next_claim < e->n_acc) {
             *j = e->next_claim++;
             return e;
         }
@@ -212,13 +212,11 @@ void *pipeline_worker_main(void *arg)
         size_t j;
         ring_entry *e = claim_access(p, &j);
         if (!e && can_plan(p)) {
-            ring_entry *planned = plan_batch(p);
-            if (planned)
-                prepare_host_buffers(p, planned);
+            plan_batch(p);
             continue;
         }
         if (!e) {
-            if (planning_done(p) && p->preparing == 0)
+            if (planning_done(p) && !p->planning)
                 break; /* nothing left to claim or plan, and nothing about to become claimable */
             pthread_cond_wait(&p->work, &p->lock);
             continue;
