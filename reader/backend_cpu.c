@@ -2,7 +2,9 @@
  *
  * submit() runs on a worker thread and converts single-threaded: several workers convert different
  * batches at once, which already uses the cores. resubmit() (an echo) runs on the consumer thread, the
- * only one waiting for it, so it spreads the batch's images over config.threads OpenMP threads. */
+ * only one waiting for it, so it spreads the batch's images over config.threads OpenMP threads.
+ * uint8 output in the input's layout needs no conversion at all: the consumer gets the input buffer
+ * itself (no output ring, one pass over the data fewer). */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@ typedef struct cpu_backend {
     int64_t *labels;                      /* slots x batch_size */
     uint8_t *outputs;                     /* slots x out_slot_bytes */
     _Atomic uint64_t convert_ns;          /* summed over all threads that converted */
+    int passthrough;                      /* uint8 out, same layout: outputs alias inputs */
 } cpu_backend;
 
 static cpu_backend *cpu_of(backend *b)
@@ -60,6 +63,8 @@ static int64_t *cpu_host_labels(backend *b, int slot)
 
 static void *cpu_output_of(cpu_backend *cb, int slot)
 {
+    if (cb->passthrough)
+        return cb->inputs + (size_t)slot * cb->in_slot_bytes;
     return cb->outputs + (size_t)slot * cb->out_slot_bytes;
 }
 
@@ -73,6 +78,8 @@ static int cpu_submit(backend *b, int slot, size_t count, uint64_t key)
     cpu_backend *cb = cpu_of(b);
     if (check_call(cb, slot, count) != H5PACK_OK)
         return H5PACK_EINVAL;
+    if (cb->passthrough)
+        return H5PACK_OK;
     uint64_t t0 = now_ns();
     backend_convert_ref(&cb->p, cpu_host_input(b, slot), cpu_output_of(cb, slot), 0, count, key);
     atomic_fetch_add(&cb->convert_ns, now_ns() - t0);
@@ -92,6 +99,8 @@ static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key)
     cpu_backend *cb = cpu_of(b);
     if (check_call(cb, slot, count) != H5PACK_OK)
         return H5PACK_EINVAL;
+    if (cb->passthrough)
+        return H5PACK_OK;
     const uint8_t *in = cpu_host_input(b, slot);
     void *out = cpu_output_of(cb, slot);
     int parts = cb->p.threads > 1 ? cb->p.threads : 1;
@@ -175,11 +184,14 @@ int backend_cpu_create(const backend_params *p, backend **out, char *err, size_t
     cb->out_image_bytes = backend_output_image_bytes(p);
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, CPU_ALIGN);
     cb->out_slot_bytes = round_up(cb->out_image_bytes * p->batch_size, CPU_ALIGN);
+    cb->passthrough = p->dtype == H5PACK_DTYPE_UINT8 && p->in_layout == p->out_layout;
+    if (cb->passthrough)
+        cb->out_slot_bytes = 0;
     size_t slots = (size_t)p->slots;
     cb->inputs = alloc_aligned(slots * cb->in_slot_bytes);
     cb->labels = alloc_aligned(slots * p->batch_size * sizeof(int64_t));
-    cb->outputs = alloc_aligned(slots * cb->out_slot_bytes);
-    if (!cb->inputs || !cb->labels || !cb->outputs)
+    cb->outputs = cb->passthrough ? NULL : alloc_aligned(slots * cb->out_slot_bytes);
+    if (!cb->inputs || !cb->labels || (!cb->passthrough && !cb->outputs))
         goto nomem;
     atomic_init(&cb->convert_ns, 0);
     cb->base.ops = &cpu_ops;
