@@ -16,7 +16,8 @@
 #define FIX_BITS 22 /* as PIL: 32 - 8 (pixel) - 2 (headroom) */
 #define FIX_HALF (1 << (FIX_BITS - 1))
 
-/* Weights of one axis: output pixel i reads first[i] .. first[i] + count[i] - 1 with weights k[i*ksize..]. */
+/* Weights of one axis: output pixel i reads first[i] .. first[i] + count[i] - 1 with weights k[i*ksize..];
+ * ksize is a multiple of 4 and the weights after count[i] are 0 (the SIMD gray pass reads 4 at a time). */
 typedef struct axis_coeffs {
     uint32_t out, ksize;
     int32_t *first, *count;
@@ -80,11 +81,12 @@ static int axis_init(axis_coeffs *ax, uint32_t in, uint32_t resized, uint32_t of
     double filterscale = scale < 1.0 ? 1.0 : scale;
     double support = 1.0 * filterscale;
     ax->out = out;
-    ax->ksize = (uint32_t)ceil(support) * 2 + 1;
+    uint32_t taps = (uint32_t)ceil(support) * 2 + 1; /* most taps an output pixel can have */
+    ax->ksize = (taps + 3) & ~3u;
     ax->first = malloc(sizeof(int32_t) * out);
     ax->count = malloc(sizeof(int32_t) * out);
     ax->k = calloc((size_t)out * ax->ksize, sizeof(int32_t));
-    double *w = malloc(sizeof(double) * ax->ksize);
+    double *w = malloc(sizeof(double) * taps);
     if (!ax->first || !ax->count || !ax->k || !w) {
         free(w);
         return -1;
@@ -259,6 +261,37 @@ AVX2_FN static void horizontal_four_rows_rgb_avx2(const uint8_t *src, size_t src
     }
 }
 
+/* Four gray rows through the horizontal weights, 4 taps per step (2 rows per register, the taps summed at
+ * the end). Reads up to 3 bytes after a row's last pixel (the zero weights of the padding): the caller
+ * guarantees they are readable. */
+AVX2_FN static void horizontal_four_rows_gray_avx2(const uint8_t *src, size_t src_stride, uint8_t *dst,
+                                                   size_t dst_stride, const axis_coeffs *ax)
+{
+    for (uint32_t i = 0; i < ax->out; i++) {
+        const int32_t *k = ax->k + (size_t)i * ax->ksize;
+        const uint8_t *p = src + ax->first[i];
+        int32_t n = ax->count[i];
+        __m256i a01 = _mm256_setzero_si256(), a23 = a01;
+        for (int32_t j = 0; j < n; j += 4, p += 4) {
+            __m256i kj = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(k + j)));
+            __m128i v01 = _mm_insert_epi32(_mm_cvtsi32_si128((int)load_u32(p)), (int)load_u32(p + src_stride), 1);
+            __m128i v23 = _mm_insert_epi32(_mm_cvtsi32_si128((int)load_u32(p + 2 * src_stride)),
+                                           (int)load_u32(p + 3 * src_stride), 1);
+            a01 = _mm256_add_epi32(a01, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v01), kj));
+            a23 = _mm256_add_epi32(a23, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v23), kj));
+        }
+        /* Lane sums: low half (row 0, row 2), high half (row 1, row 3). */
+        __m256i h = _mm256_hadd_epi32(a01, a23);
+        h = _mm256_hadd_epi32(h, h);
+        __m128i lo = _mm256_castsi256_si128(h), hi = _mm256_extracti128_si256(h, 1);
+        uint8_t *d = dst + i;
+        d[0] = clip_fixed(FIX_HALF + _mm_cvtsi128_si32(lo));
+        d[dst_stride] = clip_fixed(FIX_HALF + _mm_cvtsi128_si32(hi));
+        d[2 * dst_stride] = clip_fixed(FIX_HALF + _mm_extract_epi32(lo, 1));
+        d[3 * dst_stride] = clip_fixed(FIX_HALF + _mm_extract_epi32(hi, 1));
+    }
+}
+
 /* The vertical pass over 16 values at a time, the sums in registers; the tail in plain C. */
 AVX2_FN static void vertical_span_avx2(const uint8_t *rows, size_t stride, const int32_t *k, int32_t count,
                                        size_t len, uint8_t *dst)
@@ -290,6 +323,13 @@ static int have_avx2(void)
 }
 #endif
 
+/* True when rows .. Y_END-1 of SRC may be read SLACK bytes past their end (still inside the image). */
+static int rows_have_slack(const image_u8 *src, int32_t y_end, size_t slack)
+{
+    size_t stride = (size_t)src->width * src->channels;
+    return (size_t)y_end * stride + slack <= (size_t)src->height * stride;
+}
+
 /* The horizontal pass over source rows ROW0 .. ROW1-1 into TMP (row stride TMP_STRIDE, one spare byte). */
 static void horizontal_pass(const image_u8 *src, int32_t row0, int32_t row1, const axis_coeffs *hx, uint8_t *tmp,
                             size_t tmp_stride, int simd)
@@ -298,12 +338,15 @@ static void horizontal_pass(const image_u8 *src, int32_t row0, int32_t row1, con
     size_t src_stride = (size_t)src->width * c;
     int32_t y = row0;
 #ifdef RESIZE_HAVE_AVX2
-    /* The 4-byte loads read one byte past a row's last pixel: fine up to the image's last row. */
-    for (; simd && c == 3 && y + 4 <= row1 && y + 4 < (int32_t)src->height; y += 4)
+    for (; simd && c == 3 && y + 4 <= row1 && rows_have_slack(src, y + 4, 1); y += 4)
         horizontal_four_rows_rgb_avx2(src->pixels + (size_t)y * src_stride, src_stride,
                                       tmp + (size_t)(y - row0) * tmp_stride, tmp_stride, hx);
+    for (; simd && c == 1 && y + 4 <= row1 && rows_have_slack(src, y + 4, 3); y += 4)
+        horizontal_four_rows_gray_avx2(src->pixels + (size_t)y * src_stride, src_stride,
+                                       tmp + (size_t)(y - row0) * tmp_stride, tmp_stride, hx);
 #else
     (void)simd;
+    (void)rows_have_slack;
 #endif
     for (; c == 3 && y + 1 < row1; y += 2)
         horizontal_two_rows_rgb(src->pixels + (size_t)y * src_stride, src_stride,

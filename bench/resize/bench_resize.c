@@ -1,10 +1,12 @@
 /* bench_resize - time image_fit on synthesized images (no decoding) and check it against the
  * pre-speed-up implementation (resize_reference.c).
- *   bench_resize [--reps N]      ms/image for each case, library vs reference, interleaved rounds
+ *   bench_resize [--reps N] [--case I]   ms/image for each case (or case I only), library vs reference,
+ *                                        best of 5 interleaved rounds
  *   bench_resize --check [N]     N random geometries (default 3000) + fixed cases: every output byte equal
  * Exit status: 0 when all checks pass (or after timing), 1 on the first mismatch. */
 #include "image.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@ image_status reference_image_fit(const image_u8 *src, uint32_t h, uint32_t w, re
 static double now_seconds(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -131,7 +133,7 @@ static double time_fit(fit_fn fn, const image_u8 *src, uint32_t h, uint32_t w, r
     return (now_seconds() - t0) / reps;
 }
 
-static int run_timing(unsigned reps)
+static int run_timing(unsigned reps, int only)
 {
     static const struct { uint32_t sw, sh, c, w, h; resize_mode mode; } cases[] = {
         {313, 234, 3, 224, 224, RESIZE_CROP},    {500, 375, 3, 224, 224, RESIZE_CROP},
@@ -141,6 +143,8 @@ static int run_timing(unsigned reps)
     };
     printf("%-28s %10s %10s %7s\n", "case", "new ms", "ref ms", "speedup");
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (only >= 0 && (unsigned)only != i)
+            continue;
         image_u8 src;
         if (synth(&src, cases[i].sh, cases[i].sw, cases[i].c, 0, 7 + i) != 0)
             return -1;
@@ -166,8 +170,16 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--check") == 0)
         return run_checks(argc > 2 ? (unsigned)atoi(argv[2]) : 3000) == 0 ? 0 : 1;
+    /* As convert/main.c: without it every 150 KB buffer is a fresh mmap and its page faults are timed. */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     unsigned reps = 500;
-    if (argc > 2 && strcmp(argv[1], "--reps") == 0)
-        reps = (unsigned)atoi(argv[2]);
-    return run_timing(reps ? reps : 1) == 0 ? 0 : 1;
+    int only = -1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--reps") == 0)
+            reps = (unsigned)atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--case") == 0)
+            only = atoi(argv[i + 1]);
+    }
+    return run_timing(reps ? reps : 1, only) == 0 ? 0 : 1;
 }
