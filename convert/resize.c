@@ -22,6 +22,7 @@ typedef struct axis_coeffs {
     uint32_t out, ksize;
     int32_t *first, *count;
     int32_t *k;
+    uint32_t *pairs; /* optional, for the SIMD RGB pass: see axis_split_pairs */
 } axis_coeffs;
 
 static uint32_t round_ratio(uint64_t num, uint64_t den) /* round(num / den), den > 0 */
@@ -111,8 +112,28 @@ static int axis_init(axis_coeffs *ax, uint32_t in, uint32_t resized, uint32_t of
     return 0;
 }
 
+/* The weights as 16-bit halves for a multiply-add of 16-bit pairs (k = hi * 2^15 + lo, 0 <= lo < 2^15):
+ * for output i and taps 2q, 2q+1: pairs[2 * (i * ksize / 2 + q)] = lo(2q) | lo(2q+1) << 16, and the next
+ * entry the same with the high halves. Sum of p*k = 2^15 * sum(p*hi) + sum(p*lo): in int32 arithmetic
+ * that wraps, equal to PIL's sum whenever PIL's fits int32 (always: see the SIMD notes below). */
+static int axis_split_pairs(axis_coeffs *ax)
+{
+    size_t n = (size_t)ax->out * ax->ksize;
+    ax->pairs = malloc(sizeof(uint32_t) * n);
+    if (!ax->pairs)
+        return -1;
+    for (size_t t = 0; t < n; t += 2) {
+        int32_t k0 = ax->k[t], k1 = ax->k[t + 1];
+        int32_t lo0 = k0 & 0x7fff, lo1 = k1 & 0x7fff, hi0 = (k0 - lo0) / 32768, hi1 = (k1 - lo1) / 32768;
+        ax->pairs[t] = (uint32_t)lo0 | (uint32_t)lo1 << 16;
+        ax->pairs[t + 1] = (uint32_t)(uint16_t)hi0 | (uint32_t)(uint16_t)hi1 << 16;
+    }
+    return 0;
+}
+
 static void axis_free(axis_coeffs *ax)
 {
+    free(ax->pairs);
     free(ax->first);
     free(ax->count);
     free(ax->k);
@@ -233,25 +254,41 @@ AVX2_FN static inline __m128i clip8_avx2(__m256i a)
     return _mm_packus_epi16(w16, w16);
 }
 
-/* Four RGB rows through the horizontal weights. Each tap loads 4 bytes per row (R, G, B and the next
- * pixel's first byte, whose lane is dropped), so the caller guarantees one readable byte after each
- * row's last pixel, and DST rows have one spare byte after their last pixel (3 of 4 stored bytes used). */
+/* Two RGB rows, taps 2q and 2q+1 of one output pixel, in one register: row A in the low 128 bits, row
+ * B in the high, each as 16-bit [R(2q) R(2q+1) G(2q) G(2q+1) B(2q) B(2q+1) 0 0] (8 bytes loaded, 6 used). */
+AVX2_FN static inline __m256i load_rgb_pair_avx2(const uint8_t *a, const uint8_t *b)
+{
+    const __m256i spread = _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, /* row A */
+                                            0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+    __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(const void *)a)),
+                                        _mm_loadl_epi64((const __m128i *)(const void *)b), 1);
+    return _mm256_shuffle_epi8(v, spread);
+}
+
+/* Four RGB rows through the horizontal weights, two taps per multiply-add (vpmaddwd on the 16-bit
+ * halves of the weights, ax->pairs). A pair step loads 8 bytes at the first tap's pixel: up to 5 bytes
+ * past a row's last pixel when the count is odd (that tap's weight is the 0 padding): the caller
+ * guarantees they are readable. DST rows have one spare byte after their last pixel (4 bytes stored). */
 AVX2_FN static void horizontal_four_rows_rgb_avx2(const uint8_t *src, size_t src_stride, uint8_t *dst,
                                                   size_t dst_stride, const axis_coeffs *ax)
 {
     for (uint32_t i = 0; i < ax->out; i++) {
-        const int32_t *k = ax->k + (size_t)i * ax->ksize;
+        const uint32_t *kp = ax->pairs + (size_t)i * ax->ksize;
         const uint8_t *p = src + (size_t)ax->first[i] * 3;
         int32_t n = ax->count[i];
-        __m256i a01 = _mm256_set1_epi32(FIX_HALF), a23 = a01;
-        for (int32_t j = 0; j < n; j++, p += 3) {
-            __m256i kj = _mm256_set1_epi32(k[j]);
-            __m128i v01 = _mm_insert_epi32(_mm_cvtsi32_si128((int)load_u32(p)), (int)load_u32(p + src_stride), 1);
-            __m128i v23 = _mm_insert_epi32(_mm_cvtsi32_si128((int)load_u32(p + 2 * src_stride)),
-                                           (int)load_u32(p + 3 * src_stride), 1);
-            a01 = _mm256_add_epi32(a01, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v01), kj));
-            a23 = _mm256_add_epi32(a23, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v23), kj));
+        __m256i lo01 = _mm256_setzero_si256(), hi01 = lo01, lo23 = lo01, hi23 = lo01;
+        for (int32_t j = 0; j < n; j += 2, p += 6, kp += 2) {
+            __m256i klo = _mm256_set1_epi32((int)kp[0]), khi = _mm256_set1_epi32((int)kp[1]);
+            __m256i v01 = load_rgb_pair_avx2(p, p + src_stride);
+            __m256i v23 = load_rgb_pair_avx2(p + 2 * src_stride, p + 3 * src_stride);
+            lo01 = _mm256_add_epi32(lo01, _mm256_madd_epi16(v01, klo));
+            hi01 = _mm256_add_epi32(hi01, _mm256_madd_epi16(v01, khi));
+            lo23 = _mm256_add_epi32(lo23, _mm256_madd_epi16(v23, klo));
+            hi23 = _mm256_add_epi32(hi23, _mm256_madd_epi16(v23, khi));
         }
+        const __m256i half = _mm256_set1_epi32(FIX_HALF);
+        __m256i a01 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(hi01, 15), lo01), half);
+        __m256i a23 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(hi23, 15), lo23), half);
         __m128i b01 = clip8_avx2(a01), b23 = clip8_avx2(a23);
         uint32_t out[4] = {(uint32_t)_mm_cvtsi128_si32(b01), (uint32_t)_mm_extract_epi32(b01, 1),
                            (uint32_t)_mm_cvtsi128_si32(b23), (uint32_t)_mm_extract_epi32(b23, 1)};
@@ -338,7 +375,7 @@ static void horizontal_pass(const image_u8 *src, int32_t row0, int32_t row1, con
     size_t src_stride = (size_t)src->width * c;
     int32_t y = row0;
 #ifdef RESIZE_HAVE_AVX2
-    for (; simd && c == 3 && y + 4 <= row1 && rows_have_slack(src, y + 4, 1); y += 4)
+    for (; simd && c == 3 && hx->pairs && y + 4 <= row1 && rows_have_slack(src, y + 4, 5); y += 4)
         horizontal_four_rows_rgb_avx2(src->pixels + (size_t)y * src_stride, src_stride,
                                       tmp + (size_t)(y - row0) * tmp_stride, tmp_stride, hx);
     for (; simd && c == 1 && y + 4 <= row1 && rows_have_slack(src, y + 4, 3); y += 4)
@@ -392,6 +429,8 @@ static image_status resample(const image_u8 *src, const fit_geometry *g, uint8_t
     if (!tmp)
         goto fail;
     int simd = have_avx2();
+    if (simd && c == 3 && axis_split_pairs(&hx) != 0)
+        goto fail;
     horizontal_pass(src, row0, row1, &hx, tmp, tmp_stride, simd);
     uint8_t *out = dst + (size_t)g->dy * dst_stride + (size_t)g->dx * c;
     for (uint32_t i = 0; i < g->wh; i++)
