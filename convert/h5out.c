@@ -17,10 +17,22 @@ struct h5out {
 
 /* ---- errors -------------------------------------------------------------------------------------- */
 
+/* HDF5's innermost message of the last failed call. Captured by the automatic error handler at the
+ * moment of the failure, because the cleanup calls that follow (H5Pclose, ...) clear the error stack.
+ * Global on purpose: HDF5 is called from the converter's main thread only. */
+static char last_hdf5_error[256];
+
 static herr_t take_innermost(unsigned n, const H5E_error2_t *e, void *data)
 {
     if (n == 0 && e->desc)
-        snprintf((char *)data, 200, "%s (%s)", e->desc, e->func_name ? e->func_name : "?");
+        snprintf((char *)data, sizeof last_hdf5_error, "%s (%s)", e->desc, e->func_name ? e->func_name : "?");
+    return 0;
+}
+
+static herr_t capture_hdf5_error(hid_t stack, void *unused)
+{
+    (void)unused;
+    H5Ewalk2(stack, H5E_WALK_UPWARD, take_innermost, last_hdf5_error); /* n == 0: the innermost */
     return 0;
 }
 
@@ -29,14 +41,13 @@ static int h5_fail(char *err, size_t len, const char *fmt, ...) __attribute__((f
 
 static int h5_fail(char *err, size_t len, const char *fmt, ...)
 {
-    char what[512], detail[200] = "no detail";
+    char what[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, take_innermost, detail);
-    H5Eclear2(H5E_DEFAULT);
-    snprintf(err, len, "%s: HDF5: %s", what, detail);
+    snprintf(err, len, "%s: HDF5: %s", what, last_hdf5_error[0] ? last_hdf5_error : "no detail");
+    last_hdf5_error[0] = '\0';
     return -1;
 }
 
@@ -119,7 +130,7 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
 {
     hsize_t dims[4];
     hid_t dcpl = -1, space = -1;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported with their context instead */
+    H5Eset_auto2(H5E_DEFAULT, capture_hdf5_error, NULL); /* no printing: reported with their context */
     h5out *o = calloc(1, sizeof *o);
     if (!o) {
         snprintf(err, err_len, "%s: out of memory", path);

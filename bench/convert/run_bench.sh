@@ -50,6 +50,7 @@ for _ in 1 2 3; do
   dec1=$(max "$dec1" "$("$decode" "$src" 1 | rate_of)")
 done
 pil=$(/usr/bin/python3 "$here/pil_h5py_baseline.py" "$src" "$dir/pil.h5" "$size" | rate_of)
+rss=$( { /usr/bin/time -f "%M" "$h5pack" -q --force -j "$threads" --size "${size}x${size}" "$src" "$dir/out.h5"; } 2>&1 | tail -1) || rss="?"
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 echo "load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "folder: $n JPEG 500x375 (noisy), --size ${size}x${size} crop, NCHW, compress none; $threads threads; $cpu"
@@ -59,6 +60,7 @@ printf "%-44s %10s images/s\n" "decode-only libjpeg-turbo, $threads threads" "$d
 printf "%-44s %10s images/s\n" "decode-only libjpeg-turbo, 1 thread" "$dec1"
 printf "%-44s %10s images/s\n" "decode-only DCT-scaled as h5pack, $threads thr." "$decs"
 printf "%-44s %10s images/s\n" "PIL + h5py script, 1 process" "$pil"
+printf "%-44s %10s KiB (images dataset: %d MiB)\n" "h5pack -j $threads peak resident memory" "$rss" $((n * 3 * size * size / 1048576))
 awk -v c="$conv" -v c1="$conv1" -v d="$dec" -v d1="$dec1" -v ds="$decs" -v p="$pil" -v t="$threads" 'BEGIN {
   printf "h5pack / decode-only = %.2f (goal >= 0.85)\n", c / d
   printf "h5pack / decode-only DCT-scaled = %.2f\n", c / ds
