@@ -55,6 +55,13 @@ cli_tests() {
   [ -e "$tmp/nosize.h5" ] && fail "mixed sizes left an output"
   ls -A "$tmp" | grep -q h5pack- && fail "a temporary file was left behind: $(ls -A "$tmp")"
 
+  if command -v script >/dev/null; then # a pseudo-terminal: the progress bar must be drawn
+    script -qec "'$H5PACK' --force --size 32x40 -j 2 '$tmp/src' '$tmp/tty.h5'" "$tmp/typescript" >/dev/null 2>&1 ||
+      fail "run under a pseudo-terminal"
+    grep -aq $'\r\[#*\.*\] *[0-9]*% .* img/s ETA' "$tmp/typescript" || fail "no progress bar on a terminal"
+    grep -aq "100% 24/24 images" "$tmp/typescript" || fail "progress bar did not reach 100%"
+  fi
+
   h5dump -H "$tmp/out.h5" >"$tmp/dump" 2>&1 || fail "h5dump -H failed"
   grep -q 'DATASET "images"' "$tmp/dump" && grep -q 'H5T_STD_U8LE' "$tmp/dump" || fail "h5dump header"
   h5dump -H -p -d images "$tmp/out.h5" | grep -q "CHUNKED ( 24, 3, 32, 40 )" || fail "h5dump chunk layout"
