@@ -457,7 +457,9 @@ image_status image_fit(const image_u8 *src, uint32_t h, uint32_t w, resize_mode 
     fit_geometry g;
     image_fit_geometry(src->height, src->width, h, w, mode, &g);
     size_t stride = (size_t)w * src->channels;
-    uint8_t *pixels = calloc((size_t)h * stride, 1); /* zero: the padding of pad mode */
+    /* Zeroed only when the window leaves padding (pad mode): crop and stretch write every byte. */
+    int covers_all = g.wh == h && g.ww == w;
+    uint8_t *pixels = covers_all ? malloc((size_t)h * stride) : calloc((size_t)h * stride, 1);
     if (!pixels)
         return IMAGE_NOMEM;
     if (is_identity(src, &g)) {
