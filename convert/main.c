@@ -46,9 +46,9 @@ static void print_summary(const pack_options *o, const pack_report *r)
     format_bytes(r->bytes_raw, raw, sizeof raw);
     compression_text(o, compression, sizeof compression);
     double rate = r->seconds > 0 ? r->converted / r->seconds : 0;
-    fprintf(stderr, "h5pack: converted %llu of %llu images into %s in %.2f s (%.0f images/s, %d threads)\n",
+    fprintf(stderr, "h5pack: converted %llu of %llu images into %s in %.2f s (%.0f images/s, %d thread%s)\n",
             (unsigned long long)r->converted, (unsigned long long)r->candidates, o->out_path, r->seconds, rate,
-            r->threads);
+            r->threads, r->threads == 1 ? "" : "s");
     unsigned d1 = r->nhwc ? r->height : r->channels, d2 = r->nhwc ? r->width : r->height,
              d3 = r->nhwc ? r->channels : r->width;
     fprintf(stderr, "h5pack:   images (%llu,%u,%u,%u) uint8 %s, %s stored (%s raw, %s%s), %llu chunks of %llu images\n",

@@ -3,6 +3,7 @@
 #include "packer.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,8 +161,9 @@ static void print_plan(pack_ctx *c)
         snprintf(shape, sizeof shape, "%u,%u,%u", j->height, j->width, j->channels);
     else
         snprintf(shape, sizeof shape, "%u,%u,%u", j->channels, j->height, j->width);
-    info(c->o, "%zu image files, %s; %d threads", c->scan.n_entries,
-         c->scan.has_classes ? "ImageFolder" : "flat folder (no labels)", c->rep->threads);
+    info(c->o, "%zu image files, %s; %d thread%s", c->scan.n_entries,
+         c->scan.has_classes ? "ImageFolder" : "flat folder (no labels)", c->rep->threads,
+         c->rep->threads == 1 ? "" : "s");
     if (c->scan.has_classes)
         info(c->o, "%zu classes", c->scan.n_classes);
     info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
@@ -320,9 +322,13 @@ static void cleanup(pack_ctx *c)
     free(c->order);
 }
 
+/* -j 0: the cores this process may run on (like nproc: a CPU set or taskset is respected). */
 static int default_threads(int requested)
 {
-    long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+    if (requested > 0)
+        return requested;
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (int)n;
 }
 
