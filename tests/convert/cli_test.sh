@@ -111,7 +111,10 @@ interrupt_tests() {
       rm -rf "$tmp/$sig" && mkdir "$tmp/$sig"
       r=$(kill_after "$sig" "$(awk -v t="$total" -v f="$frac" 'BEGIN { printf "%.3f", t * f }')" "$H5PACK" "${args[@]}" "$tmp/$sig/out.h5")
       [ "$r" = interrupted ] || continue
-      [ -z "$(ls -A "$tmp/$sig")" ] || fail "SIG$sig left files: $(ls -A "$tmp/$sig")"
+      ls -A "$tmp/$sig" | grep -q h5pack- && fail "SIG$sig left the temporary file: $(ls -A "$tmp/$sig")"
+      if [ -e "$tmp/$sig/out.h5" ] && ! cmp -s "$tmp/ref.h5" "$tmp/$sig/out.h5"; then
+        fail "SIG$sig left an incomplete file under the final name"
+      fi
       ok=1
       break
     done
