@@ -10,6 +10,7 @@
 #include "image_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,70 @@ static void axis_free(axis_coeffs *ax)
     free(ax->first);
     free(ax->count);
     free(ax->k);
+}
+
+/* Per-thread reuse of the coefficient tables: a converter thread fits many images of the same few
+ * source sizes to one target, and the tables cost about a tenth of a fit. The last table of each axis
+ * is kept (key: the axis_init arguments) and freed when the thread exits. */
+typedef struct cached_axis {
+    uint32_t in, resized, offset, out;
+    int valid;
+    axis_coeffs ax;
+} cached_axis;
+
+typedef struct fit_cache {
+    cached_axis h, v;
+} fit_cache;
+
+static pthread_key_t cache_key;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static int cache_key_ok; /* written once under cache_once */
+
+static void cache_destroy(void *p)
+{
+    fit_cache *c = p;
+    axis_free(&c->h.ax);
+    axis_free(&c->v.ax);
+    free(c);
+}
+
+static void cache_key_create(void)
+{
+    cache_key_ok = pthread_key_create(&cache_key, cache_destroy) == 0;
+}
+
+/* This thread's cache, or NULL (no memory, no key): the caller then uses tables of its own. */
+static fit_cache *thread_cache(void)
+{
+    if (pthread_once(&cache_once, cache_key_create) != 0 || !cache_key_ok)
+        return NULL;
+    fit_cache *c = pthread_getspecific(cache_key);
+    if (!c && (c = calloc(1, sizeof *c)) != NULL && pthread_setspecific(cache_key, c) != 0) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+/* SLOT's table for these axis_init arguments (recomputed when they changed), with the 16-bit weight
+ * pairs when WANT_PAIRS. */
+static int axis_get(cached_axis *slot, uint32_t in, uint32_t resized, uint32_t offset, uint32_t out, int want_pairs)
+{
+    if (!slot->valid || slot->in != in || slot->resized != resized || slot->offset != offset || slot->out != out) {
+        axis_free(&slot->ax);
+        memset(slot, 0, sizeof *slot);
+        if (axis_init(&slot->ax, in, resized, offset, out) != 0) {
+            axis_free(&slot->ax);
+            memset(slot, 0, sizeof *slot);
+            return -1;
+        }
+        slot->in = in;
+        slot->resized = resized;
+        slot->offset = offset;
+        slot->out = out;
+        slot->valid = 1;
+    }
+    return want_pairs && !slot->ax.pairs ? axis_split_pairs(&slot->ax) : 0;
 }
 
 static uint8_t clip_fixed(int32_t acc)
@@ -375,7 +440,7 @@ static void horizontal_pass(const image_u8 *src, int32_t row0, int32_t row1, con
     size_t src_stride = (size_t)src->width * c;
     int32_t y = row0;
 #ifdef RESIZE_HAVE_AVX2
-    for (; simd && c == 3 && hx->pairs && y + 4 <= row1 && rows_have_slack(src, y + 4, 5); y += 4)
+    for (; simd && c == 3 && y + 4 <= row1 && rows_have_slack(src, y + 4, 5); y += 4)
         horizontal_four_rows_rgb_avx2(src->pixels + (size_t)y * src_stride, src_stride,
                                       tmp + (size_t)(y - row0) * tmp_stride, tmp_stride, hx);
     for (; simd && c == 1 && y + 4 <= row1 && rows_have_slack(src, y + 4, 3); y += 4)
@@ -414,31 +479,34 @@ static image_status resample(const image_u8 *src, const fit_geometry *g, uint8_t
 {
     image_status st = IMAGE_NOMEM;
     uint32_t c = src->channels;
-    axis_coeffs hx = {0}, vy = {0};
+    fit_cache *cache = thread_cache(), own = {0};
+    fit_cache *tables = cache ? cache : &own;
     uint8_t *tmp = NULL;
-    if (axis_init(&hx, src->width, g->rw, g->ox, g->ww) != 0 || axis_init(&vy, src->height, g->rh, g->oy, g->wh) != 0)
+    int simd = have_avx2();
+    if (axis_get(&tables->h, src->width, g->rw, g->ox, g->ww, simd && c == 3) != 0 ||
+        axis_get(&tables->v, src->height, g->rh, g->oy, g->wh, 0) != 0)
         goto fail;
+    const axis_coeffs *hx = &tables->h.ax, *vy = &tables->v.ax;
     /* Only the source rows the vertical pass reads go through the horizontal pass. */
-    int32_t row0 = vy.first[0], row1 = vy.first[0] + vy.count[0];
+    int32_t row0 = vy->first[0], row1 = vy->first[0] + vy->count[0];
     for (uint32_t i = 0; i < g->wh; i++) {
-        row0 = vy.first[i] < row0 ? vy.first[i] : row0;
-        row1 = vy.first[i] + vy.count[i] > row1 ? vy.first[i] + vy.count[i] : row1;
+        row0 = vy->first[i] < row0 ? vy->first[i] : row0;
+        row1 = vy->first[i] + vy->count[i] > row1 ? vy->first[i] + vy->count[i] : row1;
     }
     size_t len = (size_t)g->ww * c, tmp_stride = len + 1; /* + 1: the SIMD pass stores 4 bytes per pixel */
     tmp = malloc(tmp_stride * (size_t)(row1 > row0 ? row1 - row0 : 1));
     if (!tmp)
         goto fail;
-    int simd = have_avx2();
-    if (simd && c == 3 && axis_split_pairs(&hx) != 0)
-        goto fail;
-    horizontal_pass(src, row0, row1, &hx, tmp, tmp_stride, simd);
+    horizontal_pass(src, row0, row1, hx, tmp, tmp_stride, simd);
     uint8_t *out = dst + (size_t)g->dy * dst_stride + (size_t)g->dx * c;
     for (uint32_t i = 0; i < g->wh; i++)
-        vertical_row(tmp, tmp_stride, row0, &vy, i, len, out + (size_t)i * dst_stride, simd);
+        vertical_row(tmp, tmp_stride, row0, vy, i, len, out + (size_t)i * dst_stride, simd);
     st = IMAGE_OK;
 fail:
-    axis_free(&hx);
-    axis_free(&vy);
+    if (!cache) {
+        axis_free(&own.h.ax);
+        axis_free(&own.v.ax);
+    }
     free(tmp);
     return st;
 }
