@@ -30,13 +30,17 @@ static void on_fatal_signal(int sig)
 
 void safeout_install_signal_handlers(void)
 {
-    struct sigaction sa;
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        /* A signal ignored at startup stays ignored (nohup, background jobs of a script), as is usual. */
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(signals[i], &sa, NULL);
+    }
 }
 
 static void register_temp(const char *path)

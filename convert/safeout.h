@@ -20,7 +20,8 @@ void safeout_discard(const char *temp);
 /* fsync TEMP, rename it to OUT, fsync OUT's folder, unregister TEMP. Returns 0, or -1 with a message. */
 int safeout_commit(const char *temp, const char *out, char *err, size_t err_len);
 
-/* SIGINT/SIGTERM/SIGHUP: remove the registered temp files, then die of the signal as usual. */
+/* SIGINT/SIGTERM/SIGHUP: remove the registered temp files, then die of the signal as usual. Signals that
+ * were ignored when the program started (nohup, background jobs) stay ignored. */
 void safeout_install_signal_handlers(void);
 
 #endif
