@@ -253,8 +253,9 @@ static int probe_wanted(const char *path)
         return 0;
     if (mode && !strcmp(mode, "always"))
         return 1;
+    /* -1 (unreadable, no signature): the open fails before HDF5 parses anything, no need to fork. */
     int version = superblock_version(path);
-    return version < 2;
+    return version >= 0 && version < 2;
 }
 
 int chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
