@@ -31,10 +31,11 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rate_of() { sed -n 's/.*= \([0-9.]*\) images\/s.*/\1/p'; }
 max() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a) ? b : a }'; }
 
-h5pack_rate() { # THREADS
-  local t0 t1
+h5pack_rate() { # THREADS [MORE OPTIONS]
+  local t0 t1 j=$1
+  shift
   t0=$(date +%s.%N)
-  "$h5pack" -q --force -j "$1" --size "${size}x${size}" "$src" "$dir/out.h5"
+  "$h5pack" -q --force -j "$j" --size "${size}x${size}" "$@" "$src" "$dir/out.h5"
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "x = %.1f images/s\n", n / (b - a) }'
 }
@@ -49,6 +50,9 @@ for _ in 1 2 3; do
   conv1=$(max "$conv1" "$(h5pack_rate 1 | rate_of)")
   dec1=$(max "$dec1" "$("$decode" "$src" 1 | rate_of)")
 done
+gz=$(h5pack_rate "$threads" --compress gzip:4 | rate_of)
+gz1=$(h5pack_rate 1 --compress gzip:4 | rate_of)
+gzsize=$(stat -c %s "$dir/out.h5")
 pil=$(/usr/bin/python3 "$here/pil_h5py_baseline.py" "$src" "$dir/pil.h5" "$size" | rate_of)
 rss=$( { /usr/bin/time -f "%M" "$h5pack" -q --force -j "$threads" --size "${size}x${size}" "$src" "$dir/out.h5"; } 2>&1 | tail -1) || rss="?"
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
@@ -60,9 +64,12 @@ printf "%-44s %10s images/s\n" "decode-only libjpeg-turbo, $threads threads" "$d
 printf "%-44s %10s images/s\n" "decode-only libjpeg-turbo, 1 thread" "$dec1"
 printf "%-44s %10s images/s\n" "decode-only DCT-scaled as h5pack, $threads thr." "$decs"
 printf "%-44s %10s images/s\n" "PIL + h5py script, 1 process" "$pil"
+printf "%-44s %10s images/s\n" "h5pack -j $threads --compress gzip:4" "$gz"
+printf "%-44s %10s images/s (file: %d MiB)\n" "h5pack -j 1 --compress gzip:4" "$gz1" $((gzsize / 1048576))
 printf "%-44s %10s KiB (images dataset: %d MiB)\n" "h5pack -j $threads peak resident memory" "$rss" $((n * 3 * size * size / 1048576))
-awk -v c="$conv" -v c1="$conv1" -v d="$dec" -v d1="$dec1" -v ds="$decs" -v p="$pil" -v t="$threads" 'BEGIN {
+awk -v g="$gz" -v g1="$gz1" -v c="$conv" -v c1="$conv1" -v d="$dec" -v d1="$dec1" -v ds="$decs" -v p="$pil" -v t="$threads" 'BEGIN {
   printf "h5pack / decode-only = %.2f (goal >= 0.85)\n", c / d
   printf "h5pack / decode-only DCT-scaled = %.2f\n", c / ds
   printf "h5pack -j %d / -j 1  = %.2f (scaling; decode-only scales %.2f on the same machine)\n", t, c / c1, d / d1
-  printf "h5pack / PIL+h5py    = %.1fx (goal >= 20x)\n", c / p }'
+  printf "h5pack / PIL+h5py    = %.1fx (goal >= 20x)\n", c / p
+  printf "gzip:4 -j %d / -j 1  = %.2f (compression runs in the workers)\n", t, g / g1 }'
