@@ -4,6 +4,8 @@
  * chunk reported by h5pack_next. */
 #include <fcntl.h>
 
+#include "augment.h"
+#include "backend.h"
 #include "h5file.h"
 #include "h5pack.h"
 
@@ -69,6 +71,49 @@ static void check_echo(h5pack_dtype dtype, int flip)
     if (flip) /* fresh draws per echo: with 16 images a batch, some echo must differ */
         CHECK(differing_echoes > 0);
     free(fresh);
+    h5pack_close(r);
+}
+
+/* With flips and crops, every delivery (echoes included) equals the reference conversion of the same
+ * images with the key of (seed, epoch, index * world + rank, echo): fresh draws per echo and per rank. */
+static void test_augmented_echoes(void)
+{
+    h5pack_config c = small_config();
+    c.echo = 2, c.epochs = 1, c.dtype = H5PACK_DTYPE_FLOAT32, c.random_flip = 1, c.random_crop_padding = 2;
+    c.world = 2, c.rank = 1, c.seed = 77;
+    h5pack_reader *r = open_ok(path_ok, &c);
+    backend_params bp;
+    memset(&bp, 0, sizeof bp);
+    bp.channels = spec_ok.c, bp.height = spec_ok.h, bp.width = spec_ok.w;
+    bp.in_layout = bp.out_layout = H5PACK_LAYOUT_NCHW;
+    bp.dtype = H5PACK_DTYPE_FLOAT32, bp.batch_size = c.batch_size, bp.slots = 1, bp.threads = 1;
+    const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+    memcpy(bp.mean, mean, sizeof mean), memcpy(bp.std, std, sizeof std);
+    bp.random_flip = 1, bp.crop_padding = 2;
+    size_t img = 60, out_img = backend_output_image_bytes(&bp);
+    uint8_t *in = malloc(c.batch_size * img);
+    float *want = malloc(c.batch_size * out_img);
+    h5pack_batch b;
+    int rc, echo_differs = 0;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        for (size_t i = 0; i < b.count; i++)
+            image_of(&spec_ok, b.indices[i], in + i * img);
+        uint64_t key = aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, b.echo);
+        backend_convert_ref(&bp, in, want, 0, b.count, key);
+        CHECK_MSG(memcmp(b.data, want, b.count * out_img) == 0, "batch %llu echo %u differs from the reference",
+                  (unsigned long long)b.index, b.echo);
+        if (b.echo == 1) { /* the echo's draws differ from the fresh batch's */
+            float *fresh = malloc(b.count * out_img);
+            backend_convert_ref(&bp, in, fresh, 0, b.count,
+                                aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, 0));
+            echo_differs += memcmp(fresh, b.data, b.count * out_img) != 0;
+            free(fresh);
+        }
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    CHECK_EQ_INT(rc, H5PACK_END);
+    CHECK(echo_differs > 0);
+    free(in), free(want);
     h5pack_close(r);
 }
 
@@ -303,6 +348,7 @@ int main(void)
     check_echo(H5PACK_DTYPE_UINT8, 0);
     check_echo(H5PACK_DTYPE_FLOAT32, 0);
     check_echo(H5PACK_DTYPE_FLOAT32, 1);
+    test_augmented_echoes();
     test_misuse();
     test_close_mid_epoch();
     test_many_cycles();
