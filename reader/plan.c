@@ -245,13 +245,15 @@ static int planner_alloc(planner *p)
 int planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out)
 {
     *out = NULL;
-    if (order_check(op) || slots == 0 || slots > UINT32_MAX - 1)
+    if (order_check(op) || slots == 0 || order_n_chunks(op) > UINT32_MAX - 1)
         return H5PACK_EINVAL;
     planner *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
     p->op = *op;
-    p->slots = slots;
+    /* More slots than chunks never change the plan (nothing is ever evicted then; free slots fill
+     * lowest first either way): hold only as many as there are chunks. */
+    p->slots = slots < order_n_chunks(op) ? slots : (size_t)order_n_chunks(op);
     p->epochs = epochs;
     p->n_chunks = order_n_chunks(op);
     p->per_epoch = order_samples_per_epoch(op);

@@ -154,6 +154,12 @@ static void test_sequential_cycles(void)
     run_planner(&p, 6, 0, 3, &r);
     CHECK_EQ_U64(r.misses, 6);
     free(r.acc), free(r.samples);
+    /* a cache of far more slots than chunks (1 GiB of 48-byte chunks): same plan, no huge allocation */
+    run_planner(&p, (size_t)1 << 40, 0, 3, &r);
+    CHECK_EQ_U64(r.misses, 6);
+    for (uint64_t i = 0; i < r.n_acc; i++)
+        CHECK(r.acc[i].slot < 6);
+    free(r.acc), free(r.samples);
 }
 
 static void test_bad_arguments(void)
