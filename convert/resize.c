@@ -330,67 +330,96 @@ AVX2_FN static inline __m256i load_rgb_pair_avx2(const uint8_t *a, const uint8_t
     return _mm256_shuffle_epi8(v, spread);
 }
 
-/* Four RGB rows through the horizontal weights, two taps per multiply-add (vpmaddwd on the 16-bit
+/* (HI << 15) + LO + FIX_HALF shifted down by FIX_BITS: the sum of the split weights' two halves. */
+AVX2_FN static inline __m256i join_halves_avx2(__m256i hi, __m256i lo)
+{
+    __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(hi, 15), lo), _mm256_set1_epi32(FIX_HALF));
+    return _mm256_srai_epi32(sum, FIX_BITS);
+}
+
+/* Eight RGB rows through the horizontal weights, two taps per multiply-add (vpmaddwd on the 16-bit
  * halves of the weights, ax->pairs). A pair step loads 8 bytes at the first tap's pixel: up to 5 bytes
  * past a row's last pixel when the count is odd (that tap's weight is the 0 padding): the caller
  * guarantees they are readable. DST rows have one spare byte after their last pixel (4 bytes stored). */
-AVX2_FN static void horizontal_four_rows_rgb_avx2(const uint8_t *src, size_t src_stride, uint8_t *dst,
-                                                  size_t dst_stride, const axis_coeffs *ax)
+AVX2_FN static void horizontal_eight_rows_rgb_avx2(const uint8_t *src, size_t src_stride, uint8_t *dst,
+                                                   size_t dst_stride, const axis_coeffs *ax)
 {
     for (uint32_t i = 0; i < ax->out; i++) {
         const uint32_t *kp = ax->pairs + (size_t)i * ax->ksize;
         const uint8_t *p = src + (size_t)ax->first[i] * 3;
         int32_t n = ax->count[i];
         __m256i lo01 = _mm256_setzero_si256(), hi01 = lo01, lo23 = lo01, hi23 = lo01;
+        __m256i lo45 = lo01, hi45 = lo01, lo67 = lo01, hi67 = lo01;
         for (int32_t j = 0; j < n; j += 2, p += 6, kp += 2) {
             __m256i klo = _mm256_set1_epi32((int)kp[0]), khi = _mm256_set1_epi32((int)kp[1]);
-            __m256i v01 = load_rgb_pair_avx2(p, p + src_stride);
-            __m256i v23 = load_rgb_pair_avx2(p + 2 * src_stride, p + 3 * src_stride);
-            lo01 = _mm256_add_epi32(lo01, _mm256_madd_epi16(v01, klo));
-            hi01 = _mm256_add_epi32(hi01, _mm256_madd_epi16(v01, khi));
-            lo23 = _mm256_add_epi32(lo23, _mm256_madd_epi16(v23, klo));
-            hi23 = _mm256_add_epi32(hi23, _mm256_madd_epi16(v23, khi));
+            __m256i v = load_rgb_pair_avx2(p, p + src_stride);
+            lo01 = _mm256_add_epi32(lo01, _mm256_madd_epi16(v, klo));
+            hi01 = _mm256_add_epi32(hi01, _mm256_madd_epi16(v, khi));
+            v = load_rgb_pair_avx2(p + 2 * src_stride, p + 3 * src_stride);
+            lo23 = _mm256_add_epi32(lo23, _mm256_madd_epi16(v, klo));
+            hi23 = _mm256_add_epi32(hi23, _mm256_madd_epi16(v, khi));
+            v = load_rgb_pair_avx2(p + 4 * src_stride, p + 5 * src_stride);
+            lo45 = _mm256_add_epi32(lo45, _mm256_madd_epi16(v, klo));
+            hi45 = _mm256_add_epi32(hi45, _mm256_madd_epi16(v, khi));
+            v = load_rgb_pair_avx2(p + 6 * src_stride, p + 7 * src_stride);
+            lo67 = _mm256_add_epi32(lo67, _mm256_madd_epi16(v, klo));
+            hi67 = _mm256_add_epi32(hi67, _mm256_madd_epi16(v, khi));
         }
-        const __m256i half = _mm256_set1_epi32(FIX_HALF);
-        __m256i a01 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(hi01, 15), lo01), half);
-        __m256i a23 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(hi23, 15), lo23), half);
-        __m128i b01 = clip8_avx2(a01), b23 = clip8_avx2(a23);
-        uint32_t out[4] = {(uint32_t)_mm_cvtsi128_si32(b01), (uint32_t)_mm_extract_epi32(b01, 1),
-                           (uint32_t)_mm_cvtsi128_si32(b23), (uint32_t)_mm_extract_epi32(b23, 1)};
+        /* Saturating packs = clip to 0..255. Bytes: low half rows 0, 2, 4, 6, high half rows 1, 3, 5, 7
+         * (4 bytes each: R, G, B and a 0 that lands on the next pixel's slot or the spare byte). */
+        __m256i w0123 = _mm256_packs_epi32(join_halves_avx2(hi01, lo01), join_halves_avx2(hi23, lo23));
+        __m256i w4567 = _mm256_packs_epi32(join_halves_avx2(hi45, lo45), join_halves_avx2(hi67, lo67));
+        __m256i b = _mm256_packus_epi16(w0123, w4567);
+        uint32_t px[8];
+        _mm256_storeu_si256((__m256i *)(void *)px, b);
         uint8_t *d = dst + 3 * (size_t)i;
-        for (int r = 0; r < 4; r++)
-            memcpy(d + (size_t)r * dst_stride, &out[r], 4);
+        for (int r = 0; r < 4; r++) {
+            memcpy(d + (size_t)(2 * r) * dst_stride, &px[r], 4);
+            memcpy(d + (size_t)(2 * r + 1) * dst_stride, &px[4 + r], 4);
+        }
     }
 }
 
-/* Four gray rows through the horizontal weights, 4 taps per step (2 rows per register, the taps summed at
- * the end). Reads up to 3 bytes after a row's last pixel (the zero weights of the padding): the caller
- * guarantees they are readable. */
-AVX2_FN static void horizontal_four_rows_gray_avx2(const uint8_t *src, size_t src_stride, uint8_t *dst,
-                                                   size_t dst_stride, const axis_coeffs *ax)
+/* Taps j..j+3 of two gray rows, widened to int32 (row A in the low 128 bits, row B in the high). */
+AVX2_FN static inline __m256i load_gray_quad_avx2(const uint8_t *a, const uint8_t *b)
 {
+    return _mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128((int)load_u32(a)), (int)load_u32(b), 1));
+}
+
+/* Eight gray rows through the horizontal weights, 4 taps per step (2 rows per register), the taps
+ * summed at the end by a tree of horizontal adds. Reads up to 3 bytes after a row's last pixel (the
+ * zero weights of the padding): the caller guarantees they are readable. */
+AVX2_FN static void horizontal_eight_rows_gray_avx2(const uint8_t *src, size_t src_stride, uint8_t *dst,
+                                                    size_t dst_stride, const axis_coeffs *ax)
+{
+    const __m256i half = _mm256_set1_epi32(FIX_HALF);
     for (uint32_t i = 0; i < ax->out; i++) {
         const int32_t *k = ax->k + (size_t)i * ax->ksize;
         const uint8_t *p = src + ax->first[i];
         int32_t n = ax->count[i];
-        __m256i a01 = _mm256_setzero_si256(), a23 = a01;
+        __m256i a01 = _mm256_setzero_si256(), a23 = a01, a45 = a01, a67 = a01;
         for (int32_t j = 0; j < n; j += 4, p += 4) {
             __m256i kj = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(k + j)));
-            __m128i v01 = _mm_insert_epi32(_mm_cvtsi32_si128((int)load_u32(p)), (int)load_u32(p + src_stride), 1);
-            __m128i v23 = _mm_insert_epi32(_mm_cvtsi32_si128((int)load_u32(p + 2 * src_stride)),
-                                           (int)load_u32(p + 3 * src_stride), 1);
-            a01 = _mm256_add_epi32(a01, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v01), kj));
-            a23 = _mm256_add_epi32(a23, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v23), kj));
+            a01 = _mm256_add_epi32(a01, _mm256_mullo_epi32(load_gray_quad_avx2(p, p + src_stride), kj));
+            a23 = _mm256_add_epi32(
+                a23, _mm256_mullo_epi32(load_gray_quad_avx2(p + 2 * src_stride, p + 3 * src_stride), kj));
+            a45 = _mm256_add_epi32(
+                a45, _mm256_mullo_epi32(load_gray_quad_avx2(p + 4 * src_stride, p + 5 * src_stride), kj));
+            a67 = _mm256_add_epi32(
+                a67, _mm256_mullo_epi32(load_gray_quad_avx2(p + 6 * src_stride, p + 7 * src_stride), kj));
         }
-        /* Lane sums: low half (row 0, row 2), high half (row 1, row 3). */
-        __m256i h = _mm256_hadd_epi32(a01, a23);
-        h = _mm256_hadd_epi32(h, h);
-        __m128i lo = _mm256_castsi256_si128(h), hi = _mm256_extracti128_si256(h, 1);
+        /* Lane sums: low half rows 0, 2, 4, 6; high half rows 1, 3, 5, 7. */
+        __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(a01, a23), _mm256_hadd_epi32(a45, a67));
+        h = _mm256_srai_epi32(_mm256_add_epi32(h, half), FIX_BITS);
+        h = _mm256_packs_epi32(h, h);
+        h = _mm256_packus_epi16(h, h);
+        uint32_t even = (uint32_t)_mm256_cvtsi256_si32(h);
+        uint32_t odd = (uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(h, 1));
         uint8_t *d = dst + i;
-        d[0] = clip_fixed(FIX_HALF + _mm_cvtsi128_si32(lo));
-        d[dst_stride] = clip_fixed(FIX_HALF + _mm_cvtsi128_si32(hi));
-        d[2 * dst_stride] = clip_fixed(FIX_HALF + _mm_extract_epi32(lo, 1));
-        d[3 * dst_stride] = clip_fixed(FIX_HALF + _mm_extract_epi32(hi, 1));
+        for (int r = 0; r < 4; r++, even >>= 8, odd >>= 8) {
+            d[(size_t)(2 * r) * dst_stride] = (uint8_t)even;
+            d[(size_t)(2 * r + 1) * dst_stride] = (uint8_t)odd;
+        }
     }
 }
 
@@ -425,12 +454,44 @@ static int have_avx2(void)
 }
 #endif
 
-/* True when rows .. Y_END-1 of SRC may be read SLACK bytes past their end (still inside the image). */
-static int rows_have_slack(const image_u8 *src, int32_t y_end, size_t slack)
+#ifdef RESIZE_HAVE_AVX2
+typedef void (*eight_rows_fn)(const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
+                              const axis_coeffs *ax);
+
+/* The SIMD horizontal pass over rows ROW0 .. ROW1-1 (at least 8), eight rows per call of KERNEL, which
+ * reads up to SLACK bytes past a row's end. Rows at the bottom of the image (no such bytes after them)
+ * go through a copy with room after it, 8 at a time, the last 8 overlapping rows already done (same
+ * values written again).
+ * Returns 0, or -1 (no memory: nothing is lost, the caller does the remaining rows in plain C) with
+ * *NEXT the first row not done. */
+static int horizontal_pass_avx2(const image_u8 *src, int32_t row0, int32_t row1, const axis_coeffs *hx,
+                                uint8_t *tmp, size_t tmp_stride, int32_t *next)
 {
-    size_t stride = (size_t)src->width * src->channels;
-    return (size_t)y_end * stride + slack <= (size_t)src->height * stride;
+    uint32_t c = src->channels;
+    eight_rows_fn kernel = c == 3 ? horizontal_eight_rows_rgb_avx2 : horizontal_eight_rows_gray_avx2;
+    size_t slack = c == 3 ? 5 : 3, src_stride = (size_t)src->width * c, total = (size_t)src->height * src_stride;
+    int32_t y = row0;
+    for (; y + 8 <= row1 && (size_t)(y + 8) * src_stride + slack <= total; y += 8)
+        kernel(src->pixels + (size_t)y * src_stride, src_stride, tmp + (size_t)(y - row0) * tmp_stride, tmp_stride,
+               hx);
+    *next = y;
+    if (y == row1)
+        return 0;
+    uint8_t *copy = malloc(8 * src_stride + slack);
+    if (!copy)
+        return -1;
+    memset(copy + 8 * src_stride, 0, slack);
+    while (y < row1) {
+        int32_t start = y + 8 <= row1 ? y : row1 - 8;
+        memcpy(copy, src->pixels + (size_t)start * src_stride, 8 * src_stride);
+        kernel(copy, src_stride, tmp + (size_t)(start - row0) * tmp_stride, tmp_stride, hx);
+        y = start + 8;
+    }
+    free(copy);
+    *next = row1;
+    return 0;
 }
+#endif
 
 /* The horizontal pass over source rows ROW0 .. ROW1-1 into TMP (row stride TMP_STRIDE, one spare byte). */
 static void horizontal_pass(const image_u8 *src, int32_t row0, int32_t row1, const axis_coeffs *hx, uint8_t *tmp,
@@ -440,15 +501,10 @@ static void horizontal_pass(const image_u8 *src, int32_t row0, int32_t row1, con
     size_t src_stride = (size_t)src->width * c;
     int32_t y = row0;
 #ifdef RESIZE_HAVE_AVX2
-    for (; simd && c == 3 && y + 4 <= row1 && rows_have_slack(src, y + 4, 5); y += 4)
-        horizontal_four_rows_rgb_avx2(src->pixels + (size_t)y * src_stride, src_stride,
-                                      tmp + (size_t)(y - row0) * tmp_stride, tmp_stride, hx);
-    for (; simd && c == 1 && y + 4 <= row1 && rows_have_slack(src, y + 4, 3); y += 4)
-        horizontal_four_rows_gray_avx2(src->pixels + (size_t)y * src_stride, src_stride,
-                                       tmp + (size_t)(y - row0) * tmp_stride, tmp_stride, hx);
+    if (simd && (c == 3 || c == 1) && row1 - row0 >= 8)
+        (void)horizontal_pass_avx2(src, row0, row1, hx, tmp, tmp_stride, &y);
 #else
     (void)simd;
-    (void)rows_have_slack;
 #endif
     for (; c == 3 && y + 1 < row1; y += 2)
         horizontal_two_rows_rgb(src->pixels + (size_t)y * src_stride, src_stride,
