@@ -178,7 +178,13 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
         release_resources(r);
         r->open_rc = rc;
         if (!r->err[0])
-            snprintf(r->err, sizeof r->err, "%s: %s", path, h5pack_strerror(rc));
+            snprintf(r->err, sizeof r->err, "%s", h5pack_strerror(rc));
+        if (!strstr(r->err, path)) { /* every open error names the file */
+            char detail[ERR_LEN];
+            memcpy(detail, r->err, sizeof detail);
+            int room = (int)(sizeof r->err / 2); /* the reason keeps at least half the buffer */
+            snprintf(r->err, sizeof r->err, "%.*s: %.*s", room - 3, path, room, detail);
+        }
         snprintf(last_open_error, sizeof last_open_error, "%s", r->err);
     }
     *out = r;
@@ -196,10 +202,8 @@ static int check_usable(h5pack_reader *r)
 {
     if (!r)
         return H5PACK_EINVAL;
-    if (r->open_rc < 0 || !r->pipe) {
-        snprintf(r->err, sizeof r->err, "the reader failed to open; only h5pack_last_error and h5pack_close apply");
+    if (r->open_rc < 0 || !r->pipe) /* the open failed: r->err keeps its reason */
         return H5PACK_ESTATE;
-    }
     return 0;
 }
 

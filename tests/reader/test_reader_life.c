@@ -174,10 +174,12 @@ static void expect_open_error(const char *path, const h5pack_config *c, int code
     int rc = h5pack_open(path, c, &r);
     CHECK_MSG(rc == code, "open %s: %d (%s), expected %d", path, rc, h5pack_last_error(r), code);
     CHECK_STR_CONTAINS(h5pack_last_error(NULL), reason);
+    CHECK_STR_CONTAINS(h5pack_last_error(NULL), path); /* every open error names the file */
     if (r) {
         CHECK_STR_CONTAINS(h5pack_last_error(r), reason);
         h5pack_batch b;
         CHECK_EQ_INT(h5pack_next(r, &b), H5PACK_ESTATE);
+        CHECK_STR_CONTAINS(h5pack_last_error(r), reason); /* still the open's reason */
         h5pack_stats st;
         CHECK(h5pack_stats_get(r, &st) < 0);
     }
