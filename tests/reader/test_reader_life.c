@@ -310,6 +310,7 @@ static void test_corrupt_chunk(void)
     CHECK_MSG(rc == H5PACK_ECORRUPT || rc == H5PACK_EIO || rc == H5PACK_EHDF5, "next: %d", rc);
     CHECK_EQ_U64(good, 3); /* chunk 3 is batch 3 of the sequential order */
     CHECK_STR_CONTAINS(h5pack_last_error(r), "3");
+    CHECK_STR_CONTAINS(h5pack_last_error(r), path);
     CHECK_EQ_INT(h5pack_next(r, &b), rc);
     h5pack_close(r);
     remove(path);
