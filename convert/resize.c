@@ -294,7 +294,9 @@ static void vertical_span(const uint8_t *rows, size_t stride, const int32_t *k, 
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && (!defined(__clang__) || __clang_major__ >= 8)
+/* H5PACK_RESIZE_PLAIN_C: build without the AVX2 code (bench/resize checks the plain path with it). */
+#if defined(__x86_64__) && defined(__GNUC__) && (!defined(__clang__) || __clang_major__ >= 8) && \
+    !defined(H5PACK_RESIZE_PLAIN_C)
 #define RESIZE_HAVE_AVX2 1
 #include <immintrin.h>
 
