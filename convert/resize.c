@@ -425,21 +425,32 @@ AVX2_FN static void horizontal_eight_rows_gray_avx2(const uint8_t *src, size_t s
     }
 }
 
-/* The vertical pass over 16 values at a time, the sums in registers; the tail in plain C. */
-AVX2_FN static void vertical_span_avx2(const uint8_t *rows, size_t stride, const int32_t *k, int32_t count,
-                                       size_t len, uint8_t *dst)
+/* The vertical pass over 16 values at a time, two rows per multiply-add (the rows' bytes interleaved as
+ * 16-bit pairs, the weights split as in the horizontal pass, KP = the output row's ax->pairs), the sums
+ * in registers; the tail in plain C with K. */
+AVX2_FN static void vertical_span_avx2(const uint8_t *rows, size_t stride, const int32_t *k, const uint32_t *kp,
+                                       int32_t count, size_t len, uint8_t *dst)
 {
     size_t x = 0;
     for (; x + 16 <= len; x += 16) {
-        __m256i lo = _mm256_set1_epi32(FIX_HALF), hi = lo;
-        for (int32_t j = 0; j < count; j++) {
-            __m256i kj = _mm256_set1_epi32(k[j]);
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(rows + (size_t)j * stride + x));
-            lo = _mm256_add_epi32(lo, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v), kj));
-            hi = _mm256_add_epi32(hi, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(v, 8)), kj));
+        __m256i lo_l = _mm256_setzero_si256(), hi_l = lo_l, lo_h = lo_l, hi_h = lo_l;
+        const uint8_t *row = rows + x;
+        for (int32_t j = 0; j < count; j += 2, row += 2 * stride) {
+            __m256i klo = _mm256_set1_epi32((int)kp[j]), khi = _mm256_set1_epi32((int)kp[j + 1]);
+            __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)row));
+            __m256i b = _mm256_setzero_si256(); /* odd count: row j + 1 does not exist, its weight is 0 */
+            if (j + 1 < count)
+                b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(row + stride)));
+            __m256i l = _mm256_unpacklo_epi16(a, b), h = _mm256_unpackhi_epi16(a, b);
+            lo_l = _mm256_add_epi32(lo_l, _mm256_madd_epi16(l, klo));
+            hi_l = _mm256_add_epi32(hi_l, _mm256_madd_epi16(l, khi));
+            lo_h = _mm256_add_epi32(lo_h, _mm256_madd_epi16(h, klo));
+            hi_h = _mm256_add_epi32(hi_h, _mm256_madd_epi16(h, khi));
         }
-        __m128i out = _mm_unpacklo_epi64(clip8_avx2(lo), clip8_avx2(hi));
-        _mm_storeu_si128((__m128i *)(void *)(dst + x), out);
+        /* unpacklo/hi split values 0-3 | 8-11 and 4-7 | 12-15; packs puts them back in order per half. */
+        __m256i w = _mm256_packs_epi32(join_halves_avx2(hi_l, lo_l), join_halves_avx2(hi_h, lo_h));
+        w = _mm256_permute4x64_epi64(_mm256_packus_epi16(w, w), 0x08);
+        _mm_storeu_si128((__m128i *)(void *)(dst + x), _mm256_castsi256_si128(w));
     }
     if (x < len)
         vertical_span(rows, stride, k, count, x, len, dst);
@@ -523,7 +534,7 @@ static void vertical_row(const uint8_t *tmp, size_t tmp_stride, int32_t first_ro
     const uint8_t *rows = tmp + (size_t)(ax->first[i] - first_row) * tmp_stride;
 #ifdef RESIZE_HAVE_AVX2
     if (simd) {
-        vertical_span_avx2(rows, tmp_stride, k, ax->count[i], len, dst);
+        vertical_span_avx2(rows, tmp_stride, k, ax->pairs + (size_t)i * ax->ksize, ax->count[i], len, dst);
         return;
     }
 #else
@@ -542,7 +553,7 @@ static image_status resample(const image_u8 *src, const fit_geometry *g, uint8_t
     uint8_t *tmp = NULL;
     int simd = have_avx2();
     if (axis_get(&tables->h, src->width, g->rw, g->ox, g->ww, simd && c == 3) != 0 ||
-        axis_get(&tables->v, src->height, g->rh, g->oy, g->wh, 0) != 0)
+        axis_get(&tables->v, src->height, g->rh, g->oy, g->wh, simd) != 0)
         goto fail;
     const axis_coeffs *hx = &tables->h.ax, *vy = &tables->v.ax;
     /* Only the source rows the vertical pass reads go through the horizontal pass. */
