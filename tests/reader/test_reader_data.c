@@ -3,6 +3,7 @@
  * (x/255 - mean)/std, NHWC and gzip files, ranks disjoint and complete, determinism of the seed. */
 #include <math.h>
 
+#include "backend.h"
 #include "h5file.h"
 #include "h5pack.h"
 
@@ -222,6 +223,52 @@ static void test_float_output(void)
     h5pack_close(r);
 }
 
+/* Every dtype and output layout: the delivered batch equals the reference conversion (backend.h) of the
+ * same images, byte for byte, with the normalisation the reader reports. */
+static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype dtype, h5pack_layout out)
+{
+    h5pack_config c = base_config(H5PACK_ORDER_CHUNK, 8);
+    c.dtype = dtype, c.output_layout = out, c.epochs = 1;
+    h5pack_reader *r = NULL;
+    CHECK_OK(h5pack_open(path, &c, &r));
+    h5pack_info info;
+    CHECK_OK(h5pack_info_get(r, &info));
+    backend_params bp;
+    memset(&bp, 0, sizeof bp);
+    bp.channels = sp->c, bp.height = sp->h, bp.width = sp->w;
+    bp.in_layout = sp->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW;
+    bp.out_layout = out == H5PACK_LAYOUT_AUTO ? bp.in_layout : out;
+    CHECK_EQ_INT(info.output_layout, bp.out_layout);
+    bp.dtype = dtype, bp.batch_size = c.batch_size, bp.slots = 1, bp.threads = 1;
+    memcpy(bp.mean, info.mean, sizeof bp.mean), memcpy(bp.std, info.std, sizeof bp.std);
+    size_t img = (size_t)sp->c * sp->h * sp->w, out_img = backend_output_image_bytes(&bp);
+    uint8_t *in = malloc(c.batch_size * img), *want = malloc(c.batch_size * out_img);
+    h5pack_batch b;
+    while (h5pack_next(r, &b) == H5PACK_OK) {
+        CHECK_EQ_U64(b.bytes, b.count * out_img);
+        for (size_t i = 0; i < b.count; i++)
+            image_of(sp, b.indices[i], in + i * img);
+        backend_convert_ref(&bp, in, want, 0, b.count, 0);
+        CHECK_MSG(memcmp(b.data, want, b.bytes) == 0, "dtype %d layout %d: batch %llu differs", dtype, out,
+                  (unsigned long long)b.index);
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    free(in), free(want);
+    h5pack_close(r);
+}
+
+static void test_dtypes_and_layouts(void)
+{
+    const h5pack_dtype dtypes[] = {H5PACK_DTYPE_FLOAT32, H5PACK_DTYPE_FLOAT16, H5PACK_DTYPE_BFLOAT16,
+                                   H5PACK_DTYPE_UINT8};
+    const h5pack_layout layouts[] = {H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_AUTO};
+    for (int d = 0; d < 4; d++)
+        for (int l = 0; l < 3; l++) {
+            check_dtype_layout(path_nchw, &spec_nchw, dtypes[d], layouts[l]);
+            check_dtype_layout(path_nhwc, &spec_nhwc, dtypes[d], layouts[l]);
+        }
+}
+
 int main(void)
 {
     temp_h5_name(path_nchw, sizeof path_nchw, "nchw");
@@ -238,6 +285,7 @@ int main(void)
     test_seed_determinism();
     test_ranks();
     test_float_output();
+    test_dtypes_and_layouts();
     remove(path_nchw), remove(path_gzip), remove(path_nhwc), remove(path_h5py), remove(path_contig);
     printf("reader data: all checks passed\n");
     return 0;
