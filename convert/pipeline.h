@@ -5,7 +5,7 @@
  * Determinism: images are placed strictly in packed order once the outcome of every earlier image is
  * known, so a skipped image shifts the later ones and leaves no hole; chunk bytes and per-channel integer
  * sums are therefore the same for every thread count. Memory: 2*threads+2 decoded images and
- * threads+2 chunk buffers (twice that with compression), never the dataset. */
+ * 3 chunk buffers (threads+2, each with its compressed copy, with filters), never the dataset. */
 #ifndef H5PACK_PIPELINE_H
 #define H5PACK_PIPELINE_H
 
