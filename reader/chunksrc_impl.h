@@ -29,6 +29,10 @@ struct chunk_source {
     uint64_t *stored;     /* chunked raw/hdf5 paths: stored size + 1 per chunk, 0 = not known yet (calloc'd:
                              pages of chunks never asked about are never touched) */
 
+    /* raw path with every chunk located (chunksrc_locate.c): pread, no HDF5 after open. */
+    uint64_t *chunk_addr;     /* file offset of each chunk's stored bytes (unused when its size is 0) */
+    uint8_t *chunk_deflated;  /* 1: the deflate filter was applied to this chunk (filter mask bit clear) */
+
     int64_t *labels;
 };
 
@@ -110,6 +114,21 @@ int chunksrc_open_in_process(const char *path, const char *images, const char *l
  * (superblock < 2) are probed; H5PACK_PROBE=always|never overrides (see chunksrc_probe.c). */
 int chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
                    uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len);
+
+/* --- chunksrc_vfd.c, chunksrc_locate.c ------------------------------------------------------------- */
+
+/* A file access property list with the capture driver (sec2 underneath), or -1. */
+hid_t chunksrc_vfd_fapl(void);
+
+/* Where the stored bytes of the chunk at OFFSET are (file offset, size) and its filter mask, learnt by
+ * an H5Dread_chunk whose data read is captured, not done. FILE must be open with chunksrc_vfd_fapl().
+ * Returns 0 or -1. Caller inside h5_enter. */
+int chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offset, uint64_t *addr, uint64_t *size,
+                              uint32_t *filter_mask);
+
+/* Learns every chunk's address, size and filter mask (raw path). 0 when all are known, -1 otherwise
+ * (nothing kept: reads then go through H5Dread_chunk). Caller inside h5_enter. */
+int chunksrc_locate_chunks(chunk_source *s);
 
 /* --- chunksrc_labels.c --------------------------------------------------------------------------------- */
 

@@ -68,7 +68,10 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
                              (unsigned long long)s->file_size);
     if (is_h5 < 0)
         return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
-    s->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t fapl = chunksrc_vfd_fapl(); /* sec2 plus raw-read capture; -1: plain default driver */
+    s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (fapl >= 0)
+        H5Pclose(fapl);
     if (s->file < 0)
         return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
     return read_userblock(s, err, err_len);
@@ -247,23 +250,34 @@ static void read_pixel_stats(chunk_source *s)
 }
 
 /* The pread paths need nothing from HDF5 after open: close it. The others keep it, behind a mutex. */
+static void close_hdf5(chunk_source *s)
+{
+    H5Sclose(s->fspace);
+    H5Dclose(s->dset);
+    H5Fclose(s->file);
+    s->fspace = s->dset = s->file = -1;
+}
+
+/* The pread paths need nothing from HDF5 after open: close it. So does the raw path once every chunk's
+ * address is known (chunksrc_locate.c); otherwise it keeps HDF5 open for H5Dread_chunk. */
 static int finish_open(chunk_source *s, char *err, size_t err_len)
 {
     if (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) {
-        H5Sclose(s->fspace);
-        H5Dclose(s->dset);
-        H5Fclose(s->file);
-        s->fspace = s->dset = s->file = -1;
+        close_hdf5(s);
         return 0;
     }
-    close(s->fd);
-    s->fd = -1;
     if (s->chunked) {
         s->stored = calloc(s->g.n_chunks, sizeof *s->stored);
         if (!s->stored)
             return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
                                  (unsigned long long)s->g.n_chunks);
     }
+    if (s->g.path == CHUNKSRC_RAW_DEFLATE && chunksrc_locate_chunks(s) == 0) {
+        close_hdf5(s);
+        return 0;
+    }
+    close(s->fd);
+    s->fd = -1;
     return 0;
 }
 
@@ -373,6 +387,8 @@ static void chunksrc_close_in_process(chunk_source *s)
     if (s->fd >= 0)
         close(s->fd);
     free(s->stored);
+    free(s->chunk_addr);
+    free(s->chunk_deflated);
     free(s->labels);
     free(s->path);
     free(s);

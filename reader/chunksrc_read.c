@@ -1,6 +1,7 @@
 /* chunksrc_read.c - reads one chunk's decompressed bytes, from any thread (see chunksrc.h):
  *   implicit / contiguous: pread at a computed address, no HDF5 call, no lock;
- *   raw: H5Dread_chunk under the source's mutex, then libdeflate outside it;
+ *   raw: pread of the stored bytes when every chunk was located at open (chunksrc_locate.c), else
+ *        H5Dread_chunk under the HDF5 mutex; then libdeflate, outside any lock;
  *   hdf5: H5Dread of the chunk's rows under the mutex (HDF5 applies and checks the filters). */
 #include <errno.h>
 #include <libdeflate.h>
@@ -149,33 +150,71 @@ static int fail_h5_read(chunk_source *s, uint64_t chunk, const char *what, char 
 
 typedef struct raw_chunk {
     uint64_t stored;
-    uint32_t mask;
+    int deflated;   /* the deflate filter was applied (else the bytes are the pixels) */
     uint8_t *bytes; /* the scratch buffer, or dst for an unfiltered chunk read in place */
 } raw_chunk;
 
+/* Where the stored bytes of a chunk go: straight into DST when they are the pixels, else the scratch. */
+static int raw_buffer(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, raw_chunk *raw, char *err,
+                      size_t err_len)
+{
+    if (raw->stored > max_stored_bytes(s))
+        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: stored size %llu is implausible for %llu bytes",
+                             (unsigned long long)chunk, (unsigned long long)raw->stored,
+                             (unsigned long long)s->g.chunk_bytes);
+    if (!s->g.compressed && raw->stored == s->g.chunk_bytes) {
+        raw->bytes = dst;
+        return 0;
+    }
+    if (scratch_reserve(sc, raw->stored) != 0)
+        return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)chunk);
+    raw->bytes = sc->buf;
+    return 0;
+}
+
 /* Under the lock: the chunk's stored size and its raw bytes (filters not applied). */
-static int fetch_raw_locked(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, raw_chunk *rc_out,
+static int fetch_raw_locked(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, raw_chunk *raw,
                             char *err, size_t err_len)
 {
     hsize_t offset[4] = {chunk * s->g.samples_per_chunk, 0, 0, 0};
-    if (chunksrc_query_stored_locked(s, chunk, &rc_out->stored) != 0)
+    uint32_t mask = 0;
+    if (chunksrc_query_stored_locked(s, chunk, &raw->stored) != 0)
         return fail_h5_read(s, chunk, "cannot find the chunk's stored size", err, err_len);
-    if (rc_out->stored == 0)
+    if (raw->stored == 0)
         return 0; /* never written: the fill value */
-    if (rc_out->stored > max_stored_bytes(s))
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: stored size %llu is implausible for %llu bytes",
-                             (unsigned long long)chunk, (unsigned long long)rc_out->stored,
-                             (unsigned long long)s->g.chunk_bytes);
-    if (!s->g.compressed && rc_out->stored == s->g.chunk_bytes) {
-        rc_out->bytes = dst;
-    } else {
-        if (scratch_reserve(sc, rc_out->stored) != 0)
-            return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)chunk);
-        rc_out->bytes = sc->buf;
-    }
-    if (H5Dread_chunk(s->dset, H5P_DEFAULT, offset, &rc_out->mask, rc_out->bytes) < 0)
+    int rc = raw_buffer(s, chunk, dst, sc, raw, err, err_len);
+    if (rc)
+        return rc;
+    if (H5Dread_chunk(s->dset, H5P_DEFAULT, offset, &mask, raw->bytes) < 0)
         return fail_h5_read(s, chunk, "raw chunk read failed", err, err_len);
+    raw->deflated = s->deflate_index >= 0 && !(mask & (1u << s->deflate_index));
     return 0;
+}
+
+/* No lock: every chunk was located at open (chunksrc_locate.c). */
+static int fetch_raw_pread(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, raw_chunk *raw,
+                           char *err, size_t err_len)
+{
+    raw->stored = s->stored[chunk] - 1; /* all known: locate filled them */
+    if (raw->stored == 0)
+        return 0;
+    int rc = raw_buffer(s, chunk, dst, sc, raw, err, err_len);
+    if (!rc)
+        rc = pread_all(s, chunk, s->chunk_addr[chunk], raw->bytes, raw->stored, err, err_len);
+    raw->deflated = s->chunk_deflated[chunk];
+    return rc;
+}
+
+static int fetch_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, raw_chunk *raw, char *err,
+                     size_t err_len)
+{
+    h5_quiet q;
+    if (s->chunk_addr)
+        return fetch_raw_pread(s, chunk, dst, sc, raw, err, err_len);
+    h5_enter(&q);
+    int rc = fetch_raw_locked(s, chunk, dst, sc, raw, err, err_len);
+    h5_leave(&q);
+    return rc;
 }
 
 static int inflate_chunk(chunk_source *s, uint64_t chunk, const raw_chunk *raw, uint8_t *dst, chunksrc_scratch *sc,
@@ -214,25 +253,21 @@ static int read_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scra
                     char *err, size_t err_len)
 {
     raw_chunk raw = {0, 0, NULL};
-    h5_quiet q;
     double t0 = now_s();
-    h5_enter(&q);
-    int rc = fetch_raw_locked(s, chunk, dst, sc, &raw, err, err_len);
-    h5_leave(&q);
+    int rc = fetch_raw(s, chunk, dst, sc, &raw, err, err_len);
     double t1 = now_s();
     if (rc)
         return rc;
-    int deflated = s->deflate_index >= 0 && !(raw.mask & (1u << s->deflate_index));
     if (raw.stored == 0)
         memset(dst, s->fill_byte, s->g.chunk_bytes);
-    else if (deflated)
+    else if (raw.deflated)
         rc = inflate_chunk(s, chunk, &raw, dst, sc, err, err_len);
     else
         rc = copy_plain_chunk(s, chunk, &raw, dst, err, err_len);
     if (!rc && cost) {
         cost->bytes_read += raw.stored;
         cost->read_s += t1 - t0;
-        if (deflated) {
+        if (raw.deflated) {
             cost->bytes_inflated += s->g.chunk_bytes;
             cost->inflate_s += now_s() - t1;
         }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "chunksrc_impl.h" /* to see whether the raw path located its chunks */
 #include "make_files.h"
 
 static char g_path[600];
@@ -40,6 +41,9 @@ static void check_case(const char *name, const test_file *tf, chunksrc_path want
     CHECK_EQ_U64(g->n_chunks, (tf->n + g->samples_per_chunk - 1) / g->samples_per_chunk);
     if (tf->storage != STORE_CONTIGUOUS && tf->storage != STORE_EMPTY_CONTIGUOUS)
         CHECK_EQ_U64(g->samples_per_chunk, tf->k);
+    /* Raw path: chunks located at open (pread, no HDF5) unless H5PACK_NO_LOCATE asks for H5Dread_chunk. */
+    if (want_path == CHUNKSRC_RAW_DEFLATE)
+        CHECK_EQ_INT(s->chunk_addr != NULL, getenv("H5PACK_NO_LOCATE") == NULL);
     uint64_t total = 0;
     for (uint64_t c = 0; c < g->n_chunks; c++)
         total += chunksrc_chunk_samples(s, c);
