@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chunking.h"
+#include "h5pack.h"
 #include "options.h"
 #include "packer.h"
 #include "safeout.h"
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
         options_print_usage(stdout);
         return 0;
     case OPTIONS_VERSION:
-        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_FROM_CMAKE, 1);
+        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_FROM_CMAKE, H5PACK_FORMAT_VERSION);
         return 0;
     case OPTIONS_ERROR:
         fprintf(stderr, "h5pack: %s\n", err);
