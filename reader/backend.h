@@ -9,8 +9,10 @@
  *   consumer: output(slot, &batch)   -> data pointer, event; makes config.cuda_stream wait
  *   consumer: release(slot)          -> records on the user's stream; slot's outputs may be reused
  *   consumer: resubmit(slot, count, key of echo e) for each further echo, then output/release again
- * submit() may be called concurrently from several workers for different slots; all other calls come
- * from the consumer thread. A slot is never submitted again before its last release.
+ * host_input(), host_labels() and submit() may be called concurrently from several workers for
+ * different slots (call host_input/host_labels for each fill: the CUDA backend waits there for the
+ * slot's previous copy); all other calls come from the consumer thread. A slot is never submitted again
+ * before its last release. Without a user stream, release means the consumer's work on the batch is done.
  */
 #ifndef H5PACK_BACKEND_H
 #define H5PACK_BACKEND_H

@@ -41,6 +41,15 @@ static int fail(pipeline *p, int rc, const char *msg, char *err, size_t err_len)
     return rc;
 }
 
+/* A backend op failed: WHAT, plus the backend's own detail (CUDA's text) when it left one. */
+static int backend_fail(pipeline *p, int rc, const char *what, char *err, size_t err_len)
+{
+    char msg[sizeof p->failed_err];
+    const char *detail = p->pp.be->last_error;
+    snprintf(msg, sizeof msg, "%s: %s", what, detail[0] ? detail : h5pack_strerror(rc));
+    return fail(p, rc, msg, err, err_len);
+}
+
 /* Hands out echo ECHO of the batch in SLOT (already converted for it). */
 static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, char *err, size_t err_len)
 {
@@ -48,7 +57,7 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
     memset(batch, 0, sizeof *batch);
     int rc = p->pp.be->ops->output(p->pp.be, slot, e->count, batch);
     if (rc)
-        return fail(p, rc, "the backend could not hand out the batch", err, err_len);
+        return backend_fail(p, rc, "the backend could not hand out the batch", err, err_len);
     if (!p->labels)
         batch->labels = NULL, batch->labels_device = NULL;
     batch->indices = e->indices;
@@ -76,7 +85,7 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     }
     int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, pipeline_batch_key(p, e, e->echoes_delivered));
     if (rc)
-        return fail(p, rc, "converting an echoed batch failed", err, err_len);
+        return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
     p->batches_echoed++;
     return deliver(p, slot, e->echoes_delivered, batch, err, err_len);
 }

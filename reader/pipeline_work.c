@@ -196,8 +196,10 @@ static void finish_batch(pipeline *p, ring_entry *e)
     pthread_mutex_lock(&p->lock);
     if (rc && !e->rc) {
         e->rc = rc;
+        const char *detail = p->pp.be->last_error;
         snprintf(e->err, sizeof e->err, "converting batch %llu of epoch %llu failed: %s",
-                 (unsigned long long)e->index, (unsigned long long)e->epoch, h5pack_strerror(rc));
+                 (unsigned long long)e->index, (unsigned long long)e->epoch,
+                 detail[0] ? detail : h5pack_strerror(rc));
     }
     e->state = RING_READY;
     pthread_cond_broadcast(&p->ready);
