@@ -313,14 +313,6 @@ static inline uint32_t load_u32(const uint8_t *p)
     return v;
 }
 
-/* (acc >> FIX_BITS) clipped to 0..255 for the 8 lanes of A, as 8 bytes in the low half. */
-AVX2_FN static inline __m128i clip8_avx2(__m256i a)
-{
-    a = _mm256_srai_epi32(a, FIX_BITS);
-    __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
-    return _mm_packus_epi16(w16, w16);
-}
-
 /* Two RGB rows, taps 2q and 2q+1 of one output pixel, in one register: row A in the low 128 bits, row
  * B in the high, each as 16-bit [R(2q) R(2q+1) G(2q) G(2q+1) B(2q) B(2q+1) 0 0] (8 bytes loaded, 6 used). */
 AVX2_FN static inline __m256i load_rgb_pair_avx2(const uint8_t *a, const uint8_t *b)
