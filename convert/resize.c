@@ -6,7 +6,9 @@
  * clipped to uint8), then the vertical pass. Same arithmetic, so the result matches PIL's to the level.
  * Crop mode is PIL's "resize the whole image, then centre crop" computed only on the kept window: the
  * coefficients are those of the whole-image resize, evaluated for the kept output pixels only.
- * Cost: one coefficient table per axis per call, one intermediate buffer; no per-pixel allocation. */
+ * Speed: on x86-64 with AVX2 (checked at run time) both passes run as vector code with exactly the same
+ * integer results (bench/resize checks it byte for byte and times it: about 3x the plain C code); each
+ * thread keeps its last coefficient tables; one intermediate buffer per call. */
 #include "image_internal.h"
 
 #include <math.h>
@@ -114,9 +116,9 @@ static int axis_init(axis_coeffs *ax, uint32_t in, uint32_t resized, uint32_t of
 }
 
 /* The weights as 16-bit halves for a multiply-add of 16-bit pairs (k = hi * 2^15 + lo, 0 <= lo < 2^15):
- * for output i and taps 2q, 2q+1: pairs[2 * (i * ksize / 2 + q)] = lo(2q) | lo(2q+1) << 16, and the next
- * entry the same with the high halves. Sum of p*k = 2^15 * sum(p*hi) + sum(p*lo): in int32 arithmetic
- * that wraps, equal to PIL's sum whenever PIL's fits int32 (always: see the SIMD notes below). */
+ * for output i and taps 2q, 2q+1: pairs[i * ksize + 2q] = lo(2q) | lo(2q+1) << 16 and pairs[i * ksize +
+ * 2q + 1] = hi(2q) | hi(2q+1) << 16. Sum of p*k = 2^15 * sum(p*hi) + sum(p*lo): in int32 arithmetic that
+ * wraps, equal to PIL's sum whenever PIL's fits int32 (always: see the SIMD notes below). */
 static int axis_split_pairs(axis_coeffs *ax)
 {
     size_t n = (size_t)ax->out * ax->ksize;
@@ -301,9 +303,11 @@ static void vertical_span(const uint8_t *rows, size_t stride, const int32_t *k, 
 #include <immintrin.h>
 
 /* The x86-64 baseline (SSE2) has no 32-bit vector multiply, so the hot loops also exist as AVX2 code,
- * chosen at run time (__builtin_cpu_supports). Same integer operations in the same order per value as
- * the plain C versions: int32 products and sums (they cannot overflow: weights >= 0 summing to about
- * 2^22, pixels <= 255), arithmetic shift, saturation to 0..255 by packs/packus = clip_fixed. */
+ * chosen at run time (__builtin_cpu_supports). Same result per value as the plain C code: PIL's sum of
+ * int32 products cannot overflow (weights >= 0 summing to about 2^22, pixels <= 255), so the order of
+ * the additions does not matter, and the split-weight sums (axis_split_pairs), added with wrap-around,
+ * are congruent to it mod 2^32, hence equal. Then arithmetic shift, and saturation to 0..255 by
+ * packs/packus (= clip_fixed). */
 #define AVX2_FN __attribute__((target("avx2")))
 
 static inline uint32_t load_u32(const uint8_t *p)
@@ -540,7 +544,7 @@ static image_status resample(const image_u8 *src, const fit_geometry *g, uint8_t
 {
     image_status st = IMAGE_NOMEM;
     uint32_t c = src->channels;
-    fit_cache *cache = thread_cache(), own = {0};
+    fit_cache own = {0}, *cache = thread_cache();
     fit_cache *tables = cache ? cache : &own;
     uint8_t *tmp = NULL;
     int simd = have_avx2();
