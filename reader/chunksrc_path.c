@@ -129,6 +129,13 @@ static int check_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, cons
     if (s->g.n_chunks > CHUNKSRC_MAX_CHUNKS)
         return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': %llu chunks of %llu images is implausible",
                              name, (unsigned long long)s->g.n_chunks, (unsigned long long)cdims[0]);
+    /* Every chunk worth reading takes file space (and index space); more chunks than bytes in the file
+     * is a damaged shape, not a sparse dataset anyone trains on. It would cost minutes of index lookups. */
+    if (s->g.n_chunks > s->file_size)
+        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+                             "'%s' claims %llu images in %llu chunks but the file has %llu bytes: damaged shape",
+                             name, (unsigned long long)s->g.n_samples, (unsigned long long)s->g.n_chunks,
+                             (unsigned long long)s->file_size);
     s->g.chunk_bytes = cdims[0] * s->g.image_bytes;
     return 0;
 }

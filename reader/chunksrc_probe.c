@@ -30,7 +30,7 @@
 
 #define PROBE_MAGIC 0x68357062u /* "h5pb" */
 #define PROBE_BLOCK 4096           /* stored sizes per message block */
-#define PROBE_MAX_SIZES ((uint64_t)1 << 22) /* the child learns at most this many (32 MiB); the rest lazily */
+#define PROBE_MAX_SIZES ((uint64_t)1 << 20) /* the child learns at most this many (8 MiB); the rest lazily */
 #define PROBE_SILENCE_S 20         /* default: a child silent this long is stuck (H5PACK_PROBE_TIMEOUT) */
 
 typedef struct probe_header {

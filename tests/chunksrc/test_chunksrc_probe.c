@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     expect_damaged(argv[1], "crash-hdf5-local-heap-memcpy.h5", "the file is damaged", 30);
     expect_damaged(argv[1], "timeout-hdf5-endless-loop.h5", "made no progress", 30);
     expect_damaged(argv[1], "crash-implausible-chunk-count.h5", "implausible", 30);
+    expect_damaged(argv[1], "timeout-more-chunks-than-bytes.h5", "damaged shape", 30);
 
     /* The process is intact: a good old-format file (probed) and a latest-format one (not) open and read. */
     test_file tf = test_file_defaults();
