@@ -237,6 +237,9 @@ static void quiet_stderr(void)
     }
 }
 
+/* Present only in sanitizer builds: libFuzzer hooks it to save "crash" inputs. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
 /* A crash in the child must end it with the signal: crash handlers inherited from the application (or
  * a sanitizer's, or a fuzzer's) would only print reports or write files about a crash we expect. */
 static void default_crash_signals(void)
@@ -244,6 +247,8 @@ static void default_crash_signals(void)
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         signal(sigs[i], SIG_DFL);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(NULL);
 }
 
 static int probe_wanted(const char *path)
