@@ -202,7 +202,7 @@ typedef struct h5pack_info {
     uint64_t n_chunks;
     uint64_t chunk_bytes;        /* decompressed bytes of one full chunk */
     int compressed;              /* 1 when chunks are deflate-compressed */
-    int fast_path;               /* 1: chunk addresses known, pread outside HDF5's lock */
+    int fast_path;               /* 1: chunk addresses known at open: workers pread outside HDF5's lock */
     size_t cache_chunks;         /* chunks the cache holds */
     size_t window;               /* window actually used by the CHUNK order */
     int threads;

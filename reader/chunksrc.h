@@ -6,8 +6,11 @@
  *             pread from workers, no HDF5 call, no lock.
  *   contiguous an unchunked dataset: one address range; "chunks" are runs of samples_per_chunk images
  *             (chosen at about 1 MiB); pread, no lock.
- *   raw       deflate-only (plus shuffle, a no-op for uint8) chunks of any index type: H5Dread_chunk
- *             under the source's HDF5 mutex (short), inflate with libdeflate outside it.
+ *   raw       deflate-only (plus shuffle, a no-op for uint8) or unfiltered chunks of any other index
+ *             type (h5py's maxshape=(None,...)): every chunk's address and size are located once at open
+ *             (one recorded-not-performed H5Dread_chunk per chunk through a wrapping file driver: O(n),
+ *             where 1.10.8's chunk-info calls are O(n^2)); workers then pread and inflate with
+ *             libdeflate, no HDF5 call, no lock. If locating fails: H5Dread_chunk under the mutex.
  *   hdf5      anything else (fletcher32, other filters, chunk index we cannot use raw): H5Dread of the
  *             chunk's hyperslab under the mutex; HDF5 applies and checks every filter.
  * Chunks must hold whole images: chunk dims (k, C, H, W) / (k, H, W, C) with the full image extents.
@@ -41,6 +44,7 @@ typedef struct source_geometry {
     uint32_t n_classes;         /* length of "classes", else max label + 1, 0 without labels */
     int has_stats;              /* root attributes "mean" and "std" (C float64 values in [0,1]) */
     double mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
+    int located;                /* raw path with every chunk located at open: reads take no lock */
 } source_geometry;
 
 typedef struct chunk_source chunk_source;

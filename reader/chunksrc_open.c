@@ -273,6 +273,7 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
                                  (unsigned long long)s->g.n_chunks);
     }
     if (s->g.path == CHUNKSRC_RAW_DEFLATE && chunksrc_locate_chunks(s) == 0) {
+        s->g.located = 1;
         close_hdf5(s);
         return 0;
     }
