@@ -14,7 +14,8 @@
  * lies inside libhdf5; LeakSanitizer (ASan builds) reads this hook, so only this program ignores them:
  * the tests on well-formed files run without it and still catch our own leaks. */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
+/* Exported: the sanitizer runtime looks this hook up dynamically (the build hides symbols by default). */
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void)
 {
     return "leak:libhdf5\n";
 }
