@@ -70,8 +70,10 @@ static void advise_rereads(const run_facts *f, advice *a)
     if (f->st.bytes_needed == 0)
         return;
     if (amp <= 1.01) {
-        advice_add(a, "Each chunk needed was read once per epoch (read amplification %.2f): the cache (%zu chunks "
-                      "of %s) is large enough for this order.", amp, in->cache_chunks,
+        /* below 1: chunks kept in the cache from one epoch to the next were not read again */
+        advice_add(a, "Each chunk needed was read at most once per epoch (read amplification %.2f%s): the cache "
+                      "(%zu chunks of %s) is large enough for this order.", amp,
+                   amp < 0.99 ? ", below 1 because chunks stayed cached across epochs" : "", in->cache_chunks,
                    size_text(in->chunk_bytes, s1, sizeof s1));
         return;
     }
