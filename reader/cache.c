@@ -13,6 +13,7 @@ typedef struct cache_slot {
     int state;          /* 1 loaded, 0 loading, < 0 the load's error code */
     uint64_t done;      /* finished uses of `gen` */
     uint64_t planned;   /* plan side: uses planned so far of the newest planned generation */
+    const uint8_t *data; /* the chunk's bytes: the slot's buffer, or what the load lent */
     pthread_cond_t cv;
 } cache_slot;
 
@@ -43,6 +44,7 @@ int cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx
         goto fail;
     for (; c->cv_inited < slots; c->cv_inited++) {
         c->slots[c->cv_inited].state = 1; /* generation 0: empty, "loaded", no users */
+        c->slots[c->cv_inited].data = c->data + c->cv_inited * chunk_bytes;
         if (pthread_cond_init(&c->slots[c->cv_inited].cv, NULL))
             goto fail;
     }
@@ -101,8 +103,11 @@ static int load_into_slot(chunk_cache *c, cache_slot *s, const plan_access *a, v
 {
     s->gen = a->slot_gen, s->state = 0, s->done = 0;
     pthread_mutex_unlock(&c->lock);
-    int rc = c->load(c->ctx, worker, a->chunk, c->data + (size_t)a->slot * c->chunk_bytes, err, err_len);
+    uint8_t *own = c->data + (size_t)a->slot * c->chunk_bytes;
+    const uint8_t *data = own;
+    int rc = c->load(c->ctx, worker, a->chunk, own, &data, err, err_len);
     pthread_mutex_lock(&c->lock);
+    s->data = data;
     s->state = rc < 0 ? rc : 1;
     pthread_cond_broadcast(&s->cv);
     return rc < 0 ? rc : 0;
@@ -126,7 +131,6 @@ int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int
                   const uint8_t **data, char *err, size_t err_len)
 {
     cache_slot *s = &c->slots[a->slot];
-    *data = c->data + (size_t)a->slot * c->chunk_bytes;
     pthread_mutex_lock(&c->lock);
     int rc;
     if (try_only && !c->stopped && !ready_now(s, a, wait_users)) {
@@ -138,6 +142,7 @@ int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int
     } else {
         rc = wait_until_loaded(c, s, a, err, err_len);
     }
+    *data = s->data; /* read under the lock: the load that set it finished before */
     pthread_mutex_unlock(&c->lock);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* cache.h - the chunk cache: `slots` buffers of chunk_bytes, allocated once, whose contents follow the
- * Belady plan (plan.h). Each load into a slot starts a new generation of it.
+ * Belady plan (plan.h). Each load into a slot starts a new generation of it. A slot holds its chunk in
+ * its own buffer, or a pointer the load lent it (zero-copy: see cache_load_fn).
  *
  * Execution rules, which let many workers carry out the sequential plan without changing what hits:
  *   - a load of generation g into slot s waits until every planned use of generation g-1 is finished;
@@ -17,9 +18,12 @@
 
 typedef struct chunk_cache chunk_cache;
 
-/* Reads CHUNK into DST (chunk_bytes of room). WORKER is the calling worker's own state. Returns 0 or a
- * negative h5pack code with the reason in ERR. */
-typedef int (*cache_load_fn)(void *ctx, void *worker, uint64_t chunk, uint8_t *dst, char *err, size_t err_len);
+/* Reads CHUNK into DST (the slot's own buffer, chunk_bytes of room). *DATA is DST on entry; a load that
+ * can lend the chunk's bytes instead of copying them (a mapped file) points *DATA at them: they must
+ * stay valid until cache_free. WORKER is the calling worker's own state. Returns 0 or a negative h5pack
+ * code with the reason in ERR. */
+typedef int (*cache_load_fn)(void *ctx, void *worker, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
+                             size_t err_len);
 
 int cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx, chunk_cache **out);
 void cache_free(chunk_cache *c);

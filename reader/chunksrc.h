@@ -86,6 +86,21 @@ typedef struct chunk_read_cost {
 int chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                   char *err, size_t err_len);
 
+/* chunksrc_map answers this when CHUNK has to go through chunksrc_read. */
+#define CHUNKSRC_NOT_MAPPED 1
+
+/* Zero-copy read of the implicit and contiguous paths of an uncompressed file, which is mapped at open
+ * (unless H5PACK_NO_MMAP=1, the mapping fails, or the file is shorter than its data). Returns 0 with
+ * *DATA pointing at CHUNK's images in the file's layout (valid until chunksrc_close) once their pages
+ * are in the page tables, with the chunk's bytes added to *COST as chunksrc_read would; else
+ * CHUNKSRC_NOT_MAPPED (no mapping, or the pages cannot be brought in, e.g. the file was truncated since
+ * open: chunksrc_read then reports it). Thread-safe. A file truncated by another process while a
+ * pointer is in use raises SIGBUS: see docs/reader.md. */
+int chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost);
+
+/* Whether S reads through the mapping (see chunksrc_map). */
+int chunksrc_is_mapped(const chunk_source *s);
+
 /* Closes the file. NULL is a no-op. */
 void chunksrc_close(chunk_source *s);
 

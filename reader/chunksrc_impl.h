@@ -34,6 +34,11 @@ struct chunk_source {
     uint8_t *chunk_deflated;  /* 1: the deflate filter was applied to this chunk (filter mask bit clear) */
 
     int64_t *labels;
+
+    /* implicit / contiguous, uncompressed: the data range mapped read-only (chunksrc_map.c), or NULL. */
+    const uint8_t *map;
+    size_t map_len;
+    uint64_t map_offset;  /* file offset of map[0] (page-aligned) */
 };
 
 struct chunksrc_scratch {
@@ -129,6 +134,13 @@ int chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offset, uin
 /* Learns every chunk's address, size and filter mask (raw path). 0 when all are known, -1 otherwise
  * (nothing kept: reads then go through H5Dread_chunk). Caller inside h5_enter. */
 int chunksrc_locate_chunks(chunk_source *s);
+
+/* --- chunksrc_map.c -------------------------------------------------------------------------------- */
+
+/* Maps the data range of an uncompressed implicit/contiguous source (see chunksrc_map.c); silently
+ * leaves S on pread when that is not possible or not wanted. */
+void chunksrc_map_file(chunk_source *s);
+void chunksrc_unmap_file(chunk_source *s);
 
 /* --- chunksrc_labels.c --------------------------------------------------------------------------------- */
 

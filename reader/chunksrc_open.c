@@ -264,6 +264,7 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
 {
     if (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) {
         close_hdf5(s);
+        chunksrc_map_file(s);
         return 0;
     }
     if (s->chunked) {
@@ -385,6 +386,7 @@ static void chunksrc_close_in_process(chunk_source *s)
         H5Dclose(s->dset);
     if (s->file >= 0)
         H5Fclose(s->file);
+    chunksrc_unmap_file(s);
     if (s->fd >= 0)
         close(s->fd);
     free(s->stored);

@@ -93,8 +93,10 @@ double pipeline_now_s(void);
 /* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index * world + rank, echo). */
 uint64_t pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);
 
-/* cache_load_fn reading through the chunk source with the worker's scratch. */
-int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, char *err, size_t err_len);
+/* cache_load_fn reading through the chunk source with the worker's scratch; a mapped source lends the
+ * chunk's bytes (chunksrc_map) instead of copying them into DST. */
+int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
+                        size_t err_len);
 
 void *pipeline_worker_main(void *arg);
 

@@ -21,10 +21,14 @@ uint64_t pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t ech
     return aug_batch_key(op->seed, e->epoch, e->index * op->world + op->rank, echo);
 }
 
-int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, char *err, size_t err_len)
+int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
+                        size_t err_len)
 {
     pipeline *p = ctx;
     worker *w = worker_state;
+    if (chunksrc_map(p->pp.src, chunk, data, &w->cost) == 0)
+        return 0;
+    *data = dst;
     return chunksrc_read(p->pp.src, chunk, dst, w->scratch, &w->cost, err, err_len);
 }
 

@@ -2,7 +2,7 @@
  *
  *   bench_reader [--file F.h5] [--gzip-file G.h5] [--n 4000] [--k 16] [--size 224] [--threads T]
  *                [--batch 256] [--epochs 3] [--cache-mib 256] [--dir DIR] [--rounds 3]
- *                [--only plain|gzip|rss|scaling]
+ *                [--only plain|gzip|rss|scaling|mmap]
  *
  * Without --file it writes DIR/bench_reader.h5 (N images 3 x S x S, chunks of K, uncompressed, implicit
  * chunk index) and DIR/bench_reader_gz.h5 (N/4 images, gzip level 4), with the HDF5 C API. Measures:
@@ -15,7 +15,9 @@
  *   4. gzip: our reader with 1 and 2 threads (scaling) and the per-sample H5Dread baseline;
  *   5. resident memory after each of 10 epochs;
  *   6. only with --only scaling: samples/s for 1..16 workers (with LD_PRELOAD=libslow_pread.so and
- *      SLOW_PREAD_US=5000 it shows the workers overlapping slow reads, as on network storage).
+ *      SLOW_PREAD_US=5000 it shows the workers overlapping slow reads, as on network storage);
+ *   7. only with --only mmap: uint8 through the mapped file (zero-copy, the default) against
+ *      H5PACK_NO_MMAP=1 (pread into the cache), interleaved with memcpy, each round's ratios printed.
  * Uses only the public API (include/h5pack.h) and HDF5's. */
 #include <hdf5.h>
 #include <libdeflate.h>
@@ -476,6 +478,51 @@ static void bench_scaling(const char *path, const options *o)
     }
 }
 
+/* One contender of bench_mmap: the reader with the mapping on or off (read at open). */
+static void run_mapped(const char *path, const options *o, int mapped, run_result *r)
+{
+    if (mapped)
+        unsetenv("H5PACK_NO_MMAP");
+    else
+        setenv("H5PACK_NO_MMAP", "1", 1);
+    run_reader(path, o, H5PACK_DTYPE_UINT8, o->threads, o->epochs, 0, r);
+    unsetenv("H5PACK_NO_MMAP");
+}
+
+/* The zero-copy path against pread, in interleaved rounds (order alternating), each against the memcpy
+ * bandwidth measured in the same round. */
+static void bench_mmap(const char *path, const options *o)
+{
+    run_result best[2], r;
+    double best_ratio[2] = {0, 0}, mt = 0;
+    memset(best, 0, sizeof best);
+    run_reader(path, o, H5PACK_DTYPE_UINT8, o->threads, 1, 0, &r); /* page cache warm */
+    printf("\n== uint8, uncompressed, CHUNK order, batch %llu, cache %llu MiB, %d threads, %llu epochs: mapped vs "
+           "pread\n",
+           (unsigned long long)o->batch, (unsigned long long)o->cache_mib, o->threads, (unsigned long long)o->epochs);
+    for (int round = 0; round < o->rounds; round++) {
+        double m = memcpy_gbps(o->threads);
+        mt = max2(mt, m);
+        for (int i = 0; i < 2; i++) {
+            int mapped = (round + i) % 2 == 0;
+            run_mapped(path, o, mapped, &r);
+            double ratio = r.gbps / m;
+            printf("round %d %-7s %9.0f samples/s %6.2f GB/s  memcpy %5.2f GB/s  ratio %.2f  busy read %.2f "
+                   "assemble %.2f  amplification %.2f\n",
+                   round, mapped ? "mapped" : "pread", r.samples_per_s, r.gbps, m, ratio, r.busy_read,
+                   r.busy_assemble, r.read_amp);
+            best_ratio[mapped] = max2(best_ratio[mapped], ratio);
+            keep_best(&best[mapped], &r, round == 0);
+        }
+    }
+    print_run("h5pack uint8, mapped (zero-copy)", &best[1]);
+    print_run("h5pack uint8, H5PACK_NO_MMAP=1 (pread)", &best[0]);
+    printf("best memcpy %.2f GB/s; best per-round ratio: mapped %.2f, pread %.2f; best/best: mapped %.2f, pread "
+           "%.2f; mapped/pread %.2fx\n",
+           mt, best_ratio[1], best_ratio[0], best[1].gbps / mt, best[0].gbps / mt,
+           best[1].samples_per_s / best[0].samples_per_s);
+}
+
 static void bench_rss(const char *path, const options *o)
 {
     run_result r;
@@ -491,7 +538,7 @@ int main(int argc, char **argv)
     options o;
     if (parse(argc, argv, &o) != 0) {
         fprintf(stderr, "usage: bench_reader [--file F.h5] [--gzip-file G.h5] [--dir DIR] [--n N] [--k K] "
-                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--rounds R] [--only plain|gzip|rss|scaling]\n");
+                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--rounds R] [--only plain|gzip|rss|scaling|mmap]\n");
         return 1;
     }
     int plain_part = !o.only || strcmp(o.only, "gzip") != 0, gzip_part = !o.only || !strcmp(o.only, "gzip");
@@ -512,6 +559,8 @@ int main(int argc, char **argv)
         bench_rss(plain, &o);
     if (plain_part && o.only && !strcmp(o.only, "scaling"))
         bench_scaling(plain, &o);
+    if (plain_part && o.only && !strcmp(o.only, "mmap"))
+        bench_mmap(plain, &o);
     if (plain && !o.file)
         remove(plain);
     if (gz && !o.gzip_file)

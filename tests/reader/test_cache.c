@@ -1,7 +1,8 @@
 /* test_cache.c - the chunk cache executing a Belady plan with several threads, no file: a fake loader
  * writes a pattern derived from the chunk number; every access checks that its slot holds its chunk
  * from acquire to finish (a premature overwrite by a later load would show), and the loads done equal
- * the plan's misses. Also: cache_stop wakes a worker blocked on a load that never comes. */
+ * the plan's misses, also when some loads lend their bytes instead of copying them (a slot switching
+ * between its own buffer and a lent pointer must always show its current chunk). Also: cache_stop wakes a worker blocked on a load that never comes. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -14,6 +15,7 @@
 #include "rng.h"
 
 #define CHUNK_BYTES 64
+#define MAX_CHUNKS 128
 
 typedef struct shared {
     planner *plan;
@@ -21,13 +23,22 @@ typedef struct shared {
     pthread_mutex_t plan_lock;
     uint64_t batch_size, misses_planned;
     _Atomic uint64_t loads, bad;
+    int lend;          /* odd chunks are lent from `lent` (as a mapped file's are), even ones copied */
+    uint8_t *lent;     /* MAX_CHUNKS chunks holding their pattern */
 } shared;
 
-static int fake_load(void *ctx, void *worker, uint64_t chunk, uint8_t *dst, char *err, size_t err_len)
+static int fake_load(void *ctx, void *worker, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
+                     size_t err_len)
 {
     shared *s = ctx;
     (void)worker, (void)err, (void)err_len;
     atomic_fetch_add(&s->loads, 1);
+    if (*data != dst)
+        atomic_fetch_add(&s->bad, 1); /* the cache must offer the slot's own buffer */
+    if (s->lend && chunk % 2 == 1 && chunk < MAX_CHUNKS) {
+        *data = s->lent + chunk * CHUNK_BYTES;
+        return 0;
+    }
     for (int i = 0; i < CHUNK_BYTES; i++) {
         dst[i] = (uint8_t)(chunk * 131 + (uint64_t)i);
         if (i % 16 == 0)
@@ -89,10 +100,16 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static void run_case(const order_params *op, size_t slots, uint64_t epochs, int threads)
+static void run_case(const order_params *op, size_t slots, uint64_t epochs, int threads, int lend)
 {
     shared s = {0};
     s.batch_size = op->batch_size;
+    s.lend = lend;
+    s.lent = malloc(MAX_CHUNKS * CHUNK_BYTES);
+    CHECK(s.lent != NULL);
+    for (uint64_t c = 0; c < MAX_CHUNKS; c++)
+        for (int i = 0; i < CHUNK_BYTES; i++)
+            s.lent[c * CHUNK_BYTES + i] = (uint8_t)(c * 131 + (uint64_t)i);
     pthread_mutex_init(&s.plan_lock, NULL);
     CHECK_OK(planner_create(op, slots, epochs, &s.plan));
     CHECK_OK(cache_create(slots, CHUNK_BYTES, fake_load, &s, &s.cache));
@@ -106,6 +123,7 @@ static void run_case(const order_params *op, size_t slots, uint64_t epochs, int 
     cache_free(s.cache);
     planner_free(s.plan);
     pthread_mutex_destroy(&s.plan_lock);
+    free(s.lent);
 }
 
 static void test_threads_follow_the_plan(void)
@@ -114,7 +132,7 @@ static void test_threads_follow_the_plan(void)
     for (int t = 0; t < 60; t++) {
         order_params op = {(h5pack_order)rng_below(&r, 3), 1 + rng_below(&r, 120), 1 + rng_below(&r, 8),
                            1 + rng_below(&r, 5), rng_next(&r), 0, 1, 0, 1 + rng_below(&r, 20)};
-        run_case(&op, 1 + rng_below(&r, 6), 1 + rng_below(&r, 3), 1 + (int)rng_below(&r, 4));
+        run_case(&op, 1 + rng_below(&r, 6), 1 + rng_below(&r, 3), 1 + (int)rng_below(&r, 4), t % 2);
     }
 }
 

@@ -1,0 +1,112 @@
+/* chunksrc_map.c - the zero-copy path of uncompressed implicit and contiguous sources: the data range
+ * of the file is mapped read-only at open, and a chunk "load" populates the page tables of its range
+ * (MADV_POPULATE_READ: the page cache lookups and faults happen in the load, the pixels are not
+ * touched) and hands out a pointer into the mapping. The assembly then copies page cache -> batch in
+ * one pass, where pread + copy make two (pread: page cache -> cache slot, later slot -> batch).
+ *
+ * Safety: touching a mapped page beyond the end of the file raises SIGBUS. The data range is checked
+ * against the file size at open (no mapping when the file is shorter), and every chunk is populated
+ * before its pointer is handed out: MADV_POPULATE_READ fails with EFAULT where an access would raise
+ * SIGBUS, and the chunk then goes through pread, which reports the truncation as an error. Left open: a
+ * file truncated by another process between the populate and the copy (the kernel unmaps the pages):
+ * that still raises SIGBUS. H5PACK_NO_MMAP=1 turns the mapping off. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chunksrc_impl.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+
+static double map_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* First byte after the last image (the last implicit chunk is stored full size; we need its images). */
+static uint64_t data_end(const chunk_source *s)
+{
+    uint64_t last = s->g.n_chunks - 1;
+    return s->base_addr + last * s->g.chunk_bytes + chunksrc_chunk_samples(s, last) * s->g.image_bytes;
+}
+
+/* Page-aligned [*START, *START + *LEN) around the file range [addr, addr + bytes). */
+static void page_range(uint64_t addr, uint64_t bytes, uint64_t *start, uint64_t *len)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    *start = addr / page * page;
+    *len = addr + bytes - *start;
+}
+
+/* MADV_POPULATE_READ of the file range; 0, or -1 with errno (EFAULT: beyond the end of the file). */
+static int populate(const chunk_source *s, uint64_t addr, uint64_t bytes)
+{
+    uint64_t start, len;
+    page_range(addr, bytes, &start, &len);
+    uint8_t *p = (uint8_t *)s->map + (start - s->map_offset);
+    int rc;
+    do
+        rc = madvise(p, (size_t)len, MADV_POPULATE_READ);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}
+
+static int mapping_wanted(const chunk_source *s)
+{
+    const char *off = getenv("H5PACK_NO_MMAP");
+    if (off && off[0] && off[0] != '0')
+        return 0;
+    return (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) && !s->g.compressed &&
+           s->fd >= 0 && s->g.n_chunks > 0 && sizeof(size_t) >= 8;
+}
+
+void chunksrc_map_file(chunk_source *s)
+{
+    struct stat st;
+    if (!mapping_wanted(s) || fstat(s->fd, &st) != 0 || (uint64_t)st.st_size < data_end(s))
+        return; /* pread it is */
+    uint64_t start, len;
+    page_range(s->base_addr, data_end(s) - s->base_addr, &start, &len);
+    void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, s->fd, (off_t)start);
+    if (m == MAP_FAILED)
+        return;
+    s->map = m, s->map_len = (size_t)len, s->map_offset = start;
+    /* A kernel without MADV_POPULATE_READ (EINVAL) could not tell us about a truncated file: no mapping. */
+    if (populate(s, s->base_addr, chunksrc_chunk_samples(s, 0) > 0 ? 1 : 0) != 0)
+        chunksrc_unmap_file(s);
+}
+
+void chunksrc_unmap_file(chunk_source *s)
+{
+    if (s->map)
+        munmap((void *)s->map, s->map_len);
+    s->map = NULL, s->map_len = 0, s->map_offset = 0;
+}
+
+int chunksrc_is_mapped(const chunk_source *s)
+{
+    return s && s->map != NULL;
+}
+
+int chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost)
+{
+    if (!s || !s->map || chunk >= s->g.n_chunks)
+        return CHUNKSRC_NOT_MAPPED;
+    uint64_t addr = s->base_addr + chunk * s->g.chunk_bytes, len = chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    double t0 = map_now_s();
+    if (populate(s, addr, len) != 0)
+        return CHUNKSRC_NOT_MAPPED; /* e.g. truncated since open: pread reports it */
+    *data = s->map + (addr - s->map_offset);
+    if (cost) {
+        cost->bytes_read += len;
+        cost->read_s += map_now_s() - t0;
+    }
+    return 0;
+}
