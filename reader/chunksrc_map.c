@@ -79,7 +79,7 @@ void chunksrc_map_file(chunk_source *s)
         return;
     s->map = m, s->map_len = (size_t)len, s->map_offset = start;
     /* A kernel without MADV_POPULATE_READ (EINVAL) could not tell us about a truncated file: no mapping. */
-    if (populate(s, s->base_addr, chunksrc_chunk_samples(s, 0) > 0 ? 1 : 0) != 0)
+    if (populate(s, s->base_addr, 1) != 0)
         chunksrc_unmap_file(s);
 }
 

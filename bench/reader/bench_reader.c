@@ -15,7 +15,8 @@
  *   4. gzip: our reader with 1 and 2 threads (scaling) and the per-sample H5Dread baseline;
  *   5. resident memory after each of 10 epochs;
  *   6. only with --only scaling: samples/s for 1..16 workers (with LD_PRELOAD=libslow_pread.so and
- *      SLOW_PREAD_US=5000 it shows the workers overlapping slow reads, as on network storage);
+ *      SLOW_PREAD_US=5000 it shows the workers overlapping slow reads, as on network storage; the
+ *      reader then reads with pread, H5PACK_NO_MMAP=1, since a mapped file makes no pread to delay);
  *   7. only with --only mmap: uint8 through the mapped file (zero-copy, the default) against
  *      H5PACK_NO_MMAP=1 (pread into the cache), interleaved with memcpy, each round's ratios printed.
  * Uses only the public API (include/h5pack.h) and HDF5's. */
@@ -460,6 +461,8 @@ static void bench_gzip(const char *path, const options *base)
 static void bench_scaling(const char *path, const options *o)
 {
     const char *slow = getenv("SLOW_PREAD_US");
+    if (slow && !getenv("H5PACK_NO_MMAP"))
+        setenv("H5PACK_NO_MMAP", "1", 1); /* a mapped file makes no pread for libslow_pread to delay */
     printf("\n== worker scaling, uncompressed, CHUNK order, uint8, cache %llu MiB, %s\n",
            (unsigned long long)o->cache_mib, slow ? "every chunk read delayed (SLOW_PREAD_US)" : "no added latency");
     if (slow)

@@ -60,10 +60,10 @@ static void check_same_bytes(const char *name, const test_file *tf, chunksrc_pat
         CHECK_EQ_U64(cm.bytes_read, len);
     }
     CHECK_EQ_INT(chunksrc_map(m, g->n_chunks, &(const uint8_t *){NULL}, NULL), CHUNKSRC_NOT_MAPPED);
+    printf("%-12s %llu chunks: mapped bytes and costs equal pread's\n", name, (unsigned long long)g->n_chunks);
     free(buf);
     chunksrc_close(m);
     chunksrc_close(p);
-    printf("%-12s %llu chunks: mapped bytes and costs equal pread's\n", name, (unsigned long long)g->n_chunks);
 }
 
 static void test_compressed_not_mapped(void)
