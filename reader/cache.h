@@ -18,9 +18,10 @@
 
 typedef struct chunk_cache chunk_cache;
 
-/* Reads CHUNK into DST (the slot's own buffer, chunk_bytes of room). *DATA is DST on entry; a load that
- * can lend the chunk's bytes instead of copying them (a mapped file) points *DATA at them: they must
- * stay valid until cache_free. WORKER is the calling worker's own state. Returns 0 or a negative h5pack
+/* Reads CHUNK into DST (the slot's own buffer, chunk_bytes of room) and sets *DATA to DST; a load that
+ * can lend the chunk's bytes instead of copying them (a mapped file) points *DATA at them instead: they
+ * must stay valid until cache_free. On entry *DATA is what the slot held until now (DST, or bytes an
+ * earlier load lent: nobody uses them any more, the loader may let go of them). WORKER is the calling worker's own state. Returns 0 or a negative h5pack
  * code with the reason in ERR. */
 typedef int (*cache_load_fn)(void *ctx, void *worker, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
                              size_t err_len);

@@ -98,6 +98,12 @@ int chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratc
  * pointer is in use raises SIGBUS: see docs/reader.md. */
 int chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost);
 
+/* DATA (from chunksrc_map) is no longer used: drops its whole pages from the process's page tables
+ * (MADV_DONTNEED; the page cache keeps them), so that resident memory follows the chunk cache as with
+ * pread, not the whole file. Pointers lent for the same chunk elsewhere stay valid (they fault the pages
+ * back in). Anything else is ignored. */
+void chunksrc_map_release(chunk_source *s, const uint8_t *data);
+
 /* Whether S reads through the mapping (see chunksrc_map). */
 int chunksrc_is_mapped(const chunk_source *s);
 

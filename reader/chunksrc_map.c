@@ -90,6 +90,21 @@ void chunksrc_unmap_file(chunk_source *s)
     s->map = NULL, s->map_len = 0, s->map_offset = 0;
 }
 
+void chunksrc_map_release(chunk_source *s, const uint8_t *data)
+{
+    if (!s || !s->map || data < s->map || data >= s->map + s->map_len)
+        return;
+    uint64_t addr = s->map_offset + (uint64_t)(data - s->map);
+    if (addr < s->base_addr || (addr - s->base_addr) % s->g.chunk_bytes != 0)
+        return; /* not a chunk start */
+    uint64_t chunk = (addr - s->base_addr) / s->g.chunk_bytes;
+    uint64_t end = addr + chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), first = (addr + page - 1) / page * page, last = end / page * page;
+    /* only the pages wholly inside the chunk: its neighbours' pages may be in use */
+    if (last > first)
+        madvise((uint8_t *)s->map + (first - s->map_offset), (size_t)(last - first), MADV_DONTNEED);
+}
+
 int chunksrc_is_mapped(const chunk_source *s)
 {
     return s && s->map != NULL;

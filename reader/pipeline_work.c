@@ -26,6 +26,8 @@ int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *
 {
     pipeline *p = ctx;
     worker *w = worker_state;
+    if (*data != dst) /* the slot lent a chunk of the mapping: its pages leave our page tables */
+        chunksrc_map_release(p->pp.src, *data);
     if (chunksrc_map(p->pp.src, chunk, data, &w->cost) == 0)
         return 0;
     *data = dst;

@@ -1,6 +1,7 @@
 /* test_chunksrc_mmap.c - the zero-copy path (chunksrc_map.c): uncompressed implicit and contiguous files
  * are mapped unless H5PACK_NO_MMAP=1, compressed ones never; every mapped chunk holds the same bytes as
- * chunksrc_read of the same chunk through pread, with the same bytes_read; and a file truncated after
+ * chunksrc_read of the same chunk through pread, with the same bytes_read, also after
+ * chunksrc_map_release dropped its pages from the page tables; and a file truncated after
  * open makes chunksrc_map decline the chunks beyond the new end (no SIGBUS) while chunksrc_read reports
  * the truncation. */
 #include <stdio.h>
@@ -56,6 +57,10 @@ static void check_same_bytes(const char *name, const test_file *tf, chunksrc_pat
         CHECK_MSG(memcmp(data, buf, len) == 0, "%s: chunk %llu differs between the mapping and pread", name,
                   (unsigned long long)c);
         CHECK_EQ_U64(data[len - 1], test_pixel(c * g->samples_per_chunk + len / g->image_bytes - 1, g->image_bytes - 1));
+        chunksrc_map_release(m, data); /* the pages leave the page tables; the pointer still reads them */
+        CHECK_MSG(memcmp(data, buf, len) == 0, "%s: chunk %llu differs after its release", name, (unsigned long long)c);
+        chunksrc_map_release(m, data + 1); /* not a chunk start: ignored */
+        chunksrc_map_release(p, buf);      /* not mapped: ignored */
         CHECK_EQ_U64(cm.bytes_read, cp.bytes_read);
         CHECK_EQ_U64(cm.bytes_read, len);
     }
