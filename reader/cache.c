@@ -101,10 +101,10 @@ static int wait_for_previous_users(chunk_cache *c, cache_slot *s, const plan_acc
 static int load_into_slot(chunk_cache *c, cache_slot *s, const plan_access *a, void *worker, char *err,
                           size_t err_len)
 {
-    s->gen = a->slot_gen, s->state = 0, s->done = 0;
-    pthread_mutex_unlock(&c->lock);
     uint8_t *own = c->data + (size_t)a->slot * c->chunk_bytes;
     const uint8_t *data = s->data; /* the previous generation's bytes: its users are all done */
+    s->gen = a->slot_gen, s->state = 0, s->done = 0;
+    pthread_mutex_unlock(&c->lock);
     int rc = c->load(c->ctx, worker, a->chunk, own, &data, err, err_len);
     pthread_mutex_lock(&c->lock);
     s->data = data;
