@@ -31,11 +31,13 @@ static uint64_t largest_divisor_at_most(uint64_t batch, uint64_t limit)
 static int choose_requested(uint64_t image_bytes, uint64_t n_images, uint64_t requested, uint64_t max_k,
                             chunk_choice *out, char *err, size_t err_len)
 {
-    if (requested > max_k && requested <= n_images) {
+    /* The limit applies to the chunk actually made: K reduced to N can still be over it. */
+    uint64_t k = requested < n_images ? requested : n_images;
+    if (k > max_k) {
         snprintf(err, err_len,
                  "--chunk %" PRIu64 ": a chunk would hold %" PRIu64 " bytes; HDF5 allows at most %" PRIu64
                  " (use --chunk %" PRIu64 " or less)",
-                 requested, requested * image_bytes, (uint64_t)CHUNK_MAX_BYTES, max_k);
+                 requested, k * image_bytes, (uint64_t)CHUNK_MAX_BYTES, max_k);
         return -1;
     }
     out->images = requested;

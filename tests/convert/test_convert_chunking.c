@@ -41,6 +41,10 @@ int main(void)
     CHECK_EQ_U64(choose(3ull * 20000 * 20000, 100, 256, 0, &c), 1);
     CHECK(choose_chunk(3ull * 20000 * 20000, 100, 256, 4, &c, err, sizeof err) != 0);
     CHECK_STR_CONTAINS(err, "HDF5 allows at most");
+    /* --chunk K above N is reduced to N, which must still respect the limit (5 x 1.2 GB here). */
+    CHECK(choose_chunk(3ull * 20000 * 20000, 5, 256, 10, &c, err, sizeof err) != 0);
+    CHECK_STR_CONTAINS(err, "HDF5 allows at most");
+    CHECK_EQ_U64(choose(3ull * 20000 * 20000, 3, 256, 10, &c), 3);
     CHECK(choose_chunk(3ull * 40000 * 40000, 100, 256, 0, &c, err, sizeof err) != 0);
     CHECK_STR_CONTAINS(err, "above HDF5's chunk limit");
     /* Auto for a huge count stays bounded by the limit: 1 MiB images, batch 4096 -> 2. */
