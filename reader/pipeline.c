@@ -83,7 +83,11 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
         snprintf(err, err_len, "release the batch before asking for its echo (echo > 1 reuses its buffers)");
         return H5PACK_ESTATE;
     }
+    /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
+     * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
+    double t0 = pipeline_now_s();
     int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, pipeline_batch_key(p, e, e->echoes_delivered));
+    p->stall_s += pipeline_now_s() - t0;
     if (rc)
         return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
     p->batches_echoed++;
