@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 #include <new>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ struct cuda_backend {
     cuda_slot *slots;
     uint64_t device_bytes;
     std::atomic<uint64_t> launch_ns;
-    std::atomic<int> failed;
+    std::atomic<int> failed; // 0 fine, 1 the first failure's text is being written, 2 failed (text complete)
     pthread_mutex_t timing_lock; // copy_pending flags and copy_s
     double copy_s;
 };
@@ -75,13 +76,26 @@ size_t round_up(size_t n, size_t a)
 }
 
 // A failure on the hot path: the ops return only a code; the first failure's CUDA text goes into
-// base.last_error, where the reader core picks it up for h5pack_last_error().
+// base.last_error, where the reader core reads it (without a lock) once an op has returned an error.
+// So no op returns ECUDA before that text is complete: another worker failing at the same moment
+// waits for it (state 1 -> 2) instead of letting the core read a half-written message.
+int failed_code(cuda_backend *cb)
+{
+    int f;
+    while ((f = cb->failed.load(std::memory_order_acquire)) == 1)
+        sched_yield();
+    return f ? H5PACK_ECUDA : H5PACK_OK;
+}
+
 int hot_path_error(cuda_backend *cb, const char *what, cudaError_t e)
 {
-    if (cb->failed.exchange(1) == 0)
+    int expected = 0;
+    if (cb->failed.compare_exchange_strong(expected, 1)) {
         snprintf(cb->base.last_error, sizeof cb->base.last_error, "cuda backend (GPU %d): %s: %s", cb->p.gpu_id,
                  what, cudaGetErrorString(e));
-    return H5PACK_ECUDA;
+        cb->failed.store(2, std::memory_order_release);
+    }
+    return failed_code(cb);
 }
 
 #define HOT_CHECK(cb, call)                                    \
@@ -155,7 +169,7 @@ int cuda_submit(backend *b, int slot, size_t count, uint64_t key)
     cuda_backend *cb = cuda_of(b);
     if (!valid_call(cb, slot, count))
         return H5PACK_EINVAL;
-    if (cb->failed.load())
+    if (failed_code(cb))
         return H5PACK_ECUDA;
     cuda_slot *s = &cb->slots[slot];
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
@@ -188,7 +202,7 @@ int cuda_resubmit(backend *b, int slot, size_t count, uint64_t key)
     cuda_backend *cb = cuda_of(b);
     if (!valid_call(cb, slot, count))
         return H5PACK_EINVAL;
-    if (cb->failed.load())
+    if (failed_code(cb))
         return H5PACK_ECUDA;
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
     return enqueue_convert(cb, &cb->slots[slot], count, key);
@@ -199,7 +213,7 @@ int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch)
     cuda_backend *cb = cuda_of(b);
     if (!valid_call(cb, slot, count))
         return H5PACK_EINVAL;
-    if (cb->failed.load())
+    if (failed_code(cb))
         return H5PACK_ECUDA;
     cuda_slot *s = &cb->slots[slot];
     batch->data = s->dev_out;
