@@ -248,7 +248,9 @@ typedef struct h5pack_batch {
 H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch);
 
 /* Gives the batch's buffers back to the reader (workers refill them). With config.cuda_stream set, the
- * reader records an event on that stream so the buffer is reused only after the work queued there. */
+ * reader records an event on that stream so the buffer is reused only after the work queued there.
+ * Without it, the device work that reads the batch must have finished (synchronise first): the next
+ * echo's kernel or a new batch may overwrite the buffers as soon as this returns. */
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch);
 
 /* Counters since open. Read amplification = bytes_read / bytes_needed, where bytes_needed is the
