@@ -13,6 +13,7 @@
 struct h5out {
     hid_t file, images;
     h5out_geometry g;
+    char *path; /* named in every error message */
 };
 
 /* ---- errors -------------------------------------------------------------------------------------- */
@@ -22,10 +23,27 @@ struct h5out {
  * Global on purpose: HDF5 is called from the converter's main thread only. */
 static char last_hdf5_error[256];
 
+/* HDF5's sec2 driver puts the system's reason deep inside a long text ("file write failed: time = ...,
+ * filename = '...', ..., errno = 28, error message = 'No space left on device', buf = ..."): keep the
+ * first words and the system's reason, which would otherwise be cut off. */
+static void summarise_desc(const char *desc, const char *func, char *out, size_t len)
+{
+    static const char key[] = "error message = '";
+    const char *head_end = strstr(desc, ": time = "), *msg = strstr(desc, key);
+    if (!head_end || !msg) {
+        snprintf(out, len, "%s (%s)", desc, func);
+        return;
+    }
+    msg += sizeof key - 1;
+    const char *msg_end = strchr(msg, '\'');
+    int msg_len = msg_end ? (int)(msg_end - msg) : (int)strlen(msg);
+    snprintf(out, len, "%.*s: %.*s (%s)", (int)(head_end - desc), desc, msg_len, msg, func);
+}
+
 static herr_t take_innermost(unsigned n, const H5E_error2_t *e, void *data)
 {
     if (n == 0 && e->desc)
-        snprintf((char *)data, sizeof last_hdf5_error, "%s (%s)", e->desc, e->func_name ? e->func_name : "?");
+        summarise_desc(e->desc, e->func_name ? e->func_name : "?", (char *)data, sizeof last_hdf5_error);
     return 0;
 }
 
@@ -138,6 +156,11 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     }
     o->g = *g;
     o->images = -1;
+    o->file = -1;
+    if (!(o->path = strdup(path))) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        goto fail;
+    }
     if ((o->file = create_file(path)) < 0) {
         h5_fail(err, err_len, "%s: cannot create the file", path);
         goto fail;
@@ -165,7 +188,7 @@ int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, c
 {
     hsize_t offset[4] = {index * o->g.chunk_images, 0, 0, 0};
     if (H5Dwrite_chunk(o->images, H5P_DEFAULT, 0, offset, size, data) < 0)
-        return h5_fail(err, err_len, "cannot write chunk %llu of the images", (unsigned long long)index);
+        return h5_fail(err, err_len, "%s: cannot write chunk %llu of the images", o->path, (unsigned long long)index);
     return 0;
 }
 
@@ -176,7 +199,7 @@ static int copy_one_chunk(h5out *o, hid_t src, uint64_t i, uint8_t **buf, size_t
     hsize_t offset[4] = {i * o->g.chunk_images, 0, 0, 0}, size = 0;
     uint32_t mask = 0;
     if (H5Dget_chunk_storage_size(src, offset, &size) < 0 || size == 0)
-        return h5_fail(err, len, "cannot find chunk %llu to copy", (unsigned long long)i);
+        return h5_fail(err, len, "%s: cannot find chunk %llu to copy", o->path, (unsigned long long)i);
     if (size > *cap) {
         uint8_t *grown = realloc(*buf, size);
         if (!grown) {
@@ -187,9 +210,9 @@ static int copy_one_chunk(h5out *o, hid_t src, uint64_t i, uint8_t **buf, size_t
         *cap = size;
     }
     if (H5Dread_chunk(src, H5P_DEFAULT, offset, &mask, *buf) < 0)
-        return h5_fail(err, len, "cannot read chunk %llu to copy", (unsigned long long)i);
+        return h5_fail(err, len, "%s: cannot read chunk %llu to copy", o->path, (unsigned long long)i);
     if (H5Dwrite_chunk(o->images, H5P_DEFAULT, mask, offset, size, *buf) < 0)
-        return h5_fail(err, len, "cannot write copied chunk %llu", (unsigned long long)i);
+        return h5_fail(err, len, "%s: cannot write copied chunk %llu", o->path, (unsigned long long)i);
     return 0;
 }
 
@@ -242,7 +265,7 @@ int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t er
     else if (file < 0 || (dset = H5Dopen2(file, "images", H5P_DEFAULT)) < 0)
         h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
     else if (copy_rows(o, dset, n, buf) != 0)
-        h5_fail(err, err_len, "cannot copy %llu images from %s", (unsigned long long)n, from);
+        h5_fail(err, err_len, "%s: cannot copy %llu images from %s", o->path, (unsigned long long)n, from);
     else
         rc = 0;
     free(buf);
@@ -389,16 +412,16 @@ int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t er
 {
     const char *layout = o->g.nhwc ? "NHWC" : "NCHW";
     if (m->has_classes && write_labels(o->file, m) != 0)
-        return h5_fail(err, err_len, "cannot write the labels");
+        return h5_fail(err, err_len, "%s: cannot write the labels", o->path);
     if (m->has_classes && write_strings(o->file, "classes", m->classes, m->n_classes) != 0)
-        return h5_fail(err, err_len, "cannot write the class names");
+        return h5_fail(err, err_len, "%s: cannot write the class names", o->path);
     if (write_strings(o->file, "filenames", m->filenames, m->n) != 0)
-        return h5_fail(err, err_len, "cannot write the file names");
+        return h5_fail(err, err_len, "%s: cannot write the file names", o->path);
     if (write_skipped(o->file, m->skipped) != 0)
-        return h5_fail(err, err_len, "cannot write the list of skipped files");
+        return h5_fail(err, err_len, "%s: cannot write the list of skipped files", o->path);
     if (attr_string(o->images, "layout", layout) != 0 || write_shape_attrs(o->file, &o->g, layout) != 0 ||
         write_tuning_attrs(o->file, m, o->g.channels) != 0)
-        return h5_fail(err, err_len, "cannot write the attributes");
+        return h5_fail(err, err_len, "%s: cannot write the attributes", o->path);
     return 0;
 }
 
@@ -418,7 +441,8 @@ int h5out_close(h5out *o, char *err, size_t err_len)
     if (o->file >= 0 && H5Fclose(o->file) < 0)
         rc = -1;
     if (rc != 0 && err)
-        h5_fail(err, err_len, "cannot close the file");
+        h5_fail(err, err_len, "%s: cannot close (flush) the file", o->path);
+    free(o->path);
     free(o);
     return rc;
 }
