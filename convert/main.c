@@ -1,5 +1,6 @@
 /* main.c - the h5pack command: parse the options, run the packer, print the skipped files and the summary.
  * Exit status: 0 converted, 1 error or bad usage, 2 --strict stopped at a file that would be skipped. */
+#include <hdf5.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,10 @@ int main(int argc, char **argv)
 {
     pack_options o = PACK_OPTIONS_DEFAULTS;
     char err[1024] = "";
+    /* No HDF5 clean-up at exit: every file is closed explicitly (and checked) before, and when a write
+     * failed (disk full, file size limit) HDF5 1.10.8 keeps the failed file open and crashes closing it
+     * again in its atexit handler, turning exit status 1 into a segmentation fault. */
+    H5dont_atexit();
     switch (options_parse(argc, argv, &o, err, sizeof err)) {
     case OPTIONS_HELP:
         options_print_usage(stdout);
