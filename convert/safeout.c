@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,18 +29,19 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
+static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
 void safeout_install_signal_handlers(void)
 {
-    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
         /* A signal ignored at startup stays ignored (nohup, background jobs of a script), as is usual. */
-        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        if (sigaction(handled_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
             continue;
-        sigaction(signals[i], &sa, NULL);
+        sigaction(handled_signals[i], &sa, NULL);
     }
 }
 
@@ -94,13 +96,24 @@ int safeout_create_temp(const char *out, char *temp, size_t temp_len, char *err,
         snprintf(err, err_len, "%s: path too long", out);
         return -1;
     }
+    /* A signal between mkstemp and register_temp would leave the new file behind: hold the handled
+     * signals until the handler knows it (called before the workers start or after they are gone). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++)
+        sigaddset(&block, handled_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     int fd = mkstemp(temp);
+    int saved = errno;
+    if (fd >= 0) {
+        close(fd);
+        register_temp(temp);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
-        snprintf(err, err_len, "%s: cannot create a temporary file in %s: %s", out, dir, strerror(errno));
+        snprintf(err, err_len, "%s: cannot create a temporary file in %s: %s", out, dir, strerror(saved));
         return -1;
     }
-    close(fd);
-    register_temp(temp);
     return 0;
 }
 
