@@ -229,7 +229,7 @@ static int visit_file(scan_ctx *c, const char *full, const char *rel, const char
 {
     char buf[256];
     if (!scan_has_image_extension(name))
-        return add_skip(c->res, rel, "", "unsupported format (extension is not .jpg, .jpeg or .png)");
+        return add_skip(c->res, rel, "", "unsupported format: extension is not .jpg, .jpeg or .png");
     if (access(full, R_OK) != 0) {
         snprintf(buf, sizeof buf, "cannot read: %s", strerror(errno));
         return add_skip(c->res, rel, "", buf);

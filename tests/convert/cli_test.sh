@@ -37,6 +37,14 @@ cli_tests() {
   grep -q "skipped 1: 1 unsupported format" "$tmp/err" || fail "summary of skips"
   grep -q $'\r' "$tmp/err" && fail "progress bar drawn although stderr is not a terminal"
 
+  # A wrong extension (found by the scan) and non-image content (found by the decoder) are one category
+  # in the summary.
+  make_folder "$tmp/mixed" 1 3 20x20
+  echo "not an image" >"$tmp/mixed/class_00/notes.txt"
+  echo "not an image" >"$tmp/mixed/class_00/fake.png"
+  "$H5PACK" -j 1 "$tmp/mixed" "$tmp/mixed.h5" 2>"$tmp/err" || fail "run with two kinds of unsupported files"
+  grep -q "skipped 2: 2 unsupported format$" "$tmp/err" || fail "summary of skips: two categories for one"
+
   "$H5PACK" -q --size 32x40 -j 1 "$tmp/src" "$tmp/q.h5" 2>"$tmp/err" || fail "-q run"
   [ -s "$tmp/err" ] && fail "-q printed something"
   cmp -s "$tmp/out.h5" "$tmp/q.h5" || fail "same inputs gave different bytes"
