@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "chunksrc.h"
+#include "chunksrc_impl.h" /* h5_enter / h5_leave */
 #include "h5pack.h"
 #include "order.h"
 #include "plan.h"
@@ -41,13 +42,13 @@ static int sim_fail(char *err, size_t len, int code, const char *fmt, ...)
 }
 
 /* Whether the dataset has any filter: HDF5 then always goes through its chunk cache (and decodes whole
- * chunks), which the model needs to know. The chunk source does not say, so ask HDF5. */
+ * chunks), which the model needs to know. The chunk source does not say, so ask HDF5 - inside h5_enter,
+ * like every HDF5 call of the library: the open probe forks while holding that lock, and a call from
+ * here in another thread at that moment could leave HDF5's own lock taken in the child. */
 static int dataset_filtered(const char *path, const char *images)
 {
-    H5E_auto2_t func;
-    void *data;
-    H5Eget_auto2(H5E_DEFAULT, &func, &data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    h5_quiet q;
+    h5_enter(&q);
     int n = 0;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t d = f >= 0 ? H5Dopen2(f, images, H5P_DEFAULT) : -1;
@@ -60,7 +61,7 @@ static int dataset_filtered(const char *path, const char *images)
         H5Dclose(d);
     if (f >= 0)
         H5Fclose(f);
-    H5Eset_auto2(H5E_DEFAULT, func, data);
+    h5_leave(&q);
     return n > 0;
 }
 
