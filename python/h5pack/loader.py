@@ -103,7 +103,8 @@ class Loader:
     Zero copy: the tensors are views of the reader's batch buffers. A batch stays valid until the
     loader has yielded ``keep`` further batches (default 1: until the next batch arrives); then its
     buffer goes back to the reader and is refilled. Keep a batch longer with ``.clone()``, or pass
-    ``copy=True`` (the loader clones and releases at once). ``keep`` can be at most ``prefetch - 1``.
+    ``copy=True`` (the loader clones and releases at once). ``keep`` can be at most ``prefetch - 1``, and
+    must be 1 with ``echo > 1`` (echoes share their batch's buffers) unless ``copy=True``.
     On the GPU the buffer is reused only after the work queued on the CUDA stream that was current
     when the loader was created (the reader records an event on it at release).
 
@@ -119,6 +120,11 @@ class Loader:
         self._held = collections.deque()
         if not 1 <= keep <= prefetch - 1:
             raise ValueError(f"keep={keep} must be between 1 and prefetch - 1 = {prefetch - 1}")
+        if keep > 1 and int(echo) > 1 and not copy:
+            # The reader delivers the echoes of a batch in the same buffers and refuses the next echo while
+            # the previous delivery is held: keep > 1 would fail at the second batch.
+            raise ValueError(f"keep={keep} with echo={echo}: the echoes of a batch share its buffers, so each "
+                             f"is valid only until the next one; use keep=1 (and .clone()) or copy=True")
         self._keep, self._copy, self._return_indices = keep, copy, return_indices
         self.path = os.fspath(path)
         cfg = self._config(batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,

@@ -159,6 +159,15 @@ class EchoStats(unittest.TestCase):
         self.assertEqual(st["batches_echoed"], st["batches_fresh"])
         self.assertEqual(st["samples"], 2 * files.N)
 
+    def test_echo_with_copy_keeps_every_batch(self):
+        # Echoes share their batch's buffers: keep > 1 is refused (test_bad_arguments), copy=True works.
+        with loader(echo=2, keep=2, copy=True, order="sequential") as ld:
+            kept = [x for x, _ in ld]
+        self.assertEqual(len(kept), 2 * math.ceil(files.N / 8))
+        want = files.normalised(files.pixels())
+        np.testing.assert_allclose(torch.cat(kept[0::2]).numpy(), want, rtol=0, atol=2e-6)
+        np.testing.assert_allclose(torch.cat(kept[1::2]).numpy(), want, rtol=0, atol=2e-6)
+
     def test_stats_dict(self):
         with loader() as ld:
             n = sum(x.shape[0] for x, _ in ld)
@@ -195,6 +204,7 @@ class Errors(unittest.TestCase):
 
     def test_bad_arguments(self):
         for kw in ({"order": "shuffled"}, {"dtype": "float64"}, {"cache": "lots"}, {"keep": 4},
+                   {"keep": 2, "echo": 2},
                    {"device": "tpu"}, {"norm": ([0.5], [0.0])}):
             with self.assertRaises(ValueError, msg=str(kw)):
                 loader(**kw)
