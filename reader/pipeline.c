@@ -224,7 +224,9 @@ int pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t 
     p->labels = chunksrc_labels(pp->src);
     p->echo_slot = -1;
     p->batches_per_epoch = order_batches_per_epoch(&pp->setup.op);
-    p->total_batches = pp->setup.epochs * p->batches_per_epoch;
+    /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */
+    uint64_t epochs = pp->setup.epochs, bpe = p->batches_per_epoch;
+    p->total_batches = bpe && epochs > UINT64_MAX / bpe ? 0 : epochs * bpe;
     atomic_init(&p->stop, 0);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);

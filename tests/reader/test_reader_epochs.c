@@ -1,0 +1,45 @@
+/* test_reader_epochs.c - config.epochs: exactly that many epochs, then H5PACK_END; a huge count (the
+ * batch total past 2^64) means "no end in practice", not a wrapped total that ends the run early. */
+#include "h5file.h"
+#include "h5pack.h"
+
+/* Batches delivered before H5PACK_END, reading at most LIMIT; *LAST_EPOCH the epoch of the last one. */
+static uint64_t count_batches(const char *path, uint64_t epochs, uint64_t limit, uint64_t *last_epoch)
+{
+    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
+    c.device = H5PACK_DEVICE_CPU, c.batch_size = 16, c.threads = 2, c.prefetch = 2, c.epochs = epochs;
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, &c, &r);
+    CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
+    h5pack_info info;
+    CHECK_OK(h5pack_info_get(r, &info));
+    CHECK_EQ_U64(info.batches_per_epoch, 4);
+    uint64_t n = 0;
+    h5pack_batch b;
+    while (n < limit && (rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        CHECK_EQ_U64(b.epoch, n / 4);
+        CHECK_EQ_U64(b.index, n % 4);
+        *last_epoch = b.epoch;
+        CHECK_OK(h5pack_release(r, &b));
+        n++;
+    }
+    CHECK_MSG(n == limit || rc == H5PACK_END, "next: %d %s", rc, h5pack_last_error(r));
+    h5pack_close(r);
+    return n;
+}
+
+int main(void)
+{
+    char path[256];
+    temp_h5_name(path, sizeof path, "epochs");
+    const h5spec spec = {64, 1, 4, 4, 8, 0, 0, 1, 0, 0, 0, 0}; /* 64 samples: 4 batches of 16 */
+    make_h5(path, &spec);
+    uint64_t last = 0;
+    CHECK_EQ_U64(count_batches(path, 2, 100, &last), 8);
+    CHECK_EQ_U64(last, 1);
+    /* 4 * (2^62 + 1) wraps to 4 in 64 bits: the run must not end after one epoch */
+    CHECK_EQ_U64(count_batches(path, ((uint64_t)1 << 62) + 1, 12, &last), 12);
+    CHECK_EQ_U64(last, 2);
+    unlink(path);
+    return 0;
+}
