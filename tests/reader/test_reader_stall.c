@@ -38,7 +38,8 @@ int main(void)
     CHECK_OK(h5pack_next(r, &b)); /* the first batch's wait (worker start-up) is left out below */
     CHECK_OK(h5pack_release(r, &b));
     CHECK_OK(h5pack_stats_get(r, &st));
-    double stall0 = st.stall_s, in_next = 0, in_echo_next = 0;
+    double stall0 = st.stall_s, before = st.stall_s, in_next = 0, ratio[64];
+    size_t n_echo = 0;
     for (;;) {
         double t0 = now_s();
         rc = h5pack_next(r, &b);
@@ -47,19 +48,28 @@ int main(void)
             break;
         CHECK_OK(rc);
         in_next += dt;
-        if (b.echo > 0)
-            in_echo_next += dt;
-        else
+        CHECK_OK(h5pack_stats_get(r, &st));
+        if (b.echo > 0 && n_echo < 64 && dt > 0) /* share of this call counted as stall */
+            ratio[n_echo++] = (st.stall_s - before) / dt;
+        before = st.stall_s;
+        if (b.echo == 0)
             sleep_ms(20); /* a slow training step: the next fresh batch is ready when asked for */
         CHECK_OK(h5pack_release(r, &b));
     }
     CHECK_OK(h5pack_stats_get(r, &st));
-    double stall = st.stall_s - stall0;
     CHECK_EQ_U64(st.batches_echoed, 3 * st.batches_fresh);
-    CHECK_MSG(in_echo_next > 0, "echo deliveries took no time at all");
-    /* Lower bound: the echo conversions happened inside next(); upper bound: stall is time in next(). */
-    CHECK_MSG(stall >= 0.5 * in_echo_next, "stall %.6f s, but next() spent %.6f s converting echoes", stall,
-              in_echo_next);
+    CHECK_MSG(n_echo >= 9, "only %zu timed echo deliveries", n_echo);
+    /* An echo's next() is nearly all conversion: most of its time must be stall. The median keeps a
+     * rare preemption outside the conversion (a loaded CI machine) from deciding. */
+    for (size_t i = 1; i < n_echo; i++) /* insertion sort */
+        for (size_t j = i; j > 0 && ratio[j] < ratio[j - 1]; j--) {
+            double t = ratio[j];
+            ratio[j] = ratio[j - 1], ratio[j - 1] = t;
+        }
+    CHECK_MSG(ratio[n_echo / 2] >= 0.5, "median echo delivery: only %.3f of its time in next() counted as stall",
+              ratio[n_echo / 2]);
+    /* and stall is time in next(), never more */
+    double stall = st.stall_s - stall0;
     CHECK_MSG(stall <= in_next + 1e-3, "stall %.6f s exceeds the %.6f s spent in next()", stall, in_next);
     h5pack_close(r);
     unlink(path);
