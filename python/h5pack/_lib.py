@@ -195,10 +195,11 @@ def load():
     for path in library_candidates():
         try:
             lib = _declare(ctypes.CDLL(path))
-        except OSError as e:
+            _check_config_layout(lib)
+        except (OSError, AttributeError, ImportError) as e:
+            # AttributeError: a symbol missing; ImportError: another layout (a stale build tree): try the next.
             errors.append(f"{path}: {e}")
             continue
-        _check_config_layout(lib)
         lib.path_ = path
         return lib
     raise ImportError("h5pack: cannot load libh5pack.so (build the project, or set H5PACK_LIBRARY to the "

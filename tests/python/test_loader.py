@@ -209,6 +209,19 @@ class Errors(unittest.TestCase):
             with self.assertRaises(ValueError, msg=str(kw)):
                 loader(**kw)
 
+    def test_library_search_skips_unusable_candidates(self):
+        from h5pack import _lib
+        real, orig = h5pack.lib().path_, _lib.library_candidates
+        try:  # a missing file, then a library without the h5pack symbols (a stale or foreign one): skipped
+            _lib.library_candidates = lambda: ["/nonexistent/libh5pack.so", "libc.so.6", real]
+            self.assertEqual(_lib.load().path_, real)
+            _lib.library_candidates = lambda: ["libc.so.6"]
+            with self.assertRaises(ImportError) as cm:
+                _lib.load()
+            self.assertIn("libc.so.6", str(cm.exception))
+        finally:
+            _lib.library_candidates = orig
+
     def test_closed_loader(self):
         ld = loader()
         ld.close()
