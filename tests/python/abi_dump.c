@@ -97,5 +97,18 @@ int main(void)
     printf("h5pack_stats.busy_copy_s %zu\n", offsetof(h5pack_stats, busy_copy_s));
     printf("h5pack_stats.device_bytes %zu\n", offsetof(h5pack_stats, device_bytes));
     printf("h5pack_stats.cache_bytes_used %zu\n", offsetof(h5pack_stats, cache_bytes_used));
+    /* Enum values and constants the binding repeats ("enum.order.chunk 2"). */
+    printf("enum.order.sequential %d\nenum.order.random %d\nenum.order.chunk %d\n", H5PACK_ORDER_SEQUENTIAL,
+           H5PACK_ORDER_RANDOM, H5PACK_ORDER_CHUNK);
+    printf("enum.device.auto %d\nenum.device.cpu %d\nenum.device.cuda %d\n", H5PACK_DEVICE_AUTO, H5PACK_DEVICE_CPU,
+           H5PACK_DEVICE_CUDA);
+    printf("enum.dtype.float32 %d\nenum.dtype.float16 %d\nenum.dtype.bfloat16 %d\nenum.dtype.uint8 %d\n",
+           H5PACK_DTYPE_FLOAT32, H5PACK_DTYPE_FLOAT16, H5PACK_DTYPE_BFLOAT16, H5PACK_DTYPE_UINT8);
+    printf("enum.layout.nchw %d\nenum.layout.nhwc %d\nenum.layout.auto %d\n", H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC,
+           H5PACK_LAYOUT_AUTO);
+    printf("enum.norm.imagenet %d\nenum.norm.file %d\nenum.norm.custom %d\nenum.norm.none %d\n", H5PACK_NORM_IMAGENET,
+           H5PACK_NORM_FILE, H5PACK_NORM_CUSTOM, H5PACK_NORM_NONE);
+    printf("const.OK %d\nconst.END %d\nconst.ESTATE %d\nconst.EINTERNAL %d\nconst.MAX_CHANNELS %d\n", H5PACK_OK,
+           H5PACK_END, H5PACK_ESTATE, H5PACK_EINTERNAL, H5PACK_MAX_CHANNELS);
     return 0;
 }

@@ -1,4 +1,5 @@
-"""The ctypes structs of python/h5pack/_lib.py have the sizes and field offsets of include/h5pack.h.
+"""The ctypes structs of python/h5pack/_lib.py have the sizes and field offsets of include/h5pack.h, and its
+enum tables and constants the header's values.
 Usage: test_abi.py ABI_DUMP_PROGRAM (tests/python/abi_dump.c, built by ctest)."""
 import ctypes
 import subprocess
@@ -18,6 +19,12 @@ def py_layout():
         d[f"{sname} size"] = ctypes.sizeof(cls)
         for field, _ in cls._fields_:
             d[f"{sname}.{field}"] = getattr(cls, field).offset
+    for ename, table in (("order", _lib.ORDERS), ("device", _lib.DEVICES), ("dtype", _lib.DTYPES),
+                         ("layout", _lib.LAYOUTS), ("norm", _lib.NORMS)):
+        for name, value in table.items():
+            d[f"enum.{ename}.{name}"] = value
+    for name in ("OK", "END", "ESTATE", "EINTERNAL", "MAX_CHANNELS"):
+        d[f"const.{name}"] = getattr(_lib, name)
     return d
 
 
