@@ -29,11 +29,14 @@ static void fuzz_value_parsers(const char *s)
     if (parse_count(s, &v) == 0 && v > 0) {
         chunk_choice c;
         char err[256] = "";
-        uint64_t image_bytes = v % (1ull << 33) + 1;
-        if (choose_chunk(image_bytes, v % 100000 + 1, v % 4096 + 1, 0, &c, err, sizeof err) == 0)
-            require(c.images >= 1 && c.images * image_bytes <= CHUNK_MAX_BYTES);
-        else
-            require(err[0] != '\0');
+        uint64_t image_bytes = v % (1ull << 33) + 1, n = v % 997 + 1;
+        for (uint64_t requested = 0; requested <= v % 1000 + 1; requested += v % 1000 + 1) { /* auto, --chunk K */
+            err[0] = '\0';
+            if (choose_chunk(image_bytes, n, v % 4096 + 1, requested, &c, err, sizeof err) == 0)
+                require(c.images >= 1 && c.images <= n && c.images * image_bytes <= CHUNK_MAX_BYTES);
+            else
+                require(err[0] != '\0');
+        }
     }
     if (parse_chunk(s, &k) == 0)
         require(strcmp(s, "auto") == 0 ? k == 0 : k >= 1);
