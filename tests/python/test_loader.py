@@ -186,6 +186,21 @@ class EchoStats(unittest.TestCase):
         self.assertEqual(d["input_layout"], "nchw")
         self.assertTrue(d["has_labels"])
         self.assertEqual(h5pack.version(), h5pack.lib().h5pack_version_string().decode())
+        # The file's stored mean/std, not the ImageNet default of a reader's normalisation.
+        x = files.pixels().astype(np.float64) / 255
+        np.testing.assert_allclose(d["mean"], x.mean(axis=(0, 2, 3)), rtol=0, atol=1e-6)
+        np.testing.assert_allclose(d["std"], x.std(axis=(0, 2, 3)), rtol=0, atol=1e-6)
+
+    def test_info_without_stored_mean_std(self):
+        import h5py
+        with tempfile.TemporaryDirectory() as tmp:
+            path = f"{tmp}/foreign.h5"
+            with h5py.File(path, "w") as f:  # an h5py script's file: no h5pack attributes
+                f.create_dataset("images", data=files.pixels(), chunks=(files.K, files.C, files.H, files.W))
+            d = h5pack.info(path)
+        self.assertEqual(d["n_samples"], files.N)
+        self.assertIsNone(d["mean"])
+        self.assertIsNone(d["std"])
 
 
 class Errors(unittest.TestCase):
