@@ -43,6 +43,10 @@ void safeout_install_signal_handlers(void)
             continue;
         sigaction(handled_signals[i], &sa, NULL);
     }
+    /* Past a file size limit (ulimit -f) the kernel sends SIGXFSZ, which would kill us with the temp file
+     * left behind; ignored, the write fails with EFBIG and the normal error path names the file and
+     * removes the temp. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 static void register_temp(const char *path)
