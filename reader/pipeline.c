@@ -106,8 +106,11 @@ int pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
         return H5PACK_END;
     int slot = (int)(p->next_fresh % (uint64_t)p->pp.prefetch);
     if (p->ring[slot].held) { /* its slot still holds a batch the consumer has not released */
-        snprintf(err, err_len, "%d batches are unreleased: release one before asking for more (prefetch = %d)",
-                 p->pp.prefetch, p->pp.prefetch);
+        const ring_entry *old = &p->ring[slot];
+        snprintf(err, err_len,
+                 "batch %llu of epoch %llu is still unreleased and its buffer is the next one's (prefetch = %d): "
+                 "release it first",
+                 (unsigned long long)old->index, (unsigned long long)old->epoch, p->pp.prefetch);
         return H5PACK_ESTATE;
     }
     if (wait_ready(p, slot, p->next_fresh) < 0)

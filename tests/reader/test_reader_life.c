@@ -130,8 +130,11 @@ static void test_misuse(void)
     CHECK_EQ_INT(h5pack_release(r, &a), H5PACK_ESTATE); /* twice */
     CHECK_OK(h5pack_next(r, &d));
     CHECK_EQ_U64(d.index, 2);
+    CHECK_OK(h5pack_release(r, &d)); /* only b is held now, and batch 3 would need its buffer */
+    CHECK_EQ_INT(h5pack_next(r, &d), H5PACK_ESTATE);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), "batch 1 of epoch 0 is still unreleased"); /* the one held */
     CHECK_EQ_INT(h5pack_next(r, NULL), H5PACK_EINVAL);
-    h5pack_close(r); /* b and d unreleased */
+    h5pack_close(r); /* b unreleased */
     h5pack_close(NULL);
 }
 
