@@ -135,14 +135,17 @@ int pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     e->held = 0;
     int rc = p->pp.be->ops->release(p->pp.be, slot);
     batch->slot_ = -1;
+    if (rc) {
+        const char *detail = p->pp.be->last_error;
+        snprintf(err, err_len, "the backend could not release the batch: %s",
+                 detail[0] ? detail : h5pack_strerror(rc));
+    }
     if (e->echoes_delivered < p->pp.echo)
         return rc; /* more echoes of this batch to come: the slot stays ours */
     pthread_mutex_lock(&p->lock);
     e->state = RING_FREE;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
-    if (rc)
-        snprintf(err, err_len, "the backend could not release the batch");
     return rc;
 }
 
