@@ -180,9 +180,10 @@ typedef struct h5pack_reader h5pack_reader;
 
 /* Opens PATH, checks the dataset, learns every chunk's address, starts the worker threads and the
  * backend. On success *out is a new reader (free it with h5pack_close). On failure returns a negative
- * code and *out is either NULL (ENOMEM, EINVAL on arguments) or a reader in the failed state whose only
- * uses are h5pack_last_error() and h5pack_close(): that is how the detail message reaches the caller.
- * cfg NULL means defaults. */
+ * code and *out is either NULL (invalid arguments or config, or no memory for the reader itself) or a
+ * reader in the failed state whose only uses are h5pack_last_error() and h5pack_close(): that is how the
+ * detail message reaches the caller. Any code, ENOMEM included, may come with a failed reader (e.g. the
+ * cache could not be allocated): always h5pack_close(*out) (NULL is fine). cfg NULL means defaults. */
 H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_reader **out);
 
 /* Detail message of the last failure on R ("" if none); for R == NULL, of the last failed
