@@ -296,8 +296,9 @@ typedef enum h5pack_policy {
 typedef struct h5pack_sim_params {
     h5pack_policy policy;
     size_t cache_bytes;       /* cache size to simulate */
-    size_t hdf5_nslots;       /* HDF5 model: hash slots (default 521) */
-    double hdf5_w0;           /* HDF5 model: preemption weight (default 0.75) */
+    size_t hdf5_nslots;       /* HDF5 model: hash slots; 0 = HDF5's default, 521 */
+    double hdf5_w0;           /* HDF5 model: preemption weight in [0,1], used as given (0 is valid):
+                                 set HDF5's default, 0.75, explicitly */
 } h5pack_sim_params;
 
 typedef struct h5pack_sim_result {
