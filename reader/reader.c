@@ -216,6 +216,8 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
         snprintf(r->err, sizeof r->err, "h5pack_next: batch must not be NULL");
         return H5PACK_EINVAL;
     }
+    memset(batch, 0, sizeof *batch);
+    batch->slot_ = -1; /* a failed next leaves a batch that h5pack_release rejects cleanly */
     return pipeline_next(r->pipe, batch, r->err, sizeof r->err);
 }
 

@@ -122,6 +122,15 @@ def test_info(path, tmp):
     check(ds["filters"].startswith("deflate") and not ds["addresses_computable"], "foreign gzip facts")
     text = tool("info", foreign).stdout
     check("foreign HDF5 file" in text and "x/train" in text, "info text on a foreign file")
+    with h5py.File(foreign, "a") as f:  # a dataset whose name is Latin-1 bytes, not UTF-8
+        f.create_dataset(b"caf\xe9", data=np.zeros((2,), np.uint8))
+    raw = subprocess.run([TOOL, "info", foreign, "--json", "--images", "x/train"], capture_output=True,
+                         timeout=300).stdout
+    try:
+        names = [d["name"] for d in json.loads(raw.decode("utf-8"))["datasets"]]
+        check("caf\ufffd" in names, f"non-UTF-8 dataset name as a replacement character: {names}")
+    except (UnicodeDecodeError, ValueError) as e:
+        check(False, f"info --json with a non-UTF-8 dataset name is not valid UTF-8 JSON: {e}")
 
 
 def test_bad_inputs(tmp):
