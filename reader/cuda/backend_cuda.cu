@@ -123,28 +123,30 @@ void harvest_copy_time(cuda_backend *cb, cuda_slot *s)
     pthread_mutex_unlock(&cb->timing_lock);
 }
 
+// The slot's previous H2D copy out of its pinned buffers (input and labels, copied together) must be
+// over before a worker refills them; instant when it already waited for this fill.
+void wait_previous_copy(cuda_backend *cb, cuda_slot *s)
+{
+    cudaSetDevice(cb->p.gpu_id);
+    cudaError_t e = cudaEventSynchronize(s->copied);
+    if (e != cudaSuccess)
+        hot_path_error(cb, "cudaEventSynchronize(copied)", e);
+}
+
 uint8_t *cuda_host_input(backend *b, int slot)
 {
     cuda_backend *cb = cuda_of(b);
     cuda_slot *s = &cb->slots[slot];
-    cudaSetDevice(cb->p.gpu_id);
-    // The previous H2D copy out of this pinned buffer must be over before the worker refills it.
-    cudaError_t e = cudaEventSynchronize(s->copied);
-    if (e != cudaSuccess)
-        hot_path_error(cb, "cudaEventSynchronize(copied)", e);
+    wait_previous_copy(cb, s);
     harvest_copy_time(cb, s);
     return s->host_in;
 }
 
 int64_t *cuda_host_labels(backend *b, int slot)
 {
-    // Copied together with the input: the same wait (instant when host_input already waited).
     cuda_backend *cb = cuda_of(b);
     cuda_slot *s = &cb->slots[slot];
-    cudaSetDevice(cb->p.gpu_id);
-    cudaError_t e = cudaEventSynchronize(s->copied);
-    if (e != cudaSuccess)
-        hot_path_error(cb, "cudaEventSynchronize(copied)", e);
+    wait_previous_copy(cb, s);
     return s->host_labels;
 }
 
