@@ -34,7 +34,7 @@ typedef struct chunk_buf {
     int failed;         /* filtering failed */
 } chunk_buf;
 
-typedef struct pipeline {
+typedef struct pack_pipeline {
     const pipeline_config *cfg;
     int filtered;
     size_t image_bytes, chunk_bytes, filtered_cap;
@@ -49,7 +49,7 @@ typedef struct pipeline {
     int stop;
     pthread_t *threads;
     int n_threads;
-} pipeline;
+} pack_pipeline;
 
 /* Placer-side state of the chunk being filled. */
 typedef struct placer {
@@ -59,7 +59,7 @@ typedef struct placer {
 
 /* ---- workers ------------------------------------------------------------------------------------- */
 
-static chunk_buf *lowest_chunk_in_state(pipeline *p, chunk_state state)
+static chunk_buf *lowest_chunk_in_state(pack_pipeline *p, chunk_state state)
 {
     chunk_buf *best = NULL;
     for (size_t i = 0; i < p->n_chunks; i++)
@@ -78,7 +78,7 @@ static void store_le32(uint8_t *dst, uint32_t v)
 
 /* Applies the dataset's filter pipeline to one chunk: deflate (zlib stream, as HDF5's filter reads it),
  * then fletcher32 over the result. Returns 0, or -1 when the compressor is unavailable. */
-static int filter_chunk(pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
+static int filter_chunk(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
 {
     size_t n = p->chunk_bytes;
     if (p->cfg->gzip_level > 0) {
@@ -98,7 +98,7 @@ static int filter_chunk(pipeline *p, chunk_buf *cb, struct libdeflate_compressor
     return 0;
 }
 
-static void worker_filter(pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
+static void worker_filter(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
 {
     cb->state = CHUNK_FILTERING;
     pthread_mutex_unlock(&p->mu);
@@ -109,7 +109,7 @@ static void worker_filter(pipeline *p, chunk_buf *cb, struct libdeflate_compress
     pthread_cond_signal(&p->main_cv);
 }
 
-static void worker_decode(pipeline *p)
+static void worker_decode(pack_pipeline *p)
 {
     size_t pos = p->next_decode++;
     slot *s = &p->slots[pos % p->n_slots];
@@ -124,7 +124,7 @@ static void worker_decode(pipeline *p)
 
 static void *worker_main(void *arg)
 {
-    pipeline *p = arg;
+    pack_pipeline *p = arg;
     struct libdeflate_compressor *comp = NULL;
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
@@ -144,7 +144,7 @@ static void *worker_main(void *arg)
 
 /* ---- setup --------------------------------------------------------------------------------------- */
 
-static int allocate_buffers(pipeline *p)
+static int allocate_buffers(pack_pipeline *p)
 {
     const pipeline_config *cfg = p->cfg;
     p->image_bytes = (size_t)cfg->job.height * cfg->job.width * cfg->job.channels;
@@ -169,7 +169,7 @@ static int allocate_buffers(pipeline *p)
     return 0;
 }
 
-static void free_buffers(pipeline *p)
+static void free_buffers(pack_pipeline *p)
 {
     for (size_t i = 0; p->slots && i < p->n_slots; i++)
         free(p->slots[i].img.pixels);
@@ -181,7 +181,7 @@ static void free_buffers(pipeline *p)
     free(p->chunks);
 }
 
-static int start_workers(pipeline *p)
+static int start_workers(pack_pipeline *p)
 {
     p->threads = calloc((size_t)p->cfg->threads, sizeof *p->threads);
     if (!p->threads)
@@ -194,7 +194,7 @@ static int start_workers(pipeline *p)
     return 0;
 }
 
-static void stop_workers(pipeline *p)
+static void stop_workers(pack_pipeline *p)
 {
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
@@ -207,7 +207,7 @@ static void stop_workers(pipeline *p)
 
 /* ---- placer / writer (calling thread) ------------------------------------------------------------ */
 
-static void submit_chunk(pipeline *p, chunk_buf *cb)
+static void submit_chunk(pack_pipeline *p, chunk_buf *cb)
 {
     cb->stored_size = p->chunk_bytes;
     cb->state = p->filtered ? CHUNK_TO_FILTER : CHUNK_READY;
@@ -216,7 +216,7 @@ static void submit_chunk(pipeline *p, chunk_buf *cb)
 }
 
 /* Writes the READY chunk CB (called with the lock held; releases it during the write). */
-static int write_ready_chunk(pipeline *p, chunk_buf *cb, pipeline_result *res, char *err, size_t len)
+static int write_ready_chunk(pack_pipeline *p, chunk_buf *cb, pipeline_result *res, char *err, size_t len)
 {
     if (cb->failed) {
         snprintf(err, len, "cannot compress chunk %llu: compressor unavailable (out of memory?)",
@@ -236,7 +236,7 @@ static int write_ready_chunk(pipeline *p, chunk_buf *cb, pipeline_result *res, c
     return rc;
 }
 
-static chunk_buf *next_ready_chunk(pipeline *p)
+static chunk_buf *next_ready_chunk(pack_pipeline *p)
 {
     for (size_t i = 0; i < p->n_chunks; i++)
         if (p->chunks[i].state == CHUNK_READY && p->chunks[i].index == p->chunks_written)
@@ -246,7 +246,7 @@ static chunk_buf *next_ready_chunk(pipeline *p)
 
 /* Puts the decoded image of position POS in place (lock NOT held: the slot and the filling chunk belong
  * to the placer now). Returns PIPELINE_OK, or the status that ends the run. */
-static pipeline_status place_image(pipeline *p, size_t pos, decoded_image *img, placer *pl,
+static pipeline_status place_image(pack_pipeline *p, size_t pos, decoded_image *img, placer *pl,
                                    pipeline_result *res, char *err, size_t len)
 {
     const pipeline_config *cfg = p->cfg;
@@ -280,7 +280,7 @@ static pipeline_status place_image(pipeline *p, size_t pos, decoded_image *img, 
     }
 }
 
-static void wait_main(pipeline *p)
+static void wait_main(pack_pipeline *p)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -293,7 +293,7 @@ static void wait_main(pipeline *p)
 }
 
 /* Takes a FREE chunk buffer for the next chunk. Returns 0, or -1 when none is free yet. */
-static int start_chunk(pipeline *p, placer *pl)
+static int start_chunk(pack_pipeline *p, placer *pl)
 {
     chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_FREE);
     if (!cb)
@@ -307,7 +307,7 @@ static int start_chunk(pipeline *p, placer *pl)
 }
 
 /* Consumes the DONE slot of position p->consumed. */
-static pipeline_status consume_slot(pipeline *p, slot *s, placer *pl, pipeline_result *res, char *err,
+static pipeline_status consume_slot(pack_pipeline *p, slot *s, placer *pl, pipeline_result *res, char *err,
                                     size_t len)
 {
     size_t pos = p->consumed;
@@ -325,7 +325,7 @@ static pipeline_status consume_slot(pipeline *p, slot *s, placer *pl, pipeline_r
 }
 
 /* Zero-pads and submits the last, partly filled chunk. */
-static void finish_last_chunk(pipeline *p, placer *pl)
+static void finish_last_chunk(pack_pipeline *p, placer *pl)
 {
     size_t used = pl->filled * p->image_bytes;
     memset(pl->filling->raw + used, 0, p->chunk_bytes - used);
@@ -334,7 +334,7 @@ static void finish_last_chunk(pipeline *p, placer *pl)
 }
 
 /* One step of the placer; *DONE set when everything is written. Called with the lock held. */
-static pipeline_status placer_step(pipeline *p, placer *pl, pipeline_result *res, int *done, char *err,
+static pipeline_status placer_step(pack_pipeline *p, placer *pl, pipeline_result *res, int *done, char *err,
                                    size_t len)
 {
     chunk_buf *ready = next_ready_chunk(p);
@@ -357,7 +357,7 @@ static pipeline_status placer_step(pipeline *p, placer *pl, pipeline_result *res
     return consume_slot(p, s, pl, res, err, len);
 }
 
-static pipeline_status run_placer(pipeline *p, pipeline_result *res, char *err, size_t len)
+static pipeline_status run_placer(pack_pipeline *p, pipeline_result *res, char *err, size_t len)
 {
     placer pl = {NULL, 0};
     int done = 0;
@@ -379,7 +379,7 @@ static pipeline_status run_placer(pipeline *p, pipeline_result *res, char *err, 
 
 pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, char *err, size_t err_len)
 {
-    pipeline p;
+    pack_pipeline p;
     memset(&p, 0, sizeof p);
     memset(res, 0, sizeof *res);
     p.cfg = cfg;

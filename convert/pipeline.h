@@ -6,8 +6,8 @@
  * known, so a skipped image shifts the later ones and leaves no hole; chunk bytes and per-channel integer
  * sums are therefore the same for every thread count. Memory: 2*threads+2 decoded images and
  * 3 chunk buffers (threads+2, each with its compressed copy, with filters), never the dataset. */
-#ifndef H5PACK_PIPELINE_H
-#define H5PACK_PIPELINE_H
+#ifndef H5PACK_CONVERT_PIPELINE_H
+#define H5PACK_CONVERT_PIPELINE_H
 
 #include <stddef.h>
 #include <stdint.h>

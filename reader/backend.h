@@ -68,27 +68,27 @@ struct backend {
 };
 
 /* 0 when P is usable, else H5PACK_EINVAL with the reason in ERR (shared by both backends). */
-int backend_check_params(const backend_params *p, char *err, size_t err_len);
+int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_len);
 
 /* Output bytes of one image in DTYPE. */
-size_t backend_output_image_bytes(const backend_params *p);
+size_t h5pack_backend_output_image_bytes(const backend_params *p);
 
 /* Fills the per-channel value table used by both backends (out = table[c][x]); for FLOAT16/BFLOAT16 the
  * entries of TABLE_16 are the 16-bit patterns (round to nearest even) of the float32 values. */
-void backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
+void h5pack_backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
                          uint16_t table_16[H5PACK_MAX_CHANNELS][256]);
 
 /* Reference conversion of images [first, first+n) of a batch, single-threaded; the CPU backend uses it
  * and the tests compare the CUDA kernel with it. OUT points at the whole batch output. */
-void backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, size_t first, size_t n,
+void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, size_t first, size_t n,
                          uint64_t key);
 
-int backend_cpu_create(const backend_params *p, backend **out, char *err, size_t err_len);
+int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err, size_t err_len);
 
 /* H5PACK_ENODEV when there is no CUDA support in this build or no usable GPU (with the reason in err). */
-int backend_cuda_create(const backend_params *p, backend **out, char *err, size_t err_len);
+int h5pack_backend_cuda_create(const backend_params *p, backend **out, char *err, size_t err_len);
 
 /* 1 when this build has CUDA and a device is usable (used by device = AUTO). */
-int backend_cuda_available(int gpu_id);
+int h5pack_backend_cuda_available(int gpu_id);
 
 #endif

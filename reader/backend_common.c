@@ -19,7 +19,7 @@ static size_t dtype_bytes(h5pack_dtype dtype)
     }
 }
 
-size_t backend_output_image_bytes(const backend_params *p)
+size_t h5pack_backend_output_image_bytes(const backend_params *p)
 {
     return (size_t)p->channels * p->height * p->width * dtype_bytes(p->dtype);
 }
@@ -39,7 +39,7 @@ static int ring_bytes_overflow(const backend_params *p)
 
 /* Rejects parameters the conversion cannot honour, with the reason in ERR (both backends call it;
  * declared where used, since backend.h is fixed). */
-int backend_check_params(const backend_params *p, char *err, size_t err_len)
+int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_len)
 {
     const char *why = NULL;
     if (p->channels < 1 || p->channels > H5PACK_MAX_CHANNELS)
@@ -113,7 +113,7 @@ static uint16_t float_to_bfloat16_bits(float f)
     return (uint16_t)(x >> 16);
 }
 
-void backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
+void h5pack_backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
                          uint16_t table_16[H5PACK_MAX_CHANNELS][256])
 {
     for (uint32_t c = 0; c < H5PACK_MAX_CHANNELS; c++) {
@@ -271,11 +271,11 @@ static void build_tables(const backend_params *p, conv_tables *t)
         return;
     }
     float f32[H5PACK_MAX_CHANNELS][256];
-    backend_build_table(p, f32, t->t16);
+    h5pack_backend_build_table(p, f32, t->t16);
     memcpy(t->t32, f32, sizeof f32);
 }
 
-void backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, size_t first, size_t n,
+void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, size_t first, size_t n,
                          uint64_t key)
 {
     conv_tables tabs;
@@ -289,7 +289,7 @@ void backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, 
     int raw = p->dtype == H5PACK_DTYPE_UINT8;
     j.pad = raw || p->crop_padding < 0 ? 0 : p->crop_padding;
     int flip = !raw && p->random_flip;
-    size_t in_bytes = j.C * j.H * j.W, out_bytes = backend_output_image_bytes(p);
+    size_t in_bytes = j.C * j.H * j.W, out_bytes = h5pack_backend_output_image_bytes(p);
     for (size_t i = first; i < first + n; i++) {
         j.draw = aug_draw_for(key, i, flip, j.pad);
         j.augmented = j.draw.flip || j.pad > 0;

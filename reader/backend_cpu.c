@@ -81,7 +81,7 @@ static int cpu_submit(backend *b, int slot, size_t count, uint64_t key)
     if (cb->passthrough)
         return H5PACK_OK;
     uint64_t t0 = now_ns();
-    backend_convert_ref(&cb->p, cpu_host_input(b, slot), cpu_output_of(cb, slot), 0, count, key);
+    h5pack_backend_convert_ref(&cb->p, cpu_host_input(b, slot), cpu_output_of(cb, slot), 0, count, key);
     atomic_fetch_add(&cb->convert_ns, now_ns() - t0);
     return H5PACK_OK;
 }
@@ -114,7 +114,7 @@ static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key)
     for (int part = 0; part < parts; part++) {
         size_t first, n;
         split_range(count, parts, part, &first, &n);
-        backend_convert_ref(&cb->p, in, out, first, n, key);
+        h5pack_backend_convert_ref(&cb->p, in, out, first, n, key);
     }
     atomic_fetch_add(&cb->convert_ns, now_ns() - t0);
     return H5PACK_OK;
@@ -170,10 +170,10 @@ static void *alloc_aligned(size_t bytes)
     return posix_memalign(&ptr, CPU_ALIGN, bytes ? bytes : CPU_ALIGN) == 0 ? ptr : NULL;
 }
 
-int backend_cpu_create(const backend_params *p, backend **out, char *err, size_t err_len)
+int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err, size_t err_len)
 {
     *out = NULL;
-    int rc = backend_check_params(p, err, err_len);
+    int rc = h5pack_backend_check_params(p, err, err_len);
     if (rc != H5PACK_OK)
         return rc;
     cpu_backend *cb = calloc(1, sizeof *cb);
@@ -181,7 +181,7 @@ int backend_cpu_create(const backend_params *p, backend **out, char *err, size_t
         goto nomem;
     cb->p = *p;
     cb->in_image_bytes = (size_t)p->channels * p->height * p->width;
-    cb->out_image_bytes = backend_output_image_bytes(p);
+    cb->out_image_bytes = h5pack_backend_output_image_bytes(p);
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, CPU_ALIGN);
     cb->out_slot_bytes = round_up(cb->out_image_bytes * p->batch_size, CPU_ALIGN);
     cb->passthrough = p->dtype == H5PACK_DTYPE_UINT8 && p->in_layout == p->out_layout;

@@ -3,7 +3,7 @@
 
 #include "backend.h"
 
-int backend_cuda_create(const backend_params *p, backend **out, char *err, size_t err_len)
+int h5pack_backend_cuda_create(const backend_params *p, backend **out, char *err, size_t err_len)
 {
     (void)p;
     *out = NULL;
@@ -11,7 +11,7 @@ int backend_cuda_create(const backend_params *p, backend **out, char *err, size_
     return H5PACK_ENODEV;
 }
 
-int backend_cuda_available(int gpu_id)
+int h5pack_backend_cuda_available(int gpu_id)
 {
     (void)gpu_id;
     return 0;

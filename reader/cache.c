@@ -28,7 +28,7 @@ struct chunk_cache {
     void *ctx;
 };
 
-int cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx, chunk_cache **out)
+int h5pack_cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx, chunk_cache **out)
 {
     *out = NULL;
     if (slots == 0 || chunk_bytes == 0 || slots > SIZE_MAX / chunk_bytes)
@@ -51,11 +51,11 @@ int cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx
     *out = c;
     return 0;
 fail:
-    cache_free(c);
+    h5pack_cache_free(c);
     return H5PACK_ENOMEM;
 }
 
-void cache_free(chunk_cache *c)
+void h5pack_cache_free(chunk_cache *c)
 {
     if (!c)
         return;
@@ -65,12 +65,12 @@ void cache_free(chunk_cache *c)
     free(c->slots), free(c->data), free(c);
 }
 
-size_t cache_slot_count(const chunk_cache *c)
+size_t h5pack_cache_slot_count(const chunk_cache *c)
 {
     return c->n_slots;
 }
 
-uint64_t cache_planned(chunk_cache *c, const plan_access *a)
+uint64_t h5pack_cache_planned(chunk_cache *c, const plan_access *a)
 {
     cache_slot *s = &c->slots[a->slot];
     if (!a->load) {
@@ -127,7 +127,7 @@ static int wait_until_loaded(chunk_cache *c, cache_slot *s, const plan_access *a
     return 0;
 }
 
-int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
+int h5pack_cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
                   const uint8_t **data, char *err, size_t err_len)
 {
     cache_slot *s = &c->slots[a->slot];
@@ -147,7 +147,7 @@ int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int
     return rc;
 }
 
-void cache_finish(chunk_cache *c, uint32_t slot)
+void h5pack_cache_finish(chunk_cache *c, uint32_t slot)
 {
     cache_slot *s = &c->slots[slot];
     pthread_mutex_lock(&c->lock);
@@ -156,7 +156,7 @@ void cache_finish(chunk_cache *c, uint32_t slot)
     pthread_mutex_unlock(&c->lock);
 }
 
-void cache_stop(chunk_cache *c)
+void h5pack_cache_stop(chunk_cache *c)
 {
     pthread_mutex_lock(&c->lock);
     c->stopped = 1;

@@ -6,7 +6,7 @@
  *   - a load of generation g into slot s waits until every planned use of generation g-1 is finished;
  *   - a hit on (s, g) waits until generation g is loaded.
  * Workers only wait on accesses planned before their own, so with batches planned in ticket order
- * nothing can deadlock. cache_planned() runs under the caller's planning lock (in plan order); the
+ * nothing can deadlock. h5pack_cache_planned() runs under the caller's planning lock (in plan order); the
  * other calls are thread-safe. */
 #ifndef H5PACK_CACHE_H
 #define H5PACK_CACHE_H
@@ -20,37 +20,37 @@ typedef struct chunk_cache chunk_cache;
 
 /* Reads CHUNK into DST (the slot's own buffer, chunk_bytes of room) and sets *DATA to DST; a load that
  * can lend the chunk's bytes instead of copying them (a mapped file) points *DATA at them instead: they
- * must stay valid until cache_free. On entry *DATA is what the slot held until now (DST, or bytes an
+ * must stay valid until h5pack_cache_free. On entry *DATA is what the slot held until now (DST, or bytes an
  * earlier load lent: nobody uses them any more, the loader may let go of them). WORKER is the calling worker's own state. Returns 0 or a negative h5pack
  * code with the reason in ERR. */
 typedef int (*cache_load_fn)(void *ctx, void *worker, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
                              size_t err_len);
 
-int cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx, chunk_cache **out);
-void cache_free(chunk_cache *c);
+int h5pack_cache_create(size_t slots, size_t chunk_bytes, cache_load_fn load, void *ctx, chunk_cache **out);
+void h5pack_cache_free(chunk_cache *c);
 
-size_t cache_slot_count(const chunk_cache *c);
+size_t h5pack_cache_slot_count(const chunk_cache *c);
 
 /* Bookkeeping in plan order (caller serialises): returns the number of uses of the slot's previous
  * generation that a load must wait for (0 for a hit). */
-uint64_t cache_planned(chunk_cache *c, const plan_access *a);
+uint64_t h5pack_cache_planned(chunk_cache *c, const plan_access *a);
 
-/* cache_acquire() with TRY_ONLY: the access would have to wait; nothing was done. */
+/* h5pack_cache_acquire() with TRY_ONLY: the access would have to wait; nothing was done. */
 #define CACHE_WOULD_WAIT 1
 
 /* Executes access A: for a load, waits for the previous generation's users (WAIT_USERS, from
- * cache_planned), then loads the chunk with the load function outside any lock; for a hit, waits until
+ * h5pack_cache_planned), then loads the chunk with the load function outside any lock; for a hit, waits until
  * the generation is loaded. With TRY_ONLY it returns CACHE_WOULD_WAIT instead of waiting (then no
- * cache_finish is due). *DATA points at the chunk's bytes until cache_finish(). Returns 0, the load's
- * error, or H5PACK_ESTATE after cache_stop(). */
-int cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
+ * h5pack_cache_finish is due). *DATA points at the chunk's bytes until h5pack_cache_finish(). Returns 0, the load's
+ * error, or H5PACK_ESTATE after h5pack_cache_stop(). */
+int h5pack_cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
                   const uint8_t **data, char *err, size_t err_len);
 
-/* The access on SLOT is done with the data (call it after every cache_acquire that did not answer
+/* The access on SLOT is done with the data (call it after every h5pack_cache_acquire that did not answer
  * CACHE_WOULD_WAIT, even a failed one). */
-void cache_finish(chunk_cache *c, uint32_t slot);
+void h5pack_cache_finish(chunk_cache *c, uint32_t slot);
 
-/* Wakes every waiter; cache_acquire returns H5PACK_ESTATE from then on. */
-void cache_stop(chunk_cache *c);
+/* Wakes every waiter; h5pack_cache_acquire returns H5PACK_ESTATE from then on. */
+void h5pack_cache_stop(chunk_cache *c);
 
 #endif

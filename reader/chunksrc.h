@@ -55,24 +55,24 @@ typedef struct chunk_source chunk_source;
  * "NHWC"), else of the root group, else infers (a last dim of 1, 3 or 4 with a second dim not in
  * {1,3,4} means NHWC). Error codes: ENOTFOUND, EFORMAT, ECORRUPT, EHDF5, ENOMEM, with the file name and
  * the reason in ERR. */
-int chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
+int h5pack_chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
                   chunk_source **out, char *err, size_t err_len);
 
-const source_geometry *chunksrc_geometry(const chunk_source *s);
+const source_geometry *h5pack_chunksrc_geometry(const chunk_source *s);
 
 /* All N labels as int64 (read once at open), or NULL without labels. */
-const int64_t *chunksrc_labels(const chunk_source *s);
+const int64_t *h5pack_chunksrc_labels(const chunk_source *s);
 
 /* Bytes the read of CHUNK takes from the file (stored size; for compressed chunks the compressed size). */
-uint64_t chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk);
+uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk);
 
 /* Samples in CHUNK (k, or fewer for the last one). */
-uint64_t chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk);
+uint64_t h5pack_chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk);
 
 /* Per-thread state for reads (compressed-bytes buffer, libdeflate decompressor). */
 typedef struct chunksrc_scratch chunksrc_scratch;
-chunksrc_scratch *chunksrc_scratch_new(const chunk_source *s);
-void chunksrc_scratch_free(chunksrc_scratch *sc);
+chunksrc_scratch *h5pack_chunksrc_scratch_new(const chunk_source *s);
+void h5pack_chunksrc_scratch_free(chunksrc_scratch *sc);
 
 typedef struct chunk_read_cost {
     uint64_t bytes_read;     /* from the file */
@@ -83,31 +83,31 @@ typedef struct chunk_read_cost {
 /* Reads CHUNK into DST (room for chunk_bytes) as images in the file's layout. Thread-safe (each thread
  * with its own scratch). Adds to *COST. Returns 0, or EIO / ECORRUPT (short read, inflate failure, size
  * mismatch, checksum) / EHDF5 with the chunk number and the reason in ERR. */
-int chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
+int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                   char *err, size_t err_len);
 
-/* chunksrc_map answers this when CHUNK has to go through chunksrc_read. */
+/* h5pack_chunksrc_map answers this when CHUNK has to go through h5pack_chunksrc_read. */
 #define CHUNKSRC_NOT_MAPPED 1
 
 /* Zero-copy read of the implicit and contiguous paths of an uncompressed file, which is mapped at open
  * (unless H5PACK_NO_MMAP=1, the mapping fails, or the file is shorter than its data). Returns 0 with
- * *DATA pointing at CHUNK's images in the file's layout (valid until chunksrc_close) once their pages
- * are in the page tables, with the chunk's bytes added to *COST as chunksrc_read would; else
+ * *DATA pointing at CHUNK's images in the file's layout (valid until h5pack_chunksrc_close) once their pages
+ * are in the page tables, with the chunk's bytes added to *COST as h5pack_chunksrc_read would; else
  * CHUNKSRC_NOT_MAPPED (no mapping, or the pages cannot be brought in, e.g. the file was truncated since
- * open: chunksrc_read then reports it). Thread-safe. A file truncated by another process while a
+ * open: h5pack_chunksrc_read then reports it). Thread-safe. A file truncated by another process while a
  * pointer is in use raises SIGBUS: see docs/reader.md. */
-int chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost);
+int h5pack_chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost);
 
-/* DATA (from chunksrc_map) is no longer used: drops its whole pages from the process's page tables
+/* DATA (from h5pack_chunksrc_map) is no longer used: drops its whole pages from the process's page tables
  * (MADV_DONTNEED; the page cache keeps them), so that resident memory follows the chunk cache as with
  * pread, not the whole file. Pointers lent for the same chunk elsewhere stay valid (they fault the pages
  * back in). Anything else is ignored. */
-void chunksrc_map_release(chunk_source *s, const uint8_t *data);
+void h5pack_chunksrc_map_release(chunk_source *s, const uint8_t *data);
 
-/* Whether S reads through the mapping (see chunksrc_map). */
-int chunksrc_is_mapped(const chunk_source *s);
+/* Whether S reads through the mapping (see h5pack_chunksrc_map). */
+int h5pack_chunksrc_is_mapped(const chunk_source *s);
 
 /* Closes the file. NULL is a no-op. */
-void chunksrc_close(chunk_source *s);
+void h5pack_chunksrc_close(chunk_source *s);
 
 #endif

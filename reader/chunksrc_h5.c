@@ -8,29 +8,29 @@
 
 static pthread_mutex_t g_h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void h5_lock_global(void)
+void h5pack_h5_lock_global(void)
 {
     pthread_mutex_lock(&g_h5_lock);
 }
 
-void h5_unlock_global(void)
+void h5pack_h5_unlock_global(void)
 {
     pthread_mutex_unlock(&g_h5_lock);
 }
 
-void h5_enter(h5_quiet *q)
+void h5pack_h5_enter(h5_quiet *q)
 {
     pthread_mutex_lock(&g_h5_lock);
-    h5_quiet_begin(q);
+    h5pack_h5_quiet_begin(q);
 }
 
-void h5_leave(const h5_quiet *q)
+void h5pack_h5_leave(const h5_quiet *q)
 {
-    h5_quiet_end(q);
+    h5pack_h5_quiet_end(q);
     pthread_mutex_unlock(&g_h5_lock);
 }
 
-void h5_quiet_begin(h5_quiet *q)
+void h5pack_h5_quiet_begin(h5_quiet *q)
 {
     q->func = NULL;
     q->data = NULL;
@@ -38,7 +38,7 @@ void h5_quiet_begin(h5_quiet *q)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-void h5_quiet_end(const h5_quiet *q)
+void h5pack_h5_quiet_end(const h5_quiet *q)
 {
     H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
@@ -67,7 +67,7 @@ static void walk_errors(error_walk *w)
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_error, w);
 }
 
-void h5_error_text(char *buf, size_t len)
+void h5pack_h5_error_text(char *buf, size_t len)
 {
     error_walk w;
     walk_errors(&w);
@@ -79,7 +79,7 @@ void h5_error_text(char *buf, size_t len)
         snprintf(buf, len, "%s: %s", w.outer, w.inner);
 }
 
-int h5_error_is_io(void)
+int h5pack_h5_error_is_io(void)
 {
     error_walk w;
     walk_errors(&w);
@@ -94,7 +94,7 @@ static const char *integer_name(size_t size, int is_signed)
     return idx < 0 ? NULL : names[is_signed ? 1 : 0][idx];
 }
 
-void h5_type_name(hid_t type, char *buf, size_t len)
+void h5pack_h5_type_name(hid_t type, char *buf, size_t len)
 {
     H5T_class_t cls = H5Tget_class(type);
     size_t size = H5Tget_size(type);
@@ -123,7 +123,7 @@ void h5_type_name(hid_t type, char *buf, size_t len)
         snprintf(buf, len, "unknown type (class %d, %zu bytes)", (int)cls, size);
 }
 
-void h5_dims_text(const hsize_t *dims, int rank, char *buf, size_t len)
+void h5pack_h5_dims_text(const hsize_t *dims, int rank, char *buf, size_t len)
 {
     size_t used = 0;
     if (len == 0)
@@ -139,7 +139,7 @@ void h5_dims_text(const hsize_t *dims, int rank, char *buf, size_t len)
         snprintf(buf + used, len - used, rank ? ")" : "()");
 }
 
-int h5_path_exists(hid_t loc, const char *path)
+int h5pack_h5_path_exists(hid_t loc, const char *path)
 {
     char partial[1024];
     size_t n = strlen(path);
@@ -194,7 +194,7 @@ static int read_fixed_string(hid_t attr, hid_t type, char *buf, size_t len)
     return rc;
 }
 
-int h5_read_string_attr(hid_t obj, const char *name, char *buf, size_t len)
+int h5pack_h5_read_string_attr(hid_t obj, const char *name, char *buf, size_t len)
 {
     hid_t attr = -1, type = -1, space = -1;
     int rc = -1;
@@ -218,7 +218,7 @@ done:
     return rc;
 }
 
-int h5_read_doubles_attr(hid_t obj, const char *name, double *out, size_t n)
+int h5pack_h5_read_doubles_attr(hid_t obj, const char *name, double *out, size_t n)
 {
     hid_t attr = -1, type = -1, space = -1;
     int rc = 0;

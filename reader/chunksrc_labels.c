@@ -1,4 +1,4 @@
-/* chunksrc_labels.c - reads and checks the labels (integers, one per image, none negative) and finds the
+/* h5pack_chunksrc_labels.c - reads and checks the labels (integers, one per image, none negative) and finds the
  * class count: the length of "classes" when the file has it, else the largest label + 1. */
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +26,12 @@ static int check_label_type(chunk_source *s, hid_t dset, const char *name, char 
     char tname[64];
     hid_t type = H5Dget_type(dset);
     if (type < 0)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "cannot read the type of '%s'", name);
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "cannot read the type of '%s'", name);
     int ok = H5Tget_class(type) == H5T_INTEGER;
-    h5_type_name(type, tname, sizeof tname);
+    h5pack_h5_type_name(type, tname, sizeof tname);
     H5Tclose(type);
     if (!ok)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s' hold %s, expected integers", name, tname);
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s' hold %s, expected integers", name, tname);
     return 0;
 }
 
@@ -39,7 +39,7 @@ static int check_label_type(chunk_source *s, hid_t dset, const char *name, char 
 static hssize_t classes_length(chunk_source *s)
 {
     hssize_t n = -1;
-    if (!h5_path_exists(s->file, "classes"))
+    if (!h5pack_h5_path_exists(s->file, "classes"))
         return -1;
     hid_t d = H5Dopen2(s->file, "classes", H5P_DEFAULT);
     hid_t space = d >= 0 ? H5Dget_space(d) : -1;
@@ -59,17 +59,17 @@ static int check_label_values(chunk_source *s, const char *name, char *err, size
     for (uint64_t i = 0; i < n; i++) {
         int64_t v = s->labels[i];
         if (v < 0)
-            return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s': label %lld at index %llu is negative",
+            return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s': label %lld at index %llu is negative",
                                  name, (long long)v, (unsigned long long)i);
         if (v > max)
             max = v;
     }
     if (max >= (int64_t)INT32_MAX)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s': label %lld is too large", name,
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s': label %lld is too large", name,
                              (long long)max);
     hssize_t n_classes = classes_length(s);
     if (n_classes >= 0 && max >= n_classes)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                              "labels '%s': label %lld but 'classes' names only %lld classes", name, (long long)max,
                              (long long)n_classes);
     s->g.n_classes = (uint32_t)(n_classes >= 0 ? n_classes : max + 1);
@@ -81,35 +81,35 @@ static int read_labels(chunk_source *s, hid_t dset, const char *name, char *err,
     int rank;
     hssize_t len = labels_length(dset, &rank);
     if (len < 0)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s' have rank %d; expected one label per image",
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s' have rank %d; expected one label per image",
                              name, rank);
     if ((uint64_t)len != s->g.n_samples)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s' have %lld entries but there are %llu images",
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s' have %lld entries but there are %llu images",
                              name, (long long)len, (unsigned long long)s->g.n_samples);
     s->labels = malloc(s->g.n_samples * sizeof *s->labels);
     if (!s->labels)
-        return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu labels",
+        return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu labels",
                              (unsigned long long)s->g.n_samples);
     if (H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->labels) < 0) {
         char h5msg[400];
-        h5_error_text(h5msg, sizeof h5msg);
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "cannot read labels '%s' (HDF5: %s)", name, h5msg);
+        h5pack_h5_error_text(h5msg, sizeof h5msg);
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "cannot read labels '%s' (HDF5: %s)", name, h5msg);
     }
     return check_label_values(s, name, err, err_len);
 }
 
-int chunksrc_load_labels(chunk_source *s, const char *name, char *err, size_t err_len)
+int h5pack_chunksrc_load_labels(chunk_source *s, const char *name, char *err, size_t err_len)
 {
     if (!name || !name[0])
         return 0;
-    if (!h5_path_exists(s->file, name)) {
+    if (!h5pack_h5_path_exists(s->file, name)) {
         if (!strcmp(name, "labels"))
             return 0; /* the default name, absent: a file without labels (flat folder) */
-        return chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no labels dataset '%s'", name);
+        return h5pack_chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no labels dataset '%s'", name);
     }
     hid_t dset = H5Dopen2(s->file, name, H5P_DEFAULT);
     if (dset < 0)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' is not a readable dataset", name);
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' is not a readable dataset", name);
     int rc = check_label_type(s, dset, name, err, err_len);
     if (!rc)
         rc = read_labels(s, dset, name, err, err_len);

@@ -13,11 +13,11 @@ static int locate_one(chunk_source *s, uint64_t chunk)
     hsize_t offset[4] = {chunk * s->g.samples_per_chunk, 0, 0, 0};
     uint64_t stored, addr, size;
     uint32_t mask = 0;
-    if (chunksrc_query_stored_locked(s, chunk, &stored) != 0)
+    if (h5pack_chunksrc_query_stored_locked(s, chunk, &stored) != 0)
         return -1;
     if (stored == 0)
         return 0; /* never written: reads as the fill value */
-    if (chunksrc_vfd_locate_chunk(s->file, s->dset, offset, &addr, &size, &mask) != 0 || size != stored ||
+    if (h5pack_chunksrc_vfd_locate_chunk(s->file, s->dset, offset, &addr, &size, &mask) != 0 || size != stored ||
         addr > s->file_size || size > s->file_size - addr)
         return -1;
     s->chunk_addr[chunk] = addr;
@@ -25,7 +25,7 @@ static int locate_one(chunk_source *s, uint64_t chunk)
     return 0;
 }
 
-int chunksrc_locate_chunks(chunk_source *s)
+int h5pack_chunksrc_locate_chunks(chunk_source *s)
 {
     uint64_t n = s->g.n_chunks;
     if (n > LOCATE_MAX_CHUNKS || getenv("H5PACK_NO_LOCATE"))

@@ -1,4 +1,4 @@
-/* chunksrc_map.c - the zero-copy path of uncompressed implicit and contiguous sources: the data range
+/* h5pack_chunksrc_map.c - the zero-copy path of uncompressed implicit and contiguous sources: the data range
  * of the file is mapped read-only at open, and a chunk "load" populates the page tables of its range
  * (MADV_POPULATE_READ: the page cache lookups and faults happen in the load, the pixels are not
  * touched) and hands out a pointer into the mapping. The assembly then copies page cache -> batch in
@@ -34,7 +34,7 @@ static double map_now_s(void)
 static uint64_t data_end(const chunk_source *s)
 {
     uint64_t last = s->g.n_chunks - 1;
-    return s->base_addr + last * s->g.chunk_bytes + chunksrc_chunk_samples(s, last) * s->g.image_bytes;
+    return s->base_addr + last * s->g.chunk_bytes + h5pack_chunksrc_chunk_samples(s, last) * s->g.image_bytes;
 }
 
 /* Page-aligned [*START, *START + *LEN) around the file range [addr, addr + bytes). */
@@ -67,7 +67,7 @@ static int mapping_wanted(const chunk_source *s)
            s->fd >= 0 && s->g.n_chunks > 0 && sizeof(size_t) >= 8;
 }
 
-void chunksrc_map_file(chunk_source *s)
+void h5pack_chunksrc_map_file(chunk_source *s)
 {
     struct stat st;
     if (!mapping_wanted(s) || fstat(s->fd, &st) != 0 || (uint64_t)st.st_size < data_end(s))
@@ -80,17 +80,17 @@ void chunksrc_map_file(chunk_source *s)
     s->map = m, s->map_len = (size_t)len, s->map_offset = start;
     /* A kernel without MADV_POPULATE_READ (EINVAL) could not tell us about a truncated file: no mapping. */
     if (populate(s, s->base_addr, 1) != 0)
-        chunksrc_unmap_file(s);
+        h5pack_chunksrc_unmap_file(s);
 }
 
-void chunksrc_unmap_file(chunk_source *s)
+void h5pack_chunksrc_unmap_file(chunk_source *s)
 {
     if (s->map)
         munmap((void *)s->map, s->map_len);
     s->map = NULL, s->map_len = 0, s->map_offset = 0;
 }
 
-void chunksrc_map_release(chunk_source *s, const uint8_t *data)
+void h5pack_chunksrc_map_release(chunk_source *s, const uint8_t *data)
 {
     if (!s || !s->map || data < s->map || data >= s->map + s->map_len)
         return;
@@ -98,23 +98,23 @@ void chunksrc_map_release(chunk_source *s, const uint8_t *data)
     if (addr < s->base_addr || (addr - s->base_addr) % s->g.chunk_bytes != 0)
         return; /* not a chunk start */
     uint64_t chunk = (addr - s->base_addr) / s->g.chunk_bytes;
-    uint64_t end = addr + chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    uint64_t end = addr + h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), first = (addr + page - 1) / page * page, last = end / page * page;
     /* only the pages wholly inside the chunk: its neighbours' pages may be in use */
     if (last > first)
         madvise((uint8_t *)s->map + (first - s->map_offset), (size_t)(last - first), MADV_DONTNEED);
 }
 
-int chunksrc_is_mapped(const chunk_source *s)
+int h5pack_chunksrc_is_mapped(const chunk_source *s)
 {
     return s && s->map != NULL;
 }
 
-int chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost)
+int h5pack_chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost)
 {
     if (!s || !s->map || chunk >= s->g.n_chunks)
         return CHUNKSRC_NOT_MAPPED;
-    uint64_t addr = s->base_addr + chunk * s->g.chunk_bytes, len = chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    uint64_t addr = s->base_addr + chunk * s->g.chunk_bytes, len = h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
     double t0 = map_now_s();
     if (populate(s, addr, len) != 0)
         return CHUNKSRC_NOT_MAPPED; /* e.g. truncated since open: pread reports it */

@@ -1,4 +1,4 @@
-/* chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
+/* h5pack_chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
  * (implicit > contiguous > raw deflate > hdf5; see chunksrc.h). Everything learnt here is immutable
  * afterwards, so reads need no lock except around the HDF5 calls of the raw and hdf5 paths. */
 #include <errno.h>
@@ -14,7 +14,7 @@
 
 static void chunksrc_close_in_process(chunk_source *s);
 
-int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
+int h5pack_chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
 {
     if (err && err_len) {
         int n = s && s->path ? snprintf(err, err_len, "%s: ", s->path) : 0; /* no source: FMT names the file */
@@ -28,11 +28,11 @@ int chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, co
     return code;
 }
 
-int chunksrc_fail_h5(const chunk_source *s, int code, char *err, size_t err_len, const char *what)
+int h5pack_chunksrc_fail_h5(const chunk_source *s, int code, char *err, size_t err_len, const char *what)
 {
     char h5msg[600];
-    h5_error_text(h5msg, sizeof h5msg);
-    return chunksrc_fail(s, code, err, err_len, "%s (HDF5: %s)", what, h5msg);
+    h5pack_h5_error_text(h5msg, sizeof h5msg);
+    return h5pack_chunksrc_fail(s, code, err, err_len, "%s (HDF5: %s)", what, h5msg);
 }
 
 /* HDF5 addresses count from the end of the user block (h5py's userblock_size, h5jam); the chunk info
@@ -45,7 +45,7 @@ static int read_userblock(chunk_source *s, char *err, size_t err_len)
     if (fcpl >= 0)
         H5Pclose(fcpl);
     if (rc < 0 || size > s->file_size)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the user block size");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the user block size");
     s->userblock = size;
     return 0;
 }
@@ -55,25 +55,25 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
     struct stat st;
     s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0)
-        return chunksrc_fail(s, errno == ENOENT || errno == ENOTDIR ? H5PACK_ENOTFOUND : H5PACK_EIO, err, err_len,
+        return h5pack_chunksrc_fail(s, errno == ENOENT || errno == ENOTDIR ? H5PACK_ENOTFOUND : H5PACK_EIO, err, err_len,
                              "cannot open: %s", strerror(errno));
     if (fstat(s->fd, &st) != 0)
-        return chunksrc_fail(s, H5PACK_EIO, err, err_len, "cannot stat: %s", strerror(errno));
+        return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len, "cannot stat: %s", strerror(errno));
     if (!S_ISREG(st.st_mode))
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not a regular file");
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not a regular file");
     s->file_size = (uint64_t)st.st_size;
     htri_t is_h5 = H5Fis_hdf5(s->path);
     if (is_h5 == 0)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file (no HDF5 signature in its %llu bytes)",
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file (no HDF5 signature in its %llu bytes)",
                              (unsigned long long)s->file_size);
     if (is_h5 < 0)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
-    hid_t fapl = chunksrc_vfd_fapl(); /* sec2 plus raw-read capture; -1: plain default driver */
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
+    hid_t fapl = h5pack_chunksrc_vfd_fapl(); /* sec2 plus raw-read capture; -1: plain default driver */
     s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
     if (fapl >= 0)
         H5Pclose(fapl);
     if (s->file < 0)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
     return read_userblock(s, err, err_len);
 }
 
@@ -96,7 +96,7 @@ static int fail_missing(chunk_source *s, const char *what, const char *name, cha
     char list[200] = "";
     hsize_t idx = 0;
     H5Literate(s->file, H5_INDEX_NAME, H5_ITER_INC, &idx, add_name, list);
-    return chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no %s dataset '%s' (the root holds: %s)", what, name,
+    return h5pack_chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no %s dataset '%s' (the root holds: %s)", what, name,
                          list[0] ? list : "nothing");
 }
 
@@ -104,15 +104,15 @@ static int fail_missing(chunk_source *s, const char *what, const char *name, cha
  * whole through H5Dread would only be copied once more. */
 static int open_dataset(chunk_source *s, const char *what, const char *name, hid_t *out, char *err, size_t err_len)
 {
-    if (!h5_path_exists(s->file, name))
+    if (!h5pack_h5_path_exists(s->file, name))
         return fail_missing(s, what, name, err, err_len);
     hid_t obj = H5Oopen(s->file, name, H5P_DEFAULT);
     if (obj < 0)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the object");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the object");
     H5I_type_t kind = H5Iget_type(obj);
     H5Oclose(obj);
     if (kind != H5I_DATASET)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' is not a dataset", name);
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' is not a dataset", name);
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
     if (dapl >= 0)
         H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
@@ -120,7 +120,7 @@ static int open_dataset(chunk_source *s, const char *what, const char *name, hid
     if (dapl >= 0)
         H5Pclose(dapl);
     if (*out < 0)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the dataset");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the dataset");
     return 0;
 }
 
@@ -129,12 +129,12 @@ static int check_image_type(chunk_source *s, const char *name, char *err, size_t
     char tname[64];
     hid_t type = H5Dget_type(s->dset);
     if (type < 0)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the type of the images");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the type of the images");
     int ok = H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE;
-    h5_type_name(type, tname, sizeof tname);
+    h5pack_h5_type_name(type, tname, sizeof tname);
     H5Tclose(type);
     if (!ok)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' holds %s, expected uint8 images", name, tname);
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' holds %s, expected uint8 images", name, tname);
     return 0;
 }
 
@@ -145,23 +145,23 @@ static int check_image_shape(chunk_source *s, const char *name, hsize_t *dims, h
     char shape[128];
     s->fspace = H5Dget_space(s->dset);
     if (s->fspace < 0)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the shape of the images");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the shape of the images");
     int rank = H5Sget_simple_extent_ndims(s->fspace);
     if (rank != 4) {
         hsize_t d[H5S_MAX_RANK];
         int r = rank > 0 && rank <= H5S_MAX_RANK ? H5Sget_simple_extent_dims(s->fspace, d, NULL) : 0;
-        h5_dims_text(d, r > 0 ? r : 0, shape, sizeof shape);
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+        h5pack_h5_dims_text(d, r > 0 ? r : 0, shape, sizeof shape);
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                              "'%s' has rank %d, shape %s; expected 4-D images (N,C,H,W) or (N,H,W,C)", name, rank,
                              shape);
     }
     H5Sget_simple_extent_dims(s->fspace, dims, maxdims);
-    h5_dims_text(dims, 4, shape, sizeof shape);
+    h5pack_h5_dims_text(dims, 4, shape, sizeof shape);
     if (dims[0] == 0)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' holds zero samples (shape %s)", name, shape);
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' holds zero samples (shape %s)", name, shape);
     for (int i = 1; i < 4; i++)
         if (dims[i] == 0 || dims[i] > 65536)
-            return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' has shape %s: image dimensions must be 1..65536",
+            return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' has shape %s: image dimensions must be 1..65536",
                                  name, shape);
     return 0;
 }
@@ -191,18 +191,18 @@ static int choose_layout(chunk_source *s, h5pack_layout hint, const hsize_t *dim
         return 0;
     }
     if (hint != H5PACK_LAYOUT_AUTO)
-        return chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "invalid input layout %d", (int)hint);
-    int found = h5_read_string_attr(s->dset, "layout", text, sizeof text);
+        return h5pack_chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "invalid input layout %d", (int)hint);
+    int found = h5pack_h5_read_string_attr(s->dset, "layout", text, sizeof text);
     if (found == 0) {
         hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
-        found = root >= 0 ? h5_read_string_attr(root, "layout", text, sizeof text) : 0;
+        found = root >= 0 ? h5pack_h5_read_string_attr(root, "layout", text, sizeof text) : 0;
         if (root >= 0)
             H5Gclose(root);
     }
     if (found > 0) {
         if (parse_layout(text, &s->g.layout) == 0)
             return 0;
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                              "attribute layout = '%s' is neither NCHW nor NHWC; set the input layout explicitly", text);
     }
     s->g.layout = is_channel_count(dims[3]) && !is_channel_count(dims[1]) ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW;
@@ -220,14 +220,14 @@ static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, s
     s->g.image_bytes = (uint64_t)s->g.channels * s->g.height * s->g.width;
     if (c < 1 || c > H5PACK_MAX_CHANNELS) {
         char shape[128];
-        h5_dims_text(dims, 4, shape, sizeof shape);
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+        h5pack_h5_dims_text(dims, 4, shape, sizeof shape);
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                              "images of shape %s read as %s have %llu channels; at most %d are supported "
                              "(wrong layout? set the input layout or a \"layout\" attribute)",
                              shape, nhwc ? "NHWC" : "NCHW", (unsigned long long)c, H5PACK_MAX_CHANNELS);
     }
     if (s->g.n_samples > ((uint64_t)1 << 62) / s->g.image_bytes)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "%llu images of %llu bytes: implausibly large",
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "%llu images of %llu bytes: implausibly large",
                              (unsigned long long)s->g.n_samples, (unsigned long long)s->g.image_bytes);
     return 0;
 }
@@ -238,7 +238,7 @@ static void read_pixel_stats(chunk_source *s)
     if (root < 0)
         return;
     size_t c = s->g.channels;
-    int ok = h5_read_doubles_attr(root, "mean", s->g.mean, c) && h5_read_doubles_attr(root, "std", s->g.std, c);
+    int ok = h5pack_h5_read_doubles_attr(root, "mean", s->g.mean, c) && h5pack_h5_read_doubles_attr(root, "std", s->g.std, c);
     for (size_t i = 0; ok && i < c; i++)
         ok = s->g.mean[i] == s->g.mean[i] && s->g.std[i] > 0 && s->g.std[i] < 1e30;
     s->g.has_stats = ok;
@@ -264,16 +264,16 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
 {
     if (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) {
         close_hdf5(s);
-        chunksrc_map_file(s);
+        h5pack_chunksrc_map_file(s);
         return 0;
     }
     if (s->chunked) {
         s->stored = calloc(s->g.n_chunks, sizeof *s->stored);
         if (!s->stored)
-            return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
+            return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
                                  (unsigned long long)s->g.n_chunks);
     }
-    if (s->g.path == CHUNKSRC_RAW_DEFLATE && chunksrc_locate_chunks(s) == 0) {
+    if (s->g.path == CHUNKSRC_RAW_DEFLATE && h5pack_chunksrc_locate_chunks(s) == 0) {
         s->g.located = 1;
         close_hdf5(s);
         return 0;
@@ -299,9 +299,9 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     if (!rc)
         rc = set_image_geometry(s, dims, err, err_len);
     if (!rc)
-        rc = chunksrc_choose_path(s, images, dims, maxdims, err, err_len);
+        rc = h5pack_chunksrc_choose_path(s, images, dims, maxdims, err, err_len);
     if (!rc)
-        rc = chunksrc_load_labels(s, labels, err, err_len);
+        rc = h5pack_chunksrc_load_labels(s, labels, err, err_len);
     if (!rc)
         read_pixel_stats(s);
     if (!rc)
@@ -309,13 +309,13 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     return rc;
 }
 
-int chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
+int h5pack_chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
                              chunk_source **out, char *err, size_t err_len)
 {
     chunk_source *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path))) {
         free(s);
-        return chunksrc_fail(NULL, H5PACK_ENOMEM, err, err_len, "out of memory");
+        return h5pack_chunksrc_fail(NULL, H5PACK_ENOMEM, err, err_len, "out of memory");
     }
     s->fd = -1;
     s->file = s->dset = s->fspace = -1;
@@ -335,7 +335,7 @@ static void adopt_stored_sizes(chunk_source *s, const uint64_t *stored, uint64_t
         memcpy(s->stored, stored, n * sizeof *stored);
 }
 
-int chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
+int h5pack_chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
                   chunk_source **out, char *err, size_t err_len)
 {
     uint64_t *stored = NULL, n_stored = 0;
@@ -346,12 +346,12 @@ int chunksrc_open(const char *path, const char *images, const char *labels, h5pa
         return H5PACK_EINVAL;
     *out = NULL;
     if (!path || !images || !images[0])
-        return chunksrc_fail(NULL, H5PACK_EINVAL, err, err_len, "no file or images dataset name given");
-    int rc = chunksrc_probe(path, images, labels, layout_hint, &stored, &n_stored, err, err_len);
+        return h5pack_chunksrc_fail(NULL, H5PACK_EINVAL, err, err_len, "no file or images dataset name given");
+    int rc = h5pack_chunksrc_probe(path, images, labels, layout_hint, &stored, &n_stored, err, err_len);
     if (rc == 0) {
-        h5_enter(&q);
-        rc = chunksrc_open_in_process(path, images, labels, layout_hint, out, err, err_len);
-        h5_leave(&q);
+        h5pack_h5_enter(&q);
+        rc = h5pack_chunksrc_open_in_process(path, images, labels, layout_hint, out, err, err_len);
+        h5pack_h5_leave(&q);
     }
     if (rc == 0)
         adopt_stored_sizes(*out, stored, n_stored);
@@ -359,17 +359,17 @@ int chunksrc_open(const char *path, const char *images, const char *labels, h5pa
     return rc;
 }
 
-const source_geometry *chunksrc_geometry(const chunk_source *s)
+const source_geometry *h5pack_chunksrc_geometry(const chunk_source *s)
 {
     return &s->g;
 }
 
-const int64_t *chunksrc_labels(const chunk_source *s)
+const int64_t *h5pack_chunksrc_labels(const chunk_source *s)
 {
     return s->labels;
 }
 
-uint64_t chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk)
+uint64_t h5pack_chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk)
 {
     uint64_t k = s->g.samples_per_chunk, first = chunk * k;
     if (chunk >= s->g.n_chunks)
@@ -377,7 +377,7 @@ uint64_t chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk)
     return s->g.n_samples - first < k ? s->g.n_samples - first : k;
 }
 
-/* Frees S; the caller is inside h5_enter when S holds HDF5 objects. */
+/* Frees S; the caller is inside h5pack_h5_enter when S holds HDF5 objects. */
 static void chunksrc_close_in_process(chunk_source *s)
 {
     if (s->fspace >= 0)
@@ -386,7 +386,7 @@ static void chunksrc_close_in_process(chunk_source *s)
         H5Dclose(s->dset);
     if (s->file >= 0)
         H5Fclose(s->file);
-    chunksrc_unmap_file(s);
+    h5pack_chunksrc_unmap_file(s);
     if (s->fd >= 0)
         close(s->fd);
     free(s->stored);
@@ -397,12 +397,12 @@ static void chunksrc_close_in_process(chunk_source *s)
     free(s);
 }
 
-void chunksrc_close(chunk_source *s)
+void h5pack_chunksrc_close(chunk_source *s)
 {
     h5_quiet q;
     if (!s)
         return;
-    h5_enter(&q);
+    h5pack_h5_enter(&q);
     chunksrc_close_in_process(s);
-    h5_leave(&q);
+    h5pack_h5_leave(&q);
 }

@@ -74,7 +74,7 @@ static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *er
     f->deflate_index = -1;
     f->n = H5Pget_nfilters(dcpl);
     if (f->n < 0 || f->n > 32)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the filter pipeline");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the filter pipeline");
     for (int i = 0; i < f->n; i++) {
         unsigned flags = 0, cd[8], config = 0;
         size_t ncd = 8;
@@ -89,7 +89,7 @@ static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *er
             f->other++;
             name[sizeof name - 1] = '\0';
             if (id < 0 || H5Zfilter_avail(id) <= 0)
-                return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                                      "the images use filter '%s' (id %d), which this HDF5 cannot decode "
                                      "(a plugin missing from HDF5_PLUGIN_PATH?)",
                                      name[0] ? name : "unknown", (int)id);
@@ -114,25 +114,25 @@ static int check_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, cons
     hsize_t cdims[4] = {0, 0, 0, 0};
     char cshape[128];
     if (H5Pget_chunk(dcpl, 4, cdims) != 4)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the chunk shape");
-    h5_dims_text(cdims, 4, cshape, sizeof cshape);
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the chunk shape");
+    h5pack_h5_dims_text(cdims, 4, cshape, sizeof cshape);
     if (cdims[1] != dims[1] || cdims[2] != dims[2] || cdims[3] != dims[3] || cdims[0] == 0)
-        return chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                              "'%s': chunk shape %s splits images; repack with h5pack or rechunk to (k,%llu,%llu,%llu)",
                              name, cshape, (unsigned long long)dims[1], (unsigned long long)dims[2],
                              (unsigned long long)dims[3]);
     if (cdims[0] > CHUNKSRC_MAX_CHUNK_BYTES / s->g.image_bytes)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': chunk shape %s is larger than HDF5 allows",
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': chunk shape %s is larger than HDF5 allows",
                              name, cshape);
     s->g.samples_per_chunk = cdims[0];
     s->g.n_chunks = (s->g.n_samples + cdims[0] - 1) / cdims[0];
     if (s->g.n_chunks > CHUNKSRC_MAX_CHUNKS)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': %llu chunks of %llu images is implausible",
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': %llu chunks of %llu images is implausible",
                              name, (unsigned long long)s->g.n_chunks, (unsigned long long)cdims[0]);
     /* Every chunk worth reading takes file space (and index space); more chunks than bytes in the file
      * is a damaged shape, not a sparse dataset anyone trains on. It would cost minutes of index lookups. */
     if (s->g.n_chunks > s->file_size)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
                              "'%s' claims %llu images in %llu chunks but the file has %llu bytes: damaged shape",
                              name, (unsigned long long)s->g.n_samples, (unsigned long long)s->g.n_chunks,
                              (unsigned long long)s->file_size);
@@ -157,7 +157,7 @@ static int choose_chunked_path(chunk_source *s, hid_t dcpl, const hsize_t *dims,
     s->g.compressed = f.deflate > 0;
     if (f.n == 0 && is_fixed_early(dcpl, dims, maxdims) && addresses_are_implicit(s)) {
         if (!data_range_ok(s, s->base_addr, s->g.n_chunks * s->g.chunk_bytes))
-            return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+            return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
                                  "truncated: chunk data ends at byte %llu but the file has %llu bytes",
                                  (unsigned long long)(s->base_addr + s->g.n_chunks * s->g.chunk_bytes),
                                  (unsigned long long)s->file_size);
@@ -182,7 +182,7 @@ static int choose_unchunked_path(chunk_source *s, hid_t dcpl, char *err, size_t 
     }
     uint64_t bytes = s->g.n_samples * s->g.image_bytes; /* H5Dget_offset counts the user block already */
     if (!data_range_ok(s, addr, bytes))
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
                              "truncated: image data ends at byte %llu but the file has %llu bytes",
                              (unsigned long long)(addr + bytes), (unsigned long long)s->file_size);
     s->base_addr = addr;
@@ -190,13 +190,13 @@ static int choose_unchunked_path(chunk_source *s, hid_t dcpl, char *err, size_t 
     return 0;
 }
 
-int chunksrc_choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims,
+int h5pack_chunksrc_choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims,
                          char *err, size_t err_len)
 {
     hid_t dcpl = H5Dget_create_plist(s->dset);
     int rc;
     if (dcpl < 0)
-        return chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the dataset's storage properties");
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the dataset's storage properties");
     read_fill(s, dcpl);
     if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
         rc = check_chunk_shape(s, dcpl, name, dims, err, err_len);

@@ -1,4 +1,4 @@
-/* chunksrc_probe.c - opens the file once in a forked child before opening it here. HDF5 1.10.8 trusts
+/* h5pack_chunksrc_probe.c - opens the file once in a forked child before opening it here. HDF5 1.10.8 trusts
  * file metadata: on a damaged file (old-format files carry no checksums) it can read through a null
  * pointer or loop forever, and no error handling of ours can catch that in this process. In the child,
  * a crash or a hang becomes a clear ECORRUPT here; a file the child opened cleanly takes the same code
@@ -63,7 +63,7 @@ static int send_stored_sizes(int fd, chunk_source *s, uint64_t n)
         uint64_t end = first + PROBE_BLOCK < n ? first + PROBE_BLOCK : n;
         for (uint64_t i = first; i < end; i++) {
             uint64_t size; /* on failure the entry stays unknown: the read will report it, naming the chunk */
-            (void)chunksrc_query_stored_locked(s, i, &size);
+            (void)h5pack_chunksrc_query_stored_locked(s, i, &size);
         }
         if (write_all(fd, s->stored + first, (end - first) * sizeof *s->stored) != 0)
             return -1;
@@ -79,8 +79,8 @@ static void probe_child(int fd, const char *path, const char *images, const char
     h5_quiet q;
     memset(&h, 0, sizeof h);
     h.magic = PROBE_MAGIC;
-    h5_quiet_begin(&q);
-    h.rc = chunksrc_open_in_process(path, images, labels, hint, &s, h.err, sizeof h.err);
+    h5pack_h5_quiet_begin(&q);
+    h.rc = h5pack_chunksrc_open_in_process(path, images, labels, hint, &s, h.err, sizeof h.err);
     if (h.rc == 0 && s->stored)
         h.n_stored = s->g.n_chunks < PROBE_MAX_SIZES ? s->g.n_chunks : PROBE_MAX_SIZES;
     if (write_all(fd, &h, sizeof h) != 0 || (h.n_stored && send_stored_sizes(fd, s, h.n_stored) != 0))
@@ -196,15 +196,15 @@ static int judge(const char *path, probe_reply *r, int status, uint64_t **stored
         return 0;
     }
     if (r->timed_out)
-        return chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
+        return h5pack_chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
                              "%s: HDF5 made no progress reading the file's metadata for %d s: the file is damaged "
                              "(or HDF5 was busy in another thread of this process; H5PACK_PROBE_TIMEOUT sets the limit)",
                              path, silence_limit_s());
     if (status != -1 && WIFSIGNALED(status))
-        return chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
+        return h5pack_chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
                              "%s: HDF5 crashed reading the file's metadata (signal %d, %s): the file is damaged", path,
                              WTERMSIG(status), strsignal(WTERMSIG(status)));
-    return chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
+    return h5pack_chunksrc_fail(NULL, H5PACK_ECORRUPT, err, err_len,
                          "%s: HDF5 failed hard reading the file's metadata (probe exit status %d): the file is damaged",
                          path, status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
@@ -263,7 +263,7 @@ static int probe_wanted(const char *path)
     return version >= 0 && version < 2;
 }
 
-int chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
+int h5pack_chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
                    uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len)
 {
     int fds[2];
@@ -272,17 +272,17 @@ int chunksrc_probe(const char *path, const char *images, const char *labels, h5p
     *n_stored = 0;
     if (!probe_wanted(path) || pipe2(fds, O_CLOEXEC) != 0)
         return 0;
-    h5_lock_global(); /* no chunk source is inside HDF5 while we fork */
+    h5pack_h5_lock_global(); /* no chunk source is inside HDF5 while we fork */
     pid_t pid = fork();
     if (pid == 0) {
-        h5_unlock_global();
+        h5pack_h5_unlock_global();
         close(fds[0]);
         quiet_stderr(); /* a crash report of HDF5's would only confuse: the parent words the error */
         default_crash_signals();
         probe_child(fds[1], path, images, labels, hint);
         _exit(0);
     }
-    h5_unlock_global();
+    h5pack_h5_unlock_global();
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);

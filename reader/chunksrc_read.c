@@ -1,4 +1,4 @@
-/* chunksrc_read.c - reads one chunk's decompressed bytes, from any thread (see chunksrc.h):
+/* h5pack_chunksrc_read.c - reads one chunk's decompressed bytes, from any thread (see chunksrc.h):
  *   implicit / contiguous: pread at a computed address, no HDF5 call, no lock;
  *   raw: pread of the stored bytes when every chunk was located at open (chunksrc_locate.c), else
  *        H5Dread_chunk under the HDF5 mutex; then libdeflate, outside any lock;
@@ -26,7 +26,7 @@ static uint64_t max_stored_bytes(const chunk_source *s)
     return 2 * s->g.chunk_bytes + 65536;
 }
 
-chunksrc_scratch *chunksrc_scratch_new(const chunk_source *s)
+chunksrc_scratch *h5pack_chunksrc_scratch_new(const chunk_source *s)
 {
     chunksrc_scratch *sc = calloc(1, sizeof *sc);
     if (!sc)
@@ -41,7 +41,7 @@ chunksrc_scratch *chunksrc_scratch_new(const chunk_source *s)
     return sc;
 }
 
-void chunksrc_scratch_free(chunksrc_scratch *sc)
+void h5pack_chunksrc_scratch_free(chunksrc_scratch *sc)
 {
     if (!sc)
         return;
@@ -63,7 +63,7 @@ static int scratch_reserve(chunksrc_scratch *sc, size_t bytes)
     return 0;
 }
 
-int chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size)
+int h5pack_chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size)
 {
     uint64_t known = __atomic_load_n(&s->stored[chunk], __ATOMIC_RELAXED);
     if (known != 0) {
@@ -84,12 +84,12 @@ int chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size
     return 0;
 }
 
-uint64_t chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
+uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
 {
     if (chunk >= s->g.n_chunks)
         return 0;
     if (!s->stored)
-        return chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+        return h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
     uint64_t known = __atomic_load_n(&s->stored[chunk], __ATOMIC_RELAXED);
     if (known != 0)
         return known - 1;
@@ -97,10 +97,10 @@ uint64_t chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
     chunk_source *ms = (chunk_source *)s;
     h5_quiet q;
     uint64_t size = 0;
-    h5_enter(&q);
-    if (chunksrc_query_stored_locked(ms, chunk, &size) != 0)
+    h5pack_h5_enter(&q);
+    if (h5pack_chunksrc_query_stored_locked(ms, chunk, &size) != 0)
         size = 0;
-    h5_leave(&q);
+    h5pack_h5_leave(&q);
     return size;
 }
 
@@ -113,10 +113,10 @@ static int pread_all(chunk_source *s, uint64_t chunk, uint64_t addr, uint8_t *ds
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return chunksrc_fail(s, H5PACK_EIO, err, err_len, "chunk %llu: read failed: %s", (unsigned long long)chunk,
+            return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len, "chunk %llu: read failed: %s", (unsigned long long)chunk,
                                  strerror(errno));
         if (n == 0)
-            return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+            return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
                                  "chunk %llu: file truncated: got %llu of %llu bytes at offset %llu",
                                  (unsigned long long)chunk, (unsigned long long)done, (unsigned long long)len,
                                  (unsigned long long)addr);
@@ -130,7 +130,7 @@ static int pread_all(chunk_source *s, uint64_t chunk, uint64_t addr, uint8_t *ds
 static int read_pread(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_cost *cost, char *err,
                       size_t err_len)
 {
-    uint64_t len = chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    uint64_t len = h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
     double t0 = now_s();
     int rc = pread_all(s, chunk, s->base_addr + chunk * s->g.chunk_bytes, dst, len, err, err_len);
     if (!rc && cost) {
@@ -143,9 +143,9 @@ static int read_pread(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_
 static int fail_h5_read(chunk_source *s, uint64_t chunk, const char *what, char *err, size_t err_len)
 {
     char h5msg[600];
-    h5_error_text(h5msg, sizeof h5msg);
-    int code = h5_error_is_io() ? H5PACK_EIO : H5PACK_ECORRUPT;
-    return chunksrc_fail(s, code, err, err_len, "chunk %llu: %s (HDF5: %s)", (unsigned long long)chunk, what, h5msg);
+    h5pack_h5_error_text(h5msg, sizeof h5msg);
+    int code = h5pack_h5_error_is_io() ? H5PACK_EIO : H5PACK_ECORRUPT;
+    return h5pack_chunksrc_fail(s, code, err, err_len, "chunk %llu: %s (HDF5: %s)", (unsigned long long)chunk, what, h5msg);
 }
 
 typedef struct raw_chunk {
@@ -159,7 +159,7 @@ static int raw_buffer(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_sc
                       size_t err_len)
 {
     if (raw->stored > max_stored_bytes(s))
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: stored size %llu is implausible for %llu bytes",
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: stored size %llu is implausible for %llu bytes",
                              (unsigned long long)chunk, (unsigned long long)raw->stored,
                              (unsigned long long)s->g.chunk_bytes);
     if (!s->g.compressed && raw->stored == s->g.chunk_bytes) {
@@ -167,7 +167,7 @@ static int raw_buffer(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_sc
         return 0;
     }
     if (scratch_reserve(sc, raw->stored) != 0)
-        return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)chunk);
+        return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)chunk);
     raw->bytes = sc->buf;
     return 0;
 }
@@ -178,7 +178,7 @@ static int fetch_raw_locked(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk
 {
     hsize_t offset[4] = {chunk * s->g.samples_per_chunk, 0, 0, 0};
     uint32_t mask = 0;
-    if (chunksrc_query_stored_locked(s, chunk, &raw->stored) != 0)
+    if (h5pack_chunksrc_query_stored_locked(s, chunk, &raw->stored) != 0)
         return fail_h5_read(s, chunk, "cannot find the chunk's stored size", err, err_len);
     if (raw->stored == 0)
         return 0; /* never written: the fill value */
@@ -211,9 +211,9 @@ static int fetch_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scr
     h5_quiet q;
     if (s->chunk_addr)
         return fetch_raw_pread(s, chunk, dst, sc, raw, err, err_len);
-    h5_enter(&q);
+    h5pack_h5_enter(&q);
     int rc = fetch_raw_locked(s, chunk, dst, sc, raw, err, err_len);
-    h5_leave(&q);
+    h5pack_h5_leave(&q);
     return rc;
 }
 
@@ -222,15 +222,15 @@ static int inflate_chunk(chunk_source *s, uint64_t chunk, const raw_chunk *raw, 
 {
     size_t out = 0;
     if (!sc->dec && !(sc->dec = libdeflate_alloc_decompressor()))
-        return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)chunk);
+        return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)chunk);
     enum libdeflate_result r =
         libdeflate_zlib_decompress(sc->dec, raw->bytes, raw->stored, dst, s->g.chunk_bytes, &out);
     if (r != LIBDEFLATE_SUCCESS)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: damaged deflate data (%s)",
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: damaged deflate data (%s)",
                              (unsigned long long)chunk,
                              r == LIBDEFLATE_INSUFFICIENT_SPACE ? "inflates to more than a chunk" : "bad stream");
     if (out != s->g.chunk_bytes)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: inflates to %zu bytes, expected %llu",
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: inflates to %zu bytes, expected %llu",
                              (unsigned long long)chunk, out, (unsigned long long)s->g.chunk_bytes);
     return 0;
 }
@@ -241,7 +241,7 @@ static int copy_plain_chunk(chunk_source *s, uint64_t chunk, const raw_chunk *ra
                             size_t err_len)
 {
     if (raw->stored != s->g.chunk_bytes)
-        return chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: stored size %llu, expected %llu",
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "chunk %llu: stored size %llu, expected %llu",
                              (unsigned long long)chunk, (unsigned long long)raw->stored,
                              (unsigned long long)s->g.chunk_bytes);
     if (raw->bytes != dst)
@@ -280,7 +280,7 @@ static int read_hyperslab_locked(chunk_source *s, uint64_t chunk, uint8_t *dst, 
     hsize_t start[4] = {chunk * s->g.samples_per_chunk, 0, 0, 0}, count[4];
     int rc = 0;
     H5Sget_simple_extent_dims(s->fspace, count, NULL);
-    count[0] = chunksrc_chunk_samples(s, chunk);
+    count[0] = h5pack_chunksrc_chunk_samples(s, chunk);
     hid_t mem = H5Screate_simple(4, count, NULL);
     if (mem < 0 || H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
         rc = fail_h5_read(s, chunk, "cannot select the chunk", err, err_len);
@@ -295,12 +295,12 @@ static int read_hdf5(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_c
 {
     h5_quiet q;
     double t0 = now_s();
-    h5_enter(&q);
+    h5pack_h5_enter(&q);
     int rc = read_hyperslab_locked(s, chunk, dst, err, err_len);
-    h5_leave(&q);
+    h5pack_h5_leave(&q);
     if (!rc && cost) {
         double dt = now_s() - t0;
-        cost->bytes_read += chunksrc_stored_bytes(s, chunk);
+        cost->bytes_read += h5pack_chunksrc_stored_bytes(s, chunk);
         /* HDF5 reads and inflates in one call: the time counts as reading. */
         cost->read_s += dt;
         if (s->g.compressed)
@@ -309,26 +309,26 @@ static int read_hdf5(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_c
     return rc;
 }
 
-int chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
+int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                   char *err, size_t err_len)
 {
     if (!s || !dst || chunk >= s->g.n_chunks)
-        return chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "chunk %llu out of range",
+        return h5pack_chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "chunk %llu out of range",
                              (unsigned long long)chunk);
     switch (s->g.path) {
     case CHUNKSRC_IMPLICIT:
     case CHUNKSRC_CONTIGUOUS:
         return read_pread(s, chunk, dst, cost, err, err_len);
     case CHUNKSRC_RAW_DEFLATE: {
-        chunksrc_scratch *own = sc ? NULL : chunksrc_scratch_new(s);
+        chunksrc_scratch *own = sc ? NULL : h5pack_chunksrc_scratch_new(s);
         if (!sc && !own)
-            return chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory");
+            return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory");
         int rc = read_raw(s, chunk, dst, sc ? sc : own, cost, err, err_len);
-        chunksrc_scratch_free(own);
+        h5pack_chunksrc_scratch_free(own);
         return rc;
     }
     case CHUNKSRC_HDF5:
         return read_hdf5(s, chunk, dst, cost, err, err_len);
     }
-    return chunksrc_fail(s, H5PACK_EINTERNAL, err, err_len, "unknown read path");
+    return h5pack_chunksrc_fail(s, H5PACK_EINTERNAL, err, err_len, "unknown read path");
 }

@@ -147,7 +147,7 @@ static void register_driver(void)
     g_driver = H5FDregister(&capture_class);
 }
 
-hid_t chunksrc_vfd_fapl(void)
+hid_t h5pack_chunksrc_vfd_fapl(void)
 {
     pthread_once(&g_register_once, register_driver);
     if (g_driver < 0)
@@ -169,7 +169,7 @@ static capture_file *capture_state(hid_t file)
     return fd->driver_id == g_driver ? (capture_file *)fd : NULL;
 }
 
-int chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offset, uint64_t *addr, uint64_t *size,
+int h5pack_chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offset, uint64_t *addr, uint64_t *size,
                               uint32_t *filter_mask)
 {
     capture_file *f = capture_state(file);

@@ -9,7 +9,7 @@
 /* rng streams, so that the draws of different purposes never overlap */
 enum { STREAM_RANDOM = 1, STREAM_CHUNK_PERM = 2, STREAM_IN_CHUNK = 3, STREAM_WINDOW = 4 };
 
-int order_check(const order_params *p)
+int h5pack_order_check(const order_params *p)
 {
     if (!p || p->n_samples == 0 || p->samples_per_chunk == 0 || p->batch_size == 0 || p->world == 0 ||
         p->rank >= p->world)
@@ -19,7 +19,7 @@ int order_check(const order_params *p)
     return 0;
 }
 
-uint64_t order_n_chunks(const order_params *p)
+uint64_t h5pack_order_n_chunks(const order_params *p)
 {
     return (p->n_samples + p->samples_per_chunk - 1) / p->samples_per_chunk;
 }
@@ -29,13 +29,13 @@ static uint64_t per_rank_before_batching(const order_params *p)
     return p->drop_last ? p->n_samples / p->world : (p->n_samples + p->world - 1) / p->world;
 }
 
-uint64_t order_batches_per_epoch(const order_params *p)
+uint64_t h5pack_order_batches_per_epoch(const order_params *p)
 {
     uint64_t n = per_rank_before_batching(p);
     return p->drop_last ? n / p->batch_size : (n + p->batch_size - 1) / p->batch_size;
 }
 
-uint64_t order_samples_per_epoch(const order_params *p)
+uint64_t h5pack_order_samples_per_epoch(const order_params *p)
 {
     uint64_t n = per_rank_before_batching(p);
     return p->drop_last ? (n / p->batch_size) * p->batch_size : n;
@@ -55,7 +55,7 @@ static void shuffle(uint64_t *a, uint64_t n, rng_state *r)
  * all), then drawn from a window of W active chunks. */
 static int chunk_order(const order_params *p, uint64_t epoch, uint64_t *out)
 {
-    uint64_t n_chunks = order_n_chunks(p), k = p->samples_per_chunk;
+    uint64_t n_chunks = h5pack_order_n_chunks(p), k = p->samples_per_chunk;
     uint64_t w = p->window < 1 ? 1 : (p->window > n_chunks ? n_chunks : p->window);
     uint64_t *perm = malloc(n_chunks * sizeof *perm);
     uint64_t *slots = malloc(w * sizeof *slots);      /* chunk id held by each window slot */
@@ -103,9 +103,9 @@ static int chunk_order(const order_params *p, uint64_t epoch, uint64_t *out)
     return 0;
 }
 
-int order_global(const order_params *p, uint64_t epoch, uint64_t *out)
+int h5pack_order_global(const order_params *p, uint64_t epoch, uint64_t *out)
 {
-    if (order_check(p))
+    if (h5pack_order_check(p))
         return H5PACK_EINVAL;
     if (p->kind == H5PACK_ORDER_CHUNK)
         return chunk_order(p, epoch, out);
@@ -118,17 +118,17 @@ int order_global(const order_params *p, uint64_t epoch, uint64_t *out)
     return 0;
 }
 
-int order_epoch(const order_params *p, uint64_t epoch, uint64_t *out)
+int h5pack_order_epoch(const order_params *p, uint64_t epoch, uint64_t *out)
 {
-    if (order_check(p))
+    if (h5pack_order_check(p))
         return H5PACK_EINVAL;
-    uint64_t per_rank = per_rank_before_batching(p), n = order_samples_per_epoch(p);
+    uint64_t per_rank = per_rank_before_batching(p), n = h5pack_order_samples_per_epoch(p);
     if (p->world == 1 && n == p->n_samples)
-        return order_global(p, epoch, out);
+        return h5pack_order_global(p, epoch, out);
     uint64_t *global = malloc(p->n_samples * sizeof *global);
     if (!global)
         return H5PACK_ENOMEM;
-    int rc = order_global(p, epoch, global);
+    int rc = h5pack_order_global(p, epoch, global);
     if (rc == 0) {
         uint64_t start = (uint64_t)p->rank * per_rank;
         for (uint64_t i = 0; i < n; i++)
@@ -138,11 +138,11 @@ int order_epoch(const order_params *p, uint64_t epoch, uint64_t *out)
     return rc;
 }
 
-uint64_t order_accesses(const order_params *p, const uint64_t *samples, uint64_t n, uint64_t *acc,
+uint64_t h5pack_order_accesses(const order_params *p, const uint64_t *samples, uint64_t n, uint64_t *acc,
                         uint64_t *batch_start)
 {
     /* last_batch_seen[c] = 1 + the batch that last touched chunk c: no clearing between batches */
-    uint64_t n_chunks = order_n_chunks(p);
+    uint64_t n_chunks = h5pack_order_n_chunks(p);
     uint64_t *last_batch_seen = calloc(n_chunks ? n_chunks : 1, sizeof *last_batch_seen);
     if (!last_batch_seen)
         return 0;

@@ -41,27 +41,27 @@ typedef struct order_params {
 } order_params;
 
 /* 0 when the parameters are usable, else H5PACK_EINVAL. */
-int order_check(const order_params *p);
+int h5pack_order_check(const order_params *p);
 
-uint64_t order_n_chunks(const order_params *p);
+uint64_t h5pack_order_n_chunks(const order_params *p);
 
 /* Samples this rank sees per epoch (after padding, and after dropping the short batch if drop_last). */
-uint64_t order_samples_per_epoch(const order_params *p);
+uint64_t h5pack_order_samples_per_epoch(const order_params *p);
 
 /* Batches per epoch for this rank (equal on every rank). */
-uint64_t order_batches_per_epoch(const order_params *p);
+uint64_t h5pack_order_batches_per_epoch(const order_params *p);
 
 /* Writes the global order of EPOCH (n_samples entries) into OUT. Returns 0 or H5PACK_ENOMEM. */
-int order_global(const order_params *p, uint64_t epoch, uint64_t *out);
+int h5pack_order_global(const order_params *p, uint64_t epoch, uint64_t *out);
 
-/* Writes this rank's samples of EPOCH (order_samples_per_epoch entries) into OUT. 0 or H5PACK_ENOMEM. */
-int order_epoch(const order_params *p, uint64_t epoch, uint64_t *out);
+/* Writes this rank's samples of EPOCH (h5pack_order_samples_per_epoch entries) into OUT. 0 or H5PACK_ENOMEM. */
+int h5pack_order_epoch(const order_params *p, uint64_t epoch, uint64_t *out);
 
 /* Chunk accesses of a rank's epoch whose samples are SAMPLES[0..n): writes the chunk of each access to
  * ACC (room for n entries) and, for each batch b, the index of its first access to BATCH_START[b]
- * (room for order_batches_per_epoch + 1 entries; the last entry is the total). Returns the number of
+ * (room for h5pack_order_batches_per_epoch + 1 entries; the last entry is the total). Returns the number of
  * accesses, or 0 on ENOMEM. */
-uint64_t order_accesses(const order_params *p, const uint64_t *samples, uint64_t n, uint64_t *acc,
+uint64_t h5pack_order_accesses(const order_params *p, const uint64_t *samples, uint64_t n, uint64_t *acc,
                         uint64_t *batch_start);
 
 #endif

@@ -14,10 +14,10 @@ static int wait_ready(pipeline *p, int slot, uint64_t ticket)
     ring_entry *e = &p->ring[slot];
     pthread_mutex_lock(&p->lock);
     if (!(e->state == RING_READY && e->ticket == ticket)) {
-        double t0 = pipeline_now_s();
+        double t0 = h5pack_pipeline_now_s();
         while (!atomic_load(&p->stop) && !(e->state == RING_READY && e->ticket == ticket))
             pthread_cond_wait(&p->ready, &p->lock);
-        p->stall_s += pipeline_now_s() - t0;
+        p->stall_s += h5pack_pipeline_now_s() - t0;
     }
     int ok = e->state == RING_READY && e->ticket == ticket;
     if (ok)
@@ -85,16 +85,16 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     }
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
-    double t0 = pipeline_now_s();
-    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, pipeline_batch_key(p, e, e->echoes_delivered));
-    p->stall_s += pipeline_now_s() - t0;
+    double t0 = h5pack_pipeline_now_s();
+    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
+    p->stall_s += h5pack_pipeline_now_s() - t0;
     if (rc)
         return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
     p->batches_echoed++;
     return deliver(p, slot, e->echoes_delivered, batch, err, err_len);
 }
 
-int pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
+int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
 {
     if (p->failed) {
         snprintf(err, err_len, "%s", p->failed_err);
@@ -124,7 +124,7 @@ int pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
     return deliver(p, slot, 0, batch, err, err_len);
 }
 
-int pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
+int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
 {
     int slot = batch ? batch->slot_ : -1;
     if (slot < 0 || slot >= p->pp.prefetch || !p->ring[slot].held) {
@@ -149,7 +149,7 @@ int pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     return rc;
 }
 
-void pipeline_stats(pipeline *p, h5pack_stats *st)
+void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)
 {
     const batch_counts *c = &p->delivered;
     st->samples = p->samples;
@@ -162,7 +162,7 @@ void pipeline_stats(pipeline *p, h5pack_stats *st)
     st->busy_read_s = c->read_s, st->busy_inflate_s = c->inflate_s, st->busy_assemble_s = c->assemble_s;
     st->stall_s = p->stall_s;
     p->pp.be->ops->times(p->pp.be, &st->busy_convert_s, &st->busy_copy_s, &st->device_bytes);
-    st->cache_bytes_used = (uint64_t)cache_slot_count(p->cache) * p->geo->chunk_bytes;
+    st->cache_bytes_used = (uint64_t)h5pack_cache_slot_count(p->cache) * p->geo->chunk_bytes;
 }
 
 /* ---- life cycle ---------------------------------------------------------------------------------- */
@@ -207,10 +207,10 @@ static int start_workers(pipeline *p, char *err, size_t err_len)
     for (int i = 0; i < n; i++) {
         worker *w = &p->workers[i];
         w->p = p;
-        w->scratch = chunksrc_scratch_new(p->pp.src);
+        w->scratch = h5pack_chunksrc_scratch_new(p->pp.src);
         if (!w->scratch)
             return H5PACK_ENOMEM;
-        if (pthread_create(&w->thread, NULL, pipeline_worker_main, w)) {
+        if (pthread_create(&w->thread, NULL, h5pack_pipeline_worker_main, w)) {
             snprintf(err, err_len, "cannot start worker thread %d of %d", i + 1, n);
             return H5PACK_ENOMEM;
         }
@@ -219,17 +219,17 @@ static int start_workers(pipeline *p, char *err, size_t err_len)
     return 0;
 }
 
-int pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len)
+int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len)
 {
     *out = NULL;
     pipeline *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
     p->pp = *pp;
-    p->geo = chunksrc_geometry(pp->src);
-    p->labels = chunksrc_labels(pp->src);
+    p->geo = h5pack_chunksrc_geometry(pp->src);
+    p->labels = h5pack_chunksrc_labels(pp->src);
     p->echo_slot = -1;
-    p->batches_per_epoch = order_batches_per_epoch(&pp->setup.op);
+    p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */
     uint64_t epochs = pp->setup.epochs, bpe = p->batches_per_epoch;
     p->total_batches = bpe && epochs > UINT64_MAX / bpe ? 0 : epochs * bpe;
@@ -237,9 +237,9 @@ int pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->ready, NULL);
-    int rc = planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
+    int rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
     if (rc == 0)
-        rc = cache_create(pp->setup.slots_allocated, (size_t)p->geo->chunk_bytes, pipeline_load_chunk, p, &p->cache);
+        rc = h5pack_cache_create(pp->setup.slots_allocated, (size_t)p->geo->chunk_bytes, h5pack_pipeline_load_chunk, p, &p->cache);
     if (rc == 0)
         rc = ring_alloc(p);
     if (rc == 0)
@@ -252,7 +252,7 @@ fail:
     if (!err[0])
         snprintf(err, err_len, "cannot set up the reader: %s (cache of %zu chunks of %llu bytes)", h5pack_strerror(rc),
                  pp->setup.slots_allocated, (unsigned long long)p->geo->chunk_bytes);
-    pipeline_free(p);
+    h5pack_pipeline_free(p);
     return rc;
 }
 
@@ -264,10 +264,10 @@ static void stop_everything(pipeline *p)
     pthread_cond_broadcast(&p->ready);
     pthread_mutex_unlock(&p->lock);
     if (p->cache)
-        cache_stop(p->cache);
+        h5pack_cache_stop(p->cache);
 }
 
-void pipeline_free(pipeline *p)
+void h5pack_pipeline_free(pipeline *p)
 {
     if (!p)
         return;
@@ -275,11 +275,11 @@ void pipeline_free(pipeline *p)
     for (int i = 0; i < p->n_started; i++)
         pthread_join(p->workers[i].thread, NULL);
     for (int i = 0; p->workers && i < p->pp.setup.threads; i++)
-        chunksrc_scratch_free(p->workers[i].scratch);
+        h5pack_chunksrc_scratch_free(p->workers[i].scratch);
     free(p->workers);
     ring_free(p);
-    cache_free(p->cache);
-    planner_free(p->plan);
+    h5pack_cache_free(p->cache);
+    h5pack_planner_free(p->plan);
     pthread_cond_destroy(&p->work), pthread_cond_destroy(&p->ready);
     pthread_mutex_destroy(&p->lock);
     free(p);

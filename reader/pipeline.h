@@ -9,7 +9,7 @@
  * batches fit in the ring (details and the no-deadlock argument in pipeline_impl.h). Counters of a batch
  * (hits, misses, bytes, busy times) travel with it and are added to the stats when the consumer receives
  * it, so the stats always describe delivered batches.
- * Thread-safety: pipeline_next/release/stats from one consumer thread. */
+ * Thread-safety: h5pack_pipeline_next/release/stats from one consumer thread. */
 #ifndef H5PACK_PIPELINE_H
 #define H5PACK_PIPELINE_H
 
@@ -32,19 +32,19 @@ typedef struct pipeline_params {
 } pipeline_params;
 
 /* Allocates the cache and the ring and starts the workers. */
-int pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len);
+int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len);
 
 /* Next batch in order (an echo of the previous one first, when due). Returns H5PACK_OK, H5PACK_END,
  * H5PACK_ESTATE for misuse (too many unreleased batches, asking for an echo before releasing the batch),
  * or the first worker error (every later call returns it again). */
-int pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
+int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
 
-int pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
+int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
 
 /* Adds the delivered batches' counters and the backend's times to *ST (other fields untouched). */
-void pipeline_stats(pipeline *p, h5pack_stats *st);
+void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st);
 
 /* Stops the workers (wherever they wait) and frees everything. NULL is a no-op. */
-void pipeline_free(pipeline *p);
+void h5pack_pipeline_free(pipeline *p);
 
 #endif

@@ -4,7 +4,7 @@
  * One lock (`lock`) guards the ring states and the claiming of accesses; the planner is used by one
  * worker at a time (`planning`), outside the lock. Work is shared at the level of chunk accesses:
  * batches are planned in order into ring slots, and any worker claims the next unclaimed access of the
- * oldest batch that has one, so accesses are claimed in plan order across all batches. A worker executes one access at a time (cache_acquire + copying its images into
+ * oldest batch that has one, so accesses are claimed in plan order across all batches. A worker executes one access at a time (h5pack_cache_acquire + copying its images into
  * the batch) outside the lock; it can only wait for accesses claimed before its own, the earliest
  * unfinished access never waits, so the pipeline cannot deadlock. The worker finishing a batch's last
  * access writes the labels, submits the batch to the backend and publishes it. */
@@ -88,16 +88,16 @@ struct pipeline {
     double stall_s;
 };
 
-double pipeline_now_s(void);
+double h5pack_pipeline_now_s(void);
 
 /* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index * world + rank, echo). */
-uint64_t pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);
+uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);
 
 /* cache_load_fn reading through the chunk source with the worker's scratch; a mapped source lends the
- * chunk's bytes (chunksrc_map) instead of copying them into DST. */
-int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
+ * chunk's bytes (h5pack_chunksrc_map) instead of copying them into DST. */
+int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
                         size_t err_len);
 
-void *pipeline_worker_main(void *arg);
+void *h5pack_pipeline_worker_main(void *arg);
 
 #endif

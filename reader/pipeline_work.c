@@ -8,30 +8,30 @@
 #include "augment.h"
 #include "pipeline_impl.h"
 
-double pipeline_now_s(void)
+double h5pack_pipeline_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-uint64_t pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo)
+uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo)
 {
     const order_params *op = &p->pp.setup.op;
     return aug_batch_key(op->seed, e->epoch, e->index * op->world + op->rank, echo);
 }
 
-int pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
+int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
                         size_t err_len)
 {
     pipeline *p = ctx;
     worker *w = worker_state;
     if (*data != dst) /* the slot lent a chunk of the mapping: its pages leave our page tables */
-        chunksrc_map_release(p->pp.src, *data);
-    if (chunksrc_map(p->pp.src, chunk, data, &w->cost) == 0)
+        h5pack_chunksrc_map_release(p->pp.src, *data);
+    if (h5pack_chunksrc_map(p->pp.src, chunk, data, &w->cost) == 0)
         return 0;
     *data = dst;
-    return chunksrc_read(p->pp.src, chunk, dst, w->scratch, &w->cost, err, err_len);
+    return h5pack_chunksrc_read(p->pp.src, chunk, dst, w->scratch, &w->cost, err, err_len);
 }
 
 /* ---- planning (one worker at a time) ------------------------------------------------------------- */
@@ -41,13 +41,13 @@ static void note_planned(pipeline *p, ring_entry *e)
 {
     for (size_t j = 0; j < e->n_acc; j++) {
         const plan_access *a = &e->acc[j];
-        e->wait_users[j] = cache_planned(p->cache, a);
+        e->wait_users[j] = h5pack_cache_planned(p->cache, a);
         if (a->load)
             e->counts.misses++;
         else
             e->counts.hits++;
         if (a->first_in_epoch)
-            e->counts.bytes_needed += chunksrc_stored_bytes(p->pp.src, a->chunk);
+            e->counts.bytes_needed += h5pack_chunksrc_stored_bytes(p->pp.src, a->chunk);
     }
 }
 
@@ -106,7 +106,7 @@ static void plan_batch(pipeline *p)
     memset(&e->counts, 0, sizeof e->counts);
     p->planning = 1;
     pthread_mutex_unlock(&p->lock);
-    int rc = planner_next(p->plan, e->indices, &e->count, e->acc, &e->n_acc, &e->epoch, &e->index);
+    int rc = h5pack_planner_next(p->plan, e->indices, &e->count, e->acc, &e->n_acc, &e->epoch, &e->index);
     if (rc == 1) {
         note_planned(p, e);
         group_by_access(p, e);
@@ -168,12 +168,12 @@ static void execute_access(pipeline *p, worker *w, ring_entry *e, size_t j)
     char err[384] = "";
     const uint8_t *chunk = NULL;
     pthread_mutex_unlock(&p->lock);
-    int rc = cache_acquire(p->cache, &e->acc[j], e->wait_users[j], 0, w, &chunk, err, sizeof err);
-    double t0 = pipeline_now_s();
+    int rc = h5pack_cache_acquire(p->cache, &e->acc[j], e->wait_users[j], 0, w, &chunk, err, sizeof err);
+    double t0 = h5pack_pipeline_now_s();
     if (rc == 0)
         copy_group(p, e, j, chunk, dst);
-    double assemble_s = pipeline_now_s() - t0;
-    cache_finish(p->cache, e->acc[j].slot);
+    double assemble_s = h5pack_pipeline_now_s() - t0;
+    h5pack_cache_finish(p->cache, e->acc[j].slot);
     pthread_mutex_lock(&p->lock);
     e->counts.bytes_read += w->cost.bytes_read - before.bytes_read;
     e->counts.bytes_inflated += w->cost.bytes_inflated - before.bytes_inflated;
@@ -198,7 +198,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
         for (size_t i = 0; i < e->count; i++)
             e->host_labels[i] = p->labels[e->indices[i]];
     if (rc == 0)
-        rc = p->pp.be->ops->submit(p->pp.be, slot, e->count, pipeline_batch_key(p, e, 0));
+        rc = p->pp.be->ops->submit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, 0));
     pthread_mutex_lock(&p->lock);
     if (rc && !e->rc) {
         e->rc = rc;
@@ -211,7 +211,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
     pthread_cond_broadcast(&p->ready);
 }
 
-void *pipeline_worker_main(void *arg)
+void *h5pack_pipeline_worker_main(void *arg)
 {
     worker *w = arg;
     pipeline *p = w->p;

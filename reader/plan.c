@@ -118,10 +118,10 @@ static int epoch_compute(planner *p, epoch_seq *s, uint64_t e)
     s->n_acc = 0;
     if (!s->valid)
         return 0;
-    int rc = order_epoch(&p->op, e, s->samples);
+    int rc = h5pack_order_epoch(&p->op, e, s->samples);
     if (rc)
         return rc;
-    s->n_acc = order_accesses(&p->op, s->samples, p->per_epoch, s->acc, s->batch_start);
+    s->n_acc = h5pack_order_accesses(&p->op, s->samples, p->per_epoch, s->acc, s->batch_start);
     return s->n_acc == 0 && p->per_epoch > 0 ? H5PACK_ENOMEM : 0;
 }
 
@@ -195,7 +195,7 @@ static void plan_access_at(planner *p, uint64_t i, plan_access *a)
     a->slot = s, a->load = 1, a->slot_gen = ++p->slot_gen[s];
 }
 
-int planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
+int h5pack_planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
                  uint64_t *batch_index)
 {
     if (p->finished || p->batches_per_epoch == 0)
@@ -242,10 +242,10 @@ static int planner_alloc(planner *p)
     return 0;
 }
 
-int planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out)
+int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out)
 {
     *out = NULL;
-    if (order_check(op) || slots == 0 || order_n_chunks(op) > UINT32_MAX - 1)
+    if (h5pack_order_check(op) || slots == 0 || h5pack_order_n_chunks(op) > UINT32_MAX - 1)
         return H5PACK_EINVAL;
     planner *p = calloc(1, sizeof *p);
     if (!p)
@@ -253,11 +253,11 @@ int planner_create(const order_params *op, size_t slots, uint64_t epochs, planne
     p->op = *op;
     /* More slots than chunks never change the plan (nothing is ever evicted then; free slots fill
      * lowest first either way): hold only as many as there are chunks. */
-    p->slots = slots < order_n_chunks(op) ? slots : (size_t)order_n_chunks(op);
+    p->slots = slots < h5pack_order_n_chunks(op) ? slots : (size_t)h5pack_order_n_chunks(op);
     p->epochs = epochs;
-    p->n_chunks = order_n_chunks(op);
-    p->per_epoch = order_samples_per_epoch(op);
-    p->batches_per_epoch = order_batches_per_epoch(op);
+    p->n_chunks = h5pack_order_n_chunks(op);
+    p->per_epoch = h5pack_order_samples_per_epoch(op);
+    p->batches_per_epoch = h5pack_order_batches_per_epoch(op);
     int rc = planner_alloc(p);
     if (rc == 0)
         rc = epoch_compute(p, &p->cur, 0);
@@ -269,11 +269,11 @@ int planner_create(const order_params *op, size_t slots, uint64_t epochs, planne
     *out = p;
     return 0;
 fail:
-    planner_free(p);
+    h5pack_planner_free(p);
     return rc;
 }
 
-void planner_free(planner *p)
+void h5pack_planner_free(planner *p)
 {
     if (!p)
         return;

@@ -34,14 +34,14 @@ typedef struct plan_access {
 typedef struct planner planner;
 
 /* EPOCHS = 0: endless. Returns 0, H5PACK_EINVAL or H5PACK_ENOMEM. */
-int planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out);
+int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out);
 
 /* Plans the next fresh batch: copies its samples (<= batch_size) to SAMPLES and its accesses (<= batch_size)
  * to ACC. Returns 1 when a batch was planned, 0 after the last epoch, or a negative error. Not thread-safe:
  * callers serialise. */
-int planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
+int h5pack_planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
                  uint64_t *batch_index);
 
-void planner_free(planner *p);
+void h5pack_planner_free(planner *p);
 
 #endif

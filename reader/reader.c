@@ -50,7 +50,7 @@ static char *copy_string(const char *s)
 
 static int create_backend(h5pack_reader *r, const float *mean, const float *std)
 {
-    const source_geometry *g = chunksrc_geometry(r->src);
+    const source_geometry *g = h5pack_chunksrc_geometry(r->src);
     const h5pack_config *c = &r->cfg;
     backend_params bp;
     memset(&bp, 0, sizeof bp);
@@ -68,15 +68,15 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.gpu_id = c->gpu_id;
     bp.device_memory_limit = c->device_memory_limit;
     bp.user_stream = c->cuda_stream;
-    int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && backend_cuda_available(c->gpu_id));
+    int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)
-        return backend_cuda_create(&bp, &r->be, r->err, sizeof r->err);
-    return backend_cpu_create(&bp, &r->be, r->err, sizeof r->err);
+        return h5pack_backend_cuda_create(&bp, &r->be, r->err, sizeof r->err);
+    return h5pack_backend_cpu_create(&bp, &r->be, r->err, sizeof r->err);
 }
 
 static void fill_info(h5pack_reader *r, const float *mean, const float *std)
 {
-    const source_geometry *g = chunksrc_geometry(r->src);
+    const source_geometry *g = h5pack_chunksrc_geometry(r->src);
     h5pack_info *in = &r->info;
     memset(in, 0, sizeof *in);
     in->n_samples = g->n_samples;
@@ -94,8 +94,8 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     in->cache_chunks = r->setup.slots_allocated;
     in->window = (size_t)r->setup.op.window;
     in->threads = r->setup.threads;
-    in->samples_per_epoch = order_samples_per_epoch(&r->setup.op);
-    in->batches_per_epoch = order_batches_per_epoch(&r->setup.op);
+    in->samples_per_epoch = h5pack_order_samples_per_epoch(&r->setup.op);
+    in->batches_per_epoch = h5pack_order_batches_per_epoch(&r->setup.op);
     in->device = r->be->device;
     snprintf(in->device_name, sizeof in->device_name, "%s", r->be->name);
     r->be->ops->times(r->be, NULL, NULL, &in->device_bytes);
@@ -108,21 +108,21 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
 static int open_reader(h5pack_reader *r, const char *path)
 {
     const char *labels = r->labels_name && r->labels_name[0] ? r->labels_name : NULL;
-    int rc = chunksrc_open(path, r->images_name, labels, r->cfg.input_layout, &r->src, r->err, sizeof r->err);
+    int rc = h5pack_chunksrc_open(path, r->images_name, labels, r->cfg.input_layout, &r->src, r->err, sizeof r->err);
     if (rc)
         return rc;
-    const source_geometry *g = chunksrc_geometry(r->src);
+    const source_geometry *g = h5pack_chunksrc_geometry(r->src);
     if (g->channels < 1 || g->channels > H5PACK_MAX_CHANNELS) {
         snprintf(r->err, sizeof r->err, "%s: %u channels per image, the reader supports 1..%d", path, g->channels,
                  H5PACK_MAX_CHANNELS);
         return H5PACK_EFORMAT;
     }
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
-    if ((rc = reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
-        (rc = reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
+    if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
+        (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
         return rc;
     pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->cfg.prefetch};
-    if ((rc = pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
+    if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
         return rc;
     fill_info(r, mean, std);
     return 0;
@@ -131,12 +131,12 @@ static int open_reader(h5pack_reader *r, const char *path)
 /* Frees what open_reader built, keeping the reader itself and its message. */
 static void release_resources(h5pack_reader *r)
 {
-    pipeline_free(r->pipe); /* first: stops the workers that use the backend and the source */
+    h5pack_pipeline_free(r->pipe); /* first: stops the workers that use the backend and the source */
     r->pipe = NULL;
     if (r->be)
         r->be->ops->destroy(r->be);
     r->be = NULL;
-    chunksrc_close(r->src);
+    h5pack_chunksrc_close(r->src);
     r->src = NULL;
 }
 
@@ -158,7 +158,7 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
         return fail_without_reader(H5PACK_EINVAL, "h5pack_open: no file name given");
     h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
     char err[ERR_LEN] = "";
-    int rc = reader_check_config(cfg ? cfg : &defaults, err, sizeof err);
+    int rc = h5pack_reader_check_config(cfg ? cfg : &defaults, err, sizeof err);
     if (rc)
         return fail_without_reader(rc, "%s: %s", path, err);
     h5pack_reader *r = calloc(1, sizeof *r);
@@ -218,7 +218,7 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
     }
     memset(batch, 0, sizeof *batch);
     batch->slot_ = -1; /* a failed next leaves a batch that h5pack_release rejects cleanly */
-    return pipeline_next(r->pipe, batch, r->err, sizeof r->err);
+    return h5pack_pipeline_next(r->pipe, batch, r->err, sizeof r->err);
 }
 
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
@@ -226,7 +226,7 @@ H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
     int rc = check_usable(r);
     if (rc)
         return rc;
-    return pipeline_release(r->pipe, batch, r->err, sizeof r->err);
+    return h5pack_pipeline_release(r->pipe, batch, r->err, sizeof r->err);
 }
 
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
@@ -234,7 +234,7 @@ H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
     if (!r || !stats || r->open_rc < 0 || !r->pipe)
         return !r || !stats ? H5PACK_EINVAL : H5PACK_ESTATE;
     memset(stats, 0, sizeof *stats);
-    pipeline_stats(r->pipe, stats);
+    h5pack_pipeline_stats(r->pipe, stats);
     stats->read_amplification = stats->bytes_needed ? (double)stats->bytes_read / (double)stats->bytes_needed : 0.0;
     uint64_t uses = stats->chunk_hits + stats->chunk_misses;
     stats->hit_rate = uses ? (double)stats->chunk_hits / (double)uses : 0.0;

@@ -12,7 +12,7 @@ static int enum_in(int v, int lo, int hi)
     return v >= lo && v <= hi;
 }
 
-int reader_check_config(const h5pack_config *cfg, char *err, size_t err_len)
+int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_len)
 {
     const char *bad = NULL;
     if (!cfg->images_dataset || !cfg->images_dataset[0])
@@ -46,16 +46,16 @@ int reader_check_config(const h5pack_config *cfg, char *err, size_t err_len)
     return H5PACK_EINVAL;
 }
 
-int reader_default_threads(void)
+int h5pack_reader_default_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
 }
 
-int reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
+int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
                          size_t err_len)
 {
-    out->threads = cfg->threads > 0 ? cfg->threads : reader_default_threads();
+    out->threads = cfg->threads > 0 ? cfg->threads : h5pack_reader_default_threads();
     size_t budget = g->chunk_bytes ? cfg->cache_bytes / g->chunk_bytes : 0;
     out->slots = budget < 1 ? 1 : budget;
     out->slots_allocated = out->slots < g->n_chunks ? out->slots : (size_t)g->n_chunks;
@@ -68,12 +68,12 @@ int reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, rea
                        cfg->rank, cfg->world, cfg->drop_last, cfg->batch_size};
     out->op = op;
     out->epochs = cfg->epochs;
-    if (order_check(&op)) {
+    if (h5pack_order_check(&op)) {
         snprintf(err, err_len, "invalid order parameters (samples %llu, batch %zu, rank %u of %u)",
                  (unsigned long long)g->n_samples, cfg->batch_size, cfg->rank, cfg->world);
         return H5PACK_EINVAL;
     }
-    if (order_batches_per_epoch(&op) == 0) {
+    if (h5pack_order_batches_per_epoch(&op) == 0) {
         snprintf(err, err_len, "drop_last with %llu samples per rank and batch_size %zu leaves no batch",
                  (unsigned long long)(g->n_samples / cfg->world), cfg->batch_size);
         return H5PACK_EINVAL;
@@ -81,7 +81,7 @@ int reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, rea
     return 0;
 }
 
-int reader_resolve_norm(const h5pack_config *cfg, const source_geometry *g, float mean[H5PACK_MAX_CHANNELS],
+int h5pack_reader_resolve_norm(const h5pack_config *cfg, const source_geometry *g, float mean[H5PACK_MAX_CHANNELS],
                         float std[H5PACK_MAX_CHANNELS], char *err, size_t err_len)
 {
     for (uint32_t c = 0; c < H5PACK_MAX_CHANNELS; c++) {

@@ -27,19 +27,19 @@ typedef struct reader_setup {
 } reader_setup;
 
 /* Checks the config fields that need no file (EINVAL with the field's name in ERR). */
-int reader_check_config(const h5pack_config *cfg, char *err, size_t err_len);
+int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_len);
 
 /* Online cores (at least 1). */
-int reader_default_threads(void);
+int h5pack_reader_default_threads(void);
 
 /* Fills *OUT from CFG (already checked) and the geometry. EINVAL when no batch results (drop_last with
  * fewer samples per rank than one batch). */
-int reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
+int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
                          size_t err_len);
 
 /* The per-channel mean/std in [0,1] units that the output uses. EINVAL for NORM_FILE on a file without
  * stored statistics, or a custom std of 0. */
-int reader_resolve_norm(const h5pack_config *cfg, const source_geometry *g, float mean[H5PACK_MAX_CHANNELS],
+int h5pack_reader_resolve_norm(const h5pack_config *cfg, const source_geometry *g, float mean[H5PACK_MAX_CHANNELS],
                         float std[H5PACK_MAX_CHANNELS], char *err, size_t err_len);
 
 #endif

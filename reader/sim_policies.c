@@ -16,7 +16,7 @@ struct lru_sim {
     uint8_t *cached;
 };
 
-int lru_sim_create(uint64_t slots, uint64_t n_chunks, lru_sim **out)
+int h5pack_lru_sim_create(uint64_t slots, uint64_t n_chunks, lru_sim **out)
 {
     *out = NULL;
     if (slots == 0 || n_chunks == 0)
@@ -31,7 +31,7 @@ int lru_sim_create(uint64_t slots, uint64_t n_chunks, lru_sim **out)
     s->next = malloc(n_chunks * sizeof *s->next);
     s->cached = calloc(n_chunks, 1);
     if (!s->prev || !s->next || !s->cached) {
-        lru_sim_free(s);
+        h5pack_lru_sim_free(s);
         return H5PACK_ENOMEM;
     }
     *out = s;
@@ -61,7 +61,7 @@ static void lru_append(lru_sim *s, uint64_t c)
     s->tail = c;
 }
 
-int lru_sim_access(lru_sim *s, uint64_t chunk)
+int h5pack_lru_sim_access(lru_sim *s, uint64_t chunk)
 {
     if (s->cached[chunk]) {
         lru_unlink(s, chunk);
@@ -80,7 +80,7 @@ int lru_sim_access(lru_sim *s, uint64_t chunk)
     return 0;
 }
 
-void lru_sim_free(lru_sim *s)
+void h5pack_lru_sim_free(lru_sim *s)
 {
     if (!s)
         return;
@@ -99,7 +99,7 @@ struct hdf5_sim {
     uint64_t nused, nbytes_used;
 };
 
-int hdf5_sim_create(const hdf5_sim_params *p, hdf5_sim **out)
+int h5pack_hdf5_sim_create(const hdf5_sim_params *p, hdf5_sim **out)
 {
     *out = NULL;
     if (!p || p->chunk_bytes == 0 || !(p->w0 >= 0.0 && p->w0 <= 1.0))
@@ -115,7 +115,7 @@ int hdf5_sim_create(const hdf5_sim_params *p, hdf5_sim **out)
     s->prev = malloc(n * sizeof *s->prev);
     s->next = malloc(n * sizeof *s->next);
     if (!s->occupant || !s->rd_count || !s->prev || !s->next) {
-        hdf5_sim_free(s);
+        h5pack_hdf5_sim_free(s);
         return H5PACK_ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
@@ -221,7 +221,7 @@ static void hdf5_unlock(hdf5_sim *s, uint64_t idx, uint64_t accessed)
     s->rd_count[idx] -= accessed < s->rd_count[idx] ? accessed : s->rd_count[idx];
 }
 
-int hdf5_sim_read(hdf5_sim *s, uint64_t chunk, uint64_t accessed, uint64_t stored_bytes, uint64_t *bytes_read)
+int h5pack_hdf5_sim_read(hdf5_sim *s, uint64_t chunk, uint64_t accessed, uint64_t stored_bytes, uint64_t *bytes_read)
 {
     int fits = s->p.nslots > 0 && s->p.chunk_bytes <= s->p.nbytes_max;
     if (!s->p.filtered && s->p.chunk_bytes > s->p.nbytes_max) {
@@ -242,13 +242,13 @@ int hdf5_sim_read(hdf5_sim *s, uint64_t chunk, uint64_t accessed, uint64_t store
     return 1;
 }
 
-void hdf5_sieve_init(hdf5_sieve *s, uint64_t sieve_bytes, uint64_t dataset_bytes)
+void h5pack_hdf5_sieve_init(hdf5_sieve *s, uint64_t sieve_bytes, uint64_t dataset_bytes)
 {
     s->sieve_bytes = sieve_bytes, s->dataset_bytes = dataset_bytes;
     s->start = s->size = 0;
 }
 
-int hdf5_sieve_read(hdf5_sieve *s, uint64_t offset, uint64_t len, uint64_t *bytes_read)
+int h5pack_hdf5_sieve_read(hdf5_sieve *s, uint64_t offset, uint64_t len, uint64_t *bytes_read)
 {
     if (s->size && offset >= s->start && offset + len <= s->start + s->size)
         return 0;
@@ -263,12 +263,12 @@ int hdf5_sieve_read(hdf5_sieve *s, uint64_t offset, uint64_t len, uint64_t *byte
     return 1;
 }
 
-uint64_t hdf5_sim_cached(const hdf5_sim *s)
+uint64_t h5pack_hdf5_sim_cached(const hdf5_sim *s)
 {
     return s->nused;
 }
 
-void hdf5_sim_free(hdf5_sim *s)
+void h5pack_hdf5_sim_free(hdf5_sim *s)
 {
     if (!s)
         return;

@@ -32,12 +32,12 @@
 typedef struct lru_sim lru_sim;
 
 /* A cache of SLOTS (>= 1) chunks out of N_CHUNKS. Returns 0, H5PACK_EINVAL or H5PACK_ENOMEM. */
-int lru_sim_create(uint64_t slots, uint64_t n_chunks, lru_sim **out);
+int h5pack_lru_sim_create(uint64_t slots, uint64_t n_chunks, lru_sim **out);
 
 /* One use of CHUNK (< n_chunks): 1 when it was cached (hit), 0 when it had to be loaded (miss). */
-int lru_sim_access(lru_sim *s, uint64_t chunk);
+int h5pack_lru_sim_access(lru_sim *s, uint64_t chunk);
 
-void lru_sim_free(lru_sim *s);
+void h5pack_lru_sim_free(lru_sim *s);
 
 /* ---- HDF5 chunk cache model ----------------------------------------------------------------------- */
 
@@ -56,12 +56,12 @@ typedef struct hdf5_sim_params {
 typedef struct hdf5_sim hdf5_sim;
 
 /* Returns 0, H5PACK_EINVAL (chunk_bytes 0, w0 outside [0,1]) or H5PACK_ENOMEM. */
-int hdf5_sim_create(const hdf5_sim_params *p, hdf5_sim **out);
+int h5pack_hdf5_sim_create(const hdf5_sim_params *p, hdf5_sim **out);
 
 /* One H5Dread of ACCESSED bytes of CHUNK whose stored (on-disk) size is STORED_BYTES. Returns the number
  * of file reads it made (0: served from the cache, 1: chunk loaded or bypassing read) and adds the bytes
  * they read to *BYTES_READ. */
-int hdf5_sim_read(hdf5_sim *s, uint64_t chunk, uint64_t accessed, uint64_t stored_bytes, uint64_t *bytes_read);
+int h5pack_hdf5_sim_read(hdf5_sim *s, uint64_t chunk, uint64_t accessed, uint64_t stored_bytes, uint64_t *bytes_read);
 
 /* HDF5's data sieve for CONTIGUOUS datasets (H5D__contig_readvv_sieve_cb): no chunk cache, but one
  * buffer of sieve_bytes (fapl H5Pset_sieve_buf_size, default 64 KiB) holding the file bytes from the
@@ -74,14 +74,14 @@ typedef struct hdf5_sieve {
     uint64_t start, size; /* buffered range of the dataset (size 0: empty) */
 } hdf5_sieve;
 
-void hdf5_sieve_init(hdf5_sieve *s, uint64_t sieve_bytes, uint64_t dataset_bytes);
+void h5pack_hdf5_sieve_init(hdf5_sieve *s, uint64_t sieve_bytes, uint64_t dataset_bytes);
 
 /* One H5Dread of LEN bytes at OFFSET in the dataset: returns the file reads (0 or 1), adds their bytes. */
-int hdf5_sieve_read(hdf5_sieve *s, uint64_t offset, uint64_t len, uint64_t *bytes_read);
+int h5pack_hdf5_sieve_read(hdf5_sieve *s, uint64_t offset, uint64_t len, uint64_t *bytes_read);
 
 /* Chunks currently cached (for tests). */
-uint64_t hdf5_sim_cached(const hdf5_sim *s);
+uint64_t h5pack_hdf5_sim_cached(const hdf5_sim *s);
 
-void hdf5_sim_free(hdf5_sim *s);
+void h5pack_hdf5_sim_free(hdf5_sim *s);
 
 #endif

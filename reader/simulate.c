@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "chunksrc.h"
-#include "chunksrc_impl.h" /* h5_enter / h5_leave */
+#include "chunksrc_impl.h" /* h5pack_h5_enter / h5pack_h5_leave */
 #include "h5pack.h"
 #include "order.h"
 #include "plan.h"
@@ -42,13 +42,13 @@ static int sim_fail(char *err, size_t len, int code, const char *fmt, ...)
 }
 
 /* Whether the dataset has any filter: HDF5 then always goes through its chunk cache (and decodes whole
- * chunks), which the model needs to know. The chunk source does not say, so ask HDF5 - inside h5_enter,
+ * chunks), which the model needs to know. The chunk source does not say, so ask HDF5 - inside h5pack_h5_enter,
  * like every HDF5 call of the library: the open probe forks while holding that lock, and a call from
  * here in another thread at that moment could leave HDF5's own lock taken in the child. */
 static int dataset_filtered(const char *path, const char *images)
 {
     h5_quiet q;
-    h5_enter(&q);
+    h5pack_h5_enter(&q);
     int n = 0;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t d = f >= 0 ? H5Dopen2(f, images, H5P_DEFAULT) : -1;
@@ -61,7 +61,7 @@ static int dataset_filtered(const char *path, const char *images)
         H5Dclose(d);
     if (f >= 0)
         H5Fclose(f);
-    h5_leave(&q);
+    h5pack_h5_leave(&q);
     return n > 0;
 }
 
@@ -83,17 +83,17 @@ static int setup_open(const char *path, const h5pack_config *cfg, const h5pack_s
                       char *err, size_t err_len)
 {
     memset(s, 0, sizeof *s);
-    int rc = reader_check_config(cfg, err, err_len);
+    int rc = h5pack_reader_check_config(cfg, err, err_len);
     if (rc < 0)
         return prefix_path(path, err, err_len, rc);
-    rc = chunksrc_open(path, cfg->images_dataset, cfg->labels_dataset, cfg->input_layout, &s->src, err, err_len);
+    rc = h5pack_chunksrc_open(path, cfg->images_dataset, cfg->labels_dataset, cfg->input_layout, &s->src, err, err_len);
     if (rc < 0)
         return rc;
-    s->g = chunksrc_geometry(s->src);
+    s->g = h5pack_chunksrc_geometry(s->src);
     h5pack_config sized = *cfg;
     sized.cache_bytes = sim->cache_bytes;
     reader_setup rs;
-    rc = reader_resolve_setup(&sized, s->g, &rs, err, err_len);
+    rc = h5pack_reader_resolve_setup(&sized, s->g, &rs, err, err_len);
     if (rc < 0)
         return prefix_path(path, err, err_len, rc);
     s->op = rs.op;
@@ -111,17 +111,17 @@ static int replay_belady(const sim_setup *s, sim_counts *c)
     uint64_t *samples = malloc(bs * sizeof *samples);
     plan_access *acc = malloc(bs * sizeof *acc);
     planner *p = NULL;
-    int rc = samples && acc ? planner_create(&s->op, (size_t)s->slots, s->epochs, &p) : H5PACK_ENOMEM;
+    int rc = samples && acc ? h5pack_planner_create(&s->op, (size_t)s->slots, s->epochs, &p) : H5PACK_ENOMEM;
     while (rc == 0) {
         size_t count = 0, n_acc = 0;
         uint64_t epoch = 0, batch = 0;
-        int more = planner_next(p, samples, &count, acc, &n_acc, &epoch, &batch);
+        int more = h5pack_planner_next(p, samples, &count, acc, &n_acc, &epoch, &batch);
         if (more <= 0) {
             rc = more;
             break;
         }
         for (size_t i = 0; i < n_acc; i++) {
-            uint64_t stored = chunksrc_stored_bytes(s->src, acc[i].chunk);
+            uint64_t stored = h5pack_chunksrc_stored_bytes(s->src, acc[i].chunk);
             c->accesses++;
             if (acc[i].load)
                 c->misses++, c->bytes_read += stored;
@@ -131,7 +131,7 @@ static int replay_belady(const sim_setup *s, sim_counts *c)
                 c->bytes_needed += stored;
         }
     }
-    planner_free(p);
+    h5pack_planner_free(p);
     free(samples), free(acc);
     return rc;
 }
@@ -151,7 +151,7 @@ static void walk_free(epoch_walk *w)
 static int walk_alloc(const sim_setup *s, epoch_walk *w)
 {
     memset(w, 0, sizeof *w);
-    uint64_t n = order_samples_per_epoch(&s->op), nb = order_batches_per_epoch(&s->op);
+    uint64_t n = h5pack_order_samples_per_epoch(&s->op), nb = h5pack_order_batches_per_epoch(&s->op);
     w->samples = malloc((n ? n : 1) * sizeof *w->samples);
     w->acc = malloc((n ? n : 1) * sizeof *w->acc);
     w->batch_start = malloc((nb + 1) * sizeof *w->batch_start);
@@ -169,17 +169,17 @@ static int walk_epoch(const sim_setup *s, epoch_walk *w, uint64_t e, sim_counts 
         memset(w->batch_start, 0, (w->n_batches + 1) * sizeof *w->batch_start);
         return 0;
     }
-    int rc = order_epoch(&s->op, e, w->samples);
+    int rc = h5pack_order_epoch(&s->op, e, w->samples);
     if (rc < 0)
         return rc;
-    w->n_acc = order_accesses(&s->op, w->samples, w->n_samples, w->acc, w->batch_start);
+    w->n_acc = h5pack_order_accesses(&s->op, w->samples, w->n_samples, w->acc, w->batch_start);
     if (w->n_acc == 0)
         return H5PACK_ENOMEM;
     for (uint64_t i = 0; i < w->n_acc; i++) {
         uint64_t ch = w->acc[i];
         if (w->seen[ch] != e + 1) {
             w->seen[ch] = e + 1;
-            c->bytes_needed += chunksrc_stored_bytes(s->src, ch);
+            c->bytes_needed += h5pack_chunksrc_stored_bytes(s->src, ch);
         }
     }
     return 0;
@@ -191,18 +191,18 @@ static int replay_lru(const sim_setup *s, sim_counts *c)
     lru_sim *lru = NULL;
     int rc = walk_alloc(s, &w);
     if (rc == 0)
-        rc = lru_sim_create(s->slots, s->g->n_chunks, &lru);
+        rc = h5pack_lru_sim_create(s->slots, s->g->n_chunks, &lru);
     for (uint64_t e = 0; rc == 0 && e < s->epochs; e++) {
         rc = walk_epoch(s, &w, e, c);
         for (uint64_t i = 0; rc == 0 && i < w.n_acc; i++) {
             c->accesses++;
-            if (lru_sim_access(lru, w.acc[i]))
+            if (h5pack_lru_sim_access(lru, w.acc[i]))
                 c->hits++;
             else
-                c->misses++, c->bytes_read += chunksrc_stored_bytes(s->src, w.acc[i]);
+                c->misses++, c->bytes_read += h5pack_chunksrc_stored_bytes(s->src, w.acc[i]);
         }
     }
-    lru_sim_free(lru);
+    h5pack_lru_sim_free(lru);
     walk_free(&w);
     return rc;
 }
@@ -230,7 +230,7 @@ static void hdf5_batch(const sim_setup *s, hdf5_sim *h, const epoch_walk *w, uin
         end = w->n_samples;
     for (uint64_t i = first; i < end; i++) {
         uint64_t ch = w->samples[i] / s->g->samples_per_chunk;
-        if (hdf5_sim_read(h, ch, s->g->image_bytes, chunksrc_stored_bytes(s->src, ch), &c->bytes_read))
+        if (h5pack_hdf5_sim_read(h, ch, s->g->image_bytes, h5pack_chunksrc_stored_bytes(s->src, ch), &c->bytes_read))
             missed[ch] = stamp;
     }
     count_uses(w, b, stamp, missed, c);
@@ -244,7 +244,7 @@ static void hdf5_contiguous_batch(const sim_setup *s, hdf5_sieve *sv, const epoc
     if (end > w->n_samples)
         end = w->n_samples;
     for (uint64_t i = first; i < end; i++)
-        if (hdf5_sieve_read(sv, w->samples[i] * s->g->image_bytes, s->g->image_bytes, &c->bytes_read))
+        if (h5pack_hdf5_sieve_read(sv, w->samples[i] * s->g->image_bytes, s->g->image_bytes, &c->bytes_read))
             missed[w->samples[i] / s->g->samples_per_chunk] = stamp;
     count_uses(w, b, stamp, missed, c);
 }
@@ -255,13 +255,13 @@ static int replay_hdf5(const sim_setup *s, const h5pack_sim_params *sim, sim_cou
                           sim->hdf5_w0, s->g->chunk_bytes, s->filtered};
     int contiguous = s->g->path == CHUNKSRC_CONTIGUOUS;
     hdf5_sieve sv;
-    hdf5_sieve_init(&sv, HDF5_SIM_DEFAULT_SIEVE, s->g->n_samples * s->g->image_bytes);
+    h5pack_hdf5_sieve_init(&sv, HDF5_SIM_DEFAULT_SIEVE, s->g->n_samples * s->g->image_bytes);
     epoch_walk w;
     hdf5_sim *h = NULL;
     uint64_t *missed = calloc(s->g->n_chunks ? s->g->n_chunks : 1, sizeof *missed), stamp = 0;
     int rc = missed ? walk_alloc(s, &w) : H5PACK_ENOMEM;
     if (rc == 0 && !contiguous)
-        rc = hdf5_sim_create(&hp, &h);
+        rc = h5pack_hdf5_sim_create(&hp, &h);
     for (uint64_t e = 0; rc == 0 && e < s->epochs; e++) {
         rc = walk_epoch(s, &w, e, c);
         for (uint64_t b = 0; rc == 0 && b < w.n_batches; b++) {
@@ -271,7 +271,7 @@ static int replay_hdf5(const sim_setup *s, const h5pack_sim_params *sim, sim_cou
                 hdf5_batch(s, h, &w, b, ++stamp, missed, c);
         }
     }
-    hdf5_sim_free(h);
+    h5pack_hdf5_sim_free(h);
     if (missed)
         walk_free(&w);
     free(missed);
@@ -319,7 +319,7 @@ H5PACK_API int h5pack_simulate(const char *path, const h5pack_config *cfg, const
         if (rc < 0 && errbuf && errbuf_len && !errbuf[0])
             snprintf(errbuf, errbuf_len, "%s: simulation failed: %s", path, h5pack_strerror(rc));
     }
-    chunksrc_close(s.src);
+    h5pack_chunksrc_close(s.src);
     if (rc == 0)
         fill_result(&c, result);
     return rc;

@@ -91,12 +91,12 @@ static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, 
     p.random_flip = flip, p.crop_padding = pad;
     backend *b = NULL;
     char err[256];
-    if (backend_cpu_create(&p, &b, err, sizeof err) != H5PACK_OK) {
+    if (h5pack_backend_cpu_create(&p, &b, err, sizeof err) != H5PACK_OK) {
         fprintf(stderr, "bench_convert_cpu: %s\n", err);
         exit(1);
     }
     uint8_t *input = b->ops->host_input(b, 0);
-    size_t in_bytes = p.batch_size * 3 * p.height * p.width, out_bytes = p.batch_size * backend_output_image_bytes(&p);
+    size_t in_bytes = p.batch_size * 3 * p.height * p.width, out_bytes = p.batch_size * h5pack_backend_output_image_bytes(&p);
     rng_state rng = {7};
     for (size_t k = 0; k < in_bytes; k++)
         input[k] = (uint8_t)(rng_next(&rng) >> 56);

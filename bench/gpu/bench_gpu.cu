@@ -61,7 +61,7 @@ static backend *create_or_die(const backend_params &p)
 {
     backend *b = NULL;
     char err[512];
-    if (backend_cuda_create(&p, &b, err, sizeof err) != H5PACK_OK) {
+    if (h5pack_backend_cuda_create(&p, &b, err, sizeof err) != H5PACK_OK) {
         fprintf(stderr, "bench_gpu: %s\n", err);
         exit(1);
     }
@@ -168,7 +168,7 @@ static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout 
     static const char *names[] = {"float32", "float16", "bfloat16", "uint8"};
     backend_params p = params_of(o, dtype, in, out, flip, pad, 1);
     backend *b = create_or_die(p);
-    size_t in_bytes = o.batch * 3 * o.height * o.width, out_bytes = o.batch * backend_output_image_bytes(&p);
+    size_t in_bytes = o.batch * 3 * o.height * o.width, out_bytes = o.batch * h5pack_backend_output_image_bytes(&p);
     memset(b->ops->host_input(b, 0), 77, in_bytes);
     cycle(b, 0, o.batch, 0);
     ok_or_die(b->ops->resubmit(b, 0, o.batch, 1), "resubmit"); // warm-up
@@ -219,7 +219,7 @@ int main(int argc, char **argv)
     bench_opts o = {256, 224, 224, 100, 0};
     if (parse_args(argc, argv, o))
         return 1;
-    if (!backend_cuda_available(o.gpu)) {
+    if (!h5pack_backend_cuda_available(o.gpu)) {
         printf("skipped: no GPU\n");
         return 77;
     }

@@ -58,19 +58,19 @@ struct cuda_backend {
     double copy_s;
 };
 
-cuda_backend *cuda_of(backend *b)
+static cuda_backend *cuda_of(backend *b)
 {
     return reinterpret_cast<cuda_backend *>(b);
 }
 
-uint64_t now_ns()
+static uint64_t now_ns()
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-size_t round_up(size_t n, size_t a)
+static size_t round_up(size_t n, size_t a)
 {
     return (n + a - 1) / a * a;
 }
@@ -79,7 +79,7 @@ size_t round_up(size_t n, size_t a)
 // base.last_error, where the reader core reads it (without a lock) once an op has returned an error.
 // So no op returns ECUDA before that text is complete: another worker failing at the same moment
 // waits for it (state 1 -> 2) instead of letting the core read a half-written message.
-int failed_code(cuda_backend *cb)
+static int failed_code(cuda_backend *cb)
 {
     int f;
     while ((f = cb->failed.load(std::memory_order_acquire)) == 1)
@@ -87,7 +87,7 @@ int failed_code(cuda_backend *cb)
     return f ? H5PACK_ECUDA : H5PACK_OK;
 }
 
-int hot_path_error(cuda_backend *cb, const char *what, cudaError_t e)
+static int hot_path_error(cuda_backend *cb, const char *what, cudaError_t e)
 {
     int expected = 0;
     if (cb->failed.compare_exchange_strong(expected, 1)) {
@@ -105,13 +105,13 @@ int hot_path_error(cuda_backend *cb, const char *what, cudaError_t e)
             return hot_path_error((cb), #call, e_);            \
     } while (0)
 
-bool valid_call(const cuda_backend *cb, int slot, size_t count)
+static bool valid_call(const cuda_backend *cb, int slot, size_t count)
 {
     return slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size;
 }
 
 // Adds the elapsed time of SLOT's last H2D copy if it has completed.
-void harvest_copy_time(cuda_backend *cb, cuda_slot *s)
+static void harvest_copy_time(cuda_backend *cb, cuda_slot *s)
 {
     pthread_mutex_lock(&cb->timing_lock);
     if (s->copy_pending && cudaEventQuery(s->copy_t1) == cudaSuccess) {
@@ -125,7 +125,7 @@ void harvest_copy_time(cuda_backend *cb, cuda_slot *s)
 
 // The slot's previous H2D copy out of its pinned buffers (input and labels, copied together) must be
 // over before a worker refills them; instant when it already waited for this fill.
-void wait_previous_copy(cuda_backend *cb, cuda_slot *s)
+static void wait_previous_copy(cuda_backend *cb, cuda_slot *s)
 {
     cudaSetDevice(cb->p.gpu_id);
     cudaError_t e = cudaEventSynchronize(s->copied);
@@ -133,7 +133,7 @@ void wait_previous_copy(cuda_backend *cb, cuda_slot *s)
         hot_path_error(cb, "cudaEventSynchronize(copied)", e);
 }
 
-uint8_t *cuda_host_input(backend *b, int slot)
+static uint8_t *cuda_host_input(backend *b, int slot)
 {
     cuda_backend *cb = cuda_of(b);
     cuda_slot *s = &cb->slots[slot];
@@ -142,7 +142,7 @@ uint8_t *cuda_host_input(backend *b, int slot)
     return s->host_in;
 }
 
-int64_t *cuda_host_labels(backend *b, int slot)
+static int64_t *cuda_host_labels(backend *b, int slot)
 {
     cuda_backend *cb = cuda_of(b);
     cuda_slot *s = &cb->slots[slot];
@@ -152,7 +152,7 @@ int64_t *cuda_host_labels(backend *b, int slot)
 
 // Enqueues the conversion of SLOT on the compute stream, after its input copy and after the consumer's
 // last use of its output.
-int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_t key)
+static int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_t key)
 {
     uint64_t t0 = now_ns();
     HOT_CHECK(cb, cudaStreamWaitEvent(cb->compute_stream, s->copied, 0));
@@ -160,13 +160,13 @@ int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_t key)
         HOT_CHECK(cb, cudaStreamWaitEvent(cb->compute_stream, s->consumed, 0));
     convk_args a = convk_plan(&cb->p, count);
     a.in = s->dev_in, a.out = s->dev_out, a.table = cb->dev_table, a.key = key;
-    HOT_CHECK(cb, convk_launch(a, cb->p.dtype, cb->compute_stream));
+    HOT_CHECK(cb, h5pack_convk_launch(a, cb->p.dtype, cb->compute_stream));
     HOT_CHECK(cb, cudaEventRecord(s->ready, cb->compute_stream));
     cb->launch_ns.fetch_add(now_ns() - t0);
     return H5PACK_OK;
 }
 
-int cuda_submit(backend *b, int slot, size_t count, uint64_t key)
+static int cuda_submit(backend *b, int slot, size_t count, uint64_t key)
 {
     cuda_backend *cb = cuda_of(b);
     if (!valid_call(cb, slot, count))
@@ -199,7 +199,7 @@ int cuda_submit(backend *b, int slot, size_t count, uint64_t key)
     return enqueue_convert(cb, s, count, key);
 }
 
-int cuda_resubmit(backend *b, int slot, size_t count, uint64_t key)
+static int cuda_resubmit(backend *b, int slot, size_t count, uint64_t key)
 {
     cuda_backend *cb = cuda_of(b);
     if (!valid_call(cb, slot, count))
@@ -210,7 +210,7 @@ int cuda_resubmit(backend *b, int slot, size_t count, uint64_t key)
     return enqueue_convert(cb, &cb->slots[slot], count, key);
 }
 
-int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch)
+static int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch)
 {
     cuda_backend *cb = cuda_of(b);
     if (!valid_call(cb, slot, count))
@@ -231,7 +231,7 @@ int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch)
     return H5PACK_OK;
 }
 
-int cuda_release(backend *b, int slot)
+static int cuda_release(backend *b, int slot)
 {
     cuda_backend *cb = cuda_of(b);
     if (!valid_call(cb, slot, 0))
@@ -243,7 +243,7 @@ int cuda_release(backend *b, int slot)
     return H5PACK_OK;
 }
 
-void cuda_times(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes)
+static void cuda_times(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes)
 {
     cuda_backend *cb = cuda_of(b);
     cudaSetDevice(cb->p.gpu_id);
@@ -260,7 +260,7 @@ void cuda_times(backend *b, double *convert_s, double *copy_s, uint64_t *device_
         *device_bytes = cb->device_bytes;
 }
 
-void destroy_slot_events(cuda_slot *s)
+static void destroy_slot_events(cuda_slot *s)
 {
     cudaEvent_t *ev[] = {&s->copied, &s->ready, &s->consumed, &s->copy_t0, &s->copy_t1};
     for (cudaEvent_t *e : ev)
@@ -268,7 +268,7 @@ void destroy_slot_events(cuda_slot *s)
             cudaEventDestroy(*e);
 }
 
-void cuda_destroy(backend *b)
+static void cuda_destroy(backend *b)
 {
     cuda_backend *cb = cuda_of(b);
     if (!cb)
@@ -302,7 +302,7 @@ const backend_ops cuda_ops = {cuda_host_input, cuda_host_labels, cuda_submit, cu
 
 // ---- creation ----------------------------------------------------------------------------------------
 
-int setup_error(char *err, size_t err_len, int gpu_id, const char *what, cudaError_t e)
+static int setup_error(char *err, size_t err_len, int gpu_id, const char *what, cudaError_t e)
 {
     snprintf(err, err_len, "cuda backend (GPU %d): %s: %s", gpu_id, what, cudaGetErrorString(e));
     return e == cudaErrorMemoryAllocation ? H5PACK_ENOMEM : H5PACK_ECUDA;
@@ -317,7 +317,7 @@ int setup_error(char *err, size_t err_len, int gpu_id, const char *what, cudaErr
         }                                                                        \
     } while (0)
 
-int select_device(const backend_params *p, char *name, size_t name_len, char *err, size_t err_len)
+static int select_device(const backend_params *p, char *name, size_t name_len, char *err, size_t err_len)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -337,7 +337,7 @@ int select_device(const backend_params *p, char *name, size_t name_len, char *er
 }
 
 // Sizes of the ring; the device total is checked against the cap before anything is allocated.
-int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
+static int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
 {
     const backend_params *p = &cb->p;
     if ((uint64_t)p->height * p->width >= (1ull << 31)) {
@@ -346,7 +346,7 @@ int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
         return H5PACK_EINVAL;
     }
     cb->in_image_bytes = (size_t)p->channels * p->height * p->width;
-    cb->out_image_bytes = backend_output_image_bytes(p);
+    cb->out_image_bytes = h5pack_backend_output_image_bytes(p);
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, ALIGN);
     cb->labels_slot_bytes = round_up(p->batch_size * sizeof(int64_t), ALIGN);
     cb->out_slot_bytes = round_up(cb->out_image_bytes * p->batch_size, ALIGN);
@@ -365,7 +365,7 @@ int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
 }
 
 // Carves the pinned and device blocks into per-slot buffers.
-void place_slots(cuda_backend *cb)
+static void place_slots(cuda_backend *cb)
 {
     uint8_t *host = (uint8_t *)cb->pinned, *dev = (uint8_t *)cb->device_mem;
     for (int i = 0; i < cb->p.slots; i++) {
@@ -380,12 +380,12 @@ void place_slots(cuda_backend *cb)
 }
 
 // The value table of the output dtype, uploaded once (float32 as bit patterns, 16-bit as patterns).
-cudaError_t upload_table(cuda_backend *cb)
+static cudaError_t upload_table(cuda_backend *cb)
 {
     static_assert(sizeof(float) == sizeof(uint32_t), "float32 table as 32-bit patterns");
     float f32[H5PACK_MAX_CHANNELS][256];
     uint16_t t16[H5PACK_MAX_CHANNELS][256];
-    backend_build_table(&cb->p, f32, t16);
+    h5pack_backend_build_table(&cb->p, f32, t16);
     if (cb->p.dtype == H5PACK_DTYPE_FLOAT32)
         return cudaMemcpy(cb->dev_table, f32, sizeof f32, cudaMemcpyHostToDevice);
     if (cb->p.dtype == H5PACK_DTYPE_UINT8)
@@ -395,7 +395,7 @@ cudaError_t upload_table(cuda_backend *cb)
 
 } // namespace
 
-extern "C" int backend_cuda_available(int gpu_id)
+extern "C" int h5pack_backend_cuda_available(int gpu_id)
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
@@ -405,10 +405,10 @@ extern "C" int backend_cuda_available(int gpu_id)
     return gpu_id >= 0 && gpu_id < count;
 }
 
-extern "C" int backend_cuda_create(const backend_params *p, backend **out, char *err, size_t err_len)
+extern "C" int h5pack_backend_cuda_create(const backend_params *p, backend **out, char *err, size_t err_len)
 {
     *out = NULL;
-    int rc = backend_check_params(p, err, err_len);
+    int rc = h5pack_backend_check_params(p, err, err_len);
     if (rc != H5PACK_OK)
         return rc;
     char name[64];

@@ -15,7 +15,7 @@ template <typename T> __global__ void __launch_bounds__(CONVK_THREADS) convk_ker
     }
 }
 
-cudaError_t convk_launch(const convk_args &a, h5pack_dtype dtype, cudaStream_t stream)
+extern "C" cudaError_t h5pack_convk_launch(const convk_args &a, h5pack_dtype dtype, cudaStream_t stream)
 {
     if (a.blocks == 0)
         return cudaSuccess;

@@ -1,7 +1,7 @@
 // convert_kernel.cuh - the fused conversion kernel's per-block work, written as __host__ __device__
 // functions so that the same code runs on the GPU (convert_kernel.cu) and, block by block, on the host
 // (convk_run_on_host, used by the tests on machines without a GPU to check the index arithmetic
-// against backend_convert_ref).
+// against h5pack_backend_convert_ref).
 //
 // One block converts a tile of one output image: R consecutive output rows x n consecutive columns,
 // all channels. Phase 1 (load) reads the source pixels the tile needs, in the input's memory order
@@ -191,7 +191,7 @@ template <typename T> inline void convk_run_on_host(const convk_args &a, uint32_
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
 // Enqueues the fused kernel on STREAM for A (dtype picks the output element type).
-cudaError_t convk_launch(const convk_args &a, h5pack_dtype dtype, cudaStream_t stream);
+extern "C" cudaError_t h5pack_convk_launch(const convk_args &a, h5pack_dtype dtype, cudaStream_t stream);
 #endif
 
 #endif

@@ -18,9 +18,9 @@ static ring_case make_backend(backend_params p)
     char err[256] = "";
     rc.p = p;
     rc.in_img = (size_t)p.channels * p.height * p.width;
-    rc.out_img = backend_output_image_bytes(&p);
-    int code = backend_cpu_create(&p, &rc.b, err, sizeof err);
-    CHECK_MSG(code == H5PACK_OK, "backend_cpu_create: %d %s", code, err);
+    rc.out_img = h5pack_backend_output_image_bytes(&p);
+    int code = h5pack_backend_cpu_create(&p, &rc.b, err, sizeof err);
+    CHECK_MSG(code == H5PACK_OK, "h5pack_backend_cpu_create: %d %s", code, err);
     CHECK(rc.b->device == H5PACK_DEVICE_CPU);
     CHECK_STR_CONTAINS(rc.b->name, "cpu");
     return rc;
@@ -143,7 +143,7 @@ static void expect_rejected(backend_params p, const char *why)
 {
     backend *b = (backend *)&p; /* any non-NULL value: must be reset to NULL */
     char err[256] = "";
-    CHECK_EQ_INT(backend_cpu_create(&p, &b, err, sizeof err), H5PACK_EINVAL);
+    CHECK_EQ_INT(h5pack_backend_cpu_create(&p, &b, err, sizeof err), H5PACK_EINVAL);
     CHECK(b == NULL);
     CHECK_STR_CONTAINS(err, why);
 }
@@ -169,7 +169,7 @@ static void test_bad_params(void)
     q = p, q.std[1] = 0.0f, q.dtype = H5PACK_DTYPE_UINT8; /* raw output ignores mean/std */
     backend *b = NULL;
     char err[64];
-    CHECK_OK(backend_cpu_create(&q, &b, err, sizeof err));
+    CHECK_OK(h5pack_backend_cpu_create(&q, &b, err, sizeof err));
     b->ops->destroy(b);
 }
 

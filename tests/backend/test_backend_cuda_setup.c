@@ -9,7 +9,7 @@ static int create(backend_params p, backend **b, char *err, size_t len)
 {
     *b = NULL;
     err[0] = '\0';
-    return backend_cuda_create(&p, b, err, len);
+    return h5pack_backend_cuda_create(&p, b, err, len);
 }
 
 int main(void)
@@ -17,8 +17,8 @@ int main(void)
     backend_params p = naive_params(3, 32, 32, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 4);
     backend *b = NULL;
     char err[512];
-    CHECK_EQ_INT(backend_cuda_available(-1), 0);
-    CHECK_EQ_INT(backend_cuda_available(1 << 20), 0);
+    CHECK_EQ_INT(h5pack_backend_cuda_available(-1), 0);
+    CHECK_EQ_INT(h5pack_backend_cuda_available(1 << 20), 0);
 
     backend_params q = p;
     q.device_memory_limit = 1000;
@@ -35,14 +35,14 @@ int main(void)
     CHECK_STR_CONTAINS(err, "no usable GPU");
 
     int rc = create(p, &b, err, sizeof err);
-    if (!backend_cuda_available(0)) {
+    if (!h5pack_backend_cuda_available(0)) {
         CHECK_EQ_INT(rc, H5PACK_ENODEV);
         CHECK(b == NULL);
         CHECK_STR_CONTAINS(err, "no usable GPU");
         printf("backend_cuda_setup: no GPU here: creation refused with \"%s\" as it should\n", err);
         return 0;
     }
-    CHECK_MSG(rc == H5PACK_OK, "backend_cuda_create: %s", err);
+    CHECK_MSG(rc == H5PACK_OK, "h5pack_backend_cuda_create: %s", err);
     CHECK(b->device == H5PACK_DEVICE_CUDA && b->name[0] != '\0');
     uint64_t dev_bytes = 0;
     b->ops->times(b, NULL, NULL, &dev_bytes);

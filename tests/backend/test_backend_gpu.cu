@@ -28,11 +28,11 @@ static pair make_pair(const backend_params &p)
     char err[512];
     x.p = p;
     x.in_img = (size_t)p.channels * p.height * p.width;
-    x.out_img = backend_output_image_bytes(&p);
-    CHECK_MSG(backend_cuda_create(&p, &x.gpu, err, sizeof err) == H5PACK_OK, "cuda: %s", err);
+    x.out_img = h5pack_backend_output_image_bytes(&p);
+    CHECK_MSG(h5pack_backend_cuda_create(&p, &x.gpu, err, sizeof err) == H5PACK_OK, "cuda: %s", err);
     backend_params q = p;
     q.user_stream = NULL;
-    CHECK_MSG(backend_cpu_create(&q, &x.cpu, err, sizeof err) == H5PACK_OK, "cpu: %s", err);
+    CHECK_MSG(h5pack_backend_cpu_create(&q, &x.cpu, err, sizeof err) == H5PACK_OK, "cpu: %s", err);
     return x;
 }
 
@@ -229,7 +229,7 @@ static void test_no_growth(void)
 
 int main(void)
 {
-    if (!backend_cuda_available(0))
+    if (!h5pack_backend_cuda_available(0))
         SKIP_TEST("no GPU");
     test_equal_to_cpu();
     test_echo_does_not_copy();

@@ -1,7 +1,7 @@
-/* test_backend_ref.c - backend_convert_ref (used by the CPU backend, and the reference of the CUDA
+/* test_backend_ref.c - h5pack_backend_convert_ref (used by the CPU backend, and the reference of the CUDA
  * kernel) against the per-pixel formulas of naive.h for every dtype, layout pair, flip, crop padding
  * (also larger than the image), gray / RGB / 4 channels and odd sizes; and the float16 / bfloat16
- * rounding of backend_build_table against known values. */
+ * rounding of h5pack_backend_build_table against known values. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -13,14 +13,14 @@ enum { N_IMAGES = 6 };
  * guard image after the batch that must stay untouched; compares with naive_convert byte for byte. */
 static void check_one(const backend_params *p, uint64_t key)
 {
-    size_t in_img = (size_t)p->channels * p->height * p->width, out_img = backend_output_image_bytes(p);
+    size_t in_img = (size_t)p->channels * p->height * p->width, out_img = h5pack_backend_output_image_bytes(p);
     uint8_t *in = malloc(in_img * N_IMAGES);
     uint8_t *got = malloc(out_img * (N_IMAGES + 1)), *want = malloc(out_img * N_IMAGES);
     CHECK(in && got && want);
     naive_fill_random(in, in_img * N_IMAGES, key ^ 0x1234);
     memset(got, 0xA5, out_img * (N_IMAGES + 1));
-    backend_convert_ref(p, in, got, 0, 2, key);
-    backend_convert_ref(p, in, got, 2, N_IMAGES - 2, key);
+    h5pack_backend_convert_ref(p, in, got, 0, 2, key);
+    h5pack_backend_convert_ref(p, in, got, 2, N_IMAGES - 2, key);
     naive_convert(p, in, want, N_IMAGES, key);
     for (size_t k = 0; k < out_img * N_IMAGES; k++)
         CHECK_MSG(got[k] == want[k],
@@ -76,7 +76,7 @@ static void table_of(h5pack_dtype dtype, const float values[4], uint16_t out[4])
     uint16_t t16[H5PACK_MAX_CHANNELS][256];
     for (int c = 0; c < 4; c++)
         p.mean[c] = -values[c], p.std[c] = 1.0f;
-    backend_build_table(&p, f32, t16);
+    h5pack_backend_build_table(&p, f32, t16);
     for (int c = 0; c < 4; c++) {
         CHECK(naive_float_bits(f32[c][0]) == naive_float_bits(values[c]));
         out[c] = t16[c][0];
@@ -171,11 +171,11 @@ static void test_random_roundings(void)
 static void test_output_sizes(void)
 {
     backend_params p = naive_params(3, 5, 7, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC, 0, 0);
-    CHECK_EQ_INT(backend_output_image_bytes(&p), 3 * 5 * 7 * 4);
+    CHECK_EQ_INT(h5pack_backend_output_image_bytes(&p), 3 * 5 * 7 * 4);
     p.dtype = H5PACK_DTYPE_BFLOAT16;
-    CHECK_EQ_INT(backend_output_image_bytes(&p), 3 * 5 * 7 * 2);
+    CHECK_EQ_INT(h5pack_backend_output_image_bytes(&p), 3 * 5 * 7 * 2);
     p.dtype = H5PACK_DTYPE_UINT8;
-    CHECK_EQ_INT(backend_output_image_bytes(&p), 3 * 5 * 7);
+    CHECK_EQ_INT(h5pack_backend_output_image_bytes(&p), 3 * 5 * 7);
 }
 
 int main(void)

@@ -35,8 +35,8 @@ int main(void)
     p.slots = WORKERS;
     backend *b = NULL;
     char err[256];
-    CHECK_OK(backend_cpu_create(&p, &b, err, sizeof err));
-    size_t in_bytes = COUNT * 3 * 8 * 10, out_bytes = COUNT * backend_output_image_bytes(&p);
+    CHECK_OK(h5pack_backend_cpu_create(&p, &b, err, sizeof err));
+    size_t in_bytes = COUNT * 3 * 8 * 10, out_bytes = COUNT * h5pack_backend_output_image_bytes(&p);
     uint8_t *want = malloc(out_bytes);
     CHECK(want);
     for (int round = 0; round < ROUNDS; round++) {

@@ -1,6 +1,6 @@
 // test_kernel_emulated.cu - runs the CUDA kernel's per-block code (reader/cuda/convert_kernel.cuh) on
 // the host, block by block and phase by phase, and checks that it writes exactly what
-// backend_convert_ref writes, for every dtype, layout pair and augmentation, several thread counts and
+// h5pack_backend_convert_ref writes, for every dtype, layout pair and augmentation, several thread counts and
 // tile shapes (multi-row tiles, rows split into several tiles). No GPU needed: this is how the index
 // arithmetic of the GPU path is verified on machines without one.
 #include <stdlib.h>
@@ -14,7 +14,7 @@ static void run_emulated(const backend_params &p, const uint8_t *in, void *out, 
 {
     float f32[H5PACK_MAX_CHANNELS][256];
     uint16_t t16[H5PACK_MAX_CHANNELS][256];
-    backend_build_table(&p, f32, t16);
+    h5pack_backend_build_table(&p, f32, t16);
     convk_args a = convk_plan(&p, count);
     a.in = in, a.out = out, a.key = key;
     std::vector<uint8_t> tile(CONVK_SMEM, 0xEE);
@@ -39,12 +39,12 @@ static int check_case(uint32_t C, uint32_t H, uint32_t W, int dt, int li, int lo
     p.batch_size = 4, p.slots = 1, p.random_flip = flip, p.crop_padding = pad;
     for (int c = 0; c < 4; c++)
         p.mean[c] = 0.1f * (float)(c + 3), p.std[c] = 0.2f + 0.01f * (float)c;
-    const size_t count = 3, in_bytes = count * C * H * W, out_bytes = count * backend_output_image_bytes(&p);
+    const size_t count = 3, in_bytes = count * C * H * W, out_bytes = count * h5pack_backend_output_image_bytes(&p);
     std::vector<uint8_t> in(in_bytes), want(out_bytes, 0x5A), got(out_bytes, 0xA5);
     rng_state r = {key};
     for (auto &v : in)
         v = (uint8_t)(rng_next(&r) >> 56);
-    backend_convert_ref(&p, in.data(), want.data(), 0, count, key);
+    h5pack_backend_convert_ref(&p, in.data(), want.data(), 0, count, key);
     run_emulated(p, in.data(), got.data(), count, key, nt);
     for (size_t k = 0; k < out_bytes; k++)
         CHECK_MSG(got[k] == want[k],
@@ -83,6 +83,6 @@ int main(void)
                         for (uint32_t nt : threads)
                             cases += check_case(s[0], s[1], s[2], dt, li, lo, a[0], a[1], nt,
                                                 0xC0FFEEull + (uint64_t)cases);
-    printf("kernel_emulated: %d cases equal backend_convert_ref\n", cases);
+    printf("kernel_emulated: %d cases equal h5pack_backend_convert_ref\n", cases);
     return 0;
 }

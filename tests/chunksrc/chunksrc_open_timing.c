@@ -1,4 +1,4 @@
-/* chunksrc_open_timing.c - measures (not a test) how long chunksrc_open takes on files with many chunks,
+/* chunksrc_open_timing.c - measures (not a test) how long h5pack_chunksrc_open takes on files with many chunks,
  * and what learning every chunk's stored size costs. Usage: chunksrc_open_timing [DIR]
  * Files: 20,000 implicit chunks; 2,000 and 10,000 gzip chunks in the latest format (no probe) and in the
  * default format (v1 B-tree index, probed in a child that also learns all stored sizes). */
@@ -28,18 +28,18 @@ static void measure(const char *dir, const char *name, const test_file *tf)
     for (int rep = 0; rep < 3; rep++) {
         chunk_source *s = NULL;
         double t0 = now_s();
-        if (chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err) != 0) {
+        if (h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
             exit(1);
         }
         double t1 = now_s();
-        const source_geometry *g = chunksrc_geometry(s);
+        const source_geometry *g = h5pack_chunksrc_geometry(s);
         uint8_t *buf = malloc(g->chunk_bytes);
-        chunksrc_read(s, 0, buf, NULL, NULL, err, sizeof err);
+        h5pack_chunksrc_read(s, 0, buf, NULL, NULL, err, sizeof err);
         double t2 = now_s();
         total = 0;
         for (uint64_t c = 0; c < g->n_chunks; c++)
-            total += chunksrc_stored_bytes(s, c);
+            total += h5pack_chunksrc_stored_bytes(s, c);
         double t3 = now_s();
         if (t1 - t0 < best_open) {
             best_open = t1 - t0;
@@ -49,7 +49,7 @@ static void measure(const char *dir, const char *name, const test_file *tf)
         n_chunks = g->n_chunks;
         path_id = (int)g->path;
         free(buf);
-        chunksrc_close(s);
+        h5pack_chunksrc_close(s);
     }
     printf("%-28s path %d  %6llu chunks  open %8.2f ms  first read %6.3f ms  all stored sizes %8.3f ms "
            "(%.3f us/chunk, %llu bytes)\n",

@@ -262,12 +262,12 @@ static int read_rows(hid_t dset, uint64_t first, uint64_t count, uint8_t *out)
 
 static int compare_chunk(chunk_source *s, hid_t dset, uint64_t chunk, uint8_t *got, uint8_t *want, int pattern)
 {
-    const source_geometry *g = chunksrc_geometry(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     char err[512];
-    uint64_t n = chunksrc_chunk_samples(s, chunk), first = chunk * g->samples_per_chunk;
-    int rc = chunksrc_read(s, chunk, got, NULL, NULL, err, sizeof err);
+    uint64_t n = h5pack_chunksrc_chunk_samples(s, chunk), first = chunk * g->samples_per_chunk;
+    int rc = h5pack_chunksrc_read(s, chunk, got, NULL, NULL, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "chunksrc_read(%llu) = %d: %s\n", (unsigned long long)chunk, rc, err);
+        fprintf(stderr, "h5pack_chunksrc_read(%llu) = %d: %s\n", (unsigned long long)chunk, rc, err);
         return -1;
     }
     if (read_rows(dset, first, n, want) != 0) {
@@ -287,7 +287,7 @@ static int compare_chunk(chunk_source *s, hid_t dset, uint64_t chunk, uint8_t *g
 
 int test_compare_all_chunks(chunk_source *s, const char *path, const char *images, int pattern)
 {
-    const source_geometry *g = chunksrc_geometry(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t dset = file >= 0 ? H5Dopen2(file, images, H5P_DEFAULT) : -1;
     uint8_t *got = malloc(g->chunk_bytes), *want = malloc(g->chunk_bytes);

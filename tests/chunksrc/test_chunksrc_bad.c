@@ -23,7 +23,7 @@ static void expect_open_error(const char *path, const char *images, const char *
 {
     char err[1024] = "";
     chunk_source *s = (chunk_source *)&err; /* must be reset to NULL on failure */
-    int rc = chunksrc_open(path, images, labels, hint, &s, err, sizeof err);
+    int rc = h5pack_chunksrc_open(path, images, labels, hint, &s, err, sizeof err);
     printf("%-60s -> %d: %s\n", strrchr(path, '/') ? strrchr(path, '/') + 1 : path, rc, err);
     CHECK_EQ_INT(rc, code);
     CHECK(s == NULL);

@@ -53,27 +53,27 @@ static int open_and_read_all(const char *path)
 {
     char err[1024] = "";
     chunk_source *s = NULL;
-    int rc = chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
+    int rc = h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
     if (rc) {
         CHECK(rc < 0 && s == NULL);
         CHECK_STR_CONTAINS(err, path);
         return rc;
     }
-    const source_geometry *g = chunksrc_geometry(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     uint8_t *buf = malloc(g->chunk_bytes);
-    chunksrc_scratch *sc = chunksrc_scratch_new(s);
+    chunksrc_scratch *sc = h5pack_chunksrc_scratch_new(s);
     CHECK(buf && sc);
     for (uint64_t c = 0; c < g->n_chunks && rc == 0; c++) {
-        rc = chunksrc_read(s, c, buf, sc, NULL, err, sizeof err);
+        rc = h5pack_chunksrc_read(s, c, buf, sc, NULL, err, sizeof err);
         if (rc) {
             CHECK(rc == H5PACK_ECORRUPT || rc == H5PACK_EIO || rc == H5PACK_EHDF5);
             CHECK_STR_CONTAINS(err, path);
             CHECK_STR_CONTAINS(err, "chunk");
         }
     }
-    chunksrc_scratch_free(sc);
+    h5pack_chunksrc_scratch_free(sc);
     free(buf);
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
     return rc;
 }
 
@@ -143,15 +143,15 @@ static int read_flipped_chunk(const char *path, const blob *b, int *differs, cha
     store(bad, b->data, b->size);
     b->data[addr + size / 2] ^= 0x10;
     chunk_source *s = NULL;
-    CHECK_OK(chunksrc_open(bad, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, err_len));
-    const source_geometry *g = chunksrc_geometry(s);
+    CHECK_OK(h5pack_chunksrc_open(bad, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, err_len));
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     uint8_t *buf = calloc(1, g->chunk_bytes);
-    int rc = chunksrc_read(s, 1, buf, NULL, NULL, err, err_len);
+    int rc = h5pack_chunksrc_read(s, 1, buf, NULL, NULL, err, err_len);
     *differs = 0;
     for (uint64_t j = 0; rc == 0 && j < g->chunk_bytes; j++)
         *differs += buf[j] != test_pixel(4 + j / g->image_bytes, j % g->image_bytes);
     free(buf);
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
     return rc;
 }
 

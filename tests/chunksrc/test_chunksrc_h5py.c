@@ -22,9 +22,9 @@ static chunk_source *open_ok(const char *name, chunksrc_path want_path, int want
 {
     char err[1024];
     chunk_source *s = NULL;
-    int rc = chunksrc_open(file_path(name), "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
+    int rc = h5pack_chunksrc_open(file_path(name), "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
     CHECK_MSG(rc == 0, "%s: %d %s", name, rc, err);
-    const source_geometry *g = chunksrc_geometry(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     printf("%-12s path %d, k %llu, %llu chunks, layout %s\n", name, (int)g->path,
            (unsigned long long)g->samples_per_chunk, (unsigned long long)g->n_chunks,
            g->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
@@ -41,14 +41,14 @@ static void check_readable(const char *name, chunksrc_path want_path, int want_c
 {
     chunk_source *s = open_ok(name, want_path, want_compressed);
     CHECK_OK(test_compare_all_chunks(s, file_path(name), "images", pattern));
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
 }
 
 static void check_rejected(const char *name, int code, const char *what)
 {
     char err[1024];
     chunk_source *s = NULL;
-    int rc = chunksrc_open(file_path(name), "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
+    int rc = h5pack_chunksrc_open(file_path(name), "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
     printf("%-12s -> %d: %s\n", name, rc, err);
     CHECK_EQ_INT(rc, code);
     CHECK_STR_CONTAINS(err, file_path(name));
@@ -58,25 +58,25 @@ static void check_rejected(const char *name, int code, const char *what)
 static void check_details(void)
 {
     chunk_source *s = open_ok("gzip_nhwc", CHUNKSRC_RAW_DEFLATE, 1);
-    CHECK_EQ_INT(chunksrc_geometry(s)->layout, H5PACK_LAYOUT_NHWC);
-    CHECK_EQ_INT(chunksrc_geometry(s)->n_classes, 5);
-    CHECK_EQ_INT(chunksrc_labels(s)[7], 2);
-    chunksrc_close(s);
+    CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->layout, H5PACK_LAYOUT_NHWC);
+    CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->n_classes, 5);
+    CHECK_EQ_INT(h5pack_chunksrc_labels(s)[7], 2);
+    h5pack_chunksrc_close(s);
     s = open_ok("contiguous", CHUNKSRC_CONTIGUOUS, 0);
-    CHECK(chunksrc_geometry(s)->has_stats);
-    CHECK_NEAR(chunksrc_geometry(s)->std[2], 0.6, 1e-12);
-    chunksrc_close(s);
+    CHECK(h5pack_chunksrc_geometry(s)->has_stats);
+    CHECK_NEAR(h5pack_chunksrc_geometry(s)->std[2], 0.6, 1e-12);
+    h5pack_chunksrc_close(s);
     /* Unwritten chunks of partial.h5 read as its fill value, 7. */
     s = open_ok("partial", CHUNKSRC_RAW_DEFLATE, 1);
-    const source_geometry *g = chunksrc_geometry(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     uint8_t *buf = malloc(g->chunk_bytes);
     char err[512];
-    CHECK_OK(chunksrc_read(s, 3, buf, NULL, NULL, err, sizeof err));
+    CHECK_OK(h5pack_chunksrc_read(s, 3, buf, NULL, NULL, err, sizeof err));
     CHECK_EQ_INT(buf[0], 7);
     CHECK_EQ_INT(buf[g->chunk_bytes - 1], 7);
-    CHECK_EQ_U64(chunksrc_stored_bytes(s, 3), 0);
+    CHECK_EQ_U64(h5pack_chunksrc_stored_bytes(s, 3), 0);
     free(buf);
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
 }
 
 int main(int argc, char **argv)

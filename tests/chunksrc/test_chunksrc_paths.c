@@ -17,7 +17,7 @@ static chunk_source *open_written(const char *name, const test_file *tf, h5pack_
     chunk_source *s = NULL;
     snprintf(g_path, sizeof g_path, "%s/%s.h5", test_tmpdir("chunksrc-paths"), name);
     CHECK_OK(test_file_write(g_path, tf));
-    int rc = chunksrc_open(g_path, "images", "labels", hint, &s, err, sizeof err);
+    int rc = h5pack_chunksrc_open(g_path, "images", "labels", hint, &s, err, sizeof err);
     CHECK_MSG(rc == 0, "%s: open returned %d: %s", name, rc, err);
     return s;
 }
@@ -26,7 +26,7 @@ static chunk_source *open_written(const char *name, const test_file *tf, h5pack_
 static void check_case(const char *name, const test_file *tf, chunksrc_path want_path, int want_compressed)
 {
     chunk_source *s = open_written(name, tf, H5PACK_LAYOUT_AUTO);
-    const source_geometry *g = chunksrc_geometry(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     printf("%-22s path %d, k %llu, %llu chunks\n", name, (int)g->path, (unsigned long long)g->samples_per_chunk,
            (unsigned long long)g->n_chunks);
     CHECK_EQ_INT(g->path, want_path);
@@ -46,11 +46,11 @@ static void check_case(const char *name, const test_file *tf, chunksrc_path want
         CHECK_EQ_INT(s->chunk_addr != NULL, getenv("H5PACK_NO_LOCATE") == NULL);
     uint64_t total = 0;
     for (uint64_t c = 0; c < g->n_chunks; c++)
-        total += chunksrc_chunk_samples(s, c);
+        total += h5pack_chunksrc_chunk_samples(s, c);
     CHECK_EQ_U64(total, tf->n);
     int pattern = tf->storage != STORE_EMPTY_CONTIGUOUS && tf->skip_chunks_from == 0;
     CHECK_OK(test_compare_all_chunks(s, g_path, "images", pattern));
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
 }
 
 static void test_labels_and_stats(void)
@@ -58,8 +58,8 @@ static void test_labels_and_stats(void)
     test_file tf = test_file_defaults();
     tf.mean_std = 1;
     chunk_source *s = open_written("labels", &tf, H5PACK_LAYOUT_AUTO);
-    const source_geometry *g = chunksrc_geometry(s);
-    const int64_t *labels = chunksrc_labels(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
+    const int64_t *labels = h5pack_chunksrc_labels(s);
     CHECK(g->has_labels && labels);
     CHECK_EQ_INT(g->n_classes, 5);
     for (uint64_t i = 0; i < tf.n; i++)
@@ -67,7 +67,7 @@ static void test_labels_and_stats(void)
     CHECK(g->has_stats);
     CHECK_NEAR(g->mean[2], 0.3, 1e-12);
     CHECK_NEAR(g->std[0], 0.5, 1e-12);
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
 
     /* No "classes": max label + 1; signed 16-bit labels are fine. */
     tf = test_file_defaults();
@@ -75,47 +75,47 @@ static void test_labels_and_stats(void)
     tf.n_classes = 7;
     tf.label_type = H5T_STD_I16BE;
     s = open_written("labels-noclasses", &tf, H5PACK_LAYOUT_AUTO);
-    CHECK_EQ_INT(chunksrc_geometry(s)->n_classes, 7);
-    CHECK(!chunksrc_geometry(s)->has_stats);
-    chunksrc_close(s);
+    CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->n_classes, 7);
+    CHECK(!h5pack_chunksrc_geometry(s)->has_stats);
+    h5pack_chunksrc_close(s);
 
     /* No labels dataset under the default name: fine, no labels. */
     tf = test_file_defaults();
     tf.labels = 0;
     tf.write_classes = 0;
     s = open_written("nolabels", &tf, H5PACK_LAYOUT_AUTO);
-    CHECK(!chunksrc_geometry(s)->has_labels);
-    CHECK(chunksrc_labels(s) == NULL);
-    CHECK_EQ_INT(chunksrc_geometry(s)->n_classes, 0);
-    chunksrc_close(s);
+    CHECK(!h5pack_chunksrc_geometry(s)->has_labels);
+    CHECK(h5pack_chunksrc_labels(s) == NULL);
+    CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->n_classes, 0);
+    h5pack_chunksrc_close(s);
 }
 
 static void test_stored_bytes(void)
 {
     test_file tf = test_file_defaults();
     chunk_source *s = open_written("stored-implicit", &tf, H5PACK_LAYOUT_AUTO);
-    const source_geometry *g = chunksrc_geometry(s);
-    CHECK_EQ_U64(chunksrc_stored_bytes(s, 0), g->chunk_bytes);
-    CHECK_EQ_U64(chunksrc_stored_bytes(s, g->n_chunks - 1), chunksrc_chunk_samples(s, g->n_chunks - 1) * g->image_bytes);
-    chunksrc_close(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
+    CHECK_EQ_U64(h5pack_chunksrc_stored_bytes(s, 0), g->chunk_bytes);
+    CHECK_EQ_U64(h5pack_chunksrc_stored_bytes(s, g->n_chunks - 1), h5pack_chunksrc_chunk_samples(s, g->n_chunks - 1) * g->image_bytes);
+    h5pack_chunksrc_close(s);
 
     tf.gzip = 6;
     s = open_written("stored-gzip", &tf, H5PACK_LAYOUT_AUTO);
-    g = chunksrc_geometry(s);
+    g = h5pack_chunksrc_geometry(s);
     uint8_t *buf = malloc(g->chunk_bytes);
-    chunksrc_scratch *sc = chunksrc_scratch_new(s);
+    chunksrc_scratch *sc = h5pack_chunksrc_scratch_new(s);
     for (uint64_t c = 0; c < g->n_chunks; c++) {
-        uint64_t stored = chunksrc_stored_bytes(s, c);
+        uint64_t stored = h5pack_chunksrc_stored_bytes(s, c);
         chunk_read_cost cost = {0, 0, 0, 0};
         char err[512];
         CHECK_MSG(stored > 0 && stored < g->chunk_bytes, "chunk %llu stored %llu of %llu", (unsigned long long)c, (unsigned long long)stored, (unsigned long long)g->chunk_bytes);
-        CHECK_OK(chunksrc_read(s, c, buf, sc, &cost, err, sizeof err));
+        CHECK_OK(h5pack_chunksrc_read(s, c, buf, sc, &cost, err, sizeof err));
         CHECK_EQ_U64(cost.bytes_read, stored);
         CHECK_EQ_U64(cost.bytes_inflated, g->chunk_bytes);
     }
-    chunksrc_scratch_free(sc);
+    h5pack_chunksrc_scratch_free(sc);
     free(buf);
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
 }
 
 static void test_paths(void)

@@ -1,5 +1,5 @@
 /* test_chunksrc_probe.c - files on which HDF5 1.10.8 itself crashes or loops forever (found by
- * fuzz_reader_open, kept in tests/fuzz/corpus/reader_open/): chunksrc_open must return ECORRUPT with a
+ * fuzz_reader_open, kept in tests/fuzz/corpus/reader_open/): h5pack_chunksrc_open must return ECORRUPT with a
  * message saying so, in bounded time, and the process must go on working (a good file opens after).
  * Usage: test_chunksrc_probe CORPUS_DIR */
 #include <stdio.h>
@@ -23,7 +23,7 @@ static void expect_damaged(const char *dir, const char *name, const char *what, 
     chunk_source *s = NULL;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     double t0 = now_s();
-    int rc = chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
+    int rc = h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
     double dt = now_s() - t0;
     printf("%s -> %d in %.2f s: %s\n", name, rc, dt, err);
     CHECK_EQ_INT(rc, H5PACK_ECORRUPT);
@@ -55,9 +55,9 @@ int main(int argc, char **argv)
         tf.storage = storage ? STORE_CHUNKED : STORE_IMPLICIT;
         snprintf(path, sizeof path, "%s/good-%d.h5", test_tmpdir("chunksrc-probe"), storage);
         CHECK_OK(test_file_write(path, &tf));
-        CHECK_OK(chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err));
+        CHECK_OK(h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err));
         CHECK_OK(test_compare_all_chunks(s, path, "images", 1));
-        chunksrc_close(s);
+        h5pack_chunksrc_close(s);
     }
     printf("ok\n");
     return 0;

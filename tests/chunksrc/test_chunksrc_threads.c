@@ -40,9 +40,9 @@ static int chunk_is_right(const source_geometry *g, uint64_t chunk, uint64_t sam
 static void *work(void *arg)
 {
     worker *w = arg;
-    const source_geometry *g = chunksrc_geometry(w->src);
+    const source_geometry *g = h5pack_chunksrc_geometry(w->src);
     uint8_t *buf = malloc(g->chunk_bytes);
-    chunksrc_scratch *sc = chunksrc_scratch_new(w->src);
+    chunksrc_scratch *sc = h5pack_chunksrc_scratch_new(w->src);
     chunk_read_cost cost = {0, 0, 0, 0};
     if (!buf || !sc) {
         w->failures++;
@@ -50,15 +50,15 @@ static void *work(void *arg)
     }
     for (int i = 0; i < READS_PER_THREAD; i++) {
         uint64_t chunk = next_random(&w->seed) % g->n_chunks;
-        (void)chunksrc_stored_bytes(w->src, chunk); /* races with the reads' own size lookups */
+        (void)h5pack_chunksrc_stored_bytes(w->src, chunk); /* races with the reads' own size lookups */
         memset(buf, 0xee, g->chunk_bytes);
-        if (chunksrc_read(w->src, chunk, buf, sc, &cost, w->err, sizeof w->err) != 0 ||
-            !chunk_is_right(g, chunk, chunksrc_chunk_samples(w->src, chunk), buf))
+        if (h5pack_chunksrc_read(w->src, chunk, buf, sc, &cost, w->err, sizeof w->err) != 0 ||
+            !chunk_is_right(g, chunk, h5pack_chunksrc_chunk_samples(w->src, chunk), buf))
             w->failures++;
     }
     w->bytes_read = cost.bytes_read;
 done:
-    chunksrc_scratch_free(sc);
+    h5pack_chunksrc_scratch_free(sc);
     free(buf);
     return NULL;
 }
@@ -69,8 +69,8 @@ static void run_case(const char *name, const test_file *tf, chunksrc_path want)
     chunk_source *s = NULL;
     snprintf(path, sizeof path, "%s/%s.h5", test_tmpdir("chunksrc-threads"), name);
     CHECK_OK(test_file_write(path, tf));
-    CHECK_OK(chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err));
-    CHECK_EQ_INT(chunksrc_geometry(s)->path, want);
+    CHECK_OK(h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err));
+    CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->path, want);
     pthread_t th[THREADS];
     worker w[THREADS];
     for (int t = 0; t < THREADS; t++) {
@@ -89,7 +89,7 @@ static void run_case(const char *name, const test_file *tf, chunksrc_path want)
     }
     printf("%-12s %d threads x %d reads: %d failures\n", name, THREADS, READS_PER_THREAD, failures);
     CHECK_EQ_INT(failures, 0);
-    chunksrc_close(s);
+    h5pack_chunksrc_close(s);
 }
 
 int main(void)

@@ -1,4 +1,4 @@
-/* fuzz_reader_open.c - libFuzzer target: arbitrary bytes as an HDF5 file -> chunksrc_open -> read the
+/* fuzz_reader_open.c - libFuzzer target: arbitrary bytes as an HDF5 file -> h5pack_chunksrc_open -> read the
  * first chunks. Whatever the bytes, the reader must return an error code or data, never crash, hang or
  * leak. Seeds in tests/fuzz/corpus/reader_open/ (small files of every read path). */
 #include <stdint.h>
@@ -44,22 +44,22 @@ static int write_file(const char *path, const uint8_t *data, size_t size)
 
 static void read_first_chunks(chunk_source *s)
 {
-    const source_geometry *g = chunksrc_geometry(s);
+    const source_geometry *g = h5pack_chunksrc_geometry(s);
     if (g->chunk_bytes == 0 || g->chunk_bytes > FUZZ_MAX_CHUNK_BYTES)
         return;
     uint8_t *buf = malloc(g->chunk_bytes);
-    chunksrc_scratch *sc = chunksrc_scratch_new(s);
+    chunksrc_scratch *sc = h5pack_chunksrc_scratch_new(s);
     char err[512];
     for (uint64_t c = 0; buf && sc && c < g->n_chunks && c < 3; c++) {
         chunk_read_cost cost = {0, 0, 0, 0};
-        (void)chunksrc_stored_bytes(s, c);
-        (void)chunksrc_read(s, c, buf, sc, &cost, err, sizeof err);
+        (void)h5pack_chunksrc_stored_bytes(s, c);
+        (void)h5pack_chunksrc_read(s, c, buf, sc, &cost, err, sizeof err);
     }
-    chunksrc_scratch_free(sc);
+    h5pack_chunksrc_scratch_free(sc);
     free(buf);
 }
 
-/* A damaged old-format file can send HDF5 into an endless loop; the open probe (chunksrc_probe.c) gives
+/* A damaged old-format file can send HDF5 into an endless loop; the open probe (h5pack_chunksrc_probe.c) gives
  * up on a child silent this long. The default (20 s) suits slow disks; the corpus files are tiny. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -77,9 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     chunk_source *s = NULL;
     if (write_file(path, data, size) != 0)
         return 0;
-    if (chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err) == 0) {
+    if (h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err) == 0) {
         read_first_chunks(s);
-        chunksrc_close(s);
+        h5pack_chunksrc_close(s);
     }
     unlink(path);
     return 0;

@@ -35,7 +35,7 @@ static void test_each_sample_once(void)
                     order_params p = params(kinds[ki], sizes[si], k, w, 42);
                     uint64_t *a = malloc(sizes[si] * sizeof *a);
                     for (uint64_t e = 0; e < 3; e++) {
-                        CHECK_OK(order_epoch(&p, e, a));
+                        CHECK_OK(h5pack_order_epoch(&p, e, a));
                         check_permutation(a, sizes[si]);
                     }
                     free(a);
@@ -48,17 +48,17 @@ static void test_determinism(void)
     uint64_t *a = malloc(n * 8), *b = malloc(n * 8);
     for (int kind = H5PACK_ORDER_RANDOM; kind <= H5PACK_ORDER_CHUNK; kind++) {
         order_params p = params((h5pack_order)kind, n, 10, 4, 1);
-        CHECK_OK(order_epoch(&p, 0, a));
-        CHECK_OK(order_epoch(&p, 0, b));
+        CHECK_OK(h5pack_order_epoch(&p, 0, a));
+        CHECK_OK(h5pack_order_epoch(&p, 0, b));
         CHECK(memcmp(a, b, n * 8) == 0); /* same seed, same order */
-        CHECK_OK(order_epoch(&p, 1, b));
+        CHECK_OK(h5pack_order_epoch(&p, 1, b));
         CHECK(memcmp(a, b, n * 8) != 0); /* next epoch differs */
         p.seed = 2;
-        CHECK_OK(order_epoch(&p, 0, b));
+        CHECK_OK(h5pack_order_epoch(&p, 0, b));
         CHECK(memcmp(a, b, n * 8) != 0); /* different seed differs */
     }
     order_params s = params(H5PACK_ORDER_SEQUENTIAL, n, 10, 4, 1);
-    CHECK_OK(order_epoch(&s, 3, a));
+    CHECK_OK(h5pack_order_epoch(&s, 3, a));
     for (uint64_t i = 0; i < n; i++)
         CHECK_EQ_U64(a[i], i);
     free(a), free(b);
@@ -73,7 +73,7 @@ static void test_ranks(void)
                 p.world = world;
                 p.drop_last = drop_last;
                 p.batch_size = 3;
-                uint64_t per = order_samples_per_epoch(&p), batches = order_batches_per_epoch(&p);
+                uint64_t per = h5pack_order_samples_per_epoch(&p), batches = h5pack_order_batches_per_epoch(&p);
                 if (drop_last) {
                     CHECK_EQ_U64(per, (n / world) / 3 * 3);
                     CHECK_EQ_U64(batches, (n / world) / 3);
@@ -85,8 +85,8 @@ static void test_ranks(void)
                 uint64_t *a = malloc((per + 1) * 8);
                 for (uint32_t r = 0; r < world; r++) {
                     p.rank = r;
-                    CHECK_EQ_U64(order_samples_per_epoch(&p), per); /* equal on every rank */
-                    CHECK_OK(order_epoch(&p, 0, a));
+                    CHECK_EQ_U64(h5pack_order_samples_per_epoch(&p), per); /* equal on every rank */
+                    CHECK_OK(h5pack_order_epoch(&p, 0, a));
                     for (uint64_t i = 0; i < per; i++)
                         count[a[i]]++;
                 }
@@ -112,8 +112,8 @@ static void test_chunk_window(void)
     for (uint64_t w = 1; w <= 16; w *= 2) {
         order_params p = params(H5PACK_ORDER_CHUNK, n, k, w, 5);
         uint64_t *a = malloc(n * 8);
-        CHECK_OK(order_epoch(&p, 0, a));
-        uint64_t nc = order_n_chunks(&p);
+        CHECK_OK(h5pack_order_epoch(&p, 0, a));
+        uint64_t nc = h5pack_order_n_chunks(&p);
         uint64_t *first = malloc(nc * 8), *last = malloc(nc * 8);
         for (uint64_t c = 0; c < nc; c++)
             first[c] = UINT64_MAX, last[c] = 0;
@@ -140,7 +140,7 @@ static void test_accesses(void)
     p.batch_size = 4;
     const uint64_t s[10] = {0, 1, 2, 3, 4, 5, 6, 9, 8, 7};
     uint64_t acc[10], starts[4];
-    uint64_t n = order_accesses(&p, s, 10, acc, starts);
+    uint64_t n = h5pack_order_accesses(&p, s, 10, acc, starts);
     /* batches {0,1,2,3} {4,5,6,9} {8,7}: chunks {0,1} {1,2,3} {2} */
     const uint64_t want[] = {0, 1, 1, 2, 3, 2};
     CHECK_EQ_U64(n, 6);

@@ -25,7 +25,7 @@ typedef struct naive_sim {
 /* The access sequence of EPOCHS epochs (all batches of each epoch). */
 static inline void naive_sequence(const order_params *p, uint64_t epochs, naive_sim *s)
 {
-    uint64_t per = order_samples_per_epoch(p), nb = order_batches_per_epoch(p);
+    uint64_t per = h5pack_order_samples_per_epoch(p), nb = h5pack_order_batches_per_epoch(p);
     uint64_t *samples = malloc((per + 1) * 8), *acc = malloc((per + 1) * 8), *starts = malloc((nb + 1) * 8);
     s->acc = malloc((per * epochs + 1) * sizeof *s->acc);
     s->epoch_end = malloc((epochs + 1) * 8);
@@ -33,9 +33,9 @@ static inline void naive_sequence(const order_params *p, uint64_t epochs, naive_
     for (uint64_t e = 0; e < epochs; e++) {
         uint64_t na = 0;
         if (nb > 0) {
-            if (order_epoch(p, e, samples) != 0)
+            if (h5pack_order_epoch(p, e, samples) != 0)
                 abort();
-            na = order_accesses(p, samples, per, acc, starts);
+            na = h5pack_order_accesses(p, samples, per, acc, starts);
         }
         for (uint64_t i = 0; i < na; i++) {
             s->acc[s->n].chunk = acc[i];

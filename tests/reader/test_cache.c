@@ -2,7 +2,7 @@
  * writes a pattern derived from the chunk number; every access checks that its slot holds its chunk
  * from acquire to finish (a premature overwrite by a later load would show), and the loads done equal
  * the plan's misses, also when some loads lend their bytes instead of copying them (a slot switching
- * between its own buffer and a lent pointer must always show its current chunk). Also: cache_stop wakes a worker blocked on a load that never comes. */
+ * between its own buffer and a lent pointer must always show its current chunk). Also: h5pack_cache_stop wakes a worker blocked on a load that never comes. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -66,9 +66,9 @@ static void *worker(void *arg)
         size_t count, n_acc;
         uint64_t epoch, index;
         pthread_mutex_lock(&s->plan_lock);
-        int rc = planner_next(s->plan, samples, &count, acc, &n_acc, &epoch, &index);
+        int rc = h5pack_planner_next(s->plan, samples, &count, acc, &n_acc, &epoch, &index);
         for (size_t j = 0; rc == 1 && j < n_acc; j++) {
-            wait[j] = cache_planned(s->cache, &acc[j]);
+            wait[j] = h5pack_cache_planned(s->cache, &acc[j]);
             s->misses_planned += (uint64_t)acc[j].load;
         }
         pthread_mutex_unlock(&s->plan_lock);
@@ -82,7 +82,7 @@ static void *worker(void *arg)
                 char err[64];
                 if (done[j])
                     continue;
-                int rc = cache_acquire(s->cache, &acc[j], wait[j], pass == 0, NULL, &d, err, sizeof err);
+                int rc = h5pack_cache_acquire(s->cache, &acc[j], wait[j], pass == 0, NULL, &d, err, sizeof err);
                 if (rc == CACHE_WOULD_WAIT)
                     continue;
                 if (rc || !holds(d, acc[j].chunk))
@@ -90,7 +90,7 @@ static void *worker(void *arg)
                 sched_yield();
                 if (!holds(d, acc[j].chunk))
                     atomic_fetch_add(&s->bad, 1);
-                cache_finish(s->cache, acc[j].slot);
+                h5pack_cache_finish(s->cache, acc[j].slot);
                 done[j] = 1;
             }
         for (size_t j = 0; j < n_acc; j++)
@@ -113,8 +113,8 @@ static void run_case(const order_params *op, size_t slots, uint64_t epochs, int 
         for (int i = 0; i < CHUNK_BYTES; i++)
             s.lent[c * CHUNK_BYTES + i] = (uint8_t)(c * 131 + (uint64_t)i);
     pthread_mutex_init(&s.plan_lock, NULL);
-    CHECK_OK(planner_create(op, slots, epochs, &s.plan));
-    CHECK_OK(cache_create(slots, CHUNK_BYTES, fake_load, &s, &s.cache));
+    CHECK_OK(h5pack_planner_create(op, slots, epochs, &s.plan));
+    CHECK_OK(h5pack_cache_create(slots, CHUNK_BYTES, fake_load, &s, &s.cache));
     pthread_t t[4];
     for (int i = 0; i < threads; i++)
         CHECK_OK(pthread_create(&t[i], NULL, worker, &s));
@@ -122,8 +122,8 @@ static void run_case(const order_params *op, size_t slots, uint64_t epochs, int 
         pthread_join(t[i], NULL);
     CHECK_EQ_U64(atomic_load(&s.bad), 0);
     CHECK_EQ_U64(atomic_load(&s.loads), s.misses_planned);
-    cache_free(s.cache);
-    planner_free(s.plan);
+    h5pack_cache_free(s.cache);
+    h5pack_planner_free(s.plan);
     pthread_mutex_destroy(&s.plan_lock);
     free(s.lent);
 }
@@ -149,8 +149,8 @@ static void *blocked_hit(void *arg)
     blocked_arg *b = arg;
     const uint8_t *d;
     char err[64];
-    b->rc = cache_acquire(b->cache, &b->a, 0, 0, NULL, &d, err, sizeof err);
-    cache_finish(b->cache, b->a.slot);
+    b->rc = h5pack_cache_acquire(b->cache, &b->a, 0, 0, NULL, &d, err, sizeof err);
+    h5pack_cache_finish(b->cache, b->a.slot);
     return NULL;
 }
 
@@ -158,20 +158,20 @@ static void test_stop_wakes_waiters(void)
 {
     shared s = {0};
     chunk_cache *c;
-    CHECK_OK(cache_create(2, CHUNK_BYTES, fake_load, &s, &c));
+    CHECK_OK(h5pack_cache_create(2, CHUNK_BYTES, fake_load, &s, &c));
     plan_access load = {5, 1, 1, 1, 1, UINT64_MAX}, hit = {5, 1, 0, 0, 1, UINT64_MAX};
-    CHECK_EQ_U64(cache_planned(c, &load), 0);
-    CHECK_EQ_U64(cache_planned(c, &hit), 0);
+    CHECK_EQ_U64(h5pack_cache_planned(c, &load), 0);
+    CHECK_EQ_U64(h5pack_cache_planned(c, &hit), 0);
     blocked_arg b = {c, hit, 0}; /* the load is planned but never executed: the hit waits */
     pthread_t t;
     CHECK_OK(pthread_create(&t, NULL, blocked_hit, &b));
     for (int i = 0; i < 1000; i++)
         sched_yield();
-    cache_stop(c);
+    h5pack_cache_stop(c);
     pthread_join(t, NULL);
     CHECK_EQ_INT(b.rc, H5PACK_ESTATE);
     CHECK_EQ_U64(atomic_load(&s.loads), 0);
-    cache_free(c);
+    h5pack_cache_free(c);
 }
 
 int main(void)

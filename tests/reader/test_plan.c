@@ -19,9 +19,9 @@ typedef struct plan_run {
 static void run_planner(const order_params *p, size_t slots, uint64_t epochs_arg, uint64_t run_epochs,
                         plan_run *r)
 {
-    uint64_t per = order_samples_per_epoch(p), nb = order_batches_per_epoch(p);
+    uint64_t per = h5pack_order_samples_per_epoch(p), nb = h5pack_order_batches_per_epoch(p);
     planner *pl = NULL;
-    CHECK_OK(planner_create(p, slots, epochs_arg, &pl));
+    CHECK_OK(h5pack_planner_create(p, slots, epochs_arg, &pl));
     r->acc = malloc((per * run_epochs + 1) * sizeof *r->acc);
     r->samples = malloc((per * run_epochs + 1) * 8);
     r->n_acc = r->n_samples = r->batches = r->hits = r->misses = 0;
@@ -30,7 +30,7 @@ static void run_planner(const order_params *p, size_t slots, uint64_t epochs_arg
     for (uint64_t b = 0; b < nb * run_epochs; b++) {
         size_t count = 0, n_acc = 0;
         uint64_t epoch = 99, index = 99;
-        CHECK_EQ_INT(planner_next(pl, s, &count, a, &n_acc, &epoch, &index), 1);
+        CHECK_EQ_INT(h5pack_planner_next(pl, s, &count, a, &n_acc, &epoch, &index), 1);
         CHECK_EQ_U64(epoch, b / nb);
         CHECK_EQ_U64(index, b % nb);
         CHECK(count >= 1 && count <= p->batch_size);
@@ -44,11 +44,11 @@ static void run_planner(const order_params *p, size_t slots, uint64_t epochs_arg
     if (epochs_arg) { /* the end: 0, and 0 again */
         size_t count, n_acc;
         uint64_t epoch, index;
-        CHECK_EQ_INT(planner_next(pl, s, &count, a, &n_acc, &epoch, &index), 0);
-        CHECK_EQ_INT(planner_next(pl, s, &count, a, &n_acc, &epoch, &index), 0);
+        CHECK_EQ_INT(h5pack_planner_next(pl, s, &count, a, &n_acc, &epoch, &index), 0);
+        CHECK_EQ_INT(h5pack_planner_next(pl, s, &count, a, &n_acc, &epoch, &index), 0);
     }
     free(s), free(a);
-    planner_free(pl);
+    h5pack_planner_free(pl);
 }
 
 /* Every field of the plan against the naive simulation and order.h. */
@@ -61,7 +61,7 @@ static void compare_with_naive(const order_params *p, size_t slots, uint64_t epo
     CHECK_EQ_U64(r.n_acc, s.n);
     CHECK_EQ_U64(r.hits, s.hits);
     CHECK_EQ_U64(r.misses, s.misses);
-    uint64_t *slot_chunk = malloc(slots * 8), n_chunks = order_n_chunks(p);
+    uint64_t *slot_chunk = malloc(slots * 8), n_chunks = h5pack_order_n_chunks(p);
     uint64_t *seen = calloc(n_chunks, 8);
     for (size_t i = 0; i < slots; i++)
         slot_chunk[i] = UINT64_MAX;
@@ -78,10 +78,10 @@ static void compare_with_naive(const order_params *p, size_t slots, uint64_t epo
         CHECK_EQ_INT(a->first_in_epoch, seen[a->chunk] != s.acc[i].epoch + 1);
         seen[a->chunk] = s.acc[i].epoch + 1;
     }
-    /* the samples are exactly order_epoch's */
-    uint64_t per = order_samples_per_epoch(p), *want = malloc((per + 1) * 8);
-    for (uint64_t e = 0; e < run_epochs && order_batches_per_epoch(p); e++) {
-        CHECK_OK(order_epoch(p, e, want));
+    /* the samples are exactly h5pack_order_epoch's */
+    uint64_t per = h5pack_order_samples_per_epoch(p), *want = malloc((per + 1) * 8);
+    for (uint64_t e = 0; e < run_epochs && h5pack_order_batches_per_epoch(p); e++) {
+        CHECK_OK(h5pack_order_epoch(p, e, want));
         CHECK(memcmp(want, r.samples + e * per, per * 8) == 0);
     }
     free(want), free(slot_chunk), free(seen);
@@ -128,7 +128,7 @@ static void test_random_cases(void)
         p.batch_size = 1 + rng_below(&r, 30);
         size_t slots = 1 + rng_below(&r, 10);
         uint64_t epochs = 1 + rng_below(&r, 3);
-        if (order_batches_per_epoch(&p) == 0)
+        if (h5pack_order_batches_per_epoch(&p) == 0)
             continue;
         compare_with_naive(&p, slots, epochs, epochs);
         compare_with_naive(&p, slots, 0, epochs); /* endless: the next epoch is always visible */
@@ -166,11 +166,11 @@ static void test_bad_arguments(void)
 {
     order_params p = {H5PACK_ORDER_CHUNK, 10, 2, 2, 0, 0, 1, 0, 4};
     planner *pl = (planner *)&p;
-    CHECK_EQ_INT(planner_create(&p, 0, 1, &pl), H5PACK_EINVAL);
+    CHECK_EQ_INT(h5pack_planner_create(&p, 0, 1, &pl), H5PACK_EINVAL);
     CHECK(pl == NULL);
     p.world = 0;
-    CHECK_EQ_INT(planner_create(&p, 4, 1, &pl), H5PACK_EINVAL);
-    planner_free(NULL);
+    CHECK_EQ_INT(h5pack_planner_create(&p, 4, 1, &pl), H5PACK_EINVAL);
+    h5pack_planner_free(NULL);
 }
 
 int main(void)

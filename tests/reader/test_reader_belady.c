@@ -16,16 +16,16 @@ static expected simulate(const char *path, const order_params *op, size_t slots,
 {
     char err[256];
     chunk_source *src = NULL;
-    CHECK_OK(chunksrc_open(path, "images", NULL, H5PACK_LAYOUT_AUTO, &src, err, sizeof err));
+    CHECK_OK(h5pack_chunksrc_open(path, "images", NULL, H5PACK_LAYOUT_AUTO, &src, err, sizeof err));
     naive_sim s;
     naive_belady(op, slots, epochs, epochs, &s);
     expected e = {s.hits, s.misses, 0, 0, 0};
-    uint64_t nc = order_n_chunks(op), *seen = calloc(nc, 8);
+    uint64_t nc = h5pack_order_n_chunks(op), *seen = calloc(nc, 8);
     for (uint64_t i = 0; i < s.n; i++) {
-        uint64_t c = s.acc[i].chunk, stored = chunksrc_stored_bytes(src, c);
+        uint64_t c = s.acc[i].chunk, stored = h5pack_chunksrc_stored_bytes(src, c);
         if (s.acc[i].load) {
             e.bytes_read += stored;
-            e.bytes_decoded += chunksrc_chunk_samples(src, c) * chunksrc_geometry(src)->image_bytes;
+            e.bytes_decoded += h5pack_chunksrc_chunk_samples(src, c) * h5pack_chunksrc_geometry(src)->image_bytes;
         }
         if (seen[c] != s.acc[i].epoch + 1)
             e.bytes_needed += stored;
@@ -33,7 +33,7 @@ static expected simulate(const char *path, const order_params *op, size_t slots,
     }
     free(seen);
     naive_free(&s);
-    chunksrc_close(src);
+    h5pack_chunksrc_close(src);
     return e;
 }
 
@@ -80,7 +80,7 @@ static void random_case(rng_state *g, int t)
     c.echo = 1 + (uint32_t)rng_below(g, 2); /* echoes make no chunk accesses */
     order_params op = {c.order, sp.n, sp.k, window > n_chunks ? n_chunks : window, c.seed, c.rank, c.world,
                        c.drop_last, c.batch_size};
-    if (order_batches_per_epoch(&op) == 0) { /* drop_last leaves no batch: open refuses, see test_reader_life */
+    if (h5pack_order_batches_per_epoch(&op) == 0) { /* drop_last leaves no batch: open refuses, see test_reader_life */
         remove(path);
         return;
     }

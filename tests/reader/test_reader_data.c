@@ -241,14 +241,14 @@ static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype 
     CHECK_EQ_INT(info.output_layout, bp.out_layout);
     bp.dtype = dtype, bp.batch_size = c.batch_size, bp.slots = 1, bp.threads = 1;
     memcpy(bp.mean, info.mean, sizeof bp.mean), memcpy(bp.std, info.std, sizeof bp.std);
-    size_t img = (size_t)sp->c * sp->h * sp->w, out_img = backend_output_image_bytes(&bp);
+    size_t img = (size_t)sp->c * sp->h * sp->w, out_img = h5pack_backend_output_image_bytes(&bp);
     uint8_t *in = malloc(c.batch_size * img), *want = malloc(c.batch_size * out_img);
     h5pack_batch b;
     while (h5pack_next(r, &b) == H5PACK_OK) {
         CHECK_EQ_U64(b.bytes, b.count * out_img);
         for (size_t i = 0; i < b.count; i++)
             image_of(sp, b.indices[i], in + i * img);
-        backend_convert_ref(&bp, in, want, 0, b.count, 0);
+        h5pack_backend_convert_ref(&bp, in, want, 0, b.count, 0);
         CHECK_MSG(memcmp(b.data, want, b.bytes) == 0, "dtype %d layout %d: batch %llu differs", dtype, out,
                   (unsigned long long)b.index);
         CHECK_OK(h5pack_release(r, &b));

@@ -90,7 +90,7 @@ static void test_augmented_echoes(void)
     const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
     memcpy(bp.mean, mean, sizeof mean), memcpy(bp.std, std, sizeof std);
     bp.random_flip = 1, bp.crop_padding = 2;
-    size_t img = 60, out_img = backend_output_image_bytes(&bp);
+    size_t img = 60, out_img = h5pack_backend_output_image_bytes(&bp);
     uint8_t *in = malloc(c.batch_size * img);
     float *want = malloc(c.batch_size * out_img);
     h5pack_batch b;
@@ -99,12 +99,12 @@ static void test_augmented_echoes(void)
         for (size_t i = 0; i < b.count; i++)
             image_of(&spec_ok, b.indices[i], in + i * img);
         uint64_t key = aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, b.echo);
-        backend_convert_ref(&bp, in, want, 0, b.count, key);
+        h5pack_backend_convert_ref(&bp, in, want, 0, b.count, key);
         CHECK_MSG(memcmp(b.data, want, b.count * out_img) == 0, "batch %llu echo %u differs from the reference",
                   (unsigned long long)b.index, b.echo);
         if (b.echo == 1) { /* the echo's draws differ from the fresh batch's */
             float *fresh = malloc(b.count * out_img);
-            backend_convert_ref(&bp, in, fresh, 0, b.count,
+            h5pack_backend_convert_ref(&bp, in, fresh, 0, b.count,
                                 aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, 0));
             echo_differs += memcmp(fresh, b.data, b.count * out_img) != 0;
             free(fresh);

@@ -111,11 +111,11 @@ static io_count model(const uint64_t *seq, size_t n, const uint64_t *stored, siz
 {
     hdf5_sim_params p = {nbytes, nslots, w0, CHUNK, filtered};
     hdf5_sim *s = NULL;
-    CHECK_OK(hdf5_sim_create(&p, &s));
+    CHECK_OK(h5pack_hdf5_sim_create(&p, &s));
     io_count r = {0, 0};
     for (size_t i = 0; i < n; i++)
-        r.reads += (uint64_t)hdf5_sim_read(s, seq[i] / K, IMG, stored[seq[i] / K], &r.bytes);
-    hdf5_sim_free(s);
+        r.reads += (uint64_t)h5pack_hdf5_sim_read(s, seq[i] / K, IMG, stored[seq[i] / K], &r.bytes);
+    h5pack_hdf5_sim_free(s);
     return r;
 }
 
@@ -123,8 +123,8 @@ static io_count model(const uint64_t *seq, size_t n, const uint64_t *stored, siz
 static size_t sequence(h5pack_order kind, uint64_t window, uint64_t seed, uint64_t *seq)
 {
     order_params op = {kind, N, K, window, seed, 0, 1, 0, 8};
-    CHECK_OK(order_epoch(&op, 0, seq));
-    CHECK_OK(order_epoch(&op, 1, seq + N));
+    CHECK_OK(h5pack_order_epoch(&op, 0, seq));
+    CHECK_OK(h5pack_order_epoch(&op, 1, seq + N));
     return 2 * N;
 }
 
@@ -183,15 +183,15 @@ static void compare_contiguous(void)
         uint64_t img = 3 * sides[i] * sides[i], seq[2 * 96];
         for (int o = 0; o < 3; o++) {
             order_params op = {(h5pack_order)o, counts[i], 4, 3, 9, 0, 1, 0, 8};
-            CHECK_OK(order_epoch(&op, 0, seq));
-            CHECK_OK(order_epoch(&op, 1, seq + counts[i]));
+            CHECK_OK(h5pack_order_epoch(&op, 0, seq));
+            CHECK_OK(h5pack_order_epoch(&op, 1, seq + counts[i]));
             size_t n = 2 * (size_t)counts[i];
             io_count real = real_hdf5(path, seq, n, 1 << 20, 521, 0.75);
             hdf5_sieve sv;
-            hdf5_sieve_init(&sv, HDF5_SIM_DEFAULT_SIEVE, counts[i] * img);
+            h5pack_hdf5_sieve_init(&sv, HDF5_SIM_DEFAULT_SIEVE, counts[i] * img);
             io_count sim = {0, 0};
             for (size_t k = 0; k < n; k++)
-                sim.reads += (uint64_t)hdf5_sieve_read(&sv, seq[k] * img, img, &sim.bytes);
+                sim.reads += (uint64_t)h5pack_hdf5_sieve_read(&sv, seq[k] * img, img, &sim.bytes);
             CHECK_MSG(real.reads == sim.reads && real.bytes == sim.bytes,
                       "contiguous %llux%llu order %d: HDF5 %llu reads / %llu bytes, model %llu / %llu",
                       (unsigned long long)sides[i], (unsigned long long)sides[i], o, (unsigned long long)real.reads,
@@ -216,8 +216,8 @@ static void compare_public(const char *path, h5pack_order kind, size_t nbytes, s
     CHECK_MSG(rc == 0, "h5pack_simulate: %s", err);
     uint64_t seq[2 * N];
     order_params op = {kind, N, K, 3, 5, 0, 1, 0, 8};
-    CHECK_OK(order_epoch(&op, 0, seq));
-    CHECK_OK(order_epoch(&op, 1, seq + N));
+    CHECK_OK(h5pack_order_epoch(&op, 0, seq));
+    CHECK_OK(h5pack_order_epoch(&op, 1, seq + N));
     io_count real = real_hdf5(path, seq, 2 * N, nbytes, nslots, w0);
     CHECK_EQ_U64(r.bytes_read, real.bytes);
     CHECK(r.misses <= real.reads);

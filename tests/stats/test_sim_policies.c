@@ -13,11 +13,11 @@
 static int lru_misses(uint64_t slots, uint64_t n_chunks, const uint64_t *seq, size_t n)
 {
     lru_sim *s = NULL;
-    CHECK_OK(lru_sim_create(slots, n_chunks, &s));
+    CHECK_OK(h5pack_lru_sim_create(slots, n_chunks, &s));
     int misses = 0;
     for (size_t i = 0; i < n; i++)
-        misses += !lru_sim_access(s, seq[i]);
-    lru_sim_free(s);
+        misses += !h5pack_lru_sim_access(s, seq[i]);
+    h5pack_lru_sim_free(s);
     return misses;
 }
 
@@ -32,7 +32,7 @@ static void test_lru_traces(void)
     const uint64_t cyc[] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
     CHECK_EQ_INT(lru_misses(2, 3, cyc, 9), 9);
     lru_sim *s = NULL;
-    CHECK(lru_sim_create(0, 3, &s) == H5PACK_EINVAL);
+    CHECK(h5pack_lru_sim_create(0, 3, &s) == H5PACK_EINVAL);
 }
 
 typedef struct h5trace {
@@ -44,7 +44,7 @@ static h5trace h5_new(uint64_t nbytes, uint64_t nslots, double w0, uint64_t chun
 {
     hdf5_sim_params p = {nbytes, nslots, w0, chunk, filtered};
     h5trace t = {NULL, 0};
-    CHECK_OK(hdf5_sim_create(&p, &t.s));
+    CHECK_OK(h5pack_hdf5_sim_create(&p, &t.s));
     return t;
 }
 
@@ -53,7 +53,7 @@ static int h5_run(h5trace *t, const uint64_t *seq, size_t n, uint64_t acc, uint6
 {
     int reads = 0;
     for (size_t i = 0; i < n; i++)
-        reads += hdf5_sim_read(t->s, seq[i], acc, stored, &t->bytes);
+        reads += h5pack_hdf5_sim_read(t->s, seq[i], acc, stored, &t->bytes);
     return reads;
 }
 
@@ -64,8 +64,8 @@ static void test_hdf5_collisions(void)
     const uint64_t seq[] = {0, 3, 0, 3, 1, 1};
     CHECK_EQ_INT(h5_run(&t, seq, 6, 10, 100), 5); /* 0,3,0,3 all miss (collide); 1 misses once */
     CHECK_EQ_U64(t.bytes, 500);
-    CHECK_EQ_U64(hdf5_sim_cached(t.s), 2);
-    hdf5_sim_free(t.s);
+    CHECK_EQ_U64(h5pack_hdf5_sim_cached(t.s), 2);
+    h5pack_hdf5_sim_free(t.s);
 }
 
 static void test_hdf5_w0(void)
@@ -77,19 +77,19 @@ static void test_hdf5_w0(void)
     const uint64_t seq[] = {1, 0, 2, 1};
     /* w0 = 1: fully read chunk 0 goes, 1 (partly read, at the head) survives: reads 1,0,2 = 3 */
     h5trace a = h5_new(200, 101, 1.0, 100, 0);
-    CHECK_EQ_INT(hdf5_sim_read(a.s, 1, 10, 100, &a.bytes), 1);
-    CHECK_EQ_INT(hdf5_sim_read(a.s, 0, 100, 100, &a.bytes), 1);
-    CHECK_EQ_INT(hdf5_sim_read(a.s, 2, 10, 100, &a.bytes), 1);
-    CHECK_EQ_INT(hdf5_sim_read(a.s, 1, 10, 100, &a.bytes), 0);
-    hdf5_sim_free(a.s);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(a.s, 1, 10, 100, &a.bytes), 1);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(a.s, 0, 100, 100, &a.bytes), 1);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(a.s, 2, 10, 100, &a.bytes), 1);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(a.s, 1, 10, 100, &a.bytes), 0);
+    h5pack_hdf5_sim_free(a.s);
     /* w0 = 0: the second pointer starts at the head at once and preempts chunk 1 (the head, tried
      * after pointer 0 found chunk 1 only partly read): then 1 misses again */
     h5trace b = h5_new(200, 101, 0.0, 100, 0);
-    CHECK_EQ_INT(hdf5_sim_read(b.s, 1, 10, 100, &b.bytes), 1);
-    CHECK_EQ_INT(hdf5_sim_read(b.s, 0, 100, 100, &b.bytes), 1);
-    CHECK_EQ_INT(hdf5_sim_read(b.s, 2, 10, 100, &b.bytes), 1);
-    CHECK_EQ_INT(hdf5_sim_read(b.s, 1, 10, 100, &b.bytes), 1);
-    hdf5_sim_free(b.s);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(b.s, 1, 10, 100, &b.bytes), 1);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(b.s, 0, 100, 100, &b.bytes), 1);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(b.s, 2, 10, 100, &b.bytes), 1);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(b.s, 1, 10, 100, &b.bytes), 1);
+    h5pack_hdf5_sim_free(b.s);
     (void)seq;
 }
 
@@ -100,9 +100,9 @@ static void test_hdf5_promotion(void)
     h5trace t = h5_new(200, 101, 0.0, 100, 0);
     const uint64_t seq[] = {0, 1, 0, 2};
     CHECK_EQ_INT(h5_run(&t, seq, 4, 10, 100), 3);
-    CHECK_EQ_INT(hdf5_sim_read(t.s, 0, 10, 100, &t.bytes), 0); /* 0 survived */
-    CHECK_EQ_INT(hdf5_sim_read(t.s, 1, 10, 100, &t.bytes), 1); /* 1 was preempted */
-    hdf5_sim_free(t.s);
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(t.s, 0, 10, 100, &t.bytes), 0); /* 0 survived */
+    CHECK_EQ_INT(h5pack_hdf5_sim_read(t.s, 1, 10, 100, &t.bytes), 1); /* 1 was preempted */
+    h5pack_hdf5_sim_free(t.s);
 }
 
 static void test_hdf5_bypass(void)
@@ -113,17 +113,17 @@ static void test_hdf5_bypass(void)
     const uint64_t seq[] = {0, 0, 0, 1};
     CHECK_EQ_INT(h5_run(&u, seq, 4, 250, 1000), 4);
     CHECK_EQ_U64(u.bytes, 1000);
-    CHECK_EQ_U64(hdf5_sim_cached(u.s), 0);
-    hdf5_sim_free(u.s);
+    CHECK_EQ_U64(h5pack_hdf5_sim_cached(u.s), 0);
+    h5pack_hdf5_sim_free(u.s);
     /* filtered: the whole stored chunk is read and decoded for every read */
     h5trace f = h5_new(999, 521, 0.75, 1000, 1);
     CHECK_EQ_INT(h5_run(&f, seq, 4, 250, 300), 4);
     CHECK_EQ_U64(f.bytes, 1200);
-    hdf5_sim_free(f.s);
+    h5pack_hdf5_sim_free(f.s);
     /* nslots 0: nothing is cached, every read loads the stored chunk */
     h5trace z = h5_new(1 << 20, 0, 0.75, 1000, 0);
     CHECK_EQ_INT(h5_run(&z, seq, 4, 250, 1000), 4);
-    hdf5_sim_free(z.s);
+    h5pack_hdf5_sim_free(z.s);
 }
 
 /* Belady (the planner) never loads more than LRU of the same size, on the same access sequence. */
@@ -135,24 +135,24 @@ static void test_belady_not_below_lru(void)
                            1 + rng_below(&r, 6), rng_next(&r), 0, 1, 0, 1 + rng_below(&r, 40)};
         uint64_t slots = 1 + rng_below(&r, 12), epochs = 1 + rng_below(&r, 3);
         planner *p = NULL;
-        CHECK_OK(planner_create(&op, (size_t)slots, epochs, &p));
+        CHECK_OK(h5pack_planner_create(&op, (size_t)slots, epochs, &p));
         lru_sim *l = NULL;
-        CHECK_OK(lru_sim_create(slots, order_n_chunks(&op), &l));
+        CHECK_OK(h5pack_lru_sim_create(slots, h5pack_order_n_chunks(&op), &l));
         uint64_t *samples = malloc(op.batch_size * sizeof *samples);
         plan_access *acc = malloc(op.batch_size * sizeof *acc);
         size_t count, n_acc;
         uint64_t epoch, batch, belady_loads = 0, lru_loads = 0, uses = 0;
-        while (planner_next(p, samples, &count, acc, &n_acc, &epoch, &batch) == 1)
+        while (h5pack_planner_next(p, samples, &count, acc, &n_acc, &epoch, &batch) == 1)
             for (size_t i = 0; i < n_acc; i++, uses++) {
                 belady_loads += (uint64_t)acc[i].load;
-                lru_loads += (uint64_t)!lru_sim_access(l, acc[i].chunk);
+                lru_loads += (uint64_t)!h5pack_lru_sim_access(l, acc[i].chunk);
             }
         CHECK_MSG(belady_loads <= lru_loads, "trial %d: belady %llu loads > lru %llu", trial,
                   (unsigned long long)belady_loads, (unsigned long long)lru_loads);
         CHECK(uses > 0);
         free(samples), free(acc);
-        lru_sim_free(l);
-        planner_free(p);
+        h5pack_lru_sim_free(l);
+        h5pack_planner_free(p);
     }
 }
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Rules of the source tree that a review would otherwise have to remember (docs/design.md):
+#   1. no production source file (outside tests/ and bench/) over 600 lines;
+#   2. no include guard used by two headers;
+#   3. libh5pack.a defines only h5pack_-prefixed global symbols (a static link must not clash with a
+#      program's own cache_create or pipeline_next).
+# Usage: tree_rules.sh SOURCE_DIR LIBH5PACK_A
+set -uo pipefail
+src=$1 lib=$2 bad=0
+cd "$src" || exit 1
+
+long=$(find convert reader include samples python cmake -type f \
+         \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.py' \) \
+         -exec wc -l {} + | awk '$2 != "total" && $1 > 600 {print "  " $2 ": " $1 " lines"}')
+if [ -n "$long" ]; then echo "files over 600 lines:"; echo "$long"; bad=1; fi
+
+guards=$(find . -path ./build\* -prune -o -type f \( -name '*.h' -o -name '*.cuh' \) -print0 |
+         xargs -0 sed -n 's/^#ifndef \([A-Z0-9_]*_H\)$/\1/p' | sort | uniq -d)
+if [ -n "$guards" ]; then echo "include guards used twice:"; echo "$guards" | sed 's/^/  /'; bad=1; fi
+
+syms=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $3 !~ /^h5pack_/ {print "  " $2 " " $3}')
+if [ -n "$syms" ]; then echo "global symbols without the h5pack_ prefix in $lib:"; echo "$syms"; bad=1; fi
+nsyms=$(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l)
+# Guard against a check that passes because nm saw nothing.
+if [ "$nsyms" -lt 10 ]; then echo "nm found only $nsyms global symbols in $lib"; bad=1; fi
+
+[ $bad -eq 0 ] && echo "tree rules hold: files <= 600 lines, unique include guards, $nsyms h5pack_ symbols"
+exit $bad
