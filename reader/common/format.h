@@ -1,0 +1,41 @@
+/* format.h - the h5pack file contract (docs/format.md) in one place: dataset and attribute names and the
+ * format version. The converter writes these names, the reader and h5pack-stats read them; a name that
+ * changes here changes for all three, and a change of meaning bumps H5PACK_FORMAT_VERSION (h5pack.h). */
+#ifndef H5PACK_COMMON_FORMAT_H
+#define H5PACK_COMMON_FORMAT_H
+
+#include "h5pack.h" /* H5PACK_FORMAT_VERSION */
+
+/* Datasets, at the root. */
+#define H5PACK_DS_IMAGES "images"
+#define H5PACK_DS_LABELS "labels"
+#define H5PACK_DS_CLASSES "classes"
+#define H5PACK_DS_FILENAMES "filenames"
+#define H5PACK_GROUP_SKIPPED "skipped"
+#define H5PACK_DS_SKIPPED_FILES "files"     /* inside H5PACK_GROUP_SKIPPED */
+#define H5PACK_DS_SKIPPED_REASONS "reasons" /* inside H5PACK_GROUP_SKIPPED */
+
+/* Root attributes (H5PACK_ATTR_LAYOUT is also on the images dataset). */
+#define H5PACK_ATTR_FORMAT_VERSION "h5pack_format_version"
+#define H5PACK_ATTR_WRITER_VERSION "h5pack_version"
+#define H5PACK_ATTR_LAYOUT "layout"
+#define H5PACK_ATTR_HEIGHT "height"
+#define H5PACK_ATTR_WIDTH "width"
+#define H5PACK_ATTR_CHANNELS "channels"
+#define H5PACK_ATTR_RESIZE_MODE "resize_mode"
+#define H5PACK_ATTR_MEAN "mean"
+#define H5PACK_ATTR_STD "std"
+#define H5PACK_ATTR_CHUNK_IMAGES "chunk_images"
+#define H5PACK_ATTR_CHUNK_REASON "chunk_reason"
+#define H5PACK_ATTR_CHUNK_TARGET_BYTES "chunk_target_bytes"
+#define H5PACK_ATTR_BATCH_SIZE "batch_size"
+#define H5PACK_ATTR_COMPRESSION "compression"
+#define H5PACK_ATTR_CHECKSUM "checksum"
+#define H5PACK_ATTR_SHUFFLED "shuffled"
+#define H5PACK_ATTR_SEED "seed"
+
+/* Values of the layout attribute. */
+#define H5PACK_LAYOUT_TEXT_NCHW "NCHW"
+#define H5PACK_LAYOUT_TEXT_NHWC "NHWC"
+
+#endif
