@@ -31,7 +31,7 @@ int main(int argc, char **argv)
         h5pack_close(r);
         return 1;
     }
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     unsigned long long samples = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         samples += b.count;
