@@ -41,8 +41,9 @@
  *   - a newer program (larger struct_size) works with an older library as long as it leaves the fields
  *     that library does not know at zero (else H5PACK_EINVAL, "built against a newer h5pack"); output
  *     fields the library does not know come back zero.
- * A struct_size of 0 (a memset or uninitialised struct) or below the first release's size is
- * H5PACK_EINVAL with a message naming the struct and its macro.
+ * A struct_size of 0 (a memset struct), below the first release's size or over 64 KiB is H5PACK_EINVAL
+ * with a message naming the struct and its macro. An uninitialised struct (no macro) cannot always be
+ * caught: always start from the macro.
  */
 #ifndef H5PACK_H
 #define H5PACK_H
