@@ -7,14 +7,6 @@
 
 #include "resolve.h"
 
-const h5pack_abi_desc h5pack_abi_config = {"h5pack_config", "H5PACK_CONFIG_DEFAULTS", sizeof(h5pack_config),
-                                           H5PACK_CONFIG_MIN_SIZE};
-const h5pack_abi_desc h5pack_abi_info = {"h5pack_info", "H5PACK_INFO_INIT", sizeof(h5pack_info), H5PACK_INFO_MIN_SIZE};
-const h5pack_abi_desc h5pack_abi_stats = {"h5pack_stats", "H5PACK_STATS_INIT", sizeof(h5pack_stats),
-                                          H5PACK_STATS_MIN_SIZE};
-const h5pack_abi_desc h5pack_abi_batch = {"h5pack_batch", "H5PACK_BATCH_INIT", sizeof(h5pack_batch),
-                                          H5PACK_BATCH_MIN_SIZE};
-
 static _Thread_local char thread_error[512];
 
 void h5pack_reader_set_thread_error(const char *fmt, ...)

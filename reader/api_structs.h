@@ -16,7 +16,15 @@
 #define H5PACK_STATS_MIN_SIZE (offsetof(h5pack_stats, cache_bytes_used) + sizeof(uint64_t))
 #define H5PACK_BATCH_MIN_SIZE (offsetof(h5pack_batch, token) + sizeof(uint64_t))
 
-extern const h5pack_abi_desc h5pack_abi_config, h5pack_abi_info, h5pack_abi_stats, h5pack_abi_batch;
+/* One copy per file that uses them (small, and no exported data symbol). */
+static const h5pack_abi_desc h5pack_abi_config = {"h5pack_config", "H5PACK_CONFIG_DEFAULTS", sizeof(h5pack_config),
+                                                  H5PACK_CONFIG_MIN_SIZE};
+static const h5pack_abi_desc h5pack_abi_info = {"h5pack_info", "H5PACK_INFO_INIT", sizeof(h5pack_info),
+                                                H5PACK_INFO_MIN_SIZE};
+static const h5pack_abi_desc h5pack_abi_stats = {"h5pack_stats", "H5PACK_STATS_INIT", sizeof(h5pack_stats),
+                                                 H5PACK_STATS_MIN_SIZE};
+static const h5pack_abi_desc h5pack_abi_batch = {"h5pack_batch", "H5PACK_BATCH_INIT", sizeof(h5pack_batch),
+                                                 H5PACK_BATCH_MIN_SIZE};
 
 /* The library's own copy of the caller's config: the defaults, overwritten by the caller's first
  * struct_size bytes (CFG NULL: the defaults), then checked (h5pack_reader_check_config). Returns 0, or

@@ -103,9 +103,14 @@ static void test_defaults(void)
     got.struct_size = sizeof got;
     CHECK_OK(h5pack_config_init(&got));
     check_documented_defaults(&got);
-    /* Every byte, padding included (a static object's padding is zero, and the library's defaults are one). */
+    /* Every byte, padding included (a static object's padding is zero, and the library's defaults are one),
+     * but the two string pointers: equal strings, yet literals of two objects need not share an address
+     * (ASan keeps them apart). */
     static const h5pack_config want = H5PACK_CONFIG_DEFAULTS;
-    CHECK(memcmp(&got, &want, sizeof got) == 0);
+    h5pack_config same;
+    memcpy(&same, &got, sizeof same); /* the padding too */
+    same.images_dataset = want.images_dataset, same.labels_dataset = want.labels_dataset;
+    CHECK(memcmp(&same, &want, sizeof same) == 0);
 }
 
 /* ---- the mechanism, on a struct that grew ------------------------------------------------------ */
