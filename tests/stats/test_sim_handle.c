@@ -2,7 +2,8 @@
  * h5pack_simulate() and the real reader give, the same answer every time; the params' defaults macro;
  * what-if chunks: K = the file's own chunk is the file's own row exactly, sequential replays have the
  * miss counts computed here independently, larger K moves hits and bytes the expected way, the chunk
- * order's window follows the what-if chunks; the struct_size convention and errors. */
+ * order's window follows the what-if chunks, and Belady's what-if rows equal the reader on the same
+ * images converted with K-image chunks; the struct_size convention and errors. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,34 @@ static void check_direction(const char *path)
     h5pack_sim_close(sim);
 }
 
+/* The what-if rows of an uncompressed file are what the reader measures on the same images converted
+ * with chunks of K: the same file made again with K-image chunks, read for real. */
+static void check_against_rechunked(const char *path)
+{
+    const uint64_t ks[] = {1, 13, 40};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        char other[300];
+        snprintf(other, sizeof other, "%s/k%llu.h5", dir, (unsigned long long)ks[i]);
+        test_file t = implicit;
+        t.k = ks[i];
+        test_file_make(other, &t);
+        for (int o = 0; o < 3; o++)
+            for (size_t cache = IMG * 7; cache < IMG * 400; cache *= 4) {
+                h5pack_config cfg = base_config((h5pack_order)o, cache, 16, 2);
+                h5pack_sim *sim = open_sim(path, &cfg);
+                h5pack_sim_result r = run(sim, H5PACK_POLICY_BELADY, cache, H5PACK_SIM_ORDER_CONFIG, ks[i]);
+                h5pack_sim_close(sim);
+                h5pack_stats st = run_reader(other, &cfg);
+                CHECK_MSG(st.chunk_hits == r.hits && st.chunk_misses == r.misses && st.bytes_read == r.bytes_read,
+                          "K %llu order %d cache %zu: reader on the K file %llu/%llu/%llu, what-if %llu/%llu/%llu",
+                          (unsigned long long)ks[i], o, cache, (unsigned long long)st.chunk_hits,
+                          (unsigned long long)st.chunk_misses, (unsigned long long)st.bytes_read,
+                          (unsigned long long)r.hits, (unsigned long long)r.misses, (unsigned long long)r.bytes_read);
+            }
+        unlink(other);
+    }
+}
+
 static void check_abi_and_errors(const char *path)
 {
     h5pack_config cfg = base_config(H5PACK_ORDER_CHUNK, 1 << 20, 8, 1);
@@ -327,6 +356,7 @@ int main(void)
     check_sequential_exact(p_implicit);
     check_estimated(p_gzip);
     check_direction(p_implicit);
+    check_against_rechunked(p_implicit);
     check_abi_and_errors(p_implicit);
     unlink(p_implicit), unlink(p_gzip), unlink(p_contiguous);
     rmdir(dir);
