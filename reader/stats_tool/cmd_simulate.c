@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "advice.h"
 #include "args.h"
@@ -185,10 +184,8 @@ static void simulate_advice(const sim_opts *o, const h5pack_file_desc *d, const 
     int n_own = 0;
     for (int i = 0; own && i < n; i += 1 + o->n_chunks)
         own[n_own++] = rows[i];
-    sim_facts f = {own, n_own, 0, 0, 0, 0, o->cfg.threads, o->cfg.window, o->nslots, o->w0};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (f.threads <= 0)
-        f.threads = cores > 0 ? (int)cores : 1;
+    /* threads: the reader's own default when --threads is not given (h5pack_describe derived it) */
+    sim_facts f = {own, n_own, 0, 0, 0, 0, d->threads, o->cfg.window, o->nslots, o->w0};
     if (d->chunked) {
         f.chunk_bytes = d->chunk_bytes, f.n_chunks = d->n_chunks, f.samples_per_chunk = d->samples_per_chunk;
         f.image_bytes = d->image_bytes;
