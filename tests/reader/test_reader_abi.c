@@ -13,6 +13,7 @@
 #include "api_structs.h"
 #include "h5file.h"
 #include "h5pack.h"
+#include "h5pack_sim.h"
 
 #define CANARY 0xA5
 #define EXTRA 64 /* bytes after a struct in the test buffers */
@@ -185,6 +186,9 @@ static void test_old_caller(void)
     CHECK_EQ_U64(H5PACK_INFO_MIN_SIZE, END_OF(h5pack_info, std));
     CHECK_EQ_U64(H5PACK_STATS_MIN_SIZE, END_OF(h5pack_stats, cache_bytes_used));
     CHECK_EQ_U64(H5PACK_BATCH_MIN_SIZE, END_OF(h5pack_batch, token));
+    CHECK_EQ_U64(H5PACK_FILE_DESC_MIN_SIZE, END_OF(h5pack_file_desc, batches_per_epoch));
+    CHECK_EQ_U64(H5PACK_SIM_PARAMS_MIN_SIZE, END_OF(h5pack_sim_params, chunk_samples));
+    CHECK_EQ_U64(H5PACK_SIM_RESULT_MIN_SIZE, END_OF(h5pack_sim_result, stored_estimated));
 
     /* Config: the bytes after its struct_size are not read (they would be a non-zero "newer" tail). */
     SIZED_BUFFER(h5pack_config, cfg);
@@ -286,6 +290,15 @@ static void test_unset_config(void)
     CHECK_STR_CONTAINS(h5pack_last_error(NULL), path);
     CHECK_STR_CONTAINS(h5pack_last_error(NULL), "h5pack_config.struct_size is 0");
     CHECK_STR_CONTAINS(h5pack_last_error(NULL), "start from H5PACK_CONFIG_DEFAULTS");
+    /* The other entry points that take a config refuse it the same way. */
+    char err[512] = "";
+    h5pack_file_desc d = H5PACK_FILE_DESC_INIT;
+    CHECK_EQ_INT(h5pack_describe(path, &z, &d, err, sizeof err), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(err, "h5pack_config.struct_size is 0");
+    h5pack_sim *sim = NULL;
+    CHECK_EQ_INT(h5pack_sim_open(path, &z, &sim), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_sim_last_error(sim), "h5pack_config.struct_size is 0");
+    h5pack_sim_close(sim);
 
     z = small_config();
     set_size(&z, H5PACK_CONFIG_MIN_SIZE - 1);
