@@ -1,4 +1,4 @@
-/* h5pack_chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
+/* chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
  * (implicit > contiguous > raw deflate > hdf5; see chunksrc.h). Everything learnt here is immutable
  * afterwards, so reads need no lock except around the HDF5 calls of the raw and hdf5 paths. */
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "chunksrc_impl.h"
+#include "format.h"
 
 static void chunksrc_close_in_process(chunk_source *s);
 
@@ -168,9 +169,9 @@ static int check_image_shape(chunk_source *s, const char *name, hsize_t *dims, h
 
 static int parse_layout(const char *text, h5pack_layout *out)
 {
-    if (!strcasecmp(text, "NCHW") || !strcasecmp(text, "channels_first"))
+    if (!strcasecmp(text, H5PACK_LAYOUT_TEXT_NCHW) || !strcasecmp(text, "channels_first"))
         *out = H5PACK_LAYOUT_NCHW;
-    else if (!strcasecmp(text, "NHWC") || !strcasecmp(text, "channels_last"))
+    else if (!strcasecmp(text, H5PACK_LAYOUT_TEXT_NHWC) || !strcasecmp(text, "channels_last"))
         *out = H5PACK_LAYOUT_NHWC;
     else
         return -1;
@@ -192,10 +193,10 @@ static int choose_layout(chunk_source *s, h5pack_layout hint, const hsize_t *dim
     }
     if (hint != H5PACK_LAYOUT_AUTO)
         return h5pack_chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "invalid input layout %d", (int)hint);
-    int found = h5pack_h5_read_string_attr(s->dset, "layout", text, sizeof text);
+    int found = h5pack_h5_read_string_attr(s->dset, H5PACK_ATTR_LAYOUT, text, sizeof text);
     if (found == 0) {
         hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
-        found = root >= 0 ? h5pack_h5_read_string_attr(root, "layout", text, sizeof text) : 0;
+        found = root >= 0 ? h5pack_h5_read_string_attr(root, H5PACK_ATTR_LAYOUT, text, sizeof text) : 0;
         if (root >= 0)
             H5Gclose(root);
     }
@@ -222,9 +223,10 @@ static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, s
         char shape[128];
         h5pack_h5_dims_text(dims, 4, shape, sizeof shape);
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                             "images of shape %s read as %s have %llu channels; at most %d are supported "
-                             "(wrong layout? set the input layout or a \"layout\" attribute)",
-                             shape, nhwc ? "NHWC" : "NCHW", (unsigned long long)c, H5PACK_MAX_CHANNELS);
+                                    "images of shape %s read as %s have %llu channels; at most %d are supported "
+                                    "(wrong layout? set the input layout or a \"%s\" attribute)",
+                                    shape, nhwc ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW,
+                                    (unsigned long long)c, H5PACK_MAX_CHANNELS, H5PACK_ATTR_LAYOUT);
     }
     if (s->g.n_samples > ((uint64_t)1 << 62) / s->g.image_bytes)
         return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "%llu images of %llu bytes: implausibly large",
@@ -238,7 +240,8 @@ static void read_pixel_stats(chunk_source *s)
     if (root < 0)
         return;
     size_t c = s->g.channels;
-    int ok = h5pack_h5_read_doubles_attr(root, "mean", s->g.mean, c) && h5pack_h5_read_doubles_attr(root, "std", s->g.std, c);
+    int ok = h5pack_h5_read_doubles_attr(root, H5PACK_ATTR_MEAN, s->g.mean, c) &&
+             h5pack_h5_read_doubles_attr(root, H5PACK_ATTR_STD, s->g.std, c);
     for (size_t i = 0; ok && i < c; i++)
         ok = s->g.mean[i] == s->g.mean[i] && s->g.std[i] > 0 && s->g.std[i] < 1e30;
     s->g.has_stats = ok;
@@ -339,7 +342,7 @@ int h5pack_chunksrc_open(const char *path, const char *images, const char *label
                   chunk_source **out, char *err, size_t err_len)
 {
     uint64_t *stored = NULL, n_stored = 0;
-    h5_quiet q;
+    h5pack_h5_quiet q;
     if (err && err_len)
         err[0] = '\0';
     if (!out)
@@ -399,7 +402,7 @@ static void chunksrc_close_in_process(chunk_source *s)
 
 void h5pack_chunksrc_close(chunk_source *s)
 {
-    h5_quiet q;
+    h5pack_h5_quiet q;
     if (!s)
         return;
     h5pack_h5_enter(&q);

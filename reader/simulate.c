@@ -47,7 +47,7 @@ static int sim_fail(char *err, size_t len, int code, const char *fmt, ...)
  * here in another thread at that moment could leave HDF5's own lock taken in the child. */
 static int dataset_filtered(const char *path, const char *images)
 {
-    h5_quiet q;
+    h5pack_h5_quiet q;
     h5pack_h5_enter(&q);
     int n = 0;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);

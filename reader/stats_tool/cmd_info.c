@@ -26,12 +26,12 @@ static void print_dataset(const ds_report *d)
 {
     char shape[160], chunk[160], sz[32], store[32];
     dims_text(d->dims, d->rank, shape, sizeof shape);
-    format_size(d->storage_bytes, store, sizeof store);
+    h5pack_format_bytes(d->storage_bytes, store, sizeof store);
     printf("  %-20s %-18s %-22s %s, stored %s\n", d->name, d->dtype, shape, d->layout, store);
     if (strcmp(d->layout, "chunked") != 0)
         return;
     dims_text(d->chunk, d->rank, chunk, sizeof chunk);
-    format_size(d->chunk_bytes, sz, sizeof sz);
+    h5pack_format_bytes(d->chunk_bytes, sz, sizeof sz);
     printf("  %-20s chunks %s: %llu of %s each (%llu written), filters: %s, compression ratio %.2f\n", "", chunk,
            (unsigned long long)d->n_chunks, sz, (unsigned long long)d->n_allocated,
            d->filters[0] ? d->filters : "none", ratio_of(d));
@@ -55,7 +55,7 @@ static void print_attr(const attr_report *a)
 static void print_text(const file_report *r, const char *images)
 {
     char sz[32];
-    format_size(r->file_bytes, sz, sizeof sz);
+    h5pack_format_bytes(r->file_bytes, sz, sizeof sz);
     printf("file: %s (%s)\n", r->path, sz);
     if (r->format_version >= 0)
         printf("h5pack file, format version %d\n", r->format_version);

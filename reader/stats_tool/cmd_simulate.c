@@ -33,7 +33,7 @@ static int parse_cache_list(const char *text, sim_opts *o)
     const char *items[MAX_ITEMS];
     int n = split_list(text, &store, items, MAX_ITEMS);
     for (int i = 0; i < n; i++)
-        if (parse_size(items[i], &o->caches[i]) || o->caches[i] == 0)
+        if (h5pack_parse_size(items[i], &o->caches[i], NULL, 0) || o->caches[i] == 0)
             n = -1;
     free(store);
     o->n_caches = n;
@@ -156,8 +156,8 @@ static void print_table(const sim_opts *o, const sim_row *rows, int n)
            "hit_rate", "read", "amplif");
     for (int i = 0; i < n; i++) {
         char cs[32], rd[32];
-        format_size(rows[i].cache_bytes, cs, sizeof cs);
-        format_size(rows[i].r.bytes_read, rd, sizeof rd);
+        h5pack_format_bytes(rows[i].cache_bytes, cs, sizeof cs);
+        h5pack_format_bytes(rows[i].r.bytes_read, rd, sizeof rd);
         printf("%-10s %-10s %-7s %10llu %10llu %10llu %8.4f %11s %7.3f\n", cs, order_name(rows[i].order),
                policy_name(rows[i].policy), (unsigned long long)rows[i].r.accesses,
                (unsigned long long)rows[i].r.hits, (unsigned long long)rows[i].r.misses, rows[i].r.hit_rate, rd,
