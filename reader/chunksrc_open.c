@@ -78,6 +78,29 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
     return read_userblock(s, err, err_len);
 }
 
+/* docs/format.md, "Compatibility rules": a newer format may have changed what the datasets and attributes
+ * mean, so it is refused rather than misread. A file without the attribute comes from another tool (h5py
+ * scripts, ...) and is read by its shape, as always. */
+static int check_format_version(chunk_source *s, char *err, size_t err_len)
+{
+    char why[128] = "";
+    int64_t v = 0;
+    int found = h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_FORMAT_VERSION, &v, why, sizeof why);
+    if (found < 0)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "root attribute %s %s (it must be the h5pack format version, an integer "
+                                    "such as %d)", H5PACK_ATTR_FORMAT_VERSION, why, H5PACK_FORMAT_VERSION);
+    if (found > 0 && v > H5PACK_FORMAT_VERSION)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "h5pack format version %lld is newer than this reader's (%d): update h5pack",
+                                    (long long)v, H5PACK_FORMAT_VERSION);
+    if (found > 0 && v < 1)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "root attribute %s = %lld is not a format version (they start at 1)",
+                                    H5PACK_ATTR_FORMAT_VERSION, (long long)v);
+    return 0;
+}
+
 /* "a, b, c" names at the root, for "dataset missing" messages. */
 static herr_t add_name(hid_t group, const char *name, const H5L_info_t *info, void *data)
 {
@@ -291,6 +314,8 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
 {
     hsize_t dims[4], maxdims[4];
     int rc = open_file(s, err, err_len);
+    if (!rc)
+        rc = check_format_version(s, err, err_len);
     if (!rc)
         rc = open_dataset(s, "images", images, &s->dset, err, err_len);
     if (!rc)
