@@ -63,6 +63,7 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
     if (!S_ISREG(st.st_mode))
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not a regular file");
     s->file_size = (uint64_t)st.st_size;
+    s->g.file_bytes = s->file_size;
     htri_t is_h5 = H5Fis_hdf5(s->path);
     if (is_h5 == 0)
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file (no HDF5 signature in its %llu bytes)",
@@ -80,7 +81,7 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
 
 /* docs/format.md, "Compatibility rules": a newer format may have changed what the datasets and attributes
  * mean, so it is refused rather than misread. A file without the attribute comes from another tool (h5py
- * scripts, ...) and is read by its shape, as always. */
+ * scripts, ...) and is read by its shape, as always (g.format_version -1). */
 static int check_format_version(chunk_source *s, char *err, size_t err_len)
 {
     char why[128] = "";
@@ -98,6 +99,7 @@ static int check_format_version(chunk_source *s, char *err, size_t err_len)
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                                     "root attribute %s = %lld is not a format version (they start at 1)",
                                     H5PACK_ATTR_FORMAT_VERSION, (long long)v);
+    s->g.format_version = found > 0 ? (int)v : -1;
     return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "h5pack.h"
+#include "h5pack_sim.h" /* h5pack_policy */
 #include "sizes.h"
 
 /* A count in [min, max], written as the size rule says ("256", "4K" = 4096). 0 or -1. */
