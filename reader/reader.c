@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api_structs.h"
 #include "backend.h"
 #include "chunksrc.h"
+#include "clock.h"
 #include "h5pack.h"
 #include "pipeline.h"
 #include "resolve.h"
@@ -27,12 +27,6 @@ struct h5pack_reader {
     h5pack_info info;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static char *copy_string(const char *s)
 {
@@ -160,7 +154,7 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
     h5pack_reader *r = calloc(1, sizeof *r);
     if (!r)
         return fail_without_reader(H5PACK_ENOMEM, path, "out of memory");
-    r->t_open = now_s();
+    r->t_open = h5pack_clock_s();
     r->cfg = own;
     r->images_name = copy_string(own.images_dataset);
     r->labels_name = copy_string(own.labels_dataset);
@@ -257,7 +251,7 @@ H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
     st.read_amplification = st.bytes_needed ? (double)st.bytes_read / (double)st.bytes_needed : 0.0;
     uint64_t uses = st.chunk_hits + st.chunk_misses;
     st.hit_rate = uses ? (double)st.chunk_hits / (double)uses : 0.0;
-    st.elapsed_s = now_s() - r->t_open;
+    st.elapsed_s = h5pack_clock_s() - r->t_open;
     return h5pack_abi_copy_out(stats, &st, &h5pack_abi_stats, getter_err(r), ERR_LEN);
 }
 
