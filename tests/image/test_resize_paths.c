@@ -2,7 +2,8 @@
  * fixed geometries (the converter's usual ones, 1-pixel edges, huge downscales with wide kernels, rows
  * not a multiple of 8 so the AVX2 pass's bottom-row copy runs) and seeded random ones, every mode,
  * 1 to 4 channels, camera-like content, 0/255 noise (drives the sums to clip) and all-255 (largest sums).
- *   test_resize_paths [N]    N random geometries (default 600)
+ *   test_resize_paths [N [MAX]]  N random geometries (default 600); sources above MAX pixels left out
+ *                                (default: none; the memcheck test runs a small sweep under valgrind)
  * Exit 77 ("skipped: no AVX2") on a CPU or build without the AVX2 passes. */
 #include "check.h"
 #include "image.h"
@@ -79,6 +80,7 @@ int main(int argc, char **argv)
     if (!resize_avx2_available())
         SKIP_TEST("no AVX2 (this CPU or build has only the portable passes)");
     unsigned n_random = argc > 1 ? (unsigned)atoi(argv[1]) : 600;
+    uint64_t max_pixels = argc > 2 ? strtoull(argv[2], NULL, 10) : UINT64_MAX;
     /* source w, h -> target w, h */
     static const uint32_t fixed[][4] = {
         {313, 234, 224, 224}, {500, 375, 224, 224}, {1600, 1200, 224, 224}, {224, 224, 224, 224},
@@ -89,14 +91,15 @@ int main(int argc, char **argv)
     uint64_t seed = 99;
     unsigned done = 0;
     for (size_t f = 0; f < sizeof fixed / sizeof fixed[0]; f++)
-        for (uint32_t c = 1; c <= 4; c++)
+        for (uint32_t c = 1; c <= 4 && (uint64_t)fixed[f][0] * fixed[f][1] <= max_pixels; c++)
             for (int kind = CAMERA; kind <= WHITE; kind++, done += 3)
                 all_modes(fixed[f][0], fixed[f][1], c, (enum content)kind, fixed[f][2], fixed[f][3], seed++);
     for (unsigned i = 0; i < n_random; i++, done += 3) {
         uint32_t sw = pick_size(&seed), sh = pick_size(&seed);
         uint32_t w = 1 + rng_next(&seed) % 300, h = 1 + rng_next(&seed) % 300;
-        if ((uint64_t)sw * sh > 1u << 19)
-            sh = (1u << 19) / sw; /* keeps the test quick */
+        uint64_t cap = max_pixels < (1u << 19) ? max_pixels : (1u << 19); /* keeps the test quick */
+        if ((uint64_t)sw * sh > cap)
+            sh = (uint32_t)(cap / sw) ? (uint32_t)(cap / sw) : 1;
         uint32_t c = (i % 3 == 2) ? 1 + rng_next(&seed) % 4 : (i % 3 ? 1 : 3); /* mostly the converter's 1, 3 */
         all_modes(sw, sh, c, (enum content)(rng_next(&seed) % 3), w, h, seed);
     }
