@@ -20,13 +20,6 @@
 #ifndef DEFINED_OR_FAIL
 #define DEFINED_OR_FAIL(p, n) ((void)0)
 #endif
-/* Headers from before the struct_size convention have no init macros (zeroed structs then). */
-#ifndef H5PACK_INFO_INIT
-#define H5PACK_INFO_INIT {0}
-#endif
-#ifndef H5PACK_BATCH_INIT
-#define H5PACK_BATCH_INIT {0}
-#endif
 
 /* A value depending on every byte, used in a branch: memcheck reports any undefined one. */
 static void touch_every_byte(const void *p, size_t n, uint64_t *fold)
