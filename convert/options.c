@@ -245,7 +245,7 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
     case OPT_CHECKSUM: o->checksum = 1; break;
     case OPT_THREADS:
         if (parse_count(value, &v) != 0 || v > 1024)
-            return fail(err, len, "-j: expected a thread count 0..1024 (0 = all cores), got '%s'", value);
+            return fail(err, len, "-j: expected a thread count 0..1024 (0 = the default: usable CPUs), got '%s'", value);
         o->threads = (int)v;
         break;
     case OPT_QUIET: o->verbosity = 0; break;
@@ -375,7 +375,8 @@ void options_print_usage(FILE *f)
             "                      default 4)\n"
             "  --checksum          add a fletcher32 checksum to every chunk\n"
             "Run:\n"
-            "  -j, --threads N     decoding threads (default 0: all cores)\n"
+            "  -j, --threads N     decoding threads (default 0: the CPUs this process may use, divided by\n"
+            "                      LOCAL_WORLD_SIZE when torchrun sets it)\n"
             "  --strict            stop with exit code 2 at the first file that would be skipped\n"
             "  -f, --force         overwrite OUT.h5 if it exists\n"
             "  -q, --quiet         print errors only\n"
