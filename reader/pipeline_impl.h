@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 
 #include "cache.h"
+#include "clock.h"
 #include "pipeline.h"
 #include "plan.h"
 
@@ -87,8 +88,6 @@ struct pipeline {
     uint64_t samples, batches_fresh, batches_echoed, epochs_completed;
     double stall_s;
 };
-
-double h5pack_pipeline_now_s(void);
 
 /* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index * world + rank, echo). */
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);
