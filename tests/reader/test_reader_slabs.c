@@ -21,7 +21,8 @@
 typedef struct slab_file {
     const char *name;
     test_file tf;
-    int fast; /* expected h5pack_info.fast_path */
+    int fast;     /* expected h5pack_file_desc.fast_path */
+    uint64_t cps; /* expected h5pack_file_desc.chunks_per_slab */
 } slab_file;
 
 static h5pack_config base_config(void)
@@ -151,6 +152,7 @@ static void check_file(const slab_file *f)
            (unsigned long long)d.n_samples, d.channels, d.height, d.width, (unsigned long long)d.samples_per_chunk,
            (unsigned long long)d.n_chunks, h5pack_read_path_name(d.read_path), d.fast_path);
     CHECK_EQ_INT(d.fast_path, f->fast);
+    CHECK_EQ_U64(d.chunks_per_slab, f->cps);
     CHECK_EQ_INT(d.channels, f->tf.c);
     size_t slab = (size_t)d.chunk_bytes;
     for (int o = H5PACK_ORDER_SEQUENTIAL; o <= H5PACK_ORDER_CHUNK; o++) {
@@ -182,11 +184,11 @@ int main(void)
     test_file gray_whole = test_file_defaults();
     gray_whole.rank = 3, gray_whole.c = 1;
     const slab_file files[] = {
-        {"odd-gzip-shuffle", odd_file(4, 1, 0), 1},
-        {"odd-nhwc", odd_file(0, 0, 1), 1},
-        {"gray-split", gray, 1},
-        {"gray-whole", gray_whole, 1},
-        {"odd-fletcher", fletcher, 0},
+        {"odd-gzip-shuffle", odd_file(4, 1, 0), 1, 2 * 4 * 4},
+        {"odd-nhwc", odd_file(0, 0, 1), 1, 4 * 4 * 2},
+        {"gray-split", gray, 1, 3 * 4},
+        {"gray-whole", gray_whole, 1, 1},
+        {"odd-fletcher", fletcher, 0, 32},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         check_file(&files[i]);
