@@ -222,6 +222,11 @@ static int start_workers(pipeline *p, char *err, size_t err_len)
 int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len)
 {
     *out = NULL;
+    /* the window's chunks stay cached while up to one chunk per worker is being read: refuse a cache that
+     * cannot hold them rather than re-read chunks all epoch */
+    int rc = h5pack_reader_check_cache(&pp->setup, h5pack_chunksrc_geometry(pp->src), err, err_len);
+    if (rc)
+        return rc;
     pipeline *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
@@ -237,7 +242,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->ready, NULL);
-    int rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
+    rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
     if (rc == 0)
         rc = h5pack_cache_create(pp->setup.slots_allocated, (size_t)p->geo->chunk_bytes, h5pack_pipeline_load_chunk, p, &p->cache);
     if (rc == 0)

@@ -62,6 +62,8 @@ def test_run_matches_simulate(path):
     for order in ("sequential", "random", "chunk"):
         for cache in ("1k", "6k", "20k"):
             common = ["--batch", 16, "--order", order, "--seed", 5, "--threads", 2, "--epochs", 2]
+            if order == "chunk":  # these caches are smaller than the default window (the whole file)
+                common += ["--window", 3]
             run = json.loads(tool("run", path, "--cache", cache, "--device", "cpu", *common, "--json").stdout)
             for key in ("samples", "batches", "chunk_hits", "chunk_misses", "hit_rate", "bytes_read",
                         "read_amplification", "samples_per_s", "stall_fraction"):
@@ -169,8 +171,8 @@ def test_bad_inputs(tmp):
 
 def test_timeline_and_text(path, tmp):
     csv = os.path.join(tmp, "t.csv")
-    p = tool("run", path, "--batch", 8, "--cache", "6k", "--epochs", 3, "--threads", 2, "--device", "cpu",
-             "--timeline", csv, "--interval", "0.001", "--step-ms", "1")
+    p = tool("run", path, "--batch", 8, "--cache", "6k", "--window", 2, "--epochs", 3, "--threads", 2, "--device",
+             "cpu", "--timeline", csv, "--interval", "0.001", "--step-ms", "1")
     check("advice:" in p.stdout and "total" in p.stdout, "run text output has totals and advice")
     with open(csv) as f:
         lines = f.read().strip().split("\n")
