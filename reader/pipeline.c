@@ -1,5 +1,5 @@
 /* pipeline.c - the consumer side of the pipeline (batches in order, echoes, stats) and its life cycle
- * (the worker side is pipeline_work.c; the shared scheme is in pipeline_impl.h). */
+ * (the worker side is pipeline_plan.c and pipeline_work.c; the shared scheme is in pipeline_impl.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +8,10 @@
 
 /* ---- consumer ------------------------------------------------------------------------------------ */
 
-/* Waits for fresh batch TICKET in SLOT; adds the time to the stall. Returns 0, or -1 when stopping. */
-static int wait_ready(pipeline *p, int slot, uint64_t ticket)
+/* Waits for fresh batch TICKET; adds the time to the stall. Returns 0, or -1 when stopping. */
+static int wait_ready(pipeline *p, uint64_t ticket)
 {
-    ring_entry *e = &p->ring[slot];
+    ring_entry *e = h5pack_pipeline_entry(p, ticket);
     pthread_mutex_lock(&p->lock);
     if (!(e->state == RING_READY && e->ticket == ticket)) {
         double t0 = h5pack_pipeline_now_s();
@@ -50,12 +50,12 @@ static int backend_fail(pipeline *p, int rc, const char *what, char *err, size_t
     return fail(p, rc, msg, err, err_len);
 }
 
-/* Hands out echo ECHO of the batch in SLOT (already converted for it). */
+/* Hands out echo ECHO of the batch in entry SLOT (already converted for it). */
 static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, char *err, size_t err_len)
 {
     ring_entry *e = &p->ring[slot];
     memset(batch, 0, sizeof *batch);
-    int rc = p->pp.be->ops->output(p->pp.be, slot, e->count, batch);
+    int rc = p->pp.be->ops->output(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count, batch);
     if (rc)
         return backend_fail(p, rc, "the backend could not hand out the batch", err, err_len);
     if (!p->labels)
@@ -65,7 +65,7 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
     batch->epoch = e->epoch;
     batch->index = e->index;
     batch->echo = echo;
-    batch->slot_ = slot;
+    batch->slot_ = slot; /* the entry; the backend's ring slot follows from its ticket */
     e->held = 1;
     e->echoes_delivered = echo + 1;
     p->samples += e->count;
@@ -86,7 +86,8 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
     double t0 = h5pack_pipeline_now_s();
-    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
+    int rc = p->pp.be->ops->resubmit(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count,
+                                     h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
     p->stall_s += h5pack_pipeline_now_s() - t0;
     if (rc)
         return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
@@ -104,36 +105,36 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
         return next_echo(p, batch, err, err_len);
     if (p->total_batches && p->next_fresh >= p->total_batches)
         return H5PACK_END;
-    int slot = (int)(p->next_fresh % (uint64_t)p->pp.prefetch);
-    if (p->ring[slot].held) { /* its slot still holds a batch the consumer has not released */
-        const ring_entry *old = &p->ring[slot];
+    uint64_t t = p->next_fresh, prefetch = (uint64_t)p->pp.prefetch;
+    const ring_entry *old = t >= prefetch ? h5pack_pipeline_entry(p, t - prefetch) : NULL;
+    if (old && old->held && old->ticket == t - prefetch) { /* its ring slot holds a batch not released */
         snprintf(err, err_len,
                  "batch %llu of epoch %llu is still unreleased and its buffer is the next one's (prefetch = %d): "
                  "release it first",
                  (unsigned long long)old->index, (unsigned long long)old->epoch, p->pp.prefetch);
         return H5PACK_ESTATE;
     }
-    if (wait_ready(p, slot, p->next_fresh) < 0)
+    if (wait_ready(p, t) < 0)
         return fail(p, H5PACK_ESTATE, "the reader is shutting down", err, err_len);
-    ring_entry *e = &p->ring[slot];
+    ring_entry *e = h5pack_pipeline_entry(p, t);
     if (e->rc < 0)
         return fail(p, e->rc, e->err, err, err_len);
     p->next_fresh++;
     p->batches_fresh++;
     add_counts(&p->delivered, &e->counts);
-    return deliver(p, slot, 0, batch, err, err_len);
+    return deliver(p, (int)(e - p->ring), 0, batch, err, err_len);
 }
 
 int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
 {
     int slot = batch ? batch->slot_ : -1;
-    if (slot < 0 || slot >= p->pp.prefetch || !p->ring[slot].held) {
+    if (slot < 0 || slot >= p->depth || !p->ring[slot].held) {
         snprintf(err, err_len, "release of a batch that is not held (released twice, or not from this reader)");
         return H5PACK_ESTATE;
     }
     ring_entry *e = &p->ring[slot];
     e->held = 0;
-    int rc = p->pp.be->ops->release(p->pp.be, slot);
+    int rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e));
     batch->slot_ = -1;
     if (rc) {
         const char *detail = p->pp.be->last_error;
@@ -143,7 +144,8 @@ int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t 
     if (e->echoes_delivered < p->pp.echo)
         return rc; /* more echoes of this batch to come: the slot stays ours */
     pthread_mutex_lock(&p->lock);
-    e->state = RING_FREE;
+    e->state = RING_FREE; /* the entry can take a new plan, the ring slot a new batch */
+    p->slot_busy[h5pack_pipeline_ring_slot(p, e)] = 0;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
     return rc;
@@ -167,23 +169,49 @@ void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)
 
 /* ---- life cycle ---------------------------------------------------------------------------------- */
 
+/* Batches planned beyond the ring, so that their loads can start before they get a buffer: enough for
+ * about two reads per worker when each batch needs batch/k new chunks (the CHUNK and SEQUENTIAL orders'
+ * steady state), at least 1, at most 64 batches or 64 Ki samples. */
+static int lookahead(const pipeline_params *pp, const source_geometry *g)
+{
+    uint64_t bs = pp->setup.op.batch_size, k = g->samples_per_chunk, t = (uint64_t)pp->setup.threads;
+    uint64_t a = (2 * t * k + bs - 1) / bs, cap = ((uint64_t)1 << 16) / bs;
+    if (a > 64)
+        a = 64;
+    if (a > cap)
+        a = cap;
+    return a < 1 ? 1 : (int)a;
+}
+
 static int ring_alloc(pipeline *p)
 {
-    size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks;
-    p->ring = calloc((size_t)p->pp.prefetch, sizeof *p->ring);
+    size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks, slots = p->pp.setup.slots_allocated;
+    p->depth = p->pp.prefetch + lookahead(&p->pp, p->geo);
+    p->ring = calloc((size_t)p->depth, sizeof *p->ring);
+    p->slot_busy = calloc((size_t)p->pp.prefetch, sizeof *p->slot_busy);
+    p->slot_loaded = calloc(slots, sizeof *p->slot_loaded);
+    p->parked_head = malloc(slots * sizeof *p->parked_head);
+    p->parked_tail = malloc(slots * sizeof *p->parked_tail);
     p->access_of = malloc(bs * sizeof *p->access_of);
     p->mark_ticket = calloc(nc, sizeof *p->mark_ticket);
     p->mark_access = calloc(nc, sizeof *p->mark_access);
-    if (!p->ring || !p->access_of || !p->mark_ticket || !p->mark_access)
+    if (!p->ring || !p->slot_busy || !p->slot_loaded || !p->parked_head || !p->parked_tail || !p->access_of ||
+        !p->mark_ticket || !p->mark_access)
         return H5PACK_ENOMEM;
-    for (int i = 0; i < p->pp.prefetch; i++) {
+    for (size_t s = 0; s < slots; s++)
+        p->parked_head[s] = p->parked_tail[s] = ITEM_NONE;
+    p->ready_head = p->ready_tail = ITEM_NONE;
+    for (int i = 0; i < p->depth; i++) {
         ring_entry *e = &p->ring[i];
         e->indices = malloc(bs * sizeof *e->indices);
         e->acc = malloc(bs * sizeof *e->acc);
         e->wait_users = malloc(bs * sizeof *e->wait_users);
         e->order = malloc(bs * sizeof *e->order);
         e->group_start = malloc((bs + 1) * sizeof *e->group_start);
-        if (!e->indices || !e->acc || !e->wait_users || !e->order || !e->group_start)
+        e->load_state = malloc(bs * sizeof *e->load_state);
+        e->next_item = malloc(bs * sizeof *e->next_item);
+        if (!e->indices || !e->acc || !e->wait_users || !e->order || !e->group_start || !e->load_state ||
+            !e->next_item)
             return H5PACK_ENOMEM;
     }
     return 0;
@@ -191,11 +219,13 @@ static int ring_alloc(pipeline *p)
 
 static void ring_free(pipeline *p)
 {
-    for (int i = 0; p->ring && i < p->pp.prefetch; i++) {
+    for (int i = 0; p->ring && i < p->depth; i++) {
         ring_entry *e = &p->ring[i];
         free(e->indices), free(e->acc), free(e->wait_users), free(e->order), free(e->group_start);
+        free(e->load_state), free(e->next_item);
     }
-    free(p->ring), free(p->access_of), free(p->mark_ticket), free(p->mark_access);
+    free(p->ring), free(p->slot_busy), free(p->slot_loaded), free(p->parked_head), free(p->parked_tail);
+    free(p->access_of), free(p->mark_ticket), free(p->mark_access);
 }
 
 static int start_workers(pipeline *p, char *err, size_t err_len)

@@ -36,6 +36,7 @@ struct planner {
     int finished;
     /* cache state */
     uint64_t *slot_chunk, *slot_gen, *key;
+    uint64_t *last_use;    /* per slot: position of the latest access to its chunk */
     uint32_t *chunk_slot;  /* per chunk: slot + 1, 0 when not cached */
     uint64_t *seen_epoch;  /* per chunk: 1 + last epoch it was accessed in */
     size_t used;           /* slots filled so far (filled lowest first, never emptied) */
@@ -45,10 +46,13 @@ struct planner {
 
 /* ---- max-heap of slots keyed by next use ------------------------------------------------------ */
 
-/* A goes before B: further next use; among equal keys (only NEVER can tie) the lower slot. */
+/* A goes before B: further next use; among equal keys (only NEVER can tie) the chunk whose last use is
+ * earliest (positions are unique): the workers, running ahead of the plan's consumer, have most likely
+ * finished with it already, so a load into its slot can start at once. Which of several never-used-again
+ * chunks goes changes no hit. */
 static int heap_before(const planner *p, uint32_t a, uint32_t b)
 {
-    return p->key[a] > p->key[b] || (p->key[a] == p->key[b] && a < b);
+    return p->key[a] > p->key[b] || (p->key[a] == p->key[b] && p->last_use[a] < p->last_use[b]);
 }
 
 static void heap_swap(planner *p, size_t i, size_t j)
@@ -171,6 +175,7 @@ static void plan_access_at(planner *p, uint64_t i, plan_access *a)
     if (p->chunk_slot[c]) { /* hit */
         uint32_t s = p->chunk_slot[c] - 1;
         p->key[s] = p->next_use[i];
+        p->last_use[s] = p->base_cur + i;
         heap_fix(p, s);
         a->slot = s, a->load = 0, a->slot_gen = p->slot_gen[s];
         return;
@@ -182,12 +187,14 @@ static void plan_access_at(planner *p, uint64_t i, plan_access *a)
         p->heap_pos[s] = (uint32_t)p->used;
         p->used++;
         p->key[s] = p->next_use[i];
+        p->last_use[s] = p->base_cur + i;
         heap_up(p, p->heap_pos[s]);
     } else { /* evict the chunk used furthest in the future */
         s = p->heap[0];
         a->evicted = p->slot_chunk[s];
         p->chunk_slot[a->evicted] = 0;
         p->key[s] = p->next_use[i];
+        p->last_use[s] = p->base_cur + i;
         heap_down(p, 0);
     }
     p->slot_chunk[s] = c;
@@ -232,10 +239,11 @@ static int planner_alloc(planner *p)
     p->slot_chunk = calloc(p->slots, sizeof *p->slot_chunk);
     p->slot_gen = calloc(p->slots, sizeof *p->slot_gen);
     p->key = calloc(p->slots, sizeof *p->key);
+    p->last_use = calloc(p->slots, sizeof *p->last_use);
     p->heap = calloc(p->slots, sizeof *p->heap);
     p->heap_pos = calloc(p->slots, sizeof *p->heap_pos);
     if (!p->next_use || !p->first_pos || !p->chunk_slot || !p->seen_epoch || !p->slot_chunk || !p->slot_gen ||
-        !p->key || !p->heap || !p->heap_pos)
+        !p->key || !p->last_use || !p->heap || !p->heap_pos)
         return H5PACK_ENOMEM;
     if (epoch_alloc(&p->cur, p) || epoch_alloc(&p->nxt, p))
         return H5PACK_ENOMEM;
@@ -279,6 +287,6 @@ void h5pack_planner_free(planner *p)
         return;
     epoch_free(&p->cur), epoch_free(&p->nxt);
     free(p->next_use), free(p->first_pos), free(p->chunk_slot), free(p->seen_epoch);
-    free(p->slot_chunk), free(p->slot_gen), free(p->key), free(p->heap), free(p->heap_pos);
+    free(p->slot_chunk), free(p->slot_gen), free(p->key), free(p->last_use), free(p->heap), free(p->heap_pos);
     free(p);
 }

@@ -8,7 +8,8 @@
  *   - the next use of a cached chunk is looked up in the rest of the current epoch, then in the next
  *     epoch's sequence (the planner computes epoch e+1's order while in epoch e); a chunk used in
  *     neither counts as never used again. The victim is the cached chunk with the furthest next use;
- *     among chunks never used again, the one in the lowest slot index.
+ *     among chunks never used again, the one whose last use is earliest (the likeliest to be done with
+ *     when the workers load ahead; the choice among them changes no hit).
  *   - the loaded chunk always enters the cache (the access needs it), even if its next use is later
  *     than every cached chunk's.
  * The plan is sequential and deterministic; the reader executes it with many threads, which changes

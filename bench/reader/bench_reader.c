@@ -1,7 +1,8 @@
 /* bench_reader.c - libh5pack's reader against what users run today, side by side in one run.
  *
  *   bench_reader [--file F.h5] [--gzip-file G.h5] [--n 4000] [--k 16] [--size 224|HxW] [--threads T]
- *                [--batch 256] [--epochs 3] [--cache-mib 256] [--window W] [--dir DIR] [--rounds 3]
+ *                [--batch 256] [--epochs 3] [--cache-mib 256] [--window W] [--prefetch 4] [--dir DIR]
+ *                [--rounds 3]
  *                [--only plain|gzip|rss|scaling|mmap|slow]
  *
  * Without --file it writes DIR/bench_reader.h5 (N images 3 x H x W, chunks of K, uncompressed, implicit
@@ -39,7 +40,7 @@
 typedef struct options {
     const char *file, *gzip_file, *dir, *only;
     uint64_t n, k, height, width, batch, epochs, cache_mib, window;
-    int threads, rounds;
+    int threads, rounds, prefetch;
 } options;
 
 static double now_s(void)
@@ -213,6 +214,7 @@ static h5pack_config bench_config(const options *o, h5pack_dtype dtype, int thre
     c.batch_size = o->batch, c.threads = threads, c.epochs = epochs, c.dtype = dtype, c.device = H5PACK_DEVICE_CPU;
     c.cache_bytes = (size_t)o->cache_mib << 20;
     c.window = (size_t)o->window;
+    c.prefetch = o->prefetch;
     return c;
 }
 
@@ -320,7 +322,7 @@ static double baseline(const char *path, const options *o, const uint64_t *order
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){NULL, NULL, "/tmp", NULL, 4000, 16, 224, 224, 256, 3, 256, 0, 0, 3};
+    *o = (options){NULL, NULL, "/tmp", NULL, 4000, 16, 224, 224, 256, 3, 256, 0, 0, 3, 4};
     o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -355,11 +357,14 @@ static int parse(int argc, char **argv, options *o)
             o->threads = atoi(v);
         else if (!strcmp(a, "--rounds"))
             o->rounds = atoi(v);
+        else if (!strcmp(a, "--prefetch"))
+            o->prefetch = atoi(v);
         else
             return -1;
         i++;
     }
-    return o->n && o->k && o->height && o->width && o->batch && o->epochs && o->threads > 0 && o->threads <= 64 && o->rounds > 0 ? 0 : -1;
+    return o->n && o->k && o->height && o->width && o->batch && o->epochs && o->threads > 0 && o->threads <= 64 && o->rounds > 0 &&
+                   o->prefetch > 0 ? 0 : -1;
 }
 
 static const char *prepare(const char *given, const options *o, const char *name, uint64_t n, int gzip, char *buf)
@@ -609,7 +614,7 @@ int main(int argc, char **argv)
     options o;
     if (parse(argc, argv, &o) != 0) {
         fprintf(stderr, "usage: bench_reader [--file F.h5] [--gzip-file G.h5] [--dir DIR] [--n N] [--k K] "
-                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--window W] [--rounds R] [--only plain|gzip|rss|scaling|mmap|slow]\n");
+                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--window W] [--prefetch P] [--rounds R] [--only plain|gzip|rss|scaling|mmap|slow]\n");
         return 1;
     }
     int plain_part = !o.only || strcmp(o.only, "gzip") != 0, gzip_part = !o.only || !strcmp(o.only, "gzip");
