@@ -4,10 +4,11 @@
  *
  * Execution rules, which let many workers carry out the sequential plan without changing what hits:
  *   - a load of generation g into slot s waits until every planned use of generation g-1 is finished;
- *   - a hit on (s, g) waits until generation g is loaded.
- * Workers only wait on accesses planned before their own, so with batches planned in ticket order
- * nothing can deadlock. h5pack_cache_planned() runs under the caller's planning lock (in plan order); the
- * other calls are thread-safe. */
+ *   - a use of (s, g) (every access, hit or miss, uses its generation) waits until g is loaded.
+ * A load can thus run long before its own use (loading ahead), by another worker. Waiting calls only wait
+ * on accesses planned before their own, so with batches planned in ticket order nothing can deadlock;
+ * the TRY_ONLY forms never wait. h5pack_cache_planned() runs under the caller's planning lock (in plan
+ * order); the other calls are thread-safe. */
 #ifndef H5PACK_CACHE_H
 #define H5PACK_CACHE_H
 

@@ -1,7 +1,7 @@
 /* bench_reader.c - libh5pack's reader against what users run today, side by side in one run.
  *
  *   bench_reader [--file F.h5] [--gzip-file G.h5] [--n 4000] [--k 16] [--size 224|HxW] [--threads T]
- *                [--batch 256] [--epochs 3] [--cache-mib 256] [--window W] [--prefetch 4] [--dir DIR]
+ *                [--batch 256] [--epochs 3] [--cache-mib 512] [--window W] [--prefetch 4] [--dir DIR]
  *                [--rounds 3]
  *                [--only plain|gzip|rss|scaling|mmap|slow]
  *
@@ -322,7 +322,7 @@ static double baseline(const char *path, const options *o, const uint64_t *order
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){NULL, NULL, "/tmp", NULL, 4000, 16, 224, 224, 256, 3, 256, 0, 0, 3, 4};
+    *o = (options){NULL, NULL, "/tmp", NULL, 4000, 16, 224, 224, 256, 3, 512, 0, 0, 3, 4};
     o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -445,10 +445,21 @@ static void bench_uncompressed(const char *path, const options *o)
 }
 
 /* The gzip runs use a quarter of the cache: smaller than the file, so every epoch inflates again. */
+/* A window for a cache smaller than the default window needs: what the cache holds besides one chunk per
+ * thread, the same for every thread count (unless --window is given). */
+static uint64_t window_for(const options *o, int threads)
+{
+    if (o->window)
+        return o->window;
+    uint64_t slots = (o->cache_mib << 20) / (o->k * 3 * o->height * o->width);
+    return slots > (uint64_t)threads ? slots - (uint64_t)threads : 1;
+}
+
 static void bench_gzip(const char *path, const options *base)
 {
     options small = *base, *o = &small;
     small.cache_mib = base->cache_mib / 4 ? base->cache_mib / 4 : 1;
+    small.window = window_for(&small, 2); /* the default window (the whole file here) needs a larger cache */
     run_result one = {0}, two = {0}, r;
     double b1 = 0, bg = 0, i1 = 0, i2 = 0;
     run_reader(path, o, H5PACK_DTYPE_UINT8, 1, 1, 0, &r); /* page cache warm */
@@ -479,13 +490,16 @@ static void bench_gzip(const char *path, const options *base)
 
 /* Samples/s against the worker count on the uncompressed file. Run under LD_PRELOAD=libslow_pread.so with
  * SLOW_PREAD_US set, it shows how well the workers overlap slow reads (network storage). */
-static void bench_scaling(const char *path, const options *o)
+static void bench_scaling(const char *path, const options *given)
 {
+    options fixed = *given, *o = &fixed;
+    fixed.window = window_for(given, 16); /* one order for every thread count, which the cache holds */
     const char *slow = getenv("SLOW_PREAD_US");
     if (slow && !getenv("H5PACK_NO_MMAP"))
         setenv("H5PACK_NO_MMAP", "1", 1); /* a mapped file makes no pread for libslow_pread to delay */
-    printf("\n== worker scaling, uncompressed, CHUNK order, uint8, cache %llu MiB, %s\n",
-           (unsigned long long)o->cache_mib, slow ? "every chunk read delayed (SLOW_PREAD_US)" : "no added latency");
+    printf("\n== worker scaling, uncompressed, CHUNK order, uint8, cache %llu MiB, window %llu, %s\n",
+           (unsigned long long)o->cache_mib, (unsigned long long)o->window,
+           slow ? "every chunk read delayed (SLOW_PREAD_US)" : "no added latency");
     if (slow)
         printf("added latency per chunk read: %s us\n", slow);
     double base = 0;
