@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef H5PACK_HAVE_OPENMP
 #include <omp.h>
 #endif
 
 #include "backend.h"
+#include "clock.h"
 
 #define CPU_ALIGN 64
 
@@ -35,13 +35,6 @@ typedef struct cpu_backend {
 static cpu_backend *cpu_of(backend *b)
 {
     return (cpu_backend *)b;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static size_t round_up(size_t n, size_t a)
@@ -80,9 +73,9 @@ static int cpu_submit(backend *b, int slot, size_t count, uint64_t key)
         return H5PACK_EINVAL;
     if (cb->passthrough)
         return H5PACK_OK;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = h5pack_clock_ns();
     h5pack_backend_convert_ref(&cb->p, cpu_host_input(b, slot), cpu_output_of(cb, slot), 0, count, key);
-    atomic_fetch_add(&cb->convert_ns, now_ns() - t0);
+    atomic_fetch_add(&cb->convert_ns, h5pack_clock_ns() - t0);
     return H5PACK_OK;
 }
 
@@ -106,7 +99,7 @@ static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key)
     int parts = cb->p.threads > 1 ? cb->p.threads : 1;
     if ((size_t)parts > count)
         parts = count > 0 ? (int)count : 1;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = h5pack_clock_ns();
     /* One contiguous run of images per thread: each builds its table once. */
 #ifdef H5PACK_HAVE_OPENMP
 #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
@@ -116,7 +109,7 @@ static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key)
         split_range(count, parts, part, &first, &n);
         h5pack_backend_convert_ref(&cb->p, in, out, first, n, key);
     }
-    atomic_fetch_add(&cb->convert_ns, now_ns() - t0);
+    atomic_fetch_add(&cb->convert_ns, h5pack_clock_ns() - t0);
     return H5PACK_OK;
 }
 

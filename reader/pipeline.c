@@ -14,10 +14,10 @@ static int wait_ready(pipeline *p, uint64_t ticket)
     ring_entry *e = h5pack_pipeline_entry(p, ticket);
     pthread_mutex_lock(&p->lock);
     if (!(e->state == RING_READY && e->ticket == ticket)) {
-        double t0 = h5pack_pipeline_now_s();
+        double t0 = h5pack_clock_s();
         while (!atomic_load(&p->stop) && !(e->state == RING_READY && e->ticket == ticket))
             pthread_cond_wait(&p->ready, &p->lock);
-        p->stall_s += h5pack_pipeline_now_s() - t0;
+        p->stall_s += h5pack_clock_s() - t0;
     }
     int ok = e->state == RING_READY && e->ticket == ticket;
     if (ok)
@@ -85,10 +85,10 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     }
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
-    double t0 = h5pack_pipeline_now_s();
+    double t0 = h5pack_clock_s();
     int rc = p->pp.be->ops->resubmit(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count,
                                      h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
-    p->stall_s += h5pack_pipeline_now_s() - t0;
+    p->stall_s += h5pack_clock_s() - t0;
     if (rc)
         return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
     p->batches_echoed++;

@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 
 #include "cache.h"
+#include "clock.h"
 #include "pipeline.h"
 #include "plan.h"
 
@@ -135,8 +136,6 @@ static inline void h5pack_pipeline_wake(pipeline *p)
     if (p->n_waiting)
         pthread_cond_broadcast(&p->work);
 }
-
-double h5pack_pipeline_now_s(void);
 
 /* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index * world + rank, echo). */
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);

@@ -3,7 +3,6 @@
  * the worker loop that picks the next step (the scheme and why it cannot deadlock: pipeline_impl.h). */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "augment.h"
 #include "pipeline_impl.h"
@@ -11,13 +10,6 @@
 /* Pending loads looked at per search for one that can start: keeps the search short when many loads
  * wait for uses that have not run yet (they become ready in plan order anyway). */
 #define LOAD_SEARCH_MAX 256
-
-double h5pack_pipeline_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo)
 {
@@ -157,10 +149,10 @@ static void execute_use(pipeline *p, ring_entry *e, size_t j)
     const uint8_t *chunk = NULL;
     pthread_mutex_unlock(&p->lock);
     int rc = h5pack_cache_use(p->cache, &e->acc[j], 0, &chunk, err, sizeof err);
-    double t0 = h5pack_pipeline_now_s();
+    double t0 = h5pack_clock_s();
     if (rc == 0)
         copy_group(p, e, j, chunk, dst);
-    double assemble_s = h5pack_pipeline_now_s() - t0;
+    double assemble_s = h5pack_clock_s() - t0;
     h5pack_cache_finish(p->cache, e->acc[j].slot); /* may let a load of the slot's next generation start */
     pthread_mutex_lock(&p->lock);
     e->counts.assemble_s += assemble_s;

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend.h"
 #include "chunksrc.h"
+#include "clock.h"
 #include "h5pack.h"
 #include "pipeline.h"
 #include "resolve.h"
@@ -29,13 +29,6 @@ struct h5pack_reader {
 
 /* Detail of the last failed h5pack_open() in this thread: the API promises it for r == NULL. */
 static _Thread_local char last_open_error[ERR_LEN];
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static char *copy_string(const char *s)
 {
@@ -164,7 +157,7 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
     h5pack_reader *r = calloc(1, sizeof *r);
     if (!r)
         return fail_without_reader(H5PACK_ENOMEM, "%s: out of memory", path);
-    r->t_open = now_s();
+    r->t_open = h5pack_clock_s();
     r->cfg = cfg ? *cfg : defaults;
     r->images_name = copy_string(r->cfg.images_dataset);
     r->labels_name = copy_string(r->cfg.labels_dataset);
@@ -238,7 +231,7 @@ H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
     stats->read_amplification = stats->bytes_needed ? (double)stats->bytes_read / (double)stats->bytes_needed : 0.0;
     uint64_t uses = stats->chunk_hits + stats->chunk_misses;
     stats->hit_rate = uses ? (double)stats->chunk_hits / (double)uses : 0.0;
-    stats->elapsed_s = now_s() - r->t_open;
+    stats->elapsed_s = h5pack_clock_s() - r->t_open;
     return H5PACK_OK;
 }
 

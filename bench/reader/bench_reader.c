@@ -32,23 +32,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "h5pack.h"
+#include "h5pack_sim.h"
+#include "sizes.h"
 
 typedef struct options {
     const char *file, *gzip_file, *dir, *only;
     uint64_t n, k, height, width, batch, epochs, cache_mib, window;
     int threads, rounds, prefetch;
 } options;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double rss_mib(void)
 {
@@ -139,12 +134,12 @@ static double memcpy_gbps(int threads)
         memset(jobs[i].src, i + 1, bytes), memset(jobs[i].dst, 0, bytes);
     }
     for (int trial = 0; trial < 3; trial++) {
-        double t0 = now_s();
+        double t0 = h5pack_clock_s();
         for (int i = 0; i < threads; i++)
             pthread_create(&t[i], NULL, copy_worker, &jobs[i]);
         for (int i = 0; i < threads; i++)
             pthread_join(t[i], NULL);
-        double gbps = (double)bytes * 4 * threads / (now_s() - t0) / 1e9;
+        double gbps = (double)bytes * 4 * threads / (h5pack_clock_s() - t0) / 1e9;
         best = gbps > best ? gbps : best;
     }
     for (int i = 0; i < threads; i++)
@@ -186,12 +181,12 @@ static double inflate_mbps(const options *o, int threads)
     double best = 0;
     pthread_t t[64];
     for (int trial = 0; trial < 3; trial++) {
-        double t0 = now_s();
+        double t0 = h5pack_clock_s();
         for (int i = 0; i < threads; i++)
             pthread_create(&t[i], NULL, inflate_worker, &job);
         for (int i = 0; i < threads; i++)
             pthread_join(t[i], NULL);
-        double mbps = (double)bytes * job.reps * threads / (now_s() - t0) / 1e6;
+        double mbps = (double)bytes * job.reps * threads / (h5pack_clock_s() - t0) / 1e6;
         best = mbps > best ? mbps : best;
     }
     free(src), free(comp);
@@ -236,7 +231,7 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
         res->indices = malloc(info.samples_per_epoch * sizeof *res->indices);
     h5pack_batch b;
     int rc;
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         if (keep_indices && b.epoch == 0)
             memcpy(res->indices + res->n_indices, b.indices, b.count * 8), res->n_indices += b.count;
@@ -247,7 +242,7 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
         if (last_of_epoch && epoch < 16)
             res->rss_mib[epoch] = rss_mib();
     }
-    res->seconds = now_s() - t0;
+    res->seconds = h5pack_clock_s() - t0;
     h5pack_stats st;
     h5pack_stats_get(r, &st);
     if (rc != H5PACK_END)
@@ -300,7 +295,7 @@ static int baseline_worker(const char *path, const options *o, const uint64_t *o
 static double baseline(const char *path, const options *o, const uint64_t *order, uint64_t n, int t,
                        size_t rdcc_bytes, size_t rdcc_slots, int collate)
 {
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     pid_t pids[64];
     for (int w = 0; w < t; w++) {
         pids[w] = fork();
@@ -315,10 +310,17 @@ static double baseline(const char *path, const options *o, const uint64_t *order
     }
     if (failed)
         fprintf(stderr, "bench_reader: a baseline worker failed\n");
-    return failed ? 0.0 : (double)n / (now_s() - t0);
+    return failed ? 0.0 : (double)n / (h5pack_clock_s() - t0);
 }
 
 /* ---- main ---------------------------------------------------------------------------------------- */
+
+/* A count or size (h5pack's rule: 4000, 4K = 4096); 0 when malformed, which parse() rejects. */
+static uint64_t count_of(const char *v)
+{
+    uint64_t n = 0;
+    return h5pack_parse_size(v, &n, NULL, 0) == H5PACK_SIZE_OK ? n : 0;
+}
 
 static int parse(int argc, char **argv, options *o)
 {
@@ -337,22 +339,24 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--only"))
             o->only = v;
         else if (!strcmp(a, "--n"))
-            o->n = strtoull(v, NULL, 10);
+            o->n = count_of(v);
         else if (!strcmp(a, "--k"))
-            o->k = strtoull(v, NULL, 10);
+            o->k = count_of(v);
         else if (!strcmp(a, "--size")) { /* S (square) or HxW */
             char *end = NULL;
             o->height = o->width = strtoull(v, &end, 10);
             if (end && *end == 'x')
                 o->width = strtoull(end + 1, NULL, 10);
+            else if (!end || *end)
+                o->height = o->width = 0; /* parse() rejects it */
         } else if (!strcmp(a, "--window"))
-            o->window = strtoull(v, NULL, 10);
+            o->window = count_of(v);
         else if (!strcmp(a, "--batch"))
-            o->batch = strtoull(v, NULL, 10);
+            o->batch = count_of(v);
         else if (!strcmp(a, "--epochs"))
-            o->epochs = strtoull(v, NULL, 10);
+            o->epochs = count_of(v);
         else if (!strcmp(a, "--cache-mib"))
-            o->cache_mib = strtoull(v, NULL, 10);
+            o->cache_mib = count_of(v);
         else if (!strcmp(a, "--threads"))
             o->threads = atoi(v);
         else if (!strcmp(a, "--rounds"))
@@ -372,14 +376,14 @@ static const char *prepare(const char *given, const options *o, const char *name
     if (given)
         return given;
     snprintf(buf, 512, "%s/%s", o->dir, name);
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     if (write_file(buf, n, o->k, o->height, o->width, gzip) != 0) {
         fprintf(stderr, "bench_reader: cannot write %s\n", buf);
         exit(1);
     }
     printf("wrote %s: %llu images 3x%llux%llu, chunks of %llu%s (%.1f s)\n", buf, (unsigned long long)n,
            (unsigned long long)o->height, (unsigned long long)o->width, (unsigned long long)o->k,
-           gzip ? ", gzip level 4" : ", uncompressed", now_s() - t0);
+           gzip ? ", gzip level 4" : ", uncompressed", h5pack_clock_s() - t0);
     return buf;
 }
 
@@ -590,19 +594,9 @@ static void bench_slow(const char *path, const options *o)
         keep_best(&best, &r, round == 0);
     }
     h5pack_config c = bench_config(o, H5PACK_DTYPE_UINT8, o->threads, o->epochs);
-#ifdef H5PACK_SIM_PARAMS_DEFAULTS
     h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
-#else
-    h5pack_sim_params sp;
-    memset(&sp, 0, sizeof sp);
-#endif
     sp.policy = H5PACK_POLICY_BELADY, sp.cache_bytes = c.cache_bytes;
-#ifdef H5PACK_SIM_RESULT_INIT
     h5pack_sim_result sr = H5PACK_SIM_RESULT_INIT;
-#else
-    h5pack_sim_result sr;
-    memset(&sr, 0, sizeof sr);
-#endif
     char err[512] = "";
     if (h5pack_simulate(path, &c, &sp, &sr, err, sizeof err) != H5PACK_OK) {
         fprintf(stderr, "bench_reader: simulate: %s\n", err);

@@ -23,8 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "convert_kernel.cuh"
 
 namespace {
@@ -61,13 +61,6 @@ struct cuda_backend {
 static cuda_backend *cuda_of(backend *b)
 {
     return reinterpret_cast<cuda_backend *>(b);
-}
-
-static uint64_t now_ns()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static size_t round_up(size_t n, size_t a)
@@ -154,7 +147,7 @@ static int64_t *cuda_host_labels(backend *b, int slot)
 // last use of its output.
 static int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_t key)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = h5pack_clock_ns();
     HOT_CHECK(cb, cudaStreamWaitEvent(cb->compute_stream, s->copied, 0));
     if (cb->user_stream)
         HOT_CHECK(cb, cudaStreamWaitEvent(cb->compute_stream, s->consumed, 0));
@@ -162,7 +155,7 @@ static int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_
     a.in = s->dev_in, a.out = s->dev_out, a.table = cb->dev_table, a.key = key;
     HOT_CHECK(cb, h5pack_convk_launch(a, cb->p.dtype, cb->compute_stream));
     HOT_CHECK(cb, cudaEventRecord(s->ready, cb->compute_stream));
-    cb->launch_ns.fetch_add(now_ns() - t0);
+    cb->launch_ns.fetch_add(h5pack_clock_ns() - t0);
     return H5PACK_OK;
 }
 
