@@ -161,8 +161,9 @@ typedef struct h5pack_config {
     size_t batch_size;          /* 256 */
     size_t cache_bytes;         /* 1 GiB (1 << 30): bytes of decompressed chunks held in the cache */
     h5pack_order order;         /* H5PACK_ORDER_CHUNK */
-    size_t window;              /* 0: chunks in the CHUNK order's window; 0 = as many as the cache holds,
-                                   minus one per worker thread, at least 1 */
+    size_t window;              /* 0: chunks in the CHUNK order's window; 0 = 256 MiB of chunks, at least
+                                   16, at most all (the file alone decides; the cache must hold it plus
+                                   one chunk per thread, else open fails with the size needed) */
     uint64_t seed;              /* 0: seed of every shuffle and augmentation draw */
     uint32_t rank;              /* 0 */
     uint32_t world;             /* 1: ranks share one global order; each gets ceil(N/world) samples
@@ -172,7 +173,8 @@ typedef struct h5pack_config {
                                    Echoes reuse the batch (no second read or copy) with fresh
                                    augmentation draws */
     uint64_t epochs;            /* 0: endless; else h5pack_next() returns H5PACK_END after that many */
-    int threads;                /* 0: one worker per online core */
+    int threads;                /* 0: the CPUs this process may use (affinity, cgroup quota), divided
+                                   by LOCAL_WORLD_SIZE when set */
     int prefetch;               /* 4: batch buffers in the ring (batches prepared ahead of the consumer) */
     h5pack_device device;       /* H5PACK_DEVICE_AUTO */
     int gpu_id;                 /* 0: CUDA device ordinal */

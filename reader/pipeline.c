@@ -1,5 +1,5 @@
 /* pipeline.c - the consumer side of the pipeline (batches in order, echoes, stats) and its life cycle
- * (the worker side is pipeline_work.c; the shared scheme is in pipeline_impl.h). */
+ * (the worker side is pipeline_plan.c and pipeline_work.c; the shared scheme is in pipeline_impl.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +8,10 @@
 
 /* ---- consumer ------------------------------------------------------------------------------------ */
 
-/* Waits for fresh batch TICKET in SLOT; adds the time to the stall. Returns 0, or -1 when stopping. */
-static int wait_ready(pipeline *p, int slot, uint64_t ticket)
+/* Waits for fresh batch TICKET; adds the time to the stall. Returns 0, or -1 when stopping. */
+static int wait_ready(pipeline *p, uint64_t ticket)
 {
-    ring_entry *e = &p->ring[slot];
+    ring_entry *e = h5pack_pipeline_entry(p, ticket);
     pthread_mutex_lock(&p->lock);
     if (!(e->state == RING_READY && e->ticket == ticket)) {
         double t0 = h5pack_clock_s();
@@ -57,12 +57,12 @@ static uint64_t new_token(pipeline *p, int slot)
     return p->token_tag | (p->deliveries & serial_mask) << PIPELINE_TOKEN_SLOT_BITS | (uint64_t)slot;
 }
 
-/* Hands out echo ECHO of the batch in SLOT (already converted for it). */
+/* Hands out echo ECHO of the batch in entry SLOT (already converted for it). */
 static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, char *err, size_t err_len)
 {
     ring_entry *e = &p->ring[slot];
     memset(batch, 0, sizeof *batch);
-    int rc = p->pp.be->ops->output(p->pp.be, slot, e->count, batch);
+    int rc = p->pp.be->ops->output(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count, batch);
     if (rc)
         return backend_fail(p, rc, "the backend could not hand out the batch", err, err_len);
     if (!p->labels)
@@ -72,7 +72,7 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
     batch->epoch = e->epoch;
     batch->index = e->index;
     batch->echo = echo;
-    batch->token = e->token = new_token(p, slot);
+    batch->token = e->token = new_token(p, slot); /* the entry; the backend's ring slot follows from its ticket */
     e->echoes_delivered = echo + 1;
     p->samples += e->count;
     if (echo + 1 == p->pp.echo && e->index + 1 == p->batches_per_epoch)
@@ -92,7 +92,8 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
     double t0 = h5pack_clock_s();
-    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
+    int rc = p->pp.be->ops->resubmit(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count,
+                                     h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
     p->stall_s += h5pack_clock_s() - t0;
     if (rc)
         return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
@@ -110,24 +111,24 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
         return next_echo(p, batch, err, err_len);
     if (p->total_batches && p->next_fresh >= p->total_batches)
         return H5PACK_END;
-    int slot = (int)(p->next_fresh % (uint64_t)p->pp.prefetch);
-    if (p->ring[slot].token) { /* its slot still holds a batch the consumer has not released */
-        const ring_entry *old = &p->ring[slot];
+    uint64_t t = p->next_fresh, prefetch = (uint64_t)p->pp.prefetch;
+    const ring_entry *old = t >= prefetch ? h5pack_pipeline_entry(p, t - prefetch) : NULL;
+    if (old && old->token && old->ticket == t - prefetch) { /* its ring slot holds a batch not released */
         snprintf(err, err_len,
                  "batch %llu of epoch %llu is still unreleased and its buffer is the next one's (prefetch = %d): "
                  "release it first",
                  (unsigned long long)old->index, (unsigned long long)old->epoch, p->pp.prefetch);
         return H5PACK_ESTATE;
     }
-    if (wait_ready(p, slot, p->next_fresh) < 0)
+    if (wait_ready(p, t) < 0)
         return fail(p, H5PACK_ESTATE, "the reader is shutting down", err, err_len);
-    ring_entry *e = &p->ring[slot];
+    ring_entry *e = h5pack_pipeline_entry(p, t);
     if (e->rc < 0)
         return fail(p, e->rc, e->err, err, err_len);
     p->next_fresh++;
     p->batches_fresh++;
     add_counts(&p->delivered, &e->counts);
-    return deliver(p, slot, 0, batch, err, err_len);
+    return deliver(p, (int)(e - p->ring), 0, batch, err, err_len);
 }
 
 int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len)
@@ -143,7 +144,7 @@ int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_
                                "h5pack_reader, or was not set by h5pack_next)");
         return H5PACK_EINVAL;
     }
-    if (slot >= (uint64_t)p->pp.prefetch || p->ring[slot].token != t) {
+    if (slot >= (uint64_t)p->depth || p->ring[slot].token != t) {
         snprintf(err, err_len, "h5pack_release: the batch was released already (a stale copy of an earlier "
                                "delivery)");
         return H5PACK_ESTATE;
@@ -151,7 +152,7 @@ int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_
     ring_entry *e = &p->ring[slot];
     e->token = 0;
     *token = 0;
-    int rc = p->pp.be->ops->release(p->pp.be, (int)slot);
+    int rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e));
     if (rc) {
         const char *detail = p->pp.be->last_error;
         snprintf(err, err_len, "the backend could not release the batch: %s",
@@ -160,7 +161,8 @@ int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_
     if (e->echoes_delivered < p->pp.echo)
         return rc; /* more echoes of this batch to come: the slot stays ours */
     pthread_mutex_lock(&p->lock);
-    e->state = RING_FREE;
+    e->state = RING_FREE; /* the entry can take a new plan, the ring slot a new batch */
+    p->slot_busy[h5pack_pipeline_ring_slot(p, e)] = 0;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
     return rc;
@@ -184,23 +186,51 @@ void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)
 
 /* ---- life cycle ---------------------------------------------------------------------------------- */
 
+/* Batches planned beyond the ring, so that their loads can start before they get a buffer: enough for
+ * about two reads per worker when each batch needs batch/k new chunks (the CHUNK and SEQUENTIAL orders'
+ * steady state), at least 1, at most 64 batches or 64 Ki samples. */
+static int lookahead(const pipeline_params *pp, const source_geometry *g)
+{
+    uint64_t bs = pp->setup.op.batch_size, k = g->samples_per_chunk, t = (uint64_t)pp->setup.threads;
+    uint64_t a = (2 * t * k + bs - 1) / bs, cap = ((uint64_t)1 << 16) / bs;
+    if (a > 64)
+        a = 64;
+    if (a > cap)
+        a = cap;
+    return a < 1 ? 1 : (int)a;
+}
+
 static int ring_alloc(pipeline *p)
 {
-    size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks;
-    p->ring = calloc((size_t)p->pp.prefetch, sizeof *p->ring);
+    size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks, slots = p->pp.setup.slots_allocated;
+    p->depth = p->pp.prefetch + lookahead(&p->pp, p->geo);
+    if (p->depth > PIPELINE_MAX_PREFETCH) /* the token names the entry in PIPELINE_TOKEN_SLOT_BITS bits */
+        p->depth = PIPELINE_MAX_PREFETCH;
+    p->ring = calloc((size_t)p->depth, sizeof *p->ring);
+    p->slot_busy = calloc((size_t)p->pp.prefetch, sizeof *p->slot_busy);
+    p->slot_loaded = calloc(slots, sizeof *p->slot_loaded);
+    p->parked_head = malloc(slots * sizeof *p->parked_head);
+    p->parked_tail = malloc(slots * sizeof *p->parked_tail);
     p->access_of = malloc(bs * sizeof *p->access_of);
     p->mark_ticket = calloc(nc, sizeof *p->mark_ticket);
     p->mark_access = calloc(nc, sizeof *p->mark_access);
-    if (!p->ring || !p->access_of || !p->mark_ticket || !p->mark_access)
+    if (!p->ring || !p->slot_busy || !p->slot_loaded || !p->parked_head || !p->parked_tail || !p->access_of ||
+        !p->mark_ticket || !p->mark_access)
         return H5PACK_ENOMEM;
-    for (int i = 0; i < p->pp.prefetch; i++) {
+    for (size_t s = 0; s < slots; s++)
+        p->parked_head[s] = p->parked_tail[s] = ITEM_NONE;
+    p->ready_head = p->ready_tail = ITEM_NONE;
+    for (int i = 0; i < p->depth; i++) {
         ring_entry *e = &p->ring[i];
         e->indices = malloc(bs * sizeof *e->indices);
         e->acc = malloc(bs * sizeof *e->acc);
         e->wait_users = malloc(bs * sizeof *e->wait_users);
         e->order = malloc(bs * sizeof *e->order);
         e->group_start = malloc((bs + 1) * sizeof *e->group_start);
-        if (!e->indices || !e->acc || !e->wait_users || !e->order || !e->group_start)
+        e->load_state = malloc(bs * sizeof *e->load_state);
+        e->next_item = malloc(bs * sizeof *e->next_item);
+        if (!e->indices || !e->acc || !e->wait_users || !e->order || !e->group_start || !e->load_state ||
+            !e->next_item)
             return H5PACK_ENOMEM;
     }
     return 0;
@@ -208,11 +238,13 @@ static int ring_alloc(pipeline *p)
 
 static void ring_free(pipeline *p)
 {
-    for (int i = 0; p->ring && i < p->pp.prefetch; i++) {
+    for (int i = 0; p->ring && i < p->depth; i++) {
         ring_entry *e = &p->ring[i];
         free(e->indices), free(e->acc), free(e->wait_users), free(e->order), free(e->group_start);
+        free(e->load_state), free(e->next_item);
     }
-    free(p->ring), free(p->access_of), free(p->mark_ticket), free(p->mark_access);
+    free(p->ring), free(p->slot_busy), free(p->slot_loaded), free(p->parked_head), free(p->parked_tail);
+    free(p->access_of), free(p->mark_ticket), free(p->mark_access);
 }
 
 static int start_workers(pipeline *p, char *err, size_t err_len)
@@ -250,6 +282,11 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
         snprintf(err, err_len, "prefetch must be in 1..%d", PIPELINE_MAX_PREFETCH);
         return H5PACK_EINVAL;
     }
+    /* the window's chunks stay cached while up to one chunk per worker is being read: refuse a cache that
+     * cannot hold them rather than re-read chunks all epoch */
+    int rc = h5pack_reader_check_cache(&pp->setup, h5pack_chunksrc_geometry(pp->src), err, err_len);
+    if (rc)
+        return rc;
     pipeline *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
@@ -266,7 +303,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->ready, NULL);
-    int rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
+    rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
     if (rc == 0)
         rc = h5pack_cache_create(pp->setup.slots_allocated, (size_t)p->geo->chunk_bytes, h5pack_pipeline_load_chunk, p, &p->cache);
     if (rc == 0)

@@ -1,12 +1,12 @@
-/* pipeline.h - the reader's engine: worker threads plan batches in order (plan.h) into a ring of
- * `prefetch` backend slots, execute the plan against the chunk cache (cache.h), assemble the uint8
+/* pipeline.h - the reader's engine: worker threads plan batches in order (plan.h), a few beyond a ring
+ * of `prefetch` backend slots, execute the plan against the chunk cache (cache.h), assemble the uint8
  * batches and submit them for conversion; the consumer side hands ready batches out in order, with
  * echoes.
  *
- * Ring: fresh batch t uses slot t % prefetch, planned once the consumer has released that slot's previous
- * batch (all echoes included). Workers share the work per chunk access, not per batch: every worker
- * claims the next access in plan order, so all of them read and inflate in parallel even when only a few
- * batches fit in the ring (details and the no-deadlock argument in pipeline_impl.h). Counters of a batch
+ * Ring: fresh batch t uses slot t % prefetch once the consumer has released that slot's previous batch
+ * (all echoes included). Workers share the work per chunk access, not per batch, and load chunks ahead
+ * of the ring as far as the cache allows, so all of them read and inflate in parallel even when only a
+ * few batches fit in the ring (details and the no-deadlock argument in pipeline_impl.h). Counters of a batch
  * (hits, misses, bytes, busy times) travel with it and are added to the stats when the consumer receives
  * it, so the stats always describe delivered batches.
  * Thread-safety: h5pack_pipeline_next/release/stats from one consumer thread. */

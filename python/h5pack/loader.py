@@ -84,6 +84,7 @@ def info(path, images="images", labels="labels"):
     cfg.images_dataset, cfg.labels_dataset = images.encode(), (labels or "").encode()
     cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
     cfg.cache_bytes = 1  # the reader keeps at least one chunk
+    cfg.order = _lib.ORDERS["sequential"]  # the chunk order's default window would want a larger cache
     # norm=file makes the reader report the file's mean/std; a file without them is refused: open again
     # without normalisation (a real failure then raises from that second open).
     cfg.norm, stored = _lib.NORMS["file"], True

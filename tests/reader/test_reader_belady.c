@@ -1,7 +1,8 @@
 /* test_reader_belady.c - the threaded reader's chunk hits and misses equal an independent offline
  * Belady simulation (naive_belady.h) on small random cases (order, N, K, cache, batch, threads 1..4,
  * prefetch 1..4, epochs 1..3, ranks); bytes read and needed match the loads; the CHUNK order with a
- * cache of window + threads chunks reads every chunk once per epoch. */
+ * cache of window + threads chunks reads every chunk once per epoch; a cache too small for the default
+ * window is refused with the smallest size that works, and that size opens. */
 #include "chunksrc.h"
 #include "h5file.h"
 #include "h5pack.h"
@@ -53,6 +54,25 @@ static h5pack_stats run_reader(const char *path, const h5pack_config *cfg, h5pac
     return st;
 }
 
+/* The default window does not fit: open fails with EINVAL and names NEED bytes; NEED - 1 fails too. */
+static void expect_refused(const char *path, h5pack_config *c, uint64_t need)
+{
+    char text[64];
+    snprintf(text, sizeof text, "at least %llu (", (unsigned long long)need);
+    size_t keep = c->cache_bytes;
+    h5pack_reader *r = NULL;
+    CHECK_EQ_INT(h5pack_open(path, c, &r), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), text);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), path);
+    h5pack_close(r);
+    c->cache_bytes = (size_t)need - 1;
+    r = NULL;
+    CHECK_EQ_INT(h5pack_open(path, c, &r), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), text);
+    h5pack_close(r);
+    c->cache_bytes = keep;
+}
+
 static void random_case(rng_state *g, int t)
 {
     h5spec sp = {1 + rng_below(g, 90), 1, 2, 3, 1 + rng_below(g, 9), 0, rng_below(g, 3) == 0 ? 3 : 0, 0, 0, 0, 0, 0};
@@ -75,7 +95,7 @@ static void random_case(rng_state *g, int t)
     uint64_t chunk_bytes = sp.k * 6, slots = 1 + rng_below(g, 8);
     c.cache_bytes = slots * chunk_bytes + rng_below(g, chunk_bytes); /* a partial chunk does not count */
     uint64_t n_chunks = (sp.n + sp.k - 1) / sp.k;
-    uint64_t window = c.window ? c.window : (slots > (uint64_t)c.threads ? slots - (uint64_t)c.threads : 1);
+    uint64_t window = c.window ? c.window : h5pack_order_default_window(n_chunks, chunk_bytes);
     c.drop_last = rng_below(g, 4) == 0;
     c.echo = 1 + (uint32_t)rng_below(g, 2); /* echoes make no chunk accesses */
     order_params op = {c.order, sp.n, sp.k, window > n_chunks ? n_chunks : window, c.seed, c.rank, c.world,
@@ -83,6 +103,11 @@ static void random_case(rng_state *g, int t)
     if (h5pack_order_batches_per_epoch(&op) == 0) { /* drop_last leaves no batch: open refuses, see test_reader_life */
         remove(path);
         return;
+    }
+    uint64_t need = window + (uint64_t)c.threads < n_chunks ? window + (uint64_t)c.threads : n_chunks;
+    if (c.order == H5PACK_ORDER_CHUNK && c.window == 0 && slots < need) {
+        expect_refused(path, &c, need * chunk_bytes);
+        c.cache_bytes = need * chunk_bytes, slots = need; /* the size the message gives opens */
     }
     h5pack_info info = H5PACK_INFO_INIT;
     h5pack_stats st = run_reader(path, &c, &info);
@@ -131,10 +156,13 @@ static void test_chunk_order_reads_once(void)
     CHECK_EQ_U64(st.bytes_inflated, 0);
     CHECK_EQ_U64(st.samples, 400);
     CHECK_EQ_U64(st.batches, 13);
-    c.window = 0; /* the default window, max(1, slots - threads), gives the same guarantee */
+    c.window = 0; /* the default window: all 40 chunks of this small file, so the cache must hold them all */
+    expect_refused(path, &c, 40 * 10 * 48);
+    c.cache_bytes = 40 * 10 * 48;
     st = run_reader(path, &c, &info);
-    CHECK_EQ_U64(info.window, 5);
+    CHECK_EQ_U64(info.window, 40);
     CHECK_EQ_U64(st.chunk_misses, 40);
+    c.cache_bytes = (5 + 2) * 10 * 48;
     c.order = H5PACK_ORDER_RANDOM; /* a random order with the same cache re-reads chunks */
     st = run_reader(path, &c, &info);
     CHECK(st.read_amplification > 2.0);

@@ -31,6 +31,7 @@ static h5pack_config base_config(h5pack_order order, size_t batch)
     c.order = order, c.batch_size = batch, c.epochs = 2, c.threads = 2, c.prefetch = 3;
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.output_layout = H5PACK_LAYOUT_AUTO;
     c.cache_bytes = 3 * 8 * 60; /* a few chunks: evictions happen */
+    c.window = 2; /* explicit: the default window of these small files is all of them, more than 3 chunks */
     c.seed = 11;
     return c;
 }
@@ -126,11 +127,12 @@ static void test_seed_determinism(void)
     for (int o = H5PACK_ORDER_RANDOM; o <= H5PACK_ORDER_CHUNK; o++) {
         h5pack_config c = base_config((h5pack_order)o, 16);
         uint64_t na, nb, nc;
+        c.window = 0, c.cache_bytes = (size_t)1 << 20; /* the default window: the file's geometry alone */
         uint64_t *a = epoch_indices(path_nchw, c, &na);
-        c.threads = 1; /* the thread count changes nothing but the window default: keep it explicit */
-        c.window = 4;
+        c.threads = 1, c.cache_bytes = (size_t)4 << 20; /* neither threads nor the cache change the order */
         uint64_t *a1 = epoch_indices(path_nchw, c, &na);
-        c.threads = 3;
+        CHECK(memcmp(a, a1, na * 8) == 0);
+        c.threads = 3, c.cache_bytes = (size_t)1 << 20;
         uint64_t *b = epoch_indices(path_nchw, c, &nb);
         CHECK_EQ_U64(na, nb);
         CHECK(memcmp(a1, b, na * 8) == 0); /* same seed, same order */

@@ -28,6 +28,7 @@ int main(void)
     long threads0 = status_field("Threads:");
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.device = H5PACK_DEVICE_CPU, c.batch_size = 32, c.threads = 3, c.cache_bytes = 8 * 10 * 768;
+    c.window = 4; /* explicit: the default window is the whole file, more than the cache */
     for (int i = 0; i < 1000; i++) {
         h5pack_reader *r = NULL;
         CHECK_OK(h5pack_open(path, &c, &r));

@@ -17,6 +17,7 @@ static h5pack_config small_config(void)
 {
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.device = H5PACK_DEVICE_CPU, c.batch_size = 16, c.threads = 2, c.prefetch = 2, c.cache_bytes = 4 * 6 * 60;
+    c.window = 2; /* explicit: the default window is the whole (small) file, more than the cache */
     return c;
 }
 

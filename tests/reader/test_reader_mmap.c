@@ -90,6 +90,7 @@ static void compare_case(rng_state *g, int t, int contiguous)
     c.epochs = 1 + rng_below(g, 3);
     c.seed = rng_next(g);
     c.cache_bytes = (1 + rng_below(g, 6)) * sp.k * sp.c * sp.h * sp.w; /* contiguous: at least one chunk */
+    c.window = 1 + rng_below(g, 4); /* explicit: the default (the whole small file) needs a larger cache */
     run_digest m = run(path, &sp, &c, 1), p = run(path, &sp, &c, 0);
     CHECK_MSG(m.mapped_seen && !p.mapped_seen, "case %d: mapped %d / %d", t, m.mapped_seen, p.mapped_seen);
     CHECK_EQ_U64(m.batches, p.batches);
