@@ -40,20 +40,25 @@ typedef struct backend_params {
 
 typedef struct backend backend;
 
+/* Errors: every op that can fail returns a negative h5pack_error code and writes its detail into
+ * (err, err_len) (err may be NULL when err_len is 0), as the rest of the reader does. A backend whose
+ * device failed stays failed: every later op returns the same code with the FIRST failure's text, so the
+ * message the consumer sees names the real cause whichever batch reports it. host_input/host_labels
+ * cannot report: a failure while waiting there is returned by the slot's submit. */
 typedef struct backend_ops {
     uint8_t *(*host_input)(backend *b, int slot);
     int64_t *(*host_labels)(backend *b, int slot);
     /* The uint8 batch of SLOT (COUNT images) is complete: convert it for echo 0 with augmentation key
      * KEY (see augment.h). CPU: converts now, on the calling worker thread. CUDA: enqueues H2D copy +
      * kernel on the backend's streams and returns. */
-    int (*submit)(backend *b, int slot, size_t count, uint64_t key);
+    int (*submit)(backend *b, int slot, size_t count, uint64_t key, char *err, size_t err_len);
     /* Convert SLOT again for an echo, from the uint8 data already in place (CUDA: already on the
      * device: no second copy). */
-    int (*resubmit)(backend *b, int slot, size_t count, uint64_t key);
+    int (*resubmit)(backend *b, int slot, size_t count, uint64_t key, char *err, size_t err_len);
     /* Fill batch->data, bytes, on_device, cuda_event, labels, labels_device for SLOT; waits for the
      * conversion (CPU: already done; CUDA: cudaStreamWaitEvent on user_stream, no host sync). */
-    int (*output)(backend *b, int slot, size_t count, h5pack_batch *batch);
-    int (*release)(backend *b, int slot);
+    int (*output)(backend *b, int slot, size_t count, h5pack_batch *batch, char *err, size_t err_len);
+    int (*release)(backend *b, int slot, char *err, size_t err_len);
     /* Busy seconds (convert, copy) and device bytes allocated, for the stats. */
     void (*times)(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes);
     void (*destroy)(backend *b);
@@ -64,8 +69,14 @@ struct backend {
     h5pack_device device;  /* CPU or CUDA */
     char name[64];         /* "cpu" or the GPU's name */
     uint64_t pinned_bytes; /* host bytes of the ring */
-    char last_error[256];  /* detail of the last failed op after create ("" if none), e.g. CUDA's text */
 };
+
+/* snprintf into ERR when it has room (ERR may be NULL with ERR_LEN 0); returns RC. */
+int h5pack_backend_error(int rc, char *err, size_t err_len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* 0 when P is usable, else H5PACK_EINVAL with the reason in ERR (shared by both backends). */
 int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_len);

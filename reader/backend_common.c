@@ -3,6 +3,7 @@
  *
  * Every output element is table[c][v] (or table[c][0] in the crop padding): the arithmetic happens
  * once, on the host, in float32, so the CPU and the CUDA backend give bit-identical results. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,17 @@ static size_t dtype_bytes(h5pack_dtype dtype)
 size_t h5pack_backend_output_image_bytes(const backend_params *p)
 {
     return (size_t)p->channels * p->height * p->width * dtype_bytes(p->dtype);
+}
+
+int h5pack_backend_error(int rc, char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err && err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
 }
 
 /* ---- parameter checks ---------------------------------------------------------------------------- */

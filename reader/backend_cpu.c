@@ -68,15 +68,19 @@ static void *cpu_output_of(cpu_backend *cb, int slot)
     return cb->outputs + (size_t)slot * cb->out_slot_bytes;
 }
 
-static int check_call(cpu_backend *cb, int slot, size_t count)
+static int check_call(cpu_backend *cb, int slot, size_t count, char *err, size_t err_len)
 {
-    return slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size ? H5PACK_OK : H5PACK_EINVAL;
+    if (slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size)
+        return H5PACK_OK;
+    return h5pack_backend_error(H5PACK_EINVAL, err, err_len,
+                                "cpu backend: slot %d of %d, %zu images of at most %zu: out of range", slot,
+                                cb->p.slots, count, cb->p.batch_size);
 }
 
-static int cpu_submit(backend *b, int slot, size_t count, uint64_t key)
+static int cpu_submit(backend *b, int slot, size_t count, uint64_t key, char *err, size_t err_len)
 {
     cpu_backend *cb = cpu_of(b);
-    if (check_call(cb, slot, count) != H5PACK_OK)
+    if (check_call(cb, slot, count, err, err_len) != H5PACK_OK)
         return H5PACK_EINVAL;
     if (cb->passthrough)
         return H5PACK_OK;
@@ -94,10 +98,10 @@ static void split_range(size_t count, int parts, int part, size_t *first, size_t
     *n = base + (k < extra ? 1 : 0);
 }
 
-static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key)
+static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key, char *err, size_t err_len)
 {
     cpu_backend *cb = cpu_of(b);
-    if (check_call(cb, slot, count) != H5PACK_OK)
+    if (check_call(cb, slot, count, err, err_len) != H5PACK_OK)
         return H5PACK_EINVAL;
     if (cb->passthrough)
         return H5PACK_OK;
@@ -120,10 +124,10 @@ static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key)
     return H5PACK_OK;
 }
 
-static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch)
+static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch, char *err, size_t err_len)
 {
     cpu_backend *cb = cpu_of(b);
-    if (check_call(cb, slot, count) != H5PACK_OK)
+    if (check_call(cb, slot, count, err, err_len) != H5PACK_OK)
         return H5PACK_EINVAL;
     batch->data = cpu_output_of(cb, slot);
     batch->bytes = count * cb->out_image_bytes;
@@ -134,9 +138,9 @@ static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch)
     return H5PACK_OK;
 }
 
-static int cpu_release(backend *b, int slot)
+static int cpu_release(backend *b, int slot, char *err, size_t err_len)
 {
-    return check_call(cpu_of(b), slot, 0);
+    return check_call(cpu_of(b), slot, 0, err, err_len);
 }
 
 static void cpu_times(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes)

@@ -41,11 +41,10 @@ static int fail(pipeline *p, int rc, const char *msg, char *err, size_t err_len)
     return rc;
 }
 
-/* A backend op failed: WHAT, plus the backend's own detail (CUDA's text) when it left one. */
-static int backend_fail(pipeline *p, int rc, const char *what, char *err, size_t err_len)
+/* A backend op failed: WHAT, plus the backend's own DETAIL (CUDA's text) when it gave one. */
+static int backend_fail(pipeline *p, int rc, const char *what, const char *detail, char *err, size_t err_len)
 {
     char msg[sizeof p->failed_err];
-    const char *detail = p->pp.be->last_error;
     snprintf(msg, sizeof msg, "%s: %s", what, detail[0] ? detail : h5pack_strerror(rc));
     return fail(p, rc, msg, err, err_len);
 }
@@ -55,9 +54,10 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
 {
     ring_entry *e = &p->ring[slot];
     memset(batch, 0, sizeof *batch);
-    int rc = p->pp.be->ops->output(p->pp.be, slot, e->count, batch);
+    char detail[256] = "";
+    int rc = p->pp.be->ops->output(p->pp.be, slot, e->count, batch, detail, sizeof detail);
     if (rc)
-        return backend_fail(p, rc, "the backend could not hand out the batch", err, err_len);
+        return backend_fail(p, rc, "the backend could not hand out the batch", detail, err, err_len);
     if (!p->labels)
         batch->labels = NULL, batch->labels_device = NULL;
     batch->indices = e->indices;
@@ -86,10 +86,12 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
     double t0 = h5pack_pipeline_now_s();
-    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
+    char detail[256] = "";
+    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered),
+                                     detail, sizeof detail);
     p->stall_s += h5pack_pipeline_now_s() - t0;
     if (rc)
-        return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
+        return backend_fail(p, rc, "converting an echoed batch failed", detail, err, err_len);
     p->batches_echoed++;
     return deliver(p, slot, e->echoes_delivered, batch, err, err_len);
 }
@@ -133,13 +135,12 @@ int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t 
     }
     ring_entry *e = &p->ring[slot];
     e->held = 0;
-    int rc = p->pp.be->ops->release(p->pp.be, slot);
+    char detail[256] = "";
+    int rc = p->pp.be->ops->release(p->pp.be, slot, detail, sizeof detail);
     batch->slot_ = -1;
-    if (rc) {
-        const char *detail = p->pp.be->last_error;
+    if (rc)
         snprintf(err, err_len, "the backend could not release the batch: %s",
                  detail[0] ? detail : h5pack_strerror(rc));
-    }
     if (e->echoes_delivered < p->pp.echo)
         return rc; /* more echoes of this batch to come: the slot stays ours */
     pthread_mutex_lock(&p->lock);

@@ -19,7 +19,6 @@
 #include <cuda_runtime.h>
 #include <new>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +52,9 @@ struct cuda_backend {
     cuda_slot *slots;
     uint64_t device_bytes;
     std::atomic<uint64_t> launch_ns;
-    std::atomic<int> failed; // 0 fine, 1 the first failure's text is being written, 2 failed (text complete)
+    std::atomic<int> failed;     // 1 after the first CUDA failure: the device is not used again
+    pthread_mutex_t fail_lock;   // first_error
+    char first_error[256];
     pthread_mutex_t timing_lock; // copy_pending flags and copy_s
     double copy_s;
 };
@@ -75,39 +76,49 @@ static size_t round_up(size_t n, size_t a)
     return (n + a - 1) / a * a;
 }
 
-// A failure on the hot path: the ops return only a code; the first failure's CUDA text goes into
-// base.last_error, where the reader core reads it (without a lock) once an op has returned an error.
-// So no op returns ECUDA before that text is complete: another worker failing at the same moment
-// waits for it (state 1 -> 2) instead of letting the core read a half-written message.
-static int failed_code(cuda_backend *cb)
+// A failure on the hot path: the first one's CUDA text is kept (under fail_lock) and every failing or
+// later op copies it into its caller's error buffer, so whichever batch the consumer sees fail first
+// names the real cause. `failed` is set only after the text is complete (release/acquire), so the
+// unlocked fast-path check never sees a failure without its text.
+static int report_failure(cuda_backend *cb, char *err, size_t err_len)
 {
-    int f;
-    while ((f = cb->failed.load(std::memory_order_acquire)) == 1)
-        sched_yield();
-    return f ? H5PACK_ECUDA : H5PACK_OK;
+    pthread_mutex_lock(&cb->fail_lock);
+    h5pack_backend_error(0, err, err_len, "%s", cb->first_error);
+    pthread_mutex_unlock(&cb->fail_lock);
+    return H5PACK_ECUDA;
 }
 
-static int hot_path_error(cuda_backend *cb, const char *what, cudaError_t e)
+static int failed_code(cuda_backend *cb, char *err, size_t err_len)
 {
-    int expected = 0;
-    if (cb->failed.compare_exchange_strong(expected, 1)) {
-        snprintf(cb->base.last_error, sizeof cb->base.last_error, "cuda backend (GPU %d): %s: %s", cb->p.gpu_id,
-                 what, cudaGetErrorString(e));
-        cb->failed.store(2, std::memory_order_release);
+    return cb->failed.load(std::memory_order_acquire) ? report_failure(cb, err, err_len) : H5PACK_OK;
+}
+
+static int hot_path_error(cuda_backend *cb, const char *what, cudaError_t e, char *err, size_t err_len)
+{
+    pthread_mutex_lock(&cb->fail_lock);
+    if (!cb->failed.load(std::memory_order_relaxed)) {
+        snprintf(cb->first_error, sizeof cb->first_error, "cuda backend (GPU %d): %s: %s", cb->p.gpu_id, what,
+                 cudaGetErrorString(e));
+        cb->failed.store(1, std::memory_order_release);
     }
-    return failed_code(cb);
+    pthread_mutex_unlock(&cb->fail_lock);
+    return report_failure(cb, err, err_len);
 }
 
-#define HOT_CHECK(cb, call)                                    \
-    do {                                                       \
-        cudaError_t e_ = (call);                               \
-        if (e_ != cudaSuccess)                                 \
-            return hot_path_error((cb), #call, e_);            \
+#define HOT_CHECK(cb, call)                                           \
+    do {                                                              \
+        cudaError_t e_ = (call);                                      \
+        if (e_ != cudaSuccess)                                        \
+            return hot_path_error((cb), #call, e_, err, err_len);     \
     } while (0)
 
-static bool valid_call(const cuda_backend *cb, int slot, size_t count)
+static int check_call(const cuda_backend *cb, int slot, size_t count, char *err, size_t err_len)
 {
-    return slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size;
+    if (slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size)
+        return H5PACK_OK;
+    return h5pack_backend_error(H5PACK_EINVAL, err, err_len,
+                                "cuda backend: slot %d of %d, %zu images of at most %zu: out of range", slot,
+                                cb->p.slots, count, cb->p.batch_size);
 }
 
 // Adds the elapsed time of SLOT's last H2D copy if it has completed.
@@ -130,7 +141,7 @@ static void wait_previous_copy(cuda_backend *cb, cuda_slot *s)
     cudaSetDevice(cb->p.gpu_id);
     cudaError_t e = cudaEventSynchronize(s->copied);
     if (e != cudaSuccess)
-        hot_path_error(cb, "cudaEventSynchronize(copied)", e);
+        hot_path_error(cb, "cudaEventSynchronize(copied)", e, NULL, 0); // submit reports it
 }
 
 static uint8_t *cuda_host_input(backend *b, int slot)
@@ -152,7 +163,7 @@ static int64_t *cuda_host_labels(backend *b, int slot)
 
 // Enqueues the conversion of SLOT on the compute stream, after its input copy and after the consumer's
 // last use of its output.
-static int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_t key)
+static int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_t key, char *err, size_t err_len)
 {
     uint64_t t0 = now_ns();
     HOT_CHECK(cb, cudaStreamWaitEvent(cb->compute_stream, s->copied, 0));
@@ -166,13 +177,12 @@ static int enqueue_convert(cuda_backend *cb, cuda_slot *s, size_t count, uint64_
     return H5PACK_OK;
 }
 
-static int cuda_submit(backend *b, int slot, size_t count, uint64_t key)
+static int cuda_submit(backend *b, int slot, size_t count, uint64_t key, char *err, size_t err_len)
 {
     cuda_backend *cb = cuda_of(b);
-    if (!valid_call(cb, slot, count))
-        return H5PACK_EINVAL;
-    if (failed_code(cb))
-        return H5PACK_ECUDA;
+    int rc = check_call(cb, slot, count, err, err_len);
+    if (rc || (rc = failed_code(cb, err, err_len)))
+        return rc;
     cuda_slot *s = &cb->slots[slot];
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
     HOT_CHECK(cb, cudaStreamWaitEvent(cb->copy_stream, s->ready, 0));
@@ -194,29 +204,27 @@ static int cuda_submit(backend *b, int slot, size_t count, uint64_t key)
     s->copy_pending = e == cudaSuccess;
     pthread_mutex_unlock(&cb->timing_lock);
     if (e != cudaSuccess)
-        return hot_path_error(cb, "H2D copy of the batch", e);
+        return hot_path_error(cb, "H2D copy of the batch", e, err, err_len);
     HOT_CHECK(cb, cudaEventRecord(s->copied, cb->copy_stream));
-    return enqueue_convert(cb, s, count, key);
+    return enqueue_convert(cb, s, count, key, err, err_len);
 }
 
-static int cuda_resubmit(backend *b, int slot, size_t count, uint64_t key)
+static int cuda_resubmit(backend *b, int slot, size_t count, uint64_t key, char *err, size_t err_len)
 {
     cuda_backend *cb = cuda_of(b);
-    if (!valid_call(cb, slot, count))
-        return H5PACK_EINVAL;
-    if (failed_code(cb))
-        return H5PACK_ECUDA;
+    int rc = check_call(cb, slot, count, err, err_len);
+    if (rc || (rc = failed_code(cb, err, err_len)))
+        return rc;
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
-    return enqueue_convert(cb, &cb->slots[slot], count, key);
+    return enqueue_convert(cb, &cb->slots[slot], count, key, err, err_len);
 }
 
-static int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch)
+static int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch, char *err, size_t err_len)
 {
     cuda_backend *cb = cuda_of(b);
-    if (!valid_call(cb, slot, count))
-        return H5PACK_EINVAL;
-    if (failed_code(cb))
-        return H5PACK_ECUDA;
+    int rc = check_call(cb, slot, count, err, err_len);
+    if (rc || (rc = failed_code(cb, err, err_len)))
+        return rc;
     cuda_slot *s = &cb->slots[slot];
     batch->data = s->dev_out;
     batch->bytes = count * cb->out_image_bytes;
@@ -231,11 +239,12 @@ static int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch)
     return H5PACK_OK;
 }
 
-static int cuda_release(backend *b, int slot)
+static int cuda_release(backend *b, int slot, char *err, size_t err_len)
 {
     cuda_backend *cb = cuda_of(b);
-    if (!valid_call(cb, slot, 0))
-        return H5PACK_EINVAL;
+    int rc = check_call(cb, slot, 0, err, err_len);
+    if (rc)
+        return rc;
     if (!cb->user_stream)
         return H5PACK_OK; // without a stream, releasing means the caller is done with the data
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
@@ -293,6 +302,7 @@ static void cuda_destroy(backend *b)
         cudaFreeHost(cb->pinned);
     free(cb->slots);
     pthread_mutex_destroy(&cb->timing_lock);
+    pthread_mutex_destroy(&cb->fail_lock);
     cb->~cuda_backend();
     free(cb);
 }
@@ -421,6 +431,7 @@ extern "C" int h5pack_backend_cuda_create(const backend_params *p, backend **out
     cb->p = *p;
     cb->user_stream = (cudaStream_t)p->user_stream;
     pthread_mutex_init(&cb->timing_lock, NULL);
+    pthread_mutex_init(&cb->fail_lock, NULL);
     // Sizes and the memory cap first: a wrong configuration is reported the same with or without a GPU.
     if ((rc = plan_sizes(cb, err, err_len)) != H5PACK_OK || (rc = select_device(p, name, sizeof name, err, err_len)) != H5PACK_OK)
         goto fail;
