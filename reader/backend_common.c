@@ -9,6 +9,7 @@
 
 #include "augment.h"
 #include "backend.h"
+#include "halfbits.h"
 
 static size_t dtype_bytes(h5pack_dtype dtype)
 {
@@ -79,52 +80,6 @@ int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_l
     return H5PACK_OK;
 }
 
-/* ---- float32 -> 16-bit patterns, round to nearest, ties to even ------------------------------------ */
-
-static uint32_t float_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-/* IEEE binary16. Handles NaN (quiet, sign kept), overflow to infinity, subnormals and zero. */
-static uint16_t float_to_half_bits(float f)
-{
-    uint32_t x = float_bits(f);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t exp = (x >> 23) & 0xFFu, mant = x & 0x7FFFFFu;
-    if (exp == 0xFF) /* inf or NaN */
-        return (uint16_t)(sign | 0x7C00u | (mant ? 0x200u | (mant >> 13) : 0));
-    int e = (int)exp - 127 + 15; /* biased half exponent */
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7C00u);
-    uint32_t m = mant | 0x800000u; /* 24-bit significand with the implicit one */
-    int shift = 13;                /* bits dropped for a normal half */
-    if (e <= 0) {                  /* subnormal half (or rounds to zero) */
-        shift = 14 - e;
-        if (shift > 25)
-            return sign;
-        e = 0;
-    }
-    uint32_t kept = m >> shift, rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rest > half || (rest == half && (kept & 1)))
-        kept++;
-    /* For normals, kept includes the implicit bit (0x400): adding (e-1)<<10 gives the right exponent,
-     * and a carry out of the significand moves into the exponent (up to infinity) by itself. */
-    uint32_t bits = e > 0 ? ((uint32_t)(e - 1) << 10) + kept : kept;
-    return (uint16_t)(sign | bits);
-}
-
-static uint16_t float_to_bfloat16_bits(float f)
-{
-    uint32_t x = float_bits(f);
-    if ((x & 0x7F800000u) == 0x7F800000u && (x & 0x7FFFFFu)) /* NaN: keep it a (quiet) NaN */
-        return (uint16_t)((x >> 16) | 0x40u);
-    x += 0x7FFFu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
-
 void h5pack_backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
                          uint16_t table_16[H5PACK_MAX_CHANNELS][256])
 {
@@ -135,8 +90,8 @@ void h5pack_backend_build_table(const backend_params *p, float table_f32[H5PACK_
             if (table_f32)
                 table_f32[c][v] = f;
             if (table_16)
-                table_16[c][v] = p->dtype == H5PACK_DTYPE_BFLOAT16 ? float_to_bfloat16_bits(f)
-                                                                   : float_to_half_bits(f);
+                table_16[c][v] = p->dtype == H5PACK_DTYPE_BFLOAT16 ? h5pack_float_to_bfloat16_bits(f)
+                                                                   : h5pack_float_to_half_bits(f);
         }
     }
 }
