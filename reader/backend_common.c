@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "augment.h"
+#include "augment_geom.h"
 #include "backend.h"
 #include "halfbits.h"
 
@@ -21,9 +22,16 @@ static size_t dtype_bytes(h5pack_dtype dtype)
     }
 }
 
+size_t h5pack_backend_image_bytes_at(const backend_params *p, uint32_t h, uint32_t w)
+{
+    return (size_t)p->channels * h * w * dtype_bytes(p->dtype);
+}
+
 size_t h5pack_backend_output_image_bytes(const backend_params *p)
 {
-    return (size_t)p->channels * p->height * p->width * dtype_bytes(p->dtype);
+    if (p->crop != AUG_CROP_NONE)
+        return h5pack_backend_image_bytes_at(p, p->max_out_height, p->max_out_width);
+    return h5pack_backend_image_bytes_at(p, p->height, p->width);
 }
 
 int h5pack_backend_error(int rc, char *err, size_t err_len, const char *fmt, ...)
@@ -39,15 +47,51 @@ int h5pack_backend_error(int rc, char *err, size_t err_len, const char *fmt, ...
 
 /* ---- parameter checks ---------------------------------------------------------------------------- */
 
-/* 1 when slots x batch x C x H x W x 4 bytes does not fit in a size_t. */
+/* 1 when slots x batch x C x H x W x 4 bytes (stored or largest output size) does not fit in a size_t. */
 static int ring_bytes_overflow(const backend_params *p)
 {
-    size_t n = 4;
-    size_t factors[5] = {p->channels, p->height, p->width, p->batch_size, (size_t)p->slots};
-    for (int i = 0; i < 5; i++)
-        if (__builtin_mul_overflow(n, factors[i], &n))
+    uint32_t sizes[2][2] = {{p->height, p->width}, {p->max_out_height, p->max_out_width}};
+    for (int k = 0; k < (p->crop != AUG_CROP_NONE ? 2 : 1); k++) {
+        size_t n = 4;
+        size_t factors[5] = {p->channels, sizes[k][0], sizes[k][1], p->batch_size, (size_t)p->slots};
+        for (int i = 0; i < 5; i++)
+            if (__builtin_mul_overflow(n, factors[i], &n))
+                return 1;
+        if (n > SIZE_MAX / 4)
             return 1;
-    return n > SIZE_MAX / 2;
+    }
+    return 0;
+}
+
+/* The resizing crop's parameters, or NULL when they are usable. */
+static const char *crop_problem(const backend_params *p)
+{
+    if (p->crop == AUG_CROP_NONE)
+        return NULL;
+    if (p->crop != AUG_CROP_RANDOM_RESIZED && p->crop != AUG_CROP_CENTER)
+        return "unknown crop mode";
+    if (p->out_height < 1 || p->out_width < 1 || p->out_height > p->max_out_height ||
+        p->out_width > p->max_out_width)
+        return "the output size must be at least 1 x 1 and at most the maximum output size";
+    if (p->max_out_height > 65536 || p->max_out_width > 65536)
+        return "the output size is limited to 65536 x 65536";
+    if (!(p->scale_min > 0.0 && p->scale_min <= p->scale_max && p->scale_max < 1e9))
+        return "scale must satisfy 0 < scale_min <= scale_max";
+    if (!(p->ratio_min > 0.0 && p->ratio_min <= p->ratio_max && p->ratio_max < 1e9))
+        return "ratio must satisfy 0 < ratio_min <= ratio_max";
+    if (!(p->center_ratio > 0.0 && p->center_ratio <= 1.0))
+        return "center_ratio must be in (0, 1]";
+    return h5pack_backend_size_problem(p, p->out_height, p->out_width);
+}
+
+const char *h5pack_backend_size_problem(const backend_params *p, uint32_t h, uint32_t w)
+{
+    if (h < 1 || w < 1 || h > p->max_out_height || w > p->max_out_width)
+        return "the output size must be at least 1 x 1 and at most the maximum output size set at open";
+    /* One output row of one column must fit the kernel's shared memory: downscales up to ~300x. */
+    if ((uint64_t)h5pack_aug_max_taps(p->height, h) * p->channels > AUG_MAX_SPAN_FLOATS)
+        return "the output is too small for the stored height (a downscale over ~300x)";
+    return NULL;
 }
 
 /* Rejects parameters the conversion cannot honour, with the reason in ERR (both backends call it;
@@ -68,6 +112,12 @@ int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_l
         why = "unknown output dtype";
     else if (p->crop_padding < 0)
         why = "crop padding must be >= 0";
+    else if (p->crop != AUG_CROP_NONE && p->crop_padding > 0)
+        why = "random_crop_padding cannot be combined with a resizing crop";
+    else if (p->pool_batches < 0)
+        why = "pool size must be >= 0";
+    else
+        why = crop_problem(p);
     for (uint32_t c = 0; !why && c < p->channels && p->dtype != H5PACK_DTYPE_UINT8; c++)
         if (!(p->std[c] != 0.0f) || p->std[c] != p->std[c] || p->mean[c] != p->mean[c])
             why = "std must be non-zero and mean/std finite numbers";
@@ -242,8 +292,8 @@ static void build_tables(const backend_params *p, conv_tables *t)
     memcpy(t->t32, f32, sizeof f32);
 }
 
-void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, size_t first, size_t n,
-                         uint64_t key)
+void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, const uint8_t *const *srcs, void *out,
+                                size_t first, size_t n, uint64_t key)
 {
     conv_tables tabs;
     build_tables(p, &tabs);
@@ -260,7 +310,7 @@ void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, void
     for (size_t i = first; i < first + n; i++) {
         j.draw = aug_draw_for(key, i, flip, j.pad);
         j.augmented = j.draw.flip || j.pad > 0;
-        const uint8_t *src = in + i * in_bytes;
+        const uint8_t *src = srcs ? srcs[i] : in + i * in_bytes;
         void *dst = (uint8_t *)out + i * out_bytes;
         if (raw && j.same_layout)
             memcpy(dst, src, in_bytes);

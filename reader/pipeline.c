@@ -87,8 +87,9 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
     double t0 = h5pack_pipeline_now_s();
     char detail[256] = "";
-    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered),
-                                     detail, sizeof detail);
+    backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
+    job.epoch = e->epoch;
+    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, job, detail, sizeof detail);
     p->stall_s += h5pack_pipeline_now_s() - t0;
     if (rc)
         return backend_fail(p, rc, "converting an echoed batch failed", detail, err, err_len);

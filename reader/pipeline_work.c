@@ -198,8 +198,10 @@ static void finish_batch(pipeline *p, ring_entry *e)
         for (size_t i = 0; i < e->count; i++)
             e->host_labels[i] = p->labels[e->indices[i]];
     char detail[256] = "";
+    backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
+    job.epoch = e->epoch;
     if (rc == 0)
-        rc = p->pp.be->ops->submit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, 0), detail, sizeof detail);
+        rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);
     if (rc && !e->rc) {
         e->rc = rc;

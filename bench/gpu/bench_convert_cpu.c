@@ -45,7 +45,7 @@ static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threa
 
 static void convert_batch(backend *b, const backend_params *p, int use_resubmit, uint64_t key)
 {
-    int rc = use_resubmit ? b->ops->resubmit(b, 0, p->batch_size, key, NULL, 0) : b->ops->submit(b, 0, p->batch_size, key, NULL, 0);
+    int rc = use_resubmit ? b->ops->resubmit(b, 0, h5pack_backend_job(p->batch_size, key), NULL, 0) : b->ops->submit(b, 0, h5pack_backend_job(p->batch_size, key), NULL, 0);
     if (rc != H5PACK_OK) {
         fprintf(stderr, "bench_convert_cpu: conversion failed (%d)\n", rc);
         exit(1);

@@ -81,7 +81,7 @@ static void cycle(backend *b, int slot, size_t count, uint64_t key)
 {
     b->ops->host_input(b, slot);
     b->ops->host_labels(b, slot);
-    ok_or_die(b->ops->submit(b, slot, count, key, NULL, 0), "submit");
+    ok_or_die(b->ops->submit(b, slot, h5pack_backend_job(count, key), NULL, 0), "submit");
     h5pack_batch batch;
     ok_or_die(b->ops->output(b, slot, count, &batch, NULL, 0), "output");
     ok_or_die(b->ops->release(b, slot, NULL, 0), "release");
@@ -171,11 +171,11 @@ static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout 
     size_t in_bytes = o.batch * 3 * o.height * o.width, out_bytes = o.batch * h5pack_backend_output_image_bytes(&p);
     memset(b->ops->host_input(b, 0), 77, in_bytes);
     cycle(b, 0, o.batch, 0);
-    ok_or_die(b->ops->resubmit(b, 0, o.batch, 1, NULL, 0), "resubmit"); // warm-up
+    ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, 1), NULL, 0), "resubmit"); // warm-up
     CUDA_OR_DIE(cudaDeviceSynchronize());
     double t0 = now_s();
     for (int i = 0; i < o.iters; i++) {
-        ok_or_die(b->ops->resubmit(b, 0, o.batch, (uint64_t)i + 2, NULL, 0), "resubmit");
+        ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, (uint64_t)i + 2), NULL, 0), "resubmit");
         h5pack_batch batch;
         ok_or_die(b->ops->output(b, 0, o.batch, &batch, NULL, 0), "output");
         ok_or_die(b->ops->release(b, 0, NULL, 0), "release");

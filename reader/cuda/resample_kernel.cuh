@@ -15,10 +15,11 @@
 
 extern "C" {
 #include "augment_resample.h"
+#include "backend.h"
 }
 
 #define RSK_THREADS 256
-#define RSK_SMEM_FLOATS 8192 // 32 KiB of horizontal sums per block
+#define RSK_SMEM_FLOATS AUG_MAX_SPAN_FLOATS // 32 KiB of horizontal sums per block (the open checks fit)
 #define RSK_MAX_TILE_W 128
 
 struct rsk_args {

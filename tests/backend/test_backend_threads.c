@@ -25,7 +25,7 @@ static void *worker(void *arg)
 {
     worker_arg *w = arg;
     naive_fill_random(w->b->ops->host_input(w->b, w->slot), w->in_bytes, key_of(w->slot, w->round));
-    w->rc = w->b->ops->submit(w->b, w->slot, COUNT, key_of(w->slot, w->round), NULL, 0);
+    w->rc = w->b->ops->submit(w->b, w->slot, h5pack_backend_job(COUNT, key_of(w->slot, w->round)), NULL, 0);
     return NULL;
 }
 
