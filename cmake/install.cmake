@@ -1,5 +1,6 @@
-# `cmake --install BUILD [--prefix P]`: the header, libh5pack (shared and static), the programs, the Python
-# binding, and what other projects need to find them: h5packConfig.cmake (+ version file) and h5pack.pc.
+# `cmake --install BUILD [--prefix P]`: the headers (h5pack.h, h5pack_sim.h), libh5pack (shared and static),
+# the programs, the Python binding, and what other projects need to find them: h5packConfig.cmake (+ version
+# file) and h5pack.pc.
 # Both are relocatable: the prefix is computed from where they are installed.
 #
 #   find_package(h5pack)                     -> h5pack::h5pack         (shared library)
@@ -13,7 +14,8 @@ set(H5PACK_INSTALL_PYTHONDIR "${CMAKE_INSTALL_LIBDIR}/h5pack/python" CACHE STRIN
     "Where the Python package h5pack/ goes (add it to PYTHONPATH), relative to the prefix")
 
 # ---- libraries and header ------------------------------------------------------------------------------
-install(FILES ${PROJECT_SOURCE_DIR}/include/h5pack.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/h5pack.h ${PROJECT_SOURCE_DIR}/include/h5pack_sim.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS h5pack EXPORT h5packTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

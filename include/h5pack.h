@@ -285,37 +285,70 @@ H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats);
 /* Stops the workers (also mid-epoch, with batches unreleased), frees everything. NULL is a no-op. */
 H5PACK_API void h5pack_close(h5pack_reader *r);
 
-/* ---- planning without reading (used by h5pack-stats simulate) ------------------------------------- */
+/* ---- describing a file as the reader reads it ----------------------------------------------------- */
 
-typedef enum h5pack_policy {
-    H5PACK_POLICY_BELADY = 0, /* what the reader does: evict the chunk used furthest in the future */
-    H5PACK_POLICY_LRU = 1,
-    H5PACK_POLICY_HDF5 = 2    /* model of HDF5's chunk cache: hash slots, w0, too-large chunks bypass */
-} h5pack_policy;
+/* How the reader gets a chunk's bytes, fastest first (docs/reader.md, "Read paths"). */
+typedef enum h5pack_read_path {
+    H5PACK_READ_IMPLICIT = 0,    /* unfiltered chunks at addr0 + i * chunk_bytes (HDF5's implicit index, what
+                                    h5pack writes uncompressed): pread or the memory map, no HDF5 after open */
+    H5PACK_READ_CONTIGUOUS = 1,  /* an unchunked dataset: one byte range, read in runs of whole images */
+    H5PACK_READ_RAW_DEFLATE = 2, /* deflate (or unfiltered) chunks in any chunk index: located at open, then
+                                    pread + libdeflate (fast_path), else H5Dread_chunk under HDF5's lock */
+    H5PACK_READ_HDF5 = 3         /* anything else (fletcher32, other filters): H5Dread under HDF5's lock */
+} h5pack_read_path;
 
-typedef struct h5pack_sim_params {
-    h5pack_policy policy;
-    size_t cache_bytes;       /* cache size to simulate */
-    size_t hdf5_nslots;       /* HDF5 model: hash slots; 0 = HDF5's default, 521 */
-    double hdf5_w0;           /* HDF5 model: preemption weight in [0,1], used as given (0 is valid):
-                                 set HDF5's default, 0.75, explicitly */
-} h5pack_sim_params;
+/* "implicit", "contiguous", "raw deflate", "hdf5" ("unknown" for other values). Static storage. */
+H5PACK_API const char *h5pack_read_path_name(h5pack_read_path path);
 
-typedef struct h5pack_sim_result {
-    uint64_t accesses;        /* chunk uses */
-    uint64_t hits;
-    uint64_t misses;          /* loads (HDF5 model: bypassing reads count as misses) */
-    double hit_rate;
-    uint64_t bytes_read;
-    double read_amplification;
-} h5pack_sim_result;
+/* What h5pack_open(path, cfg) would find in the file and derive from cfg, learnt by the reader's own open
+ * (same checks, same read-path choice, same probe of old-format files) without starting threads or a
+ * backend. Fields that h5pack_info also has carry the same values. */
+typedef struct h5pack_file_desc {
+    size_t struct_size;          /* H5PACK_FILE_DESC_INIT */
+    int format_version;          /* root attribute h5pack_format_version; -1: a foreign file */
+    uint64_t file_bytes;
+    /* the images dataset */
+    uint64_t n_samples;
+    uint32_t channels, height, width;
+    h5pack_layout layout;        /* NCHW or NHWC as stored (cfg->input_layout, else attribute, else inferred) */
+    uint64_t image_bytes;        /* channels * height * width (uint8) */
+    int chunked;                 /* 1: HDF5 chunked layout; 0: the "chunks" below are the reader's read units
+                                    (runs of about 1 MiB of whole images) */
+    uint64_t samples_per_chunk;
+    uint64_t n_chunks;
+    uint64_t chunk_bytes;        /* decompressed bytes of one full chunk */
+    uint64_t stored_bytes;       /* bytes the images take in the file: the chunks' stored sizes summed */
+    int compressed;              /* 1: a deflate filter */
+    int n_filters;
+    char filters[128];           /* "shuffle, deflate(4)"; "" for none */
+    h5pack_read_path read_path;
+    int fast_path;               /* as h5pack_info.fast_path: workers read outside HDF5's lock */
+    int mapped;                  /* 1: chunks are read zero-copy from a memory map of the file */
+    int has_labels;
+    uint32_t n_classes;          /* as h5pack_info.n_classes */
+    int has_pixel_stats;         /* root attributes mean and std (what H5PACK_NORM_FILE uses) */
+    double mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS]; /* those values, 0 without them */
+    /* what h5pack_open would derive from cfg (as in h5pack_info); the images are always uint8 */
+    h5pack_layout output_layout;
+    h5pack_dtype dtype;          /* of the delivered batches (cfg->dtype) */
+    size_t cache_chunks;
+    size_t window;
+    int threads;
+    uint64_t samples_per_epoch;
+    uint64_t batches_per_epoch;
+} h5pack_file_desc;
 
-/* Replays the exact chunk access sequence that h5pack_open(path, cfg) would generate for cfg->epochs
- * epochs (1 when 0), without reading image data, under the given policy and cache size. With
- * H5PACK_POLICY_BELADY and cache_bytes == cfg->cache_bytes, the hits equal those of the real reader.
- * Thread-safe. */
-H5PACK_API int h5pack_simulate(const char *path, const h5pack_config *cfg, const h5pack_sim_params *sim,
-                               h5pack_sim_result *result, char *errbuf, size_t errbuf_len);
+#define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }
+
+/* Fills *desc for PATH read with cfg (NULL = defaults: dataset names, input layout, and the fields that
+ * decide cache_chunks, window and the epoch's length). Opens the file, learns every chunk's stored size
+ * and closes it again. Returns 0, or a negative code with "PATH: reason" in err, as h5pack_open would
+ * fail on the file or the config (ENOTFOUND, EFORMAT, ECORRUPT, EINVAL...); the output side (device,
+ * normalisation) is not checked. desc->struct_size must be set (H5PACK_FILE_DESC_INIT). Thread-safe. */
+H5PACK_API int h5pack_describe(const char *path, const h5pack_config *cfg, h5pack_file_desc *desc, char *err,
+                               size_t err_len);
+
+/* Simulation of the reader's chunk cache (h5pack_simulate, the h5pack_sim handle): include/h5pack_sim.h. */
 
 #ifdef __cplusplus
 }

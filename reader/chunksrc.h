@@ -45,7 +45,19 @@ typedef struct source_geometry {
     int has_stats;              /* root attributes "mean" and "std" (C float64 values in [0,1]) */
     double mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     int located;                /* raw path with every chunk located at open: reads take no lock */
+    /* Facts that only describe the file (h5pack_describe), learnt by the same open. */
+    uint64_t file_bytes;
+    int chunked;                /* HDF5 chunked layout (else the chunks above are runs of images) */
+    int n_filters;              /* filters in the images' pipeline */
+    char filters[128];          /* "shuffle, deflate(4)", "" for none */
+    int format_version;         /* root attribute h5pack_format_version, -1 when absent (foreign file) */
 } source_geometry;
+
+/* Whether workers read chunks outside HDF5's lock (h5pack_info.fast_path, h5pack_file_desc.fast_path). */
+static inline int h5pack_chunksrc_fast_path(const source_geometry *g)
+{
+    return g->path == CHUNKSRC_IMPLICIT || g->path == CHUNKSRC_CONTIGUOUS || g->located;
+}
 
 typedef struct chunk_source chunk_source;
 

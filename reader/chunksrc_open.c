@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "chunksrc_impl.h"
+#include "format.h"
 
 static void chunksrc_close_in_process(chunk_source *s);
 
@@ -62,6 +63,7 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
     if (!S_ISREG(st.st_mode))
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not a regular file");
     s->file_size = (uint64_t)st.st_size;
+    s->g.file_bytes = s->file_size;
     htri_t is_h5 = H5Fis_hdf5(s->path);
     if (is_h5 == 0)
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file (no HDF5 signature in its %llu bytes)",
@@ -249,6 +251,18 @@ static void read_pixel_stats(chunk_source *s)
     H5Gclose(root);
 }
 
+/* The h5pack file contract's version (root attribute), -1 for a foreign file or a value that is not a
+ * version number. Only described, never acted on: the reader reads any file whose images it can read. */
+static void read_format_version(chunk_source *s)
+{
+    double v = -1;
+    hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
+    int found = root >= 0 && h5pack_h5_read_doubles_attr(root, H5PACK_ATTR_FORMAT_VERSION, &v, 1);
+    s->g.format_version = found && v >= 0 && v < 1e9 && v == (double)(int)v ? (int)v : -1;
+    if (root >= 0)
+        H5Gclose(root);
+}
+
 /* The pread paths need nothing from HDF5 after open: close it. The others keep it, behind a mutex. */
 static void close_hdf5(chunk_source *s)
 {
@@ -303,7 +317,7 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     if (!rc)
         rc = h5pack_chunksrc_load_labels(s, labels, err, err_len);
     if (!rc)
-        read_pixel_stats(s);
+        read_pixel_stats(s), read_format_version(s);
     if (!rc)
         rc = finish_open(s, err, err_len);
     return rc;

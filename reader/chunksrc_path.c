@@ -2,6 +2,7 @@
  * the chunk addresses follow addr0 + i * chunk_bytes, contiguous for an allocated unchunked dataset, raw
  * for deflate/shuffle-only (or unfiltered) chunks HDF5 can hand over as bytes, hdf5 for the rest; and
  * the chunk geometry that goes with it. */
+#include <stdio.h>
 #include <string.h>
 
 #include "chunksrc_impl.h"
@@ -68,6 +69,23 @@ typedef struct filter_summary {
     int deflate_index;
 } filter_summary;
 
+/* Appends "deflate(4)", "shuffle", "fletcher32" or "NAME(id N)" to the geometry's filter list. */
+static void describe_filter(source_geometry *g, H5Z_filter_t id, unsigned level, const char *name)
+{
+    char one[96];
+    if (id == H5Z_FILTER_DEFLATE)
+        snprintf(one, sizeof one, "deflate(%u)", level);
+    else if (id == H5Z_FILTER_SHUFFLE)
+        snprintf(one, sizeof one, "shuffle");
+    else if (id == H5Z_FILTER_FLETCHER32)
+        snprintf(one, sizeof one, "fletcher32");
+    else
+        snprintf(one, sizeof one, "%s(id %d)", name[0] ? name : "filter", (int)id);
+    size_t used = strlen(g->filters);
+    snprintf(g->filters + used, sizeof g->filters - used, "%s%s", used ? ", " : "", one);
+    g->n_filters++;
+}
+
 static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *err, size_t err_len)
 {
     memset(f, 0, sizeof *f);
@@ -80,6 +98,8 @@ static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *er
         size_t ncd = 8;
         char name[64] = "";
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &config);
+        name[sizeof name - 1] = '\0';
+        describe_filter(&s->g, id, ncd ? cd[0] : 0, name);
         if (id == H5Z_FILTER_DEFLATE) {
             f->deflate++;
             f->deflate_index = i;
@@ -87,7 +107,6 @@ static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *er
             f->shuffle++;
         } else {
             f->other++;
-            name[sizeof name - 1] = '\0';
             if (id < 0 || H5Zfilter_avail(id) <= 0)
                 return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                                      "the images use filter '%s' (id %d), which this HDF5 cannot decode "
@@ -152,7 +171,7 @@ static int choose_chunked_path(chunk_source *s, hid_t dcpl, const hsize_t *dims,
     int rc = read_filters(s, dcpl, &f, err, err_len);
     if (rc)
         return rc;
-    s->chunked = 1;
+    s->chunked = s->g.chunked = 1;
     s->deflate_index = f.deflate_index;
     s->g.compressed = f.deflate > 0;
     if (f.n == 0 && is_fixed_early(dcpl, dims, maxdims) && addresses_are_implicit(s)) {

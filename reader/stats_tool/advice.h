@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "h5pack.h"
+#include "h5pack_sim.h"
 
 #define ADVICE_MAX 12
 

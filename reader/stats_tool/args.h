@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "h5pack.h"
+#include "h5pack_sim.h" /* h5pack_policy */
 
 /* "1073741824", "64M", "64MB", "64MiB", "1G", "1GiB", "512k", "1.5G" (binary units: k = 1024).
  * Returns 0 and sets *out, or -1 on anything else (empty, negative, unknown suffix, overflow). */

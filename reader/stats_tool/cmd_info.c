@@ -1,5 +1,6 @@
-/* cmd_info.c - `h5pack-stats info FILE [--json] [--images NAME]`: what is in the file and how it is
- * laid out for reading. */
+/* cmd_info.c - `h5pack-stats info FILE [--json] [--images NAME]`: how the reader reads the file
+ * (h5pack_describe: the reader's own open, read path and chunk geometry) and what else is in it (the
+ * dataset and attribute listing of h5inspect.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,40 @@
 #include "commands.h"
 #include "h5inspect.h"
 #include "json.h"
+
+/* The reader's view of the image dataset, or why there is none. */
+typedef struct reader_view {
+    int ok;
+    h5pack_file_desc d;
+    char err[1200];
+} reader_view;
+
+static int is_images(const ds_report *ds, const char *images)
+{
+    return ds == NULL ? 0 : images && strcmp(ds->name, images[0] == '/' ? images + 1 : images) == 0;
+}
+
+/* One line on how chunks are read (docs/reader.md, "Read paths"). */
+static void read_path_text(const h5pack_file_desc *d, char *buf, size_t len)
+{
+    switch (d->read_path) {
+    case H5PACK_READ_IMPLICIT:
+        snprintf(buf, len, "implicit index: chunk i at addr0 + i x chunk_bytes, %s, no HDF5 call after open",
+                 d->mapped ? "memory-mapped (zero-copy)" : "pread");
+        break;
+    case H5PACK_READ_CONTIGUOUS:
+        snprintf(buf, len, "contiguous: one byte range read in runs of %llu images, %s, no HDF5 call after open",
+                 (unsigned long long)d->samples_per_chunk, d->mapped ? "memory-mapped (zero-copy)" : "pread");
+        break;
+    case H5PACK_READ_RAW_DEFLATE:
+        snprintf(buf, len, "%s", d->fast_path ? "raw deflate: every chunk located at open, pread + libdeflate "
+                                                "outside HDF5's lock"
+                                              : "raw deflate: chunks not located, H5Dread_chunk under HDF5's lock");
+        break;
+    default:
+        snprintf(buf, len, "hdf5 fallback: H5Dread under HDF5's lock (HDF5 applies and checks every filter)");
+    }
+}
 
 static void dims_text(const uint64_t *d, int rank, char *buf, size_t len)
 {
@@ -22,20 +57,23 @@ static double ratio_of(const ds_report *d)
     return d->storage_bytes ? (double)d->logical_bytes / (double)d->storage_bytes : 0.0;
 }
 
-static void print_dataset(const ds_report *d)
+static void print_dataset(const ds_report *d, const reader_view *v, const char *images)
 {
-    char shape[160], chunk[160], sz[32], store[32];
+    char shape[160], chunk[160], sz[32], store[32], how[256];
     dims_text(d->dims, d->rank, shape, sizeof shape);
     format_size(d->storage_bytes, store, sizeof store);
     printf("  %-20s %-18s %-22s %s, stored %s\n", d->name, d->dtype, shape, d->layout, store);
-    if (strcmp(d->layout, "chunked") != 0)
-        return;
-    dims_text(d->chunk, d->rank, chunk, sizeof chunk);
-    format_size(d->chunk_bytes, sz, sizeof sz);
-    printf("  %-20s chunks %s: %llu of %s each (%llu written), filters: %s, compression ratio %.2f\n", "", chunk,
-           (unsigned long long)d->n_chunks, sz, (unsigned long long)d->n_allocated,
-           d->filters[0] ? d->filters : "none", ratio_of(d));
-    printf("  %-20s chunk addresses computable: %s\n", "", d->computable_why);
+    if (strcmp(d->layout, "chunked") == 0) {
+        dims_text(d->chunk, d->rank, chunk, sizeof chunk);
+        format_size(d->chunk_bytes, sz, sizeof sz);
+        printf("  %-20s chunks %s: %llu of %s each (%llu written), filters: %s, compression ratio %.2f\n", "",
+               chunk, (unsigned long long)d->n_chunks, sz, (unsigned long long)d->n_allocated,
+               d->filters[0] ? d->filters : "none", ratio_of(d));
+    }
+    if (v->ok && is_images(d, images)) {
+        read_path_text(&v->d, how, sizeof how);
+        printf("  %-20s read by h5pack: %s\n", "", how);
+    }
 }
 
 static void print_attr(const attr_report *a)
@@ -52,18 +90,50 @@ static void print_attr(const attr_report *a)
     printf("%s\n", a->n_values != 1 ? "]" : "");
 }
 
-static void print_text(const file_report *r, const char *images)
+static int format_version(const file_report *r, const reader_view *v)
+{
+    return v->ok ? v->d.format_version : r->format_version;
+}
+
+static void print_reader(const reader_view *v, const char *images)
+{
+    const h5pack_file_desc *d = &v->d;
+    if (!v->ok) {
+        printf("reader: cannot read \"%s\": %s\n", images, v->err);
+        return;
+    }
+    char cb[32], st[32];
+    format_size(d->chunk_bytes, cb, sizeof cb);
+    format_size(d->stored_bytes, st, sizeof st);
+    printf("reader (\"%s\" as h5pack_open reads it): %llu images of %ux%ux%u %s uint8\n", images,
+           (unsigned long long)d->n_samples, d->channels, d->height, d->width,
+           d->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
+    printf("  %s of %llu images (%s), %llu in all, stored %s (%.2f:1), filters: %s\n",
+           d->chunked ? "chunks" : "read units (no chunks)", (unsigned long long)d->samples_per_chunk, cb,
+           (unsigned long long)d->n_chunks, st,
+           d->stored_bytes ? (double)(d->n_samples * d->image_bytes) / (double)d->stored_bytes : 0.0,
+           d->n_filters ? d->filters : "none");
+    printf("  read path: %s%s\n", h5pack_read_path_name(d->read_path),
+           d->fast_path ? " (fast path: workers read outside HDF5's lock)" : " (reads under HDF5's lock)");
+    if (d->has_labels)
+        printf("  labels: %u classes\n", d->n_classes);
+    else
+        printf("  labels: none\n");
+}
+
+static void print_text(const file_report *r, const reader_view *v, const char *images)
 {
     char sz[32];
     format_size(r->file_bytes, sz, sizeof sz);
     printf("file: %s (%s)\n", r->path, sz);
-    if (r->format_version >= 0)
-        printf("h5pack file, format version %d\n", r->format_version);
+    if (format_version(r, v) >= 0)
+        printf("h5pack file, format version %d\n", format_version(r, v));
     else
         printf("foreign HDF5 file (no h5pack_format_version attribute)\n");
+    print_reader(v, images);
     printf("datasets (%d):\n", r->n_datasets);
     for (int i = 0; i < r->n_datasets; i++)
-        print_dataset(&r->datasets[i]);
+        print_dataset(&r->datasets[i], v, images);
     if (!report_dataset(r, images))
         printf("note: no dataset \"%s\" (the reader's default image dataset); pick one with --images\n", images);
     printf("attributes (%d):\n", r->n_attrs);
@@ -85,7 +155,7 @@ static void json_dims(json_out *j, const char *key, const uint64_t *d, int rank)
     json_array_end(j);
 }
 
-static void json_dataset(json_out *j, const ds_report *d)
+static void json_dataset(json_out *j, const ds_report *d, const reader_view *v, const char *images)
 {
     int chunked = strcmp(d->layout, "chunked") == 0;
     json_object_begin(j, NULL);
@@ -105,8 +175,16 @@ static void json_dataset(json_out *j, const ds_report *d)
     json_u64(j, "logical_bytes", d->logical_bytes);
     json_u64(j, "storage_bytes", d->storage_bytes);
     json_double(j, "compression_ratio", ratio_of(d));
-    json_bool(j, "addresses_computable", d->computable);
-    json_string(j, "addresses_note", d->computable_why);
+    if (v->ok && is_images(d, images)) { /* the reader's answer, for the one dataset it reads */
+        char how[256];
+        read_path_text(&v->d, how, sizeof how);
+        json_bool(j, "addresses_computable", v->d.read_path == H5PACK_READ_IMPLICIT ||
+                                                 v->d.read_path == H5PACK_READ_CONTIGUOUS);
+        json_string(j, "addresses_note", how);
+    } else {
+        json_string(j, "addresses_computable", NULL);
+        json_string(j, "addresses_note", is_images(d, images) ? v->err : "not the image dataset");
+    }
     json_object_end(j);
 }
 
@@ -133,18 +211,51 @@ static void json_attrs(json_out *j, const file_report *r, const char *owner, con
     json_object_end(j);
 }
 
-static void print_json(const file_report *r, const char *images)
+static void json_reader(json_out *j, const reader_view *v)
+{
+    const h5pack_file_desc *d = &v->d;
+    if (!v->ok) {
+        json_string(j, "reader", NULL);
+        json_string(j, "reader_error", v->err);
+        return;
+    }
+    json_object_begin(j, "reader");
+    json_u64(j, "n_samples", d->n_samples);
+    json_u64(j, "channels", d->channels);
+    json_u64(j, "height", d->height);
+    json_u64(j, "width", d->width);
+    json_string(j, "layout", d->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
+    json_u64(j, "image_bytes", d->image_bytes);
+    json_bool(j, "chunked", d->chunked);
+    json_u64(j, "samples_per_chunk", d->samples_per_chunk);
+    json_u64(j, "n_chunks", d->n_chunks);
+    json_u64(j, "chunk_bytes", d->chunk_bytes);
+    json_u64(j, "stored_bytes", d->stored_bytes);
+    json_bool(j, "compressed", d->compressed);
+    json_string(j, "filters", d->filters);
+    json_string(j, "read_path", h5pack_read_path_name(d->read_path));
+    json_bool(j, "fast_path", d->fast_path);
+    json_bool(j, "mapped", d->mapped);
+    json_bool(j, "has_labels", d->has_labels);
+    json_u64(j, "n_classes", d->n_classes);
+    json_bool(j, "has_pixel_stats", d->has_pixel_stats);
+    json_object_end(j);
+    json_string(j, "reader_error", NULL);
+}
+
+static void print_json(const file_report *r, const reader_view *v, const char *images)
 {
     json_out j;
     json_init(&j, stdout);
     json_object_begin(&j, NULL);
     json_string(&j, "file", r->path);
     json_u64(&j, "file_bytes", r->file_bytes);
-    json_bool(&j, "h5pack_file", r->format_version >= 0);
-    if (r->format_version >= 0)
-        json_i64(&j, "format_version", r->format_version);
+    json_bool(&j, "h5pack_file", format_version(r, v) >= 0);
+    if (format_version(r, v) >= 0)
+        json_i64(&j, "format_version", format_version(r, v));
     else
         json_string(&j, "format_version", NULL);
+    json_reader(&j, v);
     const ds_report *img = report_dataset(r, images);
     json_string(&j, "images", img ? img->name : NULL);
     if (img && strcmp(img->layout, "chunked") == 0)
@@ -153,7 +264,7 @@ static void print_json(const file_report *r, const char *images)
         json_string(&j, "chunk_shape", NULL);
     json_array_begin(&j, "datasets");
     for (int i = 0; i < r->n_datasets; i++)
-        json_dataset(&j, &r->datasets[i]);
+        json_dataset(&j, &r->datasets[i], v, images);
     json_array_end(&j);
     json_object_begin(&j, "attributes");
     json_attrs(&j, r, "/", "/");
@@ -187,6 +298,19 @@ int cmd_info(int argc, char **argv)
     }
     if (!file)
         return usage_error("info", NULL);
+    /* The reader's open first: it probes old-format files in a child, so damaged metadata stops here
+     * (exit 2) before the listing walks the file with HDF5 in this process. A file the reader merely
+     * cannot read as images (no such dataset, another type or shape) is still listed. */
+    reader_view v = {.ok = 0};
+    h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
+    cfg.images_dataset = images;
+    v.d = (h5pack_file_desc)H5PACK_FILE_DESC_INIT;
+    int rc = h5pack_describe(file, &cfg, &v.d, v.err, sizeof v.err);
+    v.ok = rc == 0;
+    if (rc == H5PACK_ECORRUPT || rc == H5PACK_EIO || rc == H5PACK_EHDF5 || rc == H5PACK_ENOMEM) {
+        fprintf(stderr, "h5pack-stats: %s\n", v.err);
+        return 2;
+    }
     file_report r;
     char err[1200];
     if (inspect_file(file, images, &r, err, sizeof err) != 0) {
@@ -194,9 +318,9 @@ int cmd_info(int argc, char **argv)
         return 2;
     }
     if (json)
-        print_json(&r, images);
+        print_json(&r, &v, images);
     else
-        print_text(&r, images);
+        print_text(&r, &v, images);
     report_free(&r);
     return 0;
 }

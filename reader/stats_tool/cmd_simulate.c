@@ -1,16 +1,17 @@
-/* cmd_simulate.c - `h5pack-stats simulate FILE --cache LIST --order LIST --policy LIST`: every
- * combination through h5pack_simulate(), as a table or JSON rows, an optional plot, and advice. */
+/* cmd_simulate.c - `h5pack-stats simulate FILE --cache LIST --order LIST --policy LIST --chunk LIST`:
+ * the file is opened once (h5pack_sim_open) and every combination replayed on that handle, with the
+ * file's own chunks and with what-if chunks of K images; printed as a table or JSON rows (sim_report.c),
+ * an optional plot, and advice. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "advice.h"
 #include "args.h"
 #include "commands.h"
-#include "h5inspect.h"
-#include "json.h"
+#include "h5pack_sim.h"
 #include "plot.h"
+#include "sim_report.h"
 
 #define MAX_ITEMS 32
 
@@ -18,9 +19,10 @@ typedef struct sim_opts {
     const char *file;
     h5pack_config cfg;
     uint64_t caches[MAX_ITEMS];
+    uint64_t chunks[MAX_ITEMS]; /* --chunk: what-if images per chunk */
     h5pack_order orders[3];
     h5pack_policy policies[3];
-    int n_caches, n_orders, n_policies;
+    int n_caches, n_chunks, n_orders, n_policies;
     uint64_t nslots;
     double w0;
     int json;
@@ -39,6 +41,21 @@ static int parse_cache_list(const char *text, sim_opts *o)
     o->n_caches = n;
     if (n < 0)
         fprintf(stderr, "h5pack-stats simulate: bad --cache list '%s' (e.g. 64M,256M,1G)\n", text);
+    return n < 0 ? -1 : 0;
+}
+
+static int parse_chunk_list(const char *text, sim_opts *o)
+{
+    char *store = NULL;
+    const char *items[MAX_ITEMS];
+    int n = split_list(text, &store, items, MAX_ITEMS);
+    for (int i = 0; i < n; i++)
+        if (parse_u64(items[i], 1, UINT32_MAX, &o->chunks[i]))
+            n = -1;
+    free(store);
+    o->n_chunks = n;
+    if (n < 0)
+        fprintf(stderr, "h5pack-stats simulate: bad --chunk list '%s' (images per chunk, e.g. 4,16,64)\n", text);
     return n < 0 ? -1 : 0;
 }
 
@@ -66,7 +83,8 @@ static int parse_sim_own(int argc, char **argv, int *i, sim_opts *o)
 {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     int takes_value = strcmp(a, "--cache") == 0 || strcmp(a, "--order") == 0 || strcmp(a, "--policy") == 0 ||
-                      strcmp(a, "--nslots") == 0 || strcmp(a, "--w0") == 0 || strcmp(a, "--plot") == 0;
+                      strcmp(a, "--nslots") == 0 || strcmp(a, "--w0") == 0 || strcmp(a, "--plot") == 0 ||
+                      strcmp(a, "--chunk") == 0;
     if (!takes_value)
         return 0;
     if (!v)
@@ -74,6 +92,8 @@ static int parse_sim_own(int argc, char **argv, int *i, sim_opts *o)
     ++*i;
     if (strcmp(a, "--cache") == 0)
         return parse_cache_list(v, o) ? -1 : 1;
+    if (strcmp(a, "--chunk") == 0)
+        return parse_chunk_list(v, o) ? -1 : 1;
     if (strcmp(a, "--order") == 0)
         return parse_name_list(v, "--order", &o->n_orders, o->orders, 1) ? -1 : 1;
     if (strcmp(a, "--policy") == 0)
@@ -122,116 +142,87 @@ static int parse_simulate(int argc, char **argv, sim_opts *o)
         fprintf(stderr, "h5pack-stats simulate: --cache LIST is required (e.g. --cache 64M,256M,1G)\n");
         return 1;
     }
+    int lines = o->n_orders * o->n_policies * (1 + o->n_chunks);
+    if (o->plot && lines > PLOT_MAX_SERIES) {
+        fprintf(stderr, "h5pack-stats simulate: the plot would have %d lines (orders x policies x chunk sizes), "
+                        "at most %d: shorten --order, --policy or --chunk\n", lines, PLOT_MAX_SERIES);
+        return 1;
+    }
     return 0;
 }
 
-static int run_rows(const sim_opts *o, sim_row *rows, int *n_rows)
+/* Every cache x order x policy x chunk (the file's own first, then each --chunk) on one handle. */
+static int run_rows(const sim_opts *o, h5pack_sim *sim, sim_row *rows, int *n_rows)
 {
-    char err[1200];
     *n_rows = 0;
     for (int c = 0; c < o->n_caches; c++)
         for (int k = 0; k < o->n_orders; k++)
-            for (int p = 0; p < o->n_policies; p++) {
-                sim_row *r = &rows[(*n_rows)++];
-                h5pack_config cfg = o->cfg;
-                cfg.order = o->orders[k];
-                cfg.cache_bytes = (size_t)o->caches[c];
-                h5pack_sim_params sp = {o->policies[p], (size_t)o->caches[c], (size_t)o->nslots, o->w0};
-                r->cache_bytes = o->caches[c], r->order = o->orders[k], r->policy = o->policies[p];
-                int rc = h5pack_simulate(o->file, &cfg, &sp, &r->r, err, sizeof err);
-                if (rc < 0) {
-                    fprintf(stderr, "h5pack-stats simulate: %s\n", err[0] ? err : h5pack_strerror(rc));
-                    return 2;
+            for (int p = 0; p < o->n_policies; p++)
+                for (int ch = 0; ch <= o->n_chunks; ch++) {
+                    sim_row *r = &rows[(*n_rows)++];
+                    h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
+                    sp.policy = o->policies[p], sp.cache_bytes = (size_t)o->caches[c], sp.order = (int)o->orders[k];
+                    sp.hdf5_nslots = (size_t)o->nslots, sp.hdf5_w0 = o->w0;
+                    sp.chunk_samples = ch ? o->chunks[ch - 1] : 0;
+                    h5pack_sim_result init = H5PACK_SIM_RESULT_INIT;
+                    r->cache_bytes = o->caches[c], r->order = o->orders[k], r->policy = o->policies[p];
+                    r->r = init;
+                    int rc = h5pack_sim_run(sim, &sp, &r->r);
+                    if (rc < 0) {
+                        const char *msg = h5pack_sim_last_error(sim);
+                        fprintf(stderr, "h5pack-stats simulate: %s\n", msg[0] ? msg : h5pack_strerror(rc));
+                        return 2;
+                    }
                 }
-            }
     return 0;
 }
 
-static void print_table(const sim_opts *o, const sim_row *rows, int n)
+/* The advice is about the file as it is: the rows of its own chunks (the first of every 1 + n_chunks). */
+static void simulate_advice(const sim_opts *o, const h5pack_file_desc *d, const sim_row *rows, int n, advice *a)
 {
-    printf("file: %s (batch %zu, %llu epoch(s), seed %llu, HDF5 model: nslots %llu, w0 %.2f)\n\n", o->file,
-           o->cfg.batch_size, (unsigned long long)o->cfg.epochs, (unsigned long long)o->cfg.seed,
-           (unsigned long long)o->nslots, o->w0);
-    printf("%-10s %-10s %-7s %10s %10s %10s %8s %11s %7s\n", "cache", "order", "policy", "uses", "hits", "misses",
-           "hit_rate", "read", "amplif");
-    for (int i = 0; i < n; i++) {
-        char cs[32], rd[32];
-        format_size(rows[i].cache_bytes, cs, sizeof cs);
-        format_size(rows[i].r.bytes_read, rd, sizeof rd);
-        printf("%-10s %-10s %-7s %10llu %10llu %10llu %8.4f %11s %7.3f\n", cs, order_name(rows[i].order),
-               policy_name(rows[i].policy), (unsigned long long)rows[i].r.accesses,
-               (unsigned long long)rows[i].r.hits, (unsigned long long)rows[i].r.misses, rows[i].r.hit_rate, rd,
-               rows[i].r.read_amplification);
+    sim_row *own = malloc((size_t)(n ? n : 1) * sizeof *own);
+    int n_own = 0;
+    for (int i = 0; own && i < n; i += 1 + o->n_chunks)
+        own[n_own++] = rows[i];
+    /* threads: the reader's own default when --threads is not given (h5pack_describe derived it) */
+    sim_facts f = {own, n_own, 0, 0, 0, 0, d->threads, o->cfg.window, o->nslots, o->w0};
+    if (d->chunked) {
+        f.chunk_bytes = d->chunk_bytes, f.n_chunks = d->n_chunks, f.samples_per_chunk = d->samples_per_chunk;
+        f.image_bytes = d->image_bytes;
     }
+    if (own)
+        advise_simulate(&f, a);
+    free(own);
 }
 
-static void print_json(const sim_row *rows, int n)
+static int simulate_file(const sim_opts *o, h5pack_sim *sim)
 {
-    json_out j;
-    json_init(&j, stdout);
-    json_array_begin(&j, NULL);
-    for (int i = 0; i < n; i++) {
-        json_object_begin(&j, NULL);
-        json_u64(&j, "cache_bytes", rows[i].cache_bytes);
-        json_string(&j, "order", order_name(rows[i].order));
-        json_string(&j, "policy", policy_name(rows[i].policy));
-        json_u64(&j, "accesses", rows[i].r.accesses);
-        json_u64(&j, "hits", rows[i].r.hits);
-        json_u64(&j, "misses", rows[i].r.misses);
-        json_double(&j, "hit_rate", rows[i].r.hit_rate);
-        json_u64(&j, "bytes_read", rows[i].r.bytes_read);
-        json_double(&j, "read_amplification", rows[i].r.read_amplification);
-        json_object_end(&j);
-    }
-    json_array_end(&j);
-    json_finish(&j);
-}
-
-/* One series per (order, policy), points in the order of --cache. */
-static int write_plot(const sim_opts *o, const sim_row *rows, int n)
-{
-    plot_series series[9];
-    int ns = 0;
-    for (int k = 0; k < o->n_orders; k++)
-        for (int p = 0; p < o->n_policies; p++) {
-            plot_series *s = &series[ns++];
-            memset(s, 0, sizeof *s);
-            snprintf(s->label, sizeof s->label, "%s / %s", order_name(o->orders[k]), policy_name(o->policies[p]));
-            s->color = (int)o->policies[p], s->dash = k;
-            for (int i = 0; i < n && s->n < PLOT_MAX_POINTS; i++)
-                if (rows[i].order == o->orders[k] && rows[i].policy == o->policies[p]) {
-                    s->x[s->n] = (double)rows[i].cache_bytes;
-                    s->y[s->n++] = rows[i].r.hit_rate;
-                }
-        }
-    char title[1200], err[1200];
-    snprintf(title, sizeof title, "chunk hit rate: %s (batch %zu)", o->file, o->cfg.batch_size);
-    if (plot_write(o->plot, title, series, ns, err, sizeof err) != 0) {
-        fprintf(stderr, "h5pack-stats simulate: %s\n", err);
+    h5pack_file_desc desc = H5PACK_FILE_DESC_INIT;
+    int cap = o->n_caches * o->n_orders * o->n_policies * (1 + o->n_chunks), n = 0;
+    sim_row *rows = calloc((size_t)cap, sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "h5pack-stats simulate: out of memory\n");
         return 2;
     }
-    if (!o->json)
-        printf("\nplot written to %s\n", o->plot);
-    return 0;
-}
-
-static void simulate_advice(const sim_opts *o, const sim_row *rows, int n, advice *a)
-{
-    sim_facts f = {rows, n, 0, 0, 0, 0, o->cfg.threads, o->cfg.window, o->nslots, o->w0};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (f.threads <= 0)
-        f.threads = cores > 0 ? (int)cores : 1;
-    file_report r;
-    char err[1200];
-    if (inspect_file(o->file, o->cfg.images_dataset, &r, err, sizeof err) == 0) {
-        const ds_report *d = report_dataset(&r, o->cfg.images_dataset);
-        if (d && strcmp(d->layout, "chunked") == 0 && d->chunk[0]) {
-            f.chunk_bytes = d->chunk_bytes, f.n_chunks = d->n_chunks, f.samples_per_chunk = d->chunk[0];
-            f.image_bytes = d->chunk_bytes / d->chunk[0];
+    int rc = h5pack_sim_describe(sim, &desc) < 0 ? 2 : run_rows(o, sim, rows, &n);
+    sim_report rep = {o->file, &o->cfg, &desc, rows, n, 1 + o->n_chunks, o->nslots, o->w0};
+    if (rc == 0) {
+        advice adv = {.n = 0};
+        simulate_advice(o, &desc, rows, n, &adv);
+        if (o->json) {
+            sim_report_json(&rep);
+            advice_print(&adv, stderr); /* stdout stays one JSON document */
+        } else {
+            sim_report_table(&rep);
+            advice_print(&adv, stdout);
         }
-        report_free(&r);
+        if (o->plot && sim_report_plot(&rep, o->plot) != 0)
+            rc = 2;
+        else if (o->plot && !o->json)
+            printf("\nplot written to %s\n", o->plot);
     }
-    advise_simulate(&f, a);
+    free(rows);
+    return rc;
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -240,26 +231,13 @@ int cmd_simulate(int argc, char **argv)
     int rc = parse_simulate(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? 0 : rc;
-    int cap = o.n_caches * o.n_orders * o.n_policies, n = 0;
-    sim_row *rows = calloc((size_t)cap, sizeof *rows);
-    if (!rows) {
-        fprintf(stderr, "h5pack-stats simulate: out of memory\n");
+    h5pack_sim *sim = NULL;
+    if (h5pack_sim_open(o.file, &o.cfg, &sim) < 0) {
+        fprintf(stderr, "h5pack-stats simulate: %s\n", h5pack_sim_last_error(sim));
+        h5pack_sim_close(sim);
         return 2;
     }
-    rc = run_rows(&o, rows, &n);
-    if (rc == 0) {
-        advice adv = {.n = 0};
-        simulate_advice(&o, rows, n, &adv);
-        if (o.json) {
-            print_json(rows, n);
-            advice_print(&adv, stderr); /* stdout stays one JSON document */
-        } else {
-            print_table(&o, rows, n);
-            advice_print(&adv, stdout);
-        }
-        if (o.plot)
-            rc = write_plot(&o, rows, n);
-    }
-    free(rows);
+    rc = simulate_file(&o, sim);
+    h5pack_sim_close(sim);
     return rc;
 }

@@ -1,4 +1,5 @@
-/* h5inspect.c - reads the facts `h5pack-stats info` prints (see h5inspect.h) with the HDF5 C API. */
+/* h5inspect.c - reads the listing `h5pack-stats info` prints besides the reader's view (see h5inspect.h)
+ * with the HDF5 C API. */
 #include "h5inspect.h"
 
 #include <errno.h>
@@ -53,44 +54,6 @@ static void filter_list(hid_t dcpl, char *buf, size_t len)
     }
 }
 
-/* Chunk i at addr0 + i*chunk_bytes, each of chunk_bytes, for chunks 0, 1 and the last: the implicit
- * index of h5pack's uncompressed files (what lets the reader pread without HDF5). */
-static void check_computable(hid_t d, hid_t dcpl, ds_report *r)
-{
-    r->computable = 0;
-    if (H5Pget_nfilters(dcpl) > 0) {
-        snprintf(r->computable_why, sizeof r->computable_why, "no: filtered chunks have varying sizes");
-        return;
-    }
-    for (int i = 0; i < r->rank; i++)
-        if (r->maxdims[i] != r->dims[i]) {
-            snprintf(r->computable_why, sizeof r->computable_why, "no: extendible dataset (maxshape differs)");
-            return;
-        }
-    if (r->n_allocated != r->n_chunks || r->n_chunks == 0) {
-        snprintf(r->computable_why, sizeof r->computable_why, "no: %llu of %llu chunks allocated",
-                 (unsigned long long)r->n_allocated, (unsigned long long)r->n_chunks);
-        return;
-    }
-    hid_t fs = H5Dget_space(d);
-    hsize_t probe[3] = {0, r->n_chunks > 1 ? 1 : 0, r->n_chunks - 1}, off[INSPECT_MAX_RANK];
-    haddr_t addr0 = HADDR_UNDEF;
-    int ok = 1;
-    for (int i = 0; i < 3 && ok; i++) {
-        unsigned mask = 0;
-        haddr_t addr = HADDR_UNDEF;
-        hsize_t size = 0;
-        ok = H5Dget_chunk_info(d, fs, probe[i], off, &mask, &addr, &size) >= 0 && size == r->chunk_bytes;
-        if (ok && i == 0)
-            addr0 = addr;
-        ok = ok && addr == addr0 + probe[i] * r->chunk_bytes;
-    }
-    H5Sclose(fs);
-    r->computable = ok;
-    snprintf(r->computable_why, sizeof r->computable_why, "%s",
-             ok ? "yes: chunk i at addr0 + i*chunk_bytes (implicit index)" : "no: chunks are not evenly spaced");
-}
-
 static void chunk_facts(hid_t d, hid_t dcpl, ds_report *r)
 {
     hsize_t ch[INSPECT_MAX_RANK] = {0};
@@ -110,7 +73,6 @@ static void chunk_facts(hid_t d, hid_t dcpl, ds_report *r)
         r->n_allocated = n;
     H5Sclose(fs);
     filter_list(dcpl, r->filters, sizeof r->filters);
-    check_computable(d, dcpl, r);
 }
 
 static void dataset_facts(hid_t d, const char *name, ds_report *r)
@@ -133,10 +95,6 @@ static void dataset_facts(hid_t d, const char *name, ds_report *r)
                                                                                                      : "contiguous";
     if (lay == H5D_CHUNKED)
         chunk_facts(d, dcpl, r);
-    else
-        snprintf(r->computable_why, sizeof r->computable_why, "%s",
-                 lay == H5D_CONTIGUOUS ? "yes: one contiguous range" : "no");
-    r->computable = lay == H5D_CONTIGUOUS ? r->storage_bytes > 0 : r->computable;
     H5Pclose(dcpl), H5Sclose(sp), H5Tclose(t);
 }
 

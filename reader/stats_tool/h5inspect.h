@@ -1,7 +1,7 @@
-/* h5inspect.h - what `h5pack-stats info` reports, read with the HDF5 C API directly: every dataset of a
- * file (h5pack's or anyone's) with its shape, type, layout, chunking, filters and compression ratio, the
- * root and image attributes, and the class names. Also gives `simulate` the image geometry for its
- * advice. */
+/* h5inspect.h - the listing part of `h5pack-stats info`, read with the HDF5 C API directly: every dataset
+ * of a file (h5pack's or anyone's) with its shape, type, layout, chunking, filters and compression ratio,
+ * the root and image attributes, and the class names. How the reader reads the image dataset (read path,
+ * chunk geometry, labels, format version) is not decided here: that is h5pack_describe()'s answer. */
 #ifndef H5PACK_STATS_H5INSPECT_H
 #define H5PACK_STATS_H5INSPECT_H
 
@@ -22,8 +22,6 @@ typedef struct ds_report {
     uint64_t chunk_bytes;    /* decompressed bytes of one chunk */
     char filters[128];       /* "deflate(4), fletcher32", "" for none */
     uint64_t logical_bytes, storage_bytes;
-    int computable;          /* chunk i at addr0 + i * chunk_bytes (checked on chunks 0, 1 and last) */
-    char computable_why[96];
 } ds_report;
 
 typedef struct attr_report {
@@ -45,7 +43,8 @@ typedef struct file_report {
     char **classes;          /* first class names (up to 64) */
     int n_classes_listed;
     uint64_t n_classes;      /* length of the "classes" dataset, 0 when absent */
-    int format_version;      /* root attribute h5pack_format_version, -1 when absent (foreign file) */
+    int format_version;      /* root attribute h5pack_format_version, -1 when absent (used when the reader
+                                cannot describe the file; otherwise h5pack_describe says it) */
 } file_report;
 
 /* Fills *R from PATH. IMAGES names the image dataset whose attributes are listed too. Returns 0, or -1

@@ -9,6 +9,8 @@
 void plot_frame_init(plot_frame *f, const plot_series *s, int n)
 {
     f->width = 860, f->height = 520, f->left = 70, f->right = 240, f->top = 50, f->bottom = 60;
+    if (f->top + 20 + 24 * n > f->height - f->bottom) /* room for the legend (24 px a line in the PNG) */
+        f->height = f->top + 20 + 24 * n + f->bottom;
     f->xmin = INFINITY, f->xmax = -INFINITY;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < s[i].n; k++) {

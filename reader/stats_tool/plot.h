@@ -1,17 +1,18 @@
 /* plot.h - the hit-rate plot of `simulate --plot`: hit rate (y, 0..1) against cache size (x, log scale)
- * with one line per series (order / policy). SVG is written as text; PNG through libpng from a small
- * rasteriser (lines, markers, legend swatches and a built-in 5x7 pixel font). */
+ * with one line per series (order / policy, and the chunk size with --chunk). SVG is written as text; PNG
+ * through libpng from a small rasteriser (lines, markers, legend swatches and a built-in 5x7 pixel font). */
 #ifndef H5PACK_STATS_PLOT_H
 #define H5PACK_STATS_PLOT_H
 
 #include <stddef.h>
 
 #define PLOT_MAX_POINTS 32
+#define PLOT_MAX_SERIES 24 /* legend entries that fit the frame (it grows with them) */
 
 typedef struct plot_series {
     char label[64];
-    int color; /* palette index (simulate: the policy) */
-    int dash;  /* 0 solid, 1 long dashes, 2 short dashes (simulate: the order) */
+    int color; /* palette index (simulate: the policy; with --chunk, the chunk size) */
+    int dash;  /* 0 solid, 1 long dashes, 2 short dashes (simulate: the order; with --chunk, the policy) */
     int n;
     double x[PLOT_MAX_POINTS]; /* cache bytes */
     double y[PLOT_MAX_POINTS]; /* hit rate */

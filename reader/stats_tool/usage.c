@@ -9,11 +9,13 @@ void usage_main(FILE *f)
             "usage: h5pack-stats COMMAND FILE [OPTIONS]\n"
             "Measure what the h5pack reader does with a file, and what cache, chunk and order would fix it.\n\n"
             "commands:\n"
-            "  info FILE       datasets, shapes, chunking, compression, attributes (any HDF5 file)\n"
+            "  info FILE       how the reader reads the file (read path, chunks, labels), then datasets,\n"
+            "                  shapes, chunking, compression, attributes (any HDF5 file)\n"
             "  run FILE        stream the file through the real reader; hit rate, read amplification,\n"
             "                  throughput and how long the consumer waited\n"
-            "  simulate FILE   replay the reader's chunk accesses under several cache sizes, orders and\n"
-            "                  policies (belady = h5pack, lru, hdf5 = what h5py gets) without reading data\n\n"
+            "  simulate FILE   replay the reader's chunk accesses under several cache sizes, orders,\n"
+            "                  policies (belady = h5pack, lru, hdf5 = what h5py gets) and what-if chunk\n"
+            "                  sizes, without reading data\n\n"
             "  h5pack-stats COMMAND --help   options of a command\n"
             "  h5pack-stats --version\n"
             "sizes take suffixes: 512k, 64M, 1G, 1GiB (binary units).\n");
@@ -22,8 +24,10 @@ void usage_main(FILE *f)
 void usage_info(FILE *f)
 {
     fprintf(f, "usage: h5pack-stats info FILE [--json] [--images NAME]\n"
-               "  --json          one JSON object (keys: file, datasets, chunk_shape, attributes, classes...)\n"
-               "  --images NAME   image dataset whose attributes and chunk shape are reported (default images)\n");
+               "  --json          one JSON object (keys: file, reader, datasets, chunk_shape, attributes,\n"
+               "                  classes...)\n"
+               "  --images NAME   image dataset the reader's view, attributes and chunk shape are about\n"
+               "                  (default images)\n");
 }
 
 #define READER_OPTIONS                                                                                 \
@@ -58,11 +62,14 @@ void usage_simulate(FILE *f)
                "  --cache LIST         cache sizes, e.g. 64M,256M,1G\n"
                "  --order LIST         of sequential,random,chunk (default chunk)\n"
                "  --policy LIST        of belady,lru,hdf5 (default belady,lru,hdf5)\n"
+               "  --chunk LIST         what-if chunks of K images each, e.g. 4,16,64: rows next to the\n"
+               "                       file's own chunks (same file, nothing repacked)\n"
                "  --nslots N           HDF5 model: hash slots (rdcc_nslots, default 521)\n"
                "  --w0 X               HDF5 model: preemption weight in [0,1] (rdcc_w0, default 0.75)\n"
                READER_OPTIONS
-               "  --json               a JSON list of rows: cache_bytes, order, policy, hits, misses, hit_rate...\n"
-               "  --plot FILE          hit rate against cache size per policy and order (.svg or .png)\n");
+               "  --json               a JSON list of rows: cache_bytes, order, policy, chunk_samples, hits,\n"
+               "                       misses, hit_rate...\n"
+               "  --plot FILE          hit rate against cache size per order, policy and chunk (.svg or .png)\n");
 }
 
 int usage_error(const char *cmd, const char *bad)

@@ -15,7 +15,7 @@ step() { echo "== $*"; }
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; exit 1; }
 libdir=$(dirname "$(find "$prefix" -name 'libh5pack.so' | head -1)")
-for f in include/h5pack.h bin/h5pack "${libdir#$prefix/}/libh5pack.a" "${libdir#$prefix/}/libh5pack.so.0" \
+for f in include/h5pack.h include/h5pack_sim.h bin/h5pack "${libdir#$prefix/}/libh5pack.a" "${libdir#$prefix/}/libh5pack.so.0" \
          "${libdir#$prefix/}/cmake/h5pack/h5packConfig.cmake" "${libdir#$prefix/}/cmake/h5pack/h5packConfigVersion.cmake" \
          "${libdir#$prefix/}/pkgconfig/h5pack.pc"; do
     [ -e "$prefix/$f" ] || { echo "not installed: $f"; exit 1; }

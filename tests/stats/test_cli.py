@@ -1,6 +1,8 @@
 """h5pack-stats end to end: run vs simulate (belady) give the same chunk hits, the JSON of every command
-parses and has the contract keys, plots are valid SVG/PNG, info reads foreign h5py files, bad files and
-bad options give clear errors (never a crash), and the timeline CSV covers the run.
+parses and has the contract keys, plots are valid SVG/PNG, info reads foreign h5py files and its reader
+view agrees with what run reports, simulate --chunk adds what-if rows (K = the file's chunk gives the
+file's numbers), bad files and bad options give clear errors (never a crash), and the timeline CSV
+covers the run.
 
 usage: /usr/bin/python3 test_cli.py PATH/TO/h5pack-stats
 """
@@ -133,6 +135,65 @@ def test_info(path, tmp):
         check(False, f"info --json with a non-UTF-8 dataset name is not valid UTF-8 JSON: {e}")
 
 
+def test_what_if_chunks(path, tmp, gz):
+    common = ["--batch", 16, "--seed", 5, "--threads", 2, "--epochs", 2, "--order", "sequential,random,chunk"]
+    sim = json.loads(tool("simulate", path, "--cache", "6k,20k", "--chunk", "7,3,28", *common, "--json").stdout)
+    check(len(sim) == 2 * 3 * 3 * 4, f"one row per cache x order x policy x chunk: {len(sim)}")
+    for key in ("chunk_samples", "chunk_bytes", "n_chunks", "cache_chunks", "window", "file_chunks",
+                "hypothetical", "stored_estimated", "bytes_needed"):
+        check(all(key in r for r in sim), f"simulate --chunk rows have {key}")
+    for i in range(0, len(sim), 4):
+        own, same, small, big = sim[i:i + 4]
+        check(own["file_chunks"] and not own["hypothetical"] and own["chunk_samples"] == 7, "own row first")
+        check(not same["file_chunks"] and not same["hypothetical"], "K = 7 is the file's chunk")
+        check(all(own[k] == same[k] for k in ("accesses", "hits", "misses", "bytes_read", "read_amplification")),
+              f"K = the file's chunk gives the file's numbers: {own} vs {same}")
+        check(small["hypothetical"] and small["chunk_samples"] == 3 and small["n_chunks"] == 100, "K = 3 row")
+        check(big["chunk_bytes"] == 28 * 360 and big["stored_estimated"] == gz, "K = 28 row")
+        if own["order"] == "sequential" and own["policy"] == "belady":  # at most once per chunk and epoch
+            check(100 <= small["misses"] <= 2 * 100 and 11 <= big["misses"] <= 2 * 11, f"sequential misses {big}")
+    text = tool("simulate", path, "--cache", "6k", "--chunk", "3,28", "--policy", "belady").stdout
+    check("chunk" in text.split("\n")[3] and "7 file" in text and "what-if" in text, f"--chunk table:\n{text}")
+    check(("~" in text) == gz, "estimated sizes marked for gzip only")
+    svg = os.path.join(tmp, "chunks.svg")
+    tool("simulate", path, "--cache", "2k,8k,32k", "--chunk", "3,28", "--policy", "belady,hdf5", "--plot", svg)
+    lines = [e for e in ET.parse(svg).getroot().iter() if e.tag.endswith("polyline")]
+    check(len(lines) == 2 * 3, f"one line per policy x chunk size: {len(lines)}")
+    tool("simulate", path, "--cache", "8k", "--chunk", "0", expect=1)
+    tool("simulate", path, "--cache", "8k", "--chunk", "4,x", expect=1)
+    tool("simulate", path, "--cache", "8k", "--order", "sequential,random,chunk", "--chunk", "1,2,3,4,5,6,7",
+         "--plot", svg, expect=1)  # 3 x 3 x 8 lines: too many for one plot
+
+
+def test_info_matches_run(path, extra=()):
+    """info's reader view (h5pack_describe) is what the opened reader reports (run --json config)."""
+    info = json.loads(tool("info", path, "--json", *extra[:2]).stdout)
+    run = json.loads(tool("run", path, "--device", "cpu", "--threads", 2, "--cache", "8k", "--json", *extra).stdout)
+    rd, cfg = info["reader"], run["config"]
+    check(rd is not None and info["reader_error"] is None, f"{path}: info has a reader view: {info['reader_error']}")
+    for key in ("samples_per_chunk", "n_chunks", "chunk_bytes", "fast_path", "compressed"):
+        check(rd[key] == cfg[key], f"{path}: info reader.{key} {rd[key]} vs run {cfg[key]}")
+    check(rd["n_samples"] == run["samples"], f"{path}: n_samples")
+    img = [d for d in info["datasets"] if d["name"] == info["images"]][0]
+    check(img["addresses_computable"] == (rd["read_path"] in ("implicit", "contiguous")), "addresses from reader")
+    check(all(d["addresses_computable"] is None for d in info["datasets"] if d is not img), "others: null")
+    return rd
+
+
+def test_info_foreign_readable(tmp):
+    """An h5py script's file that the reader can read: resizable, whole-image chunks, gzip, NHWC, old format."""
+    path = os.path.join(tmp, "h5py_nhwc.h5")
+    with h5py.File(path, "w") as f:
+        f.create_dataset("x/train", data=np.random.default_rng(1).integers(0, 9, (60, 16, 16, 3), np.uint8),
+                         maxshape=(None, 16, 16, 3), chunks=(5, 16, 16, 3), compression="gzip", shuffle=True)
+    rd = test_info_matches_run(path, ("--images", "x/train", "--labels", ""))
+    check(rd["read_path"] == "raw deflate" and rd["layout"] == "NHWC" and rd["filters"] == "shuffle, deflate(4)",
+          f"h5py file read path {rd}")
+    check(not rd["has_labels"], "no labels")
+    text = tool("info", path, "--images", "x/train").stdout
+    check("read by h5pack: raw deflate" in text and "foreign HDF5 file" in text, f"info text:\n{text}")
+
+
 def test_bad_inputs(tmp):
     missing = os.path.join(tmp, "missing.h5")
     for cmd in (["info", missing], ["run", missing], ["simulate", missing, "--cache", "1M"]):
@@ -191,9 +252,12 @@ def main():
             path = os.path.join(tmp, "gz.h5" if gzip else "plain.h5")
             make_h5pack_like(path, gzip=gzip)
             test_run_matches_simulate(path)
+            test_what_if_chunks(path, tmp, gzip)
+            check(test_info_matches_run(path)["read_path"] == ("raw deflate" if gzip else "implicit"), "read path")
         plain = os.path.join(tmp, "plain.h5")
         test_sizes_and_plots(plain, tmp)
         test_info(plain, tmp)
+        test_info_foreign_readable(tmp)
         test_bad_inputs(tmp)
         test_timeline_and_text(plain, tmp)
     if FAILURES:

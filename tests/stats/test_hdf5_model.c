@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "h5pack.h"
+#include "h5pack_sim.h"
 #include "order.h"
 #include "sim_policies.h"
 
@@ -209,8 +209,9 @@ static void compare_public(const char *path, h5pack_order kind, size_t nbytes, s
 {
     h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
     cfg.batch_size = 8, cfg.order = kind, cfg.window = 3, cfg.seed = 5, cfg.epochs = 2, cfg.labels_dataset = NULL;
-    h5pack_sim_params sp = {H5PACK_POLICY_HDF5, nbytes, nslots, w0};
-    h5pack_sim_result r;
+    h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
+    sp.policy = H5PACK_POLICY_HDF5, sp.cache_bytes = nbytes, sp.hdf5_nslots = nslots, sp.hdf5_w0 = w0;
+    h5pack_sim_result r = H5PACK_SIM_RESULT_INIT;
     char err[512];
     int rc = h5pack_simulate(path, &cfg, &sp, &r, err, sizeof err);
     CHECK_MSG(rc == 0, "h5pack_simulate: %s", err);

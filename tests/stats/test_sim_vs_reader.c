@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "h5pack.h"
+#include "h5pack_sim.h"
 
 enum { N = 203, C = 3, H = 8, W = 10, K = 6 }; /* 34 chunks, the last one short */
 #define IMG ((hsize_t)C * H * W)
@@ -67,8 +67,9 @@ static h5pack_stats run_reader(const char *path, const h5pack_config *cfg)
 
 static h5pack_sim_result simulate(const char *path, const h5pack_config *cfg, h5pack_policy policy, size_t cache)
 {
-    h5pack_sim_params sp = {policy, cache, 521, 0.75};
-    h5pack_sim_result res;
+    h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
+    sp.policy = policy, sp.cache_bytes = cache;
+    h5pack_sim_result res = H5PACK_SIM_RESULT_INIT;
     char err[512];
     int rc = h5pack_simulate(path, cfg, &sp, &res, err, sizeof err);
     CHECK_MSG(rc == 0, "h5pack_simulate(%s): %s", path, err);
@@ -130,8 +131,9 @@ static void compare_grid(const char *path)
 static void check_errors(void)
 {
     h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
-    h5pack_sim_params sp = {H5PACK_POLICY_BELADY, 1 << 20, 521, 0.75};
-    h5pack_sim_result res;
+    h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
+    sp.cache_bytes = 1 << 20;
+    h5pack_sim_result res = H5PACK_SIM_RESULT_INIT;
     char err[512], missing[300], text[300];
     snprintf(missing, sizeof missing, "%s/missing.h5", dir);
     CHECK(h5pack_simulate(missing, &cfg, &sp, &res, err, sizeof err) < 0);

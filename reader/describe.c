@@ -1,0 +1,120 @@
+/* describe.c - h5pack_describe(): the reader's own open (chunksrc.h: checks, probe, read-path choice)
+ * and its own derivation of cache slots and window (resolve.h), reported without starting anything. */
+#include "describe.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "abi.h"
+#include "resolve.h"
+
+_Static_assert((int)H5PACK_READ_IMPLICIT == (int)CHUNKSRC_IMPLICIT && (int)H5PACK_READ_CONTIGUOUS == (int)CHUNKSRC_CONTIGUOUS &&
+                   (int)H5PACK_READ_RAW_DEFLATE == (int)CHUNKSRC_RAW_DEFLATE && (int)H5PACK_READ_HDF5 == (int)CHUNKSRC_HDF5,
+               "the public read paths are the chunk source's");
+
+H5PACK_API const char *h5pack_read_path_name(h5pack_read_path path)
+{
+    switch (path) {
+    case H5PACK_READ_IMPLICIT:
+        return "implicit";
+    case H5PACK_READ_CONTIGUOUS:
+        return "contiguous";
+    case H5PACK_READ_RAW_DEFLATE:
+        return "raw deflate";
+    case H5PACK_READ_HDF5:
+        return "hdf5";
+    }
+    return "unknown";
+}
+
+static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
+{
+    d->format_version = g->format_version;
+    d->file_bytes = g->file_bytes;
+    d->n_samples = g->n_samples;
+    d->channels = g->channels, d->height = g->height, d->width = g->width;
+    d->layout = g->layout;
+    d->image_bytes = g->image_bytes;
+    d->chunked = g->chunked;
+    d->samples_per_chunk = g->samples_per_chunk;
+    d->n_chunks = g->n_chunks;
+    d->chunk_bytes = g->chunk_bytes;
+    d->compressed = g->compressed;
+    d->n_filters = g->n_filters;
+    snprintf(d->filters, sizeof d->filters, "%s", g->filters);
+    d->read_path = (h5pack_read_path)g->path;
+    d->fast_path = h5pack_chunksrc_fast_path(g);
+    d->has_labels = g->has_labels;
+    d->n_classes = g->n_classes;
+    d->has_pixel_stats = g->has_stats;
+    memcpy(d->mean, g->mean, sizeof d->mean);
+    memcpy(d->std, g->std, sizeof d->std);
+}
+
+int h5pack_describe_source(const chunk_source *src, const h5pack_config *cfg, h5pack_file_desc *out, uint64_t *stored,
+                           char *err, size_t err_len)
+{
+    const source_geometry *g = h5pack_chunksrc_geometry(src);
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    describe_geometry(g, out);
+    out->mapped = h5pack_chunksrc_is_mapped(src);
+    for (uint64_t c = 0; c < g->n_chunks; c++) {
+        uint64_t bytes = h5pack_chunksrc_stored_bytes(src, c);
+        out->stored_bytes += bytes;
+        if (stored)
+            stored[c] = bytes;
+    }
+    reader_setup rs;
+    int rc = h5pack_reader_resolve_setup(cfg, g, &rs, err, err_len);
+    if (rc < 0)
+        return rc;
+    out->output_layout = cfg->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : cfg->output_layout;
+    out->dtype = cfg->dtype;
+    out->cache_chunks = rs.slots_allocated;
+    out->window = (size_t)rs.op.window;
+    out->threads = rs.threads;
+    out->samples_per_epoch = h5pack_order_samples_per_epoch(&rs.op);
+    out->batches_per_epoch = h5pack_order_batches_per_epoch(&rs.op);
+    return 0;
+}
+
+static int fail(char *err, size_t err_len, int code, const char *path, const char *what)
+{
+    if (err && err_len)
+        snprintf(err, err_len, "%s%s%s", path ? path : "", path ? ": " : "", what);
+    return code;
+}
+
+H5PACK_API int h5pack_describe(const char *path, const h5pack_config *cfg, h5pack_file_desc *desc, char *err,
+                               size_t err_len)
+{
+    char msg[512] = "";
+    if (err && err_len)
+        err[0] = '\0';
+    if (!path || !path[0] || !desc)
+        return fail(err, err_len, H5PACK_EINVAL, NULL, "h5pack_describe: path and desc are required");
+    if (desc->struct_size < H5PACK_FILE_DESC_MIN_SIZE)
+        return fail(err, err_len, H5PACK_EINVAL, path,
+                    "h5pack_describe: h5pack_file_desc.struct_size is too small: initialise it with "
+                    "H5PACK_FILE_DESC_INIT");
+    h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
+    if (!cfg)
+        cfg = &defaults;
+    int rc = h5pack_reader_check_config(cfg, msg, sizeof msg);
+    if (rc < 0)
+        return fail(err, err_len, rc, path, msg);
+    const char *labels = cfg->labels_dataset && cfg->labels_dataset[0] ? cfg->labels_dataset : NULL;
+    chunk_source *src = NULL;
+    rc = h5pack_chunksrc_open(path, cfg->images_dataset, labels, cfg->input_layout, &src, err, err_len);
+    if (rc < 0)
+        return rc;
+    h5pack_file_desc own;
+    rc = h5pack_describe_source(src, cfg, &own, NULL, msg, sizeof msg);
+    h5pack_chunksrc_close(src);
+    if (rc < 0)
+        return fail(err, err_len, rc, path, msg);
+    const char *why = NULL;
+    rc = h5pack_abi_copy_out(desc, desc->struct_size, &own, sizeof own, H5PACK_FILE_DESC_MIN_SIZE, &why);
+    return rc < 0 ? fail(err, err_len, rc, path, why) : 0;
+}
