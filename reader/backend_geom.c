@@ -1,10 +1,15 @@
 /* backend_geom.c - what both backends share about a delivery's geometry: the plan parameters of the
  * resizing crops, the per-epoch output size (progressive resizing) and the boxes the consumer sees. */
+#include <stddef.h>
 #include <string.h>
 
 #include "augment.h"
 #include "augment_plan.h"
 #include "backend.h"
+
+_Static_assert(sizeof(backend_box) == sizeof(h5pack_crop_box) &&
+                   offsetof(backend_box, flip) == offsetof(h5pack_crop_box, flip),
+               "backend_box is handed out as h5pack_crop_box");
 
 void h5pack_backend_plan_params(const backend_params *p, aug_plan_params *pp)
 {

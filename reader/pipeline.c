@@ -60,7 +60,10 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
         return backend_fail(p, rc, "the backend could not hand out the batch", detail, err, err_len);
     if (!p->labels)
         batch->labels = NULL, batch->labels_device = NULL;
-    batch->indices = e->indices;
+    const backend_box *boxes = NULL; /* backend_box has h5pack_crop_box's layout (backend_geom.c) */
+    p->pp.be->ops->geometry(p->pp.be, slot, &boxes, &batch->height, &batch->width);
+    batch->boxes = (const h5pack_crop_box *)(const void *)boxes;
+    batch->indices = p->sample ? h5pack_pipeline_delivery_indices(p, slot) : e->indices;
     batch->count = e->count;
     batch->epoch = e->epoch;
     batch->index = e->index;
@@ -86,13 +89,10 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
     double t0 = h5pack_pipeline_now_s();
-    char detail[256] = "";
-    backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
-    job.epoch = e->epoch;
-    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, job, detail, sizeof detail);
+    int rc = h5pack_pipeline_prepare_delivery(p, slot, e->echoes_delivered, err, err_len);
     p->stall_s += h5pack_pipeline_now_s() - t0;
     if (rc)
-        return backend_fail(p, rc, "converting an echoed batch failed", detail, err, err_len);
+        return rc;
     p->batches_echoed++;
     return deliver(p, slot, e->echoes_delivered, batch, err, err_len);
 }
@@ -116,6 +116,9 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
                  (unsigned long long)old->index, (unsigned long long)old->epoch, p->pp.prefetch);
         return H5PACK_ESTATE;
     }
+    int rc = p->sample ? h5pack_pipeline_sample_check(p, err, err_len) : 0;
+    if (rc)
+        return rc;
     if (wait_ready(p, slot, p->next_fresh) < 0)
         return fail(p, H5PACK_ESTATE, "the reader is shutting down", err, err_len);
     ring_entry *e = &p->ring[slot];
@@ -124,6 +127,13 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
     p->next_fresh++;
     p->batches_fresh++;
     add_counts(&p->delivered, &e->counts);
+    if (p->sample) { /* sample echo converts every delivery here (the workers only copied the batch in) */
+        double t0 = h5pack_pipeline_now_s();
+        rc = h5pack_pipeline_prepare_delivery(p, slot, 0, err, err_len);
+        p->stall_s += h5pack_pipeline_now_s() - t0;
+        if (rc)
+            return rc;
+    }
     return deliver(p, slot, 0, batch, err, err_len);
 }
 
@@ -245,6 +255,8 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     if (rc == 0)
         rc = ring_alloc(p);
     if (rc == 0)
+        rc = h5pack_pipeline_echo_start(p);
+    if (rc == 0)
         rc = start_workers(p, err, err_len);
     if (rc)
         goto fail;
@@ -280,6 +292,7 @@ void h5pack_pipeline_free(pipeline *p)
         h5pack_chunksrc_scratch_free(p->workers[i].scratch);
     free(p->workers);
     ring_free(p);
+    h5pack_pipeline_echo_free(p);
     h5pack_cache_free(p->cache);
     h5pack_planner_free(p->plan);
     pthread_cond_destroy(&p->work), pthread_cond_destroy(&p->ready);

@@ -200,6 +200,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
     char detail[256] = "";
     backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
     job.epoch = e->epoch;
+    job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
     if (rc == 0)
         rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);

@@ -20,7 +20,8 @@ def py_layout():
         for field, _ in cls._fields_:
             d[f"{sname}.{field}"] = getattr(cls, field).offset
     for ename, table in (("order", _lib.ORDERS), ("device", _lib.DEVICES), ("dtype", _lib.DTYPES),
-                         ("layout", _lib.LAYOUTS), ("norm", _lib.NORMS)):
+                         ("layout", _lib.LAYOUTS), ("norm", _lib.NORMS), ("crop", _lib.CROPS),
+                         ("echo_mode", _lib.ECHO_MODES)):
         for name, value in table.items():
             d[f"enum.{ename}.{name}"] = value
     for name in ("OK", "END", "ESTATE", "EINTERNAL", "MAX_CHANNELS"):
