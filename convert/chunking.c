@@ -4,20 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-void format_bytes(uint64_t bytes, char *buf, size_t len)
-{
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, "%" PRIu64 " B", bytes);
-    else
-        snprintf(buf, len, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
-}
+#include "sizes.h"
 
 /* Largest divisor of BATCH that is <= LIMIT (>= 1). */
 static uint64_t largest_divisor_at_most(uint64_t batch, uint64_t limit)
@@ -55,8 +42,8 @@ static void choose_auto(uint64_t image_bytes, uint64_t n_images, uint64_t batch,
                         chunk_choice *out)
 {
     char target[32], per_image[32];
-    format_bytes(CHUNK_TARGET_BYTES, target, sizeof target);
-    format_bytes(image_bytes, per_image, sizeof per_image);
+    h5pack_format_bytes(CHUNK_TARGET_BYTES, target, sizeof target);
+    h5pack_format_bytes(image_bytes, per_image, sizeof per_image);
     uint64_t fit = CHUNK_TARGET_BYTES / image_bytes;
     uint64_t k0 = fit < 1 ? 1 : fit > batch ? batch : fit;
     uint64_t d = largest_divisor_at_most(batch, k0);

@@ -23,7 +23,4 @@ typedef struct chunk_choice {
 int choose_chunk(uint64_t image_bytes, uint64_t n_images, uint64_t batch, uint64_t requested,
                  chunk_choice *out, char *err, size_t err_len);
 
-/* "1.5 MiB", "230 KiB", "12 B" into BUF. */
-void format_bytes(uint64_t bytes, char *buf, size_t len);
-
 #endif

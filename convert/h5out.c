@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
+#include "h5glue.h"
 #include "h5pack.h"
 
 struct h5out {
@@ -18,41 +20,10 @@ struct h5out {
 
 /* ---- errors -------------------------------------------------------------------------------------- */
 
-/* HDF5's innermost message of the last failed call. Captured by the automatic error handler at the
- * moment of the failure, because the cleanup calls that follow (H5Pclose, ...) clear the error stack.
- * Global on purpose: HDF5 is called from the converter's main thread only. */
-static char last_hdf5_error[256];
-
-/* HDF5's sec2 driver puts the system's reason deep inside a long text ("file write failed: time = ...,
- * filename = '...', ..., errno = 28, error message = 'No space left on device', buf = ..."): keep the
- * first words and the system's reason, which would otherwise be cut off. */
-static void summarise_desc(const char *desc, const char *func, char *out, size_t len)
-{
-    static const char key[] = "error message = '";
-    const char *head_end = strstr(desc, ": time = "), *msg = strstr(desc, key);
-    if (!head_end || !msg) {
-        snprintf(out, len, "%s (%s)", desc, func);
-        return;
-    }
-    msg += sizeof key - 1;
-    const char *msg_end = strchr(msg, '\'');
-    int msg_len = msg_end ? (int)(msg_end - msg) : (int)strlen(msg);
-    snprintf(out, len, "%.*s: %.*s (%s)", (int)(head_end - desc), desc, msg_len, msg, func);
-}
-
-static herr_t take_innermost(unsigned n, const H5E_error2_t *e, void *data)
-{
-    if (n == 0 && e->desc)
-        summarise_desc(e->desc, e->func_name ? e->func_name : "?", (char *)data, sizeof last_hdf5_error);
-    return 0;
-}
-
-static herr_t capture_hdf5_error(hid_t stack, void *unused)
-{
-    (void)unused;
-    H5Ewalk2(stack, H5E_WALK_UPWARD, take_innermost, last_hdf5_error); /* n == 0: the innermost */
-    return 0;
-}
+/* The text of the last failed HDF5 call, captured when it fails, because the clean-up calls that follow
+ * (H5Pclose, ...) clear the error stack. Global on purpose: HDF5 is called from the converter's main
+ * thread only. */
+static h5pack_h5_capture last_hdf5_error;
 
 /* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
 static int h5_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -64,8 +35,9 @@ static int h5_fail(char *err, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(err, len, "%s: HDF5: %s", what, last_hdf5_error[0] ? last_hdf5_error : "no detail");
-    last_hdf5_error[0] = '\0';
+    char h5msg[512];
+    h5pack_h5_capture_take(&last_hdf5_error, h5msg, sizeof h5msg);
+    snprintf(err, len, "%s: HDF5: %s", what, h5msg);
     return -1;
 }
 
@@ -148,7 +120,7 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
 {
     hsize_t dims[4];
     hid_t dcpl = -1, space = -1;
-    H5Eset_auto2(H5E_DEFAULT, capture_hdf5_error, NULL); /* no printing: reported with their context */
+    h5pack_h5_capture_install(&last_hdf5_error); /* no printing: reported with their context */
     h5out *o = calloc(1, sizeof *o);
     if (!o) {
         snprintf(err, err_len, "%s: out of memory", path);
@@ -167,7 +139,7 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     }
     image_dims(g, g->n, dims);
     if ((dcpl = images_dcpl(g)) < 0 || (space = H5Screate_simple(4, dims, NULL)) < 0 ||
-        (o->images = H5Dcreate2(o->file, "images", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0) {
+        (o->images = H5Dcreate2(o->file, H5PACK_DS_IMAGES, H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0) {
         h5_fail(err, err_len, "%s: cannot create the images dataset", path);
         goto fail;
     }
@@ -222,7 +194,7 @@ int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, 
     size_t cap = 0;
     int rc = -1;
     hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
-    if (file < 0 || (dset = H5Dopen2(file, "images", H5P_DEFAULT)) < 0) {
+    if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0) {
         h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
         goto done;
     }
@@ -262,7 +234,7 @@ int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t er
     hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
     if (!buf)
         snprintf(err, err_len, "out of memory copying %llu images", (unsigned long long)n);
-    else if (file < 0 || (dset = H5Dopen2(file, "images", H5P_DEFAULT)) < 0)
+    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
         h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
     else if (copy_rows(o, dset, n, buf) != 0)
         h5_fail(err, err_len, "%s: cannot copy %llu images from %s", o->path, (unsigned long long)n, from);
@@ -329,7 +301,7 @@ static int write_strings(hid_t loc, const char *name, const char *const *strings
 static int write_labels(hid_t file, const h5out_metadata *m)
 {
     hid_t ftype = m->n_classes <= 256 ? H5T_STD_U8LE : m->n_classes <= 65536 ? H5T_STD_U16LE : H5T_STD_U32LE;
-    return write_1d(file, "labels", ftype, H5T_NATIVE_UINT32, m->n, m->labels);
+    return write_1d(file, H5PACK_DS_LABELS, ftype, H5T_NATIVE_UINT32, m->n, m->labels);
 }
 
 static int write_skipped(hid_t file, const skip_list *s)
@@ -337,9 +309,9 @@ static int write_skipped(hid_t file, const skip_list *s)
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), group = -1;
     int rc = -1;
     if (gcpl >= 0 && H5Pset_obj_track_times(gcpl, 0) >= 0)
-        group = H5Gcreate2(file, "skipped", H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    if (group >= 0 && write_strings(group, "files", (const char *const *)s->names, s->count) == 0 &&
-        write_strings(group, "reasons", (const char *const *)s->reasons, s->count) == 0)
+        group = H5Gcreate2(file, H5PACK_GROUP_SKIPPED, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (group >= 0 && write_strings(group, H5PACK_DS_SKIPPED_FILES, (const char *const *)s->names, s->count) == 0 &&
+        write_strings(group, H5PACK_DS_SKIPPED_REASONS, (const char *const *)s->reasons, s->count) == 0)
         rc = 0;
     if (group >= 0)
         H5Gclose(group);
@@ -390,36 +362,39 @@ static int attr_i64(hid_t loc, const char *name, int64_t v)
 
 static int write_shape_attrs(hid_t file, const h5out_geometry *g, const char *layout)
 {
-    return attr_i32(file, "h5pack_format_version", H5PACK_FORMAT_VERSION) ||
-           attr_string(file, "h5pack_version", H5PACK_VERSION_STRING) || attr_string(file, "layout", layout) ||
-           attr_i32(file, "height", (int32_t)g->height) || attr_i32(file, "width", (int32_t)g->width) ||
-           attr_i32(file, "channels", (int32_t)g->channels);
+    return attr_i32(file, H5PACK_ATTR_FORMAT_VERSION, H5PACK_FORMAT_VERSION) ||
+           attr_string(file, H5PACK_ATTR_WRITER_VERSION, H5PACK_VERSION_STRING) ||
+           attr_string(file, H5PACK_ATTR_LAYOUT, layout) || attr_i32(file, H5PACK_ATTR_HEIGHT, (int32_t)g->height) ||
+           attr_i32(file, H5PACK_ATTR_WIDTH, (int32_t)g->width) ||
+           attr_i32(file, H5PACK_ATTR_CHANNELS, (int32_t)g->channels);
 }
 
 static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t channels)
 {
-    return attr_string(file, "resize_mode", m->resize_mode) ||
-           write_attr(file, "mean", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->mean) ||
-           write_attr(file, "std", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->std) ||
-           attr_i64(file, "chunk_images", m->chunk_images) || attr_string(file, "chunk_reason", m->chunk_reason) ||
-           attr_i64(file, "chunk_target_bytes", m->chunk_target_bytes) ||
-           attr_i64(file, "batch_size", m->batch_size) || attr_string(file, "compression", m->compression) ||
-           attr_i32(file, "checksum", m->checksum) || attr_i32(file, "shuffled", m->shuffled) ||
-           attr_i64(file, "seed", m->seed);
+    return attr_string(file, H5PACK_ATTR_RESIZE_MODE, m->resize_mode) ||
+           write_attr(file, H5PACK_ATTR_MEAN, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->mean) ||
+           write_attr(file, H5PACK_ATTR_STD, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->std) ||
+           attr_i64(file, H5PACK_ATTR_CHUNK_IMAGES, m->chunk_images) ||
+           attr_string(file, H5PACK_ATTR_CHUNK_REASON, m->chunk_reason) ||
+           attr_i64(file, H5PACK_ATTR_CHUNK_TARGET_BYTES, m->chunk_target_bytes) ||
+           attr_i64(file, H5PACK_ATTR_BATCH_SIZE, m->batch_size) ||
+           attr_string(file, H5PACK_ATTR_COMPRESSION, m->compression) ||
+           attr_i32(file, H5PACK_ATTR_CHECKSUM, m->checksum) || attr_i32(file, H5PACK_ATTR_SHUFFLED, m->shuffled) ||
+           attr_i64(file, H5PACK_ATTR_SEED, m->seed);
 }
 
 int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len)
 {
-    const char *layout = o->g.nhwc ? "NHWC" : "NCHW";
+    const char *layout = o->g.nhwc ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW;
     if (m->has_classes && write_labels(o->file, m) != 0)
         return h5_fail(err, err_len, "%s: cannot write the labels", o->path);
-    if (m->has_classes && write_strings(o->file, "classes", m->classes, m->n_classes) != 0)
+    if (m->has_classes && write_strings(o->file, H5PACK_DS_CLASSES, m->classes, m->n_classes) != 0)
         return h5_fail(err, err_len, "%s: cannot write the class names", o->path);
-    if (write_strings(o->file, "filenames", m->filenames, m->n) != 0)
+    if (write_strings(o->file, H5PACK_DS_FILENAMES, m->filenames, m->n) != 0)
         return h5_fail(err, err_len, "%s: cannot write the file names", o->path);
     if (write_skipped(o->file, m->skipped) != 0)
         return h5_fail(err, err_len, "%s: cannot write the list of skipped files", o->path);
-    if (attr_string(o->images, "layout", layout) != 0 || write_shape_attrs(o->file, &o->g, layout) != 0 ||
+    if (attr_string(o->images, H5PACK_ATTR_LAYOUT, layout) != 0 || write_shape_attrs(o->file, &o->g, layout) != 0 ||
         write_tuning_attrs(o->file, m, o->g.channels) != 0)
         return h5_fail(err, err_len, "%s: cannot write the attributes", o->path);
     return 0;

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chunking.h"
 #include "h5pack.h"
 #include "options.h"
 #include "packer.h"
 #include "safeout.h"
+#include "sizes.h"
 
 #define SKIPS_SHOWN_BY_DEFAULT 20
 
@@ -44,8 +44,8 @@ static void print_skip_counts(const skip_list *s)
 static void print_summary(const pack_options *o, const pack_report *r)
 {
     char stored[32], raw[32], compression[32];
-    format_bytes(r->bytes_stored, stored, sizeof stored);
-    format_bytes(r->bytes_raw, raw, sizeof raw);
+    h5pack_format_bytes(r->bytes_stored, stored, sizeof stored);
+    h5pack_format_bytes(r->bytes_raw, raw, sizeof raw);
     compression_text(o, compression, sizeof compression);
     double rate = r->seconds > 0 ? r->converted / r->seconds : 0;
     fprintf(stderr, "h5pack: converted %llu of %llu images into %s in %.2f s (%.0f images/s, %d thread%s)\n",
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         options_print_usage(stdout);
         return 0;
     case OPTIONS_VERSION:
-        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_FROM_CMAKE, H5PACK_FORMAT_VERSION);
+        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_STRING, H5PACK_FORMAT_VERSION);
         return 0;
     case OPTIONS_ERROR:
         fprintf(stderr, "h5pack: %s\n", err);

@@ -2,10 +2,11 @@
  * "--opt=VALUE", short -j N / -jN, -q, -v, -h, "--" ends the options). No printing, no exit. */
 #include "options.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sizes.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -19,94 +20,22 @@ static int fail(char *err, size_t len, const char *fmt, ...)
     return OPTIONS_ERROR;
 }
 
-/* Plain decimal digits only (strtoull would accept signs and spaces). */
-static int parse_digits(const char *s, const char **end, uint64_t *out)
-{
-    uint64_t v = 0;
-    const char *p = s;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (p == s)
-        return -1;
-    *end = p;
-    *out = v;
-    return 0;
-}
-
-static int suffix_multiplier(const char *s, uint64_t *mult)
-{
-    static const char letters[] = "KMGT";
-    if (*s == '\0') {
-        *mult = 1;
-        return 0;
-    }
-    const char *l = strchr(letters, (*s == 'k') ? 'K' : *s);
-    if (!l || *s == '\0')
-        return -1;
-    int power = (int)(l - letters) + 1;
-    s++;
-    uint64_t base = 1000;
-    if (*s == 'i') {
-        base = 1024;
-        s++;
-    }
-    if (*s == 'B')
-        s++;
-    if (*s != '\0')
-        return -1;
-    *mult = 1;
-    for (int i = 0; i < power; i++)
-        *mult *= base;
-    return 0;
-}
-
-int parse_count(const char *s, uint64_t *out)
-{
-    const char *end;
-    uint64_t v, mult;
-    if (!s || parse_digits(s, &end, &v) != 0)
-        return -1;
-    if (end[0] == 'B' && end[1] == '\0')
-        end++;
-    if (suffix_multiplier(end, &mult) != 0)
-        return -1;
-    if (v != 0 && mult > UINT64_MAX / v)
-        return -1;
-    *out = v * mult;
-    return 0;
-}
-
+/* "224x192": two plain numbers around an x (digits only, each 1..65535). */
 int parse_size_hw(const char *s, uint32_t *h, uint32_t *w)
 {
-    const char *end;
+    char left[24];
     uint64_t hh, ww;
-    if (!s || parse_digits(s, &end, &hh) != 0 || (*end != 'x' && *end != 'X'))
+    const char *x = s ? strpbrk(s, "xX") : NULL;
+    if (!x || (size_t)(x - s) >= sizeof left)
         return -1;
-    if (parse_digits(end + 1, &end, &ww) != 0 || *end != '\0')
+    memcpy(left, s, (size_t)(x - s));
+    left[x - s] = '\0';
+    if (h5pack_parse_uint(left, &hh, NULL, 0) != 0 || h5pack_parse_uint(x + 1, &ww, NULL, 0) != 0)
         return -1;
     if (hh < 1 || ww < 1 || hh > 65535 || ww > 65535)
         return -1;
     *h = (uint32_t)hh;
     *w = (uint32_t)ww;
-    return 0;
-}
-
-int parse_chunk(const char *s, uint64_t *k)
-{
-    if (!s)
-        return -1;
-    if (strcmp(s, "auto") == 0) {
-        *k = 0;
-        return 0;
-    }
-    uint64_t v;
-    if (parse_count(s, &v) != 0 || v < 1)
-        return -1;
-    *k = v;
     return 0;
 }
 
@@ -201,6 +130,20 @@ static const opt_spec *find_short(char c)
     return NULL;
 }
 
+/* A count option: the size rule (sizes.h: "256", "4K" = 4096, "1.5M"), then MIN..MAX (WHAT says so). */
+static options_result take_count(const char *opt, const char *value, uint64_t min, uint64_t max, const char *what,
+                                 uint64_t *out, char *err, size_t len)
+{
+    char why[160];
+    uint64_t v = 0;
+    if (h5pack_parse_size(value, &v, why, sizeof why) != H5PACK_SIZE_OK)
+        return fail(err, len, "%s: bad value '%s': %s", opt, value, why);
+    if (v < min || v > max)
+        return fail(err, len, "%s: expected %s, got '%s'", opt, what, value);
+    *out = v;
+    return OPTIONS_RUN;
+}
+
 /* Applies option SPEC with VALUE (NULL for flags). Returns OPTIONS_RUN, _HELP, _VERSION or _ERROR. */
 static options_result apply_option(const opt_spec *spec, const char *value, pack_options *o, char *err,
                                    size_t len)
@@ -225,27 +168,28 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
             return fail(err, len, "--layout: expected nchw or nhwc, got '%s'", value);
         o->layout_nhwc = strcmp(value, "nhwc") == 0;
         break;
-    case OPT_SEED:
-        if (parse_count(value, &o->seed) != 0)
+    case OPT_SEED: /* a seed names a shuffle, it is no amount: digits only */
+        if (h5pack_parse_uint(value, &o->seed, NULL, 0) != 0)
             return fail(err, len, "--seed: expected an unsigned integer, got '%s'", value);
         break;
     case OPT_KEEP_ORDER: o->keep_order = 1; break;
     case OPT_CHUNK:
-        if (parse_chunk(value, &o->chunk_images) != 0 || o->chunk_images > UINT32_MAX)
-            return fail(err, len, "--chunk: expected auto or a number of images >= 1, got '%s'", value);
+        if (strcmp(value, "auto") == 0)
+            o->chunk_images = 0;
+        else
+            return take_count("--chunk", value, 1, UINT32_MAX, "auto or a number of images >= 1", &o->chunk_images,
+                              err, len);
         break;
     case OPT_BATCH:
-        if (parse_count(value, &o->batch) != 0 || o->batch < 1 || o->batch > UINT32_MAX)
-            return fail(err, len, "--batch: expected a batch size >= 1, got '%s'", value);
-        break;
+        return take_count("--batch", value, 1, UINT32_MAX, "a batch size >= 1", &o->batch, err, len);
     case OPT_COMPRESS:
         if (parse_compress(value, &o->compress, &o->gzip_level) != 0)
             return fail(err, len, "--compress: expected none, gzip or gzip:LEVEL (1-9), got '%s'", value);
         break;
     case OPT_CHECKSUM: o->checksum = 1; break;
     case OPT_THREADS:
-        if (parse_count(value, &v) != 0 || v > 1024)
-            return fail(err, len, "-j: expected a thread count 0..1024 (0 = all cores), got '%s'", value);
+        if (take_count("-j", value, 0, 1024, "a thread count 0..1024 (0 = all cores)", &v, err, len) != OPTIONS_RUN)
+            return OPTIONS_ERROR;
         o->threads = (int)v;
         break;
     case OPT_QUIET: o->verbosity = 0; break;
@@ -255,10 +199,7 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
     case OPT_STRICT: o->strict = 1; break;
     case OPT_FORCE: o->force = 1; break;
     case OPT_MAX_PIXELS:
-        if (parse_count(value, &o->max_pixels) != 0 || o->max_pixels < 1)
-            return fail(err, len, "--max-pixels: expected a pixel count >= 1 (suffixes k, M, G), got '%s'",
-                        value);
-        break;
+        return take_count("--max-pixels", value, 1, UINT64_MAX, "a pixel count >= 1", &o->max_pixels, err, len);
     }
     return OPTIONS_RUN;
 }
@@ -363,7 +304,7 @@ void options_print_usage(FILE *f)
             "  --resize MODE       crop (default: scale the shorter side, centre crop), stretch, pad\n"
             "  --channels 3|1      RGB (default) or gray\n"
             "  --max-pixels N      reject images over N pixels before decoding them (default 178956970,\n"
-            "                      PIL's decompression-bomb limit; suffixes k, M, G)\n"
+            "                      PIL's decompression-bomb limit)\n"
             "Layout:\n"
             "  --layout nchw|nhwc  images dataset (N,C,H,W) (default) or (N,H,W,C)\n"
             "  --seed S            seed of the packed order's shuffle (default 0)\n"
@@ -383,6 +324,7 @@ void options_print_usage(FILE *f)
             "  -h, --help          print this help and exit\n"
             "  -V, --version       print the version and exit\n"
             "\n"
+            "Counts take K, M, G, T suffixes (powers of 1024, B or iB optional: 1K = 1KiB = 1024).\n"
             "Exit status: 0 when images were converted (skipped files are warnings), 1 on errors and bad\n"
             "usage, 2 when --strict stopped at a file that would be skipped.\n"
             "Example: h5pack --size 224x224 -j 8 train/ train.h5\n");

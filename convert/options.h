@@ -51,18 +51,13 @@ typedef enum options_result {
 } options_result;
 
 /* Parses argv[1..argc-1] into *O (which the caller initialised with PACK_OPTIONS_DEFAULTS). Pointers in
- * *O point into ARGV. On OPTIONS_ERROR writes a one-line message into ERR. */
+ * *O point into ARGV. On OPTIONS_ERROR writes a one-line message into ERR. Counts (--max-pixels, --batch,
+ * --chunk, -j) follow the project's size rule (reader/common/sizes.h: K, M, G, T are powers of 1024);
+ * --seed takes digits only. */
 options_result options_parse(int argc, char **argv, pack_options *o, char *err, size_t err_len);
 
 /* "224x224" or "224X192" (height first) -> 0, else -1. Each side 1..65535. */
 int parse_size_hw(const char *s, uint32_t *h, uint32_t *w);
-
-/* Unsigned count with an optional suffix: k/K M G T (x1000) or Ki Mi Gi Ti (x1024), an optional trailing
- * "B" (so 64M, 64MB, 1GiB). No sign, no spaces, overflow rejected. -> 0, else -1. */
-int parse_count(const char *s, uint64_t *out);
-
-/* "auto" -> 0; "K" (count >= 1) -> K. -> 0 on success, else -1. */
-int parse_chunk(const char *s, uint64_t *k);
 
 /* "none", "gzip", "gzip:L" (L in 1..9). -> 0, else -1. */
 int parse_compress(const char *s, compress_kind *kind, int *level);

@@ -11,12 +11,14 @@
 #include <unistd.h>
 
 #include "chunking.h"
+#include "clock.h"
 #include "h5out.h"
 #include "packorder.h"
 #include "pipeline.h"
 #include "progress.h"
 #include "safeout.h"
 #include "scan.h"
+#include "sizes.h"
 
 #define TEMP_PATH_LEN 4096
 
@@ -156,7 +158,7 @@ static void print_plan(pack_ctx *c)
     char chunk_size[32], shape[96];
     const decode_job_cfg *j = &c->job;
     uint64_t k = c->chunk.images;
-    format_bytes(k * j->height * j->width * j->channels, chunk_size, sizeof chunk_size);
+    h5pack_format_bytes(k * j->height * j->width * j->channels, chunk_size, sizeof chunk_size);
     if (j->nhwc)
         snprintf(shape, sizeof shape, "%u,%u,%u", j->height, j->width, j->channels);
     else
@@ -339,14 +341,14 @@ pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t 
     memset(rep, 0, sizeof *rep);
     c.o = o;
     c.rep = rep;
-    double start = monotonic_seconds();
+    double start = h5pack_clock_s();
     rep->threads = default_threads(o->threads);
     pack_status st = PACK_ERROR;
     if (safeout_check_destination(o->out_path, o->force, err, err_len) != 0)
         goto done;
     if ((st = scan_step(&c, err, err_len)) != PACK_OK)
         goto done;
-    detail(o, "scan: %.3f s", monotonic_seconds() - start);
+    detail(o, "scan: %.3f s", h5pack_clock_s() - start);
     st = PACK_ERROR;
     if (!(c.order = pack_order(c.scan.n_entries, o->seed, o->keep_order))) {
         snprintf(err, err_len, "out of memory");
@@ -355,18 +357,18 @@ pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t 
     if (setup_geometry(&c, err, err_len) != 0)
         goto done;
     print_plan(&c);
-    double t_pack = monotonic_seconds();
+    double t_pack = h5pack_clock_s();
     if ((st = pack_images(&c, err, err_len)) != PACK_OK)
         goto done;
-    detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored", monotonic_seconds() - t_pack,
+    detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored", h5pack_clock_s() - t_pack,
            (unsigned long long)c.pres.chunks_written, (unsigned long long)c.pres.bytes_written);
     st = PACK_ERROR;
-    double t_meta = monotonic_seconds();
+    double t_meta = h5pack_clock_s();
     if (fill_report(&c) != 0 || shrink_to_converted(&c, err, err_len) != 0 || write_metadata(&c, err, err_len) != 0 ||
         finish_file(&c, err, err_len) != 0)
         goto done;
     detail(o, "%smetadata, fsync, rename: %.3f s", rep->copied ? "exact-size copy, " : "",
-           monotonic_seconds() - t_meta);
+           h5pack_clock_s() - t_meta);
     st = PACK_OK;
 done:
     if (st != PACK_OK && !rep->skipped.count) {
@@ -374,7 +376,7 @@ done:
         skip_list_append(&rep->skipped, &c.pres.skipped);
     }
     cleanup(&c);
-    rep->seconds = monotonic_seconds() - start;
+    rep->seconds = h5pack_clock_s() - start;
     return st;
 }
 

@@ -2,20 +2,14 @@
 #include "progress.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
-double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "clock.h"
 
 void progress_init(progress *p, int enabled)
 {
     p->enabled = enabled && isatty(STDERR_FILENO);
-    p->start = monotonic_seconds();
+    p->start = h5pack_clock_s();
     p->last_draw = 0;
     p->last_done = UINT64_MAX;
     p->drawn = 0;
@@ -35,7 +29,7 @@ void progress_update(void *ctx, uint64_t done, uint64_t total, uint64_t converte
     progress *p = ctx;
     if (!p->enabled)
         return;
-    double now = monotonic_seconds();
+    double now = h5pack_clock_s();
     int first_complete = done == total && p->last_done != total; /* always show 100% once */
     if (now - p->last_draw < 1.0 / 6 && !first_complete)
         return;

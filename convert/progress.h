@@ -21,7 +21,4 @@ void progress_update(void *ctx, uint64_t done, uint64_t total, uint64_t converte
 /* Erases the bar so that the next lines start clean. */
 void progress_finish(progress *p);
 
-/* Monotonic seconds. */
-double monotonic_seconds(void);
-
 #endif

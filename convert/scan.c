@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 /* The directories from SRC_DIR down to the one being listed: a directory met again is a link loop. */
 typedef struct ancestor {
     dev_t dev;
@@ -41,24 +43,6 @@ int scan_has_image_extension(const char *name)
     return strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0 || strcasecmp(dot, ".png") == 0;
 }
 
-/* Length of the valid UTF-8 sequence at P (1..4), or 0 when the byte starts no valid sequence. */
-static size_t utf8_sequence_len(const unsigned char *p)
-{
-    if (p[0] < 0x80)
-        return 1;
-    size_t n = (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0 || (n == 2 && p[0] < 0xC2) || (n == 4 && p[0] > 0xF4))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0)))
-        return 0; /* overlong or surrogate */
-    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90)))
-        return 0;
-    return n;
-}
-
 char *utf8_escape(const char *name, int *changed)
 {
     size_t len = strlen(name);
@@ -68,7 +52,7 @@ char *utf8_escape(const char *name, int *changed)
     const unsigned char *p = (const unsigned char *)name;
     *changed = 0;
     while (*p) {
-        size_t n = utf8_sequence_len(p);
+        size_t n = h5pack_utf8_sequence_len(p);
         if (n == 0) {
             w += sprintf(w, "\\x%02X", *p++);
             *changed = 1;

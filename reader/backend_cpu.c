@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef H5PACK_HAVE_OPENMP
 #include <omp.h>
@@ -19,6 +18,7 @@
 #include "augment_plan.h"
 #include "backend.h"
 #include "backend_resample.h"
+#include "clock.h"
 
 #define CPU_ALIGN 64
 
@@ -52,13 +52,6 @@ typedef struct cpu_backend {
 static cpu_backend *cpu_of(backend *b)
 {
     return (cpu_backend *)b;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static size_t round_up(size_t n, size_t a)
@@ -165,7 +158,7 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
     int parts = threads > 1 ? threads : 1;
     if ((size_t)parts > job.count)
         parts = job.count > 0 ? (int)job.count : 1;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = h5pack_clock_ns();
     /* One contiguous run of images per thread: each builds its table (or scratch) once. */
 #ifdef H5PACK_HAVE_OPENMP
 #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
@@ -175,7 +168,7 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
         split_range(job.count, parts, part, &first, &n);
         convert_part(cb, slot, ajp, first, n);
     }
-    atomic_fetch_add(&cb->convert_ns, now_ns() - t0);
+    atomic_fetch_add(&cb->convert_ns, h5pack_clock_ns() - t0);
     return H5PACK_OK;
 }
 

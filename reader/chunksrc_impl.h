@@ -1,13 +1,13 @@
-/* chunksrc_impl.h - private parts of the chunk source, shared by h5pack_chunksrc_open.c (validation, path
- * choice), h5pack_chunksrc_read.c (the four read paths) and chunksrc_h5.c (HDF5 helpers). Not for other parts:
- * they use chunksrc.h. */
+/* chunksrc_impl.h - private parts of the chunk source, shared by chunksrc_open.c (validation, path
+ * choice), chunksrc_read.c (the four read paths) and the other chunksrc_*.c files; the HDF5 helpers are
+ * reader/common/h5glue.h. Not for other parts: they use chunksrc.h. */
 #ifndef H5PACK_CHUNKSRC_IMPL_H
 #define H5PACK_CHUNKSRC_IMPL_H
 
 #include <hdf5.h>
-#include <pthread.h>
 
 #include "chunksrc.h"
+#include "h5glue.h" /* every HDF5 call of the chunk sources runs inside h5pack_h5_enter / h5pack_h5_leave */
 
 #define CHUNKSRC_MAX_FILTERS 8
 /* More chunks than this: a damaged header (HDF5 itself cannot index that many in practice). */
@@ -35,7 +35,7 @@ struct chunk_source {
 
     int64_t *labels;
 
-    /* implicit / contiguous, uncompressed: the data range mapped read-only (h5pack_chunksrc_map.c), or NULL. */
+    /* implicit / contiguous, uncompressed: the data range mapped read-only (chunksrc_map.c), or NULL. */
     const uint8_t *map;
     size_t map_len;
     uint64_t map_offset;  /* file offset of map[0] (page-aligned) */
@@ -47,50 +47,7 @@ struct chunksrc_scratch {
     size_t cap;
 };
 
-/* --- chunksrc_h5.c ---------------------------------------------------------------------------------- */
-
-/* Every HDF5 call of the chunk sources runs between h5pack_h5_enter and h5pack_h5_leave: one process-wide mutex (HDF5
- * serialises all calls on its own global lock anyway, so nothing is lost), which also lets the open
- * probe fork while no chunk source is inside HDF5, and silences HDF5's error printing for this thread. */
-typedef struct h5_quiet h5_quiet;
-void h5pack_h5_enter(h5_quiet *q);
-void h5pack_h5_leave(const h5_quiet *q);
-void h5pack_h5_lock_global(void);
-void h5pack_h5_unlock_global(void);
-
-/* HDF5 prints its error stack on stderr unless told not to; the setting is per thread (thread-safe
- * build), so every thread that calls HDF5 silences it around its calls and restores it afterwards. */
-struct h5_quiet {
-    H5E_auto2_t func;
-    void *data;
-};
-void h5pack_h5_quiet_begin(h5_quiet *q);
-void h5pack_h5_quiet_end(const h5_quiet *q);
-
-/* The innermost messages of the current thread's HDF5 error stack ("" if empty), for ERR texts. */
-void h5pack_h5_error_text(char *buf, size_t len);
-
-/* Whether the innermost error of the current stack is of class I/O (a failed system read, as opposed
- * to a checksum or filter failure, which HDF5 also reports under "can't read data"). */
-int h5pack_h5_error_is_io(void);
-
-/* Writes "uint8", "int16", "float32", "string", ... for TYPE into BUF. */
-void h5pack_h5_type_name(hid_t type, char *buf, size_t len);
-
-/* "(3,224,224)"-style text of DIMS. */
-void h5pack_h5_dims_text(const hsize_t *dims, int rank, char *buf, size_t len);
-
-/* Whether PATH (may contain '/') names an existing link below LOC; no error stack output. */
-int h5pack_h5_path_exists(hid_t loc, const char *path);
-
-/* Reads a string attribute (fixed or variable length) NAME of OBJ into BUF. Returns 1 when read,
- * 0 when absent, -1 when present but not a readable string. */
-int h5pack_h5_read_string_attr(hid_t obj, const char *name, char *buf, size_t len);
-
-/* Reads a float64 attribute of exactly N values. Returns 1 when read, 0 when absent or of another shape. */
-int h5pack_h5_read_doubles_attr(hid_t obj, const char *name, double *out, size_t n);
-
-/* --- h5pack_chunksrc_open.c helpers used by h5pack_chunksrc_read.c ------------------------------------------------- */
+/* --- chunksrc_open.c helpers used by chunksrc_read.c ------------------------------------------------- */
 
 /* snprintf into ERR with the file name of S first (S NULL: FMT names it). Returns CODE. */
 int h5pack_chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
@@ -110,13 +67,13 @@ int h5pack_chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_
 int h5pack_chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
                              chunk_source **out, char *err, size_t err_len);
 
-/* --- h5pack_chunksrc_probe.c ------------------------------------------------------------------------------- */
+/* --- chunksrc_probe.c ------------------------------------------------------------------------------- */
 
 /* HDF5 1.10.8 can crash or loop on damaged metadata (old-format files have no checksums). The probe
  * runs the whole open, plus a lookup of every chunk's stored size, in a forked child first: a crash or
  * a hang there becomes ECORRUPT here. On success *STORED (malloc'd, N_STORED entries; NULL when the
  * path keeps no sizes) holds the sizes the child found. Only files without metadata checksums
- * (superblock < 2) are probed; H5PACK_PROBE=always|never overrides (see h5pack_chunksrc_probe.c). */
+ * (superblock < 2) are probed; H5PACK_PROBE=always|never overrides (see chunksrc_probe.c). */
 int h5pack_chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
                    uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len);
 
@@ -135,14 +92,14 @@ int h5pack_chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offs
  * (nothing kept: reads then go through H5Dread_chunk). Caller inside h5pack_h5_enter. */
 int h5pack_chunksrc_locate_chunks(chunk_source *s);
 
-/* --- h5pack_chunksrc_map.c -------------------------------------------------------------------------------- */
+/* --- chunksrc_map.c -------------------------------------------------------------------------------- */
 
-/* Maps the data range of an uncompressed implicit/contiguous source (see h5pack_chunksrc_map.c); silently
+/* Maps the data range of an uncompressed implicit/contiguous source (see chunksrc_map.c); silently
  * leaves S on pread when that is not possible or not wanted. */
 void h5pack_chunksrc_map_file(chunk_source *s);
 void h5pack_chunksrc_unmap_file(chunk_source *s);
 
-/* --- h5pack_chunksrc_labels.c --------------------------------------------------------------------------------- */
+/* --- chunksrc_labels.c --------------------------------------------------------------------------------- */
 
 /* Reads and checks the labels dataset NAME (see h5pack_chunksrc_open): sets s->labels, has_labels, n_classes. */
 int h5pack_chunksrc_load_labels(chunk_source *s, const char *name, char *err, size_t err_len);

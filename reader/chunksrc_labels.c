@@ -1,9 +1,10 @@
-/* h5pack_chunksrc_labels.c - reads and checks the labels (integers, one per image, none negative) and finds the
+/* chunksrc_labels.c - reads and checks the labels (integers, one per image, none negative) and finds the
  * class count: the length of "classes" when the file has it, else the largest label + 1. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "chunksrc_impl.h"
+#include "format.h"
 
 /* Labels as (N,) or (N,1); returns the length or -1 for another shape. */
 static hssize_t labels_length(hid_t dset, int *rank_out)
@@ -39,9 +40,9 @@ static int check_label_type(chunk_source *s, hid_t dset, const char *name, char 
 static hssize_t classes_length(chunk_source *s)
 {
     hssize_t n = -1;
-    if (!h5pack_h5_path_exists(s->file, "classes"))
+    if (!h5pack_h5_path_exists(s->file, H5PACK_DS_CLASSES))
         return -1;
-    hid_t d = H5Dopen2(s->file, "classes", H5P_DEFAULT);
+    hid_t d = H5Dopen2(s->file, H5PACK_DS_CLASSES, H5P_DEFAULT);
     hid_t space = d >= 0 ? H5Dget_space(d) : -1;
     if (space >= 0 && H5Sget_simple_extent_ndims(space) == 1)
         n = H5Sget_simple_extent_npoints(space);
@@ -103,7 +104,7 @@ int h5pack_chunksrc_load_labels(chunk_source *s, const char *name, char *err, si
     if (!name || !name[0])
         return 0;
     if (!h5pack_h5_path_exists(s->file, name)) {
-        if (!strcmp(name, "labels"))
+        if (!strcmp(name, H5PACK_DS_LABELS))
             return 0; /* the default name, absent: a file without labels (flat folder) */
         return h5pack_chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no labels dataset '%s'", name);
     }

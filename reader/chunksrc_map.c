@@ -1,4 +1,4 @@
-/* h5pack_chunksrc_map.c - the zero-copy path of uncompressed implicit and contiguous sources: the data range
+/* chunksrc_map.c - the zero-copy path of uncompressed implicit and contiguous sources: the data range
  * of the file is mapped read-only at open, and a chunk "load" populates the page tables of its range
  * (MADV_POPULATE_READ: the page cache lookups and faults happen in the load, the pixels are not
  * touched) and hands out a pointer into the mapping. The assembly then copies page cache -> batch in
@@ -14,21 +14,14 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "chunksrc_impl.h"
+#include "clock.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
 #endif
-
-static double map_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* First byte after the last image (the last implicit chunk is stored full size; we need its images). */
 static uint64_t data_end(const chunk_source *s)
@@ -115,13 +108,13 @@ int h5pack_chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, c
     if (!s || !s->map || chunk >= s->g.n_chunks)
         return CHUNKSRC_NOT_MAPPED;
     uint64_t addr = s->base_addr + chunk * s->g.chunk_bytes, len = h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
-    double t0 = map_now_s();
+    double t0 = h5pack_clock_s();
     if (populate(s, addr, len) != 0)
         return CHUNKSRC_NOT_MAPPED; /* e.g. truncated since open: pread reports it */
     *data = s->map + (addr - s->map_offset);
     if (cost) {
         cost->bytes_read += len;
-        cost->read_s += map_now_s() - t0;
+        cost->read_s += h5pack_clock_s() - t0;
     }
     return 0;
 }

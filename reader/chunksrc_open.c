@@ -1,4 +1,4 @@
-/* h5pack_chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
+/* chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
  * (implicit > contiguous > raw deflate > hdf5; see chunksrc.h). Everything learnt here is immutable
  * afterwards, so reads need no lock except around the HDF5 calls of the raw and hdf5 paths. */
 #include <errno.h>
@@ -77,6 +77,30 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
     if (s->file < 0)
         return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
     return read_userblock(s, err, err_len);
+}
+
+/* docs/format.md, "Compatibility rules": a newer format may have changed what the datasets and attributes
+ * mean, so it is refused rather than misread. A file without the attribute comes from another tool (h5py
+ * scripts, ...) and is read by its shape, as always (g.format_version -1). */
+static int check_format_version(chunk_source *s, char *err, size_t err_len)
+{
+    char why[128] = "";
+    int64_t v = 0;
+    int found = h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_FORMAT_VERSION, &v, why, sizeof why);
+    if (found < 0)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "root attribute %s %s (it must be the h5pack format version, an integer "
+                                    "such as %d)", H5PACK_ATTR_FORMAT_VERSION, why, H5PACK_FORMAT_VERSION);
+    if (found > 0 && v > H5PACK_FORMAT_VERSION)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "h5pack format version %lld is newer than this reader's (%d): update h5pack",
+                                    (long long)v, H5PACK_FORMAT_VERSION);
+    if (found > 0 && v < 1)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "root attribute %s = %lld is not a format version (they start at 1)",
+                                    H5PACK_ATTR_FORMAT_VERSION, (long long)v);
+    s->g.format_version = found > 0 ? (int)v : -1;
+    return 0;
 }
 
 /* "a, b, c" names at the root, for "dataset missing" messages. */
@@ -170,9 +194,9 @@ static int check_image_shape(chunk_source *s, const char *name, hsize_t *dims, h
 
 static int parse_layout(const char *text, h5pack_layout *out)
 {
-    if (!strcasecmp(text, "NCHW") || !strcasecmp(text, "channels_first"))
+    if (!strcasecmp(text, H5PACK_LAYOUT_TEXT_NCHW) || !strcasecmp(text, "channels_first"))
         *out = H5PACK_LAYOUT_NCHW;
-    else if (!strcasecmp(text, "NHWC") || !strcasecmp(text, "channels_last"))
+    else if (!strcasecmp(text, H5PACK_LAYOUT_TEXT_NHWC) || !strcasecmp(text, "channels_last"))
         *out = H5PACK_LAYOUT_NHWC;
     else
         return -1;
@@ -194,10 +218,10 @@ static int choose_layout(chunk_source *s, h5pack_layout hint, const hsize_t *dim
     }
     if (hint != H5PACK_LAYOUT_AUTO)
         return h5pack_chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "invalid input layout %d", (int)hint);
-    int found = h5pack_h5_read_string_attr(s->dset, "layout", text, sizeof text);
+    int found = h5pack_h5_read_string_attr(s->dset, H5PACK_ATTR_LAYOUT, text, sizeof text);
     if (found == 0) {
         hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
-        found = root >= 0 ? h5pack_h5_read_string_attr(root, "layout", text, sizeof text) : 0;
+        found = root >= 0 ? h5pack_h5_read_string_attr(root, H5PACK_ATTR_LAYOUT, text, sizeof text) : 0;
         if (root >= 0)
             H5Gclose(root);
     }
@@ -224,9 +248,10 @@ static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, s
         char shape[128];
         h5pack_h5_dims_text(dims, 4, shape, sizeof shape);
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                             "images of shape %s read as %s have %llu channels; at most %d are supported "
-                             "(wrong layout? set the input layout or a \"layout\" attribute)",
-                             shape, nhwc ? "NHWC" : "NCHW", (unsigned long long)c, H5PACK_MAX_CHANNELS);
+                                    "images of shape %s read as %s have %llu channels; at most %d are supported "
+                                    "(wrong layout? set the input layout or a \"%s\" attribute)",
+                                    shape, nhwc ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW,
+                                    (unsigned long long)c, H5PACK_MAX_CHANNELS, H5PACK_ATTR_LAYOUT);
     }
     if (s->g.n_samples > ((uint64_t)1 << 62) / s->g.image_bytes)
         return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "%llu images of %llu bytes: implausibly large",
@@ -240,7 +265,8 @@ static void read_pixel_stats(chunk_source *s)
     if (root < 0)
         return;
     size_t c = s->g.channels;
-    int ok = h5pack_h5_read_doubles_attr(root, "mean", s->g.mean, c) && h5pack_h5_read_doubles_attr(root, "std", s->g.std, c);
+    int ok = h5pack_h5_read_doubles_attr(root, H5PACK_ATTR_MEAN, s->g.mean, c) &&
+             h5pack_h5_read_doubles_attr(root, H5PACK_ATTR_STD, s->g.std, c);
     for (size_t i = 0; ok && i < c; i++)
         ok = s->g.mean[i] == s->g.mean[i] && s->g.std[i] > 0 && s->g.std[i] < 1e30;
     s->g.has_stats = ok;
@@ -249,18 +275,6 @@ static void read_pixel_stats(chunk_source *s)
         memset(s->g.std, 0, sizeof s->g.std);
     }
     H5Gclose(root);
-}
-
-/* The h5pack file contract's version (root attribute), -1 for a foreign file or a value that is not a
- * version number. Only described, never acted on: the reader reads any file whose images it can read. */
-static void read_format_version(chunk_source *s)
-{
-    double v = -1;
-    hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
-    int found = root >= 0 && h5pack_h5_read_doubles_attr(root, H5PACK_ATTR_FORMAT_VERSION, &v, 1);
-    s->g.format_version = found && v >= 0 && v < 1e9 && v == (double)(int)v ? (int)v : -1;
-    if (root >= 0)
-        H5Gclose(root);
 }
 
 /* The pread paths need nothing from HDF5 after open: close it. The others keep it, behind a mutex. */
@@ -303,6 +317,8 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     hsize_t dims[4], maxdims[4];
     int rc = open_file(s, err, err_len);
     if (!rc)
+        rc = check_format_version(s, err, err_len);
+    if (!rc)
         rc = open_dataset(s, "images", images, &s->dset, err, err_len);
     if (!rc)
         rc = check_image_type(s, images, err, err_len);
@@ -317,7 +333,7 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     if (!rc)
         rc = h5pack_chunksrc_load_labels(s, labels, err, err_len);
     if (!rc)
-        read_pixel_stats(s), read_format_version(s);
+        read_pixel_stats(s);
     if (!rc)
         rc = finish_open(s, err, err_len);
     return rc;
@@ -353,7 +369,7 @@ int h5pack_chunksrc_open(const char *path, const char *images, const char *label
                   chunk_source **out, char *err, size_t err_len)
 {
     uint64_t *stored = NULL, n_stored = 0;
-    h5_quiet q;
+    h5pack_h5_quiet q;
     if (err && err_len)
         err[0] = '\0';
     if (!out)
@@ -413,7 +429,7 @@ static void chunksrc_close_in_process(chunk_source *s)
 
 void h5pack_chunksrc_close(chunk_source *s)
 {
-    h5_quiet q;
+    h5pack_h5_quiet q;
     if (!s)
         return;
     h5pack_h5_enter(&q);

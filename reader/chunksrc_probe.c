@@ -1,4 +1,4 @@
-/* h5pack_chunksrc_probe.c - opens the file once in a forked child before opening it here. HDF5 1.10.8 trusts
+/* chunksrc_probe.c - opens the file once in a forked child before opening it here. HDF5 1.10.8 trusts
  * file metadata: on a damaged file (old-format files carry no checksums) it can read through a null
  * pointer or loop forever, and no error handling of ours can catch that in this process. In the child,
  * a crash or a hang becomes a clear ECORRUPT here; a file the child opened cleanly takes the same code
@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "chunksrc_impl.h"
+#include "clock.h"
 
 #define PROBE_MAGIC 0x68357062u /* "h5pb" */
 #define PROBE_BLOCK 4096           /* stored sizes per message block */
@@ -76,7 +76,7 @@ static void probe_child(int fd, const char *path, const char *images, const char
     probe_header h;
     chunk_source *s = NULL;
     uint32_t trailer = PROBE_MAGIC;
-    h5_quiet q;
+    h5pack_h5_quiet q;
     memset(&h, 0, sizeof h);
     h.magic = PROBE_MAGIC;
     h5pack_h5_quiet_begin(&q);
@@ -86,13 +86,6 @@ static void probe_child(int fd, const char *path, const char *images, const char
     if (write_all(fd, &h, sizeof h) != 0 || (h.n_stored && send_stored_sizes(fd, s, h.n_stored) != 0))
         return;
     write_all(fd, &trailer, sizeof trailer);
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Seconds of silence after which the child counts as stuck. */
@@ -108,14 +101,14 @@ static int silence_limit_s(void)
 static int read_until(int fd, void *buf, size_t len, size_t *got, int silence_ms)
 {
     char *p = buf;
-    long long deadline = now_ms() + silence_ms;
+    double deadline = h5pack_clock_s() + silence_ms * 1e-3;
     *got = 0;
     while (*got < len) {
-        long long left = deadline - now_ms();
+        double left_ms = (deadline - h5pack_clock_s()) * 1e3;
         struct pollfd pfd = {fd, POLLIN, 0};
-        if (left <= 0)
+        if (left_ms <= 0)
             return -2;
-        int pr = poll(&pfd, 1, (int)left);
+        int pr = poll(&pfd, 1, (int)left_ms + 1);
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr < 0)
@@ -130,7 +123,7 @@ static int read_until(int fd, void *buf, size_t len, size_t *got, int silence_ms
         if (n == 0)
             return 0;
         *got += (size_t)n;
-        deadline = now_ms() + silence_ms; /* progress: the child is not stuck */
+        deadline = h5pack_clock_s() + silence_ms * 1e-3; /* progress: the child is not stuck */
     }
     return 0;
 }

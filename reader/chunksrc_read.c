@@ -1,4 +1,4 @@
-/* h5pack_chunksrc_read.c - reads one chunk's decompressed bytes, from any thread (see chunksrc.h):
+/* chunksrc_read.c - reads one chunk's decompressed bytes, from any thread (see chunksrc.h):
  *   implicit / contiguous: pread at a computed address, no HDF5 call, no lock;
  *   raw: pread of the stored bytes when every chunk was located at open (chunksrc_locate.c), else
  *        H5Dread_chunk under the HDF5 mutex; then libdeflate, outside any lock;
@@ -7,17 +7,10 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "chunksrc_impl.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "clock.h"
 
 /* Largest stored size we accept for a compressed chunk: deflate can grow incompressible data a little;
  * anything far beyond that is a damaged index, and must not make us allocate gigabytes. */
@@ -95,7 +88,7 @@ uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
         return known - 1;
     /* Learnt lazily and remembered: the source is logically const, the cache is an implementation detail. */
     chunk_source *ms = (chunk_source *)s;
-    h5_quiet q;
+    h5pack_h5_quiet q;
     uint64_t size = 0;
     h5pack_h5_enter(&q);
     if (h5pack_chunksrc_query_stored_locked(ms, chunk, &size) != 0)
@@ -131,11 +124,11 @@ static int read_pread(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_
                       size_t err_len)
 {
     uint64_t len = h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     int rc = pread_all(s, chunk, s->base_addr + chunk * s->g.chunk_bytes, dst, len, err, err_len);
     if (!rc && cost) {
         cost->bytes_read += len;
-        cost->read_s += now_s() - t0;
+        cost->read_s += h5pack_clock_s() - t0;
     }
     return rc;
 }
@@ -208,7 +201,7 @@ static int fetch_raw_pread(chunk_source *s, uint64_t chunk, uint8_t *dst, chunks
 static int fetch_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, raw_chunk *raw, char *err,
                      size_t err_len)
 {
-    h5_quiet q;
+    h5pack_h5_quiet q;
     if (s->chunk_addr)
         return fetch_raw_pread(s, chunk, dst, sc, raw, err, err_len);
     h5pack_h5_enter(&q);
@@ -253,9 +246,9 @@ static int read_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scra
                     char *err, size_t err_len)
 {
     raw_chunk raw = {0, 0, NULL};
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     int rc = fetch_raw(s, chunk, dst, sc, &raw, err, err_len);
-    double t1 = now_s();
+    double t1 = h5pack_clock_s();
     if (rc)
         return rc;
     if (raw.stored == 0)
@@ -269,7 +262,7 @@ static int read_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scra
         cost->read_s += t1 - t0;
         if (raw.deflated) {
             cost->bytes_inflated += s->g.chunk_bytes;
-            cost->inflate_s += now_s() - t1;
+            cost->inflate_s += h5pack_clock_s() - t1;
         }
     }
     return rc;
@@ -293,13 +286,13 @@ static int read_hyperslab_locked(chunk_source *s, uint64_t chunk, uint8_t *dst, 
 
 static int read_hdf5(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_cost *cost, char *err, size_t err_len)
 {
-    h5_quiet q;
-    double t0 = now_s();
+    h5pack_h5_quiet q;
+    double t0 = h5pack_clock_s();
     h5pack_h5_enter(&q);
     int rc = read_hyperslab_locked(s, chunk, dst, err, err_len);
     h5pack_h5_leave(&q);
     if (!rc && cost) {
-        double dt = now_s() - t0;
+        double dt = h5pack_clock_s() - t0;
         cost->bytes_read += h5pack_chunksrc_stored_bytes(s, chunk);
         /* HDF5 reads and inflates in one call: the time counts as reading. */
         cost->read_s += dt;

@@ -106,7 +106,7 @@ int h5pack_pipeline_sample_check(pipeline *p, char *err, size_t err_len)
     int n = lookahead(p, ticket - g, g, ahead);
     for (int k = 0; k < n; k++) {
         const ring_entry *e = &p->ring[slot_of(p, ahead[k])];
-        if (e->held) {
+        if (e->token) {
             snprintf(err, err_len,
                      "batch %llu of epoch %llu is still unreleased and sample echo reads %u batches ahead into its "
                      "buffer: release it first",

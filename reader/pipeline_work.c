@@ -3,17 +3,9 @@
  * and why it cannot deadlock: pipeline_impl.h). */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "augment.h"
 #include "pipeline_impl.h"
-
-double h5pack_pipeline_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo)
 {
@@ -169,10 +161,10 @@ static void execute_access(pipeline *p, worker *w, ring_entry *e, size_t j)
     const uint8_t *chunk = NULL;
     pthread_mutex_unlock(&p->lock);
     int rc = h5pack_cache_acquire(p->cache, &e->acc[j], e->wait_users[j], 0, w, &chunk, err, sizeof err);
-    double t0 = h5pack_pipeline_now_s();
+    double t0 = h5pack_clock_s();
     if (rc == 0)
         copy_group(p, e, j, chunk, dst);
-    double assemble_s = h5pack_pipeline_now_s() - t0;
+    double assemble_s = h5pack_clock_s() - t0;
     h5pack_cache_finish(p->cache, e->acc[j].slot);
     pthread_mutex_lock(&p->lock);
     e->counts.bytes_read += w->cost.bytes_read - before.bytes_read;

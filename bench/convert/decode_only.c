@@ -12,9 +12,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <turbojpeg.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 typedef struct file_list {
     char **paths;
@@ -116,13 +117,6 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -143,12 +137,12 @@ int main(int argc, char **argv)
     pthread_t tid[256];
     if (threads > 256)
         threads = 256;
-    double t0 = now();
+    double t0 = h5pack_clock_s();
     for (int i = 0; i < threads; i++)
         pthread_create(&tid[i], NULL, worker, &s);
     for (int i = 0; i < threads; i++)
         pthread_join(tid[i], NULL);
-    double dt = now() - t0;
+    double dt = h5pack_clock_s() - t0;
     printf("decode-only%s: %zu images in %.3f s = %.1f images/s (%d threads, %d failures)\n",
            scaled_to ? " (DCT-scaled)" : "", files.count, dt, files.count / dt, threads, atomic_load(&s.failures));
     for (size_t i = 0; i < files.count; i++)

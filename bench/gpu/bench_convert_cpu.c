@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef H5PACK_HAVE_OPENMP
 #include <omp.h>
@@ -21,6 +20,8 @@
 
 #include "augment.h"
 #include "backend.h"
+#include "clock.h"
+#include "sizes.h"
 
 typedef struct bench_opts {
     size_t batch;
@@ -28,13 +29,6 @@ typedef struct bench_opts {
     int threads, reps;
     uint32_t from_h, from_w; /* stored size of the resizing-crop cases */
 } bench_opts;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threads)
 {
@@ -64,11 +58,11 @@ static void time_pair(backend *b, const backend_params *p, int use_resubmit, uin
 {
     *convert_s = *memcpy_s = 1e30;
     for (int r = 0; r < reps + 1; r++) {
-        double t0 = now_s();
+        double t0 = h5pack_clock_s();
         convert_batch(b, p, use_resubmit, aug_batch_key(1, 0, (uint64_t)r, 0));
-        double t1 = now_s();
+        double t1 = h5pack_clock_s();
         copy_split(dst, src, bytes, threads);
-        double t2 = now_s();
+        double t2 = h5pack_clock_s();
         if (r > 0) {
             *convert_s = t1 - t0 < *convert_s ? t1 - t0 : *convert_s;
             *memcpy_s = t2 - t1 < *memcpy_s ? t2 - t1 : *memcpy_s;
@@ -140,10 +134,11 @@ static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, 
 
 static int parse_args(int argc, char **argv, bench_opts *o)
 {
+    uint64_t n = 0; /* --batch: a count in h5pack's size rule */
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--batch") && v)
-            o->batch = strtoul(v, NULL, 10), i++;
+            o->batch = h5pack_parse_size(v, &n, NULL, 0) == H5PACK_SIZE_OK ? (size_t)n : 0, i++;
         else if (!strcmp(argv[i], "--size") && v && sscanf(v, "%ux%u", &o->height, &o->width) == 2)
             i++;
         else if (!strcmp(argv[i], "--threads") && v)

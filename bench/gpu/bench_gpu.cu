@@ -17,13 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <vector>
 
 extern "C" {
 #include "augment.h"
 #include "augment_plan.h"
 #include "backend.h"
+#include "clock.h"
+#include "sizes.h"
 }
 
 #define CUDA_OR_DIE(call)                                                                      \
@@ -41,13 +42,6 @@ struct bench_opts {
     int iters, gpu;
     uint32_t from_h, from_w;
 };
-
-static double now_s()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static backend_params params_of(const bench_opts &o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out,
                                 int flip, int pad, int slots)
@@ -130,11 +124,11 @@ static void bench_h2d(const bench_opts &o)
     CUDA_OR_DIE(cudaDeviceSynchronize());
     double copy0 = 0, copy1 = 0;
     b->ops->times(b, NULL, &copy0, NULL);
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     for (int i = 0; i < o.iters; i++)
         cycle(b, i % p.slots, o.batch, (uint64_t)i);
     CUDA_OR_DIE(cudaDeviceSynchronize());
-    double wall = now_s() - t0;
+    double wall = h5pack_clock_s() - t0;
     b->ops->times(b, NULL, &copy1, NULL);
     double ours = (double)in_bytes * o.iters / (copy1 - copy0), plain = plain_h2d(in_bytes, o.iters);
     printf("H2D  batch %zu x 3x%ux%u uint8 (%.1f MB): backend %.2f GB/s, plain pinned cudaMemcpyAsync %.2f GB/s, "
@@ -180,7 +174,7 @@ static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout 
     cycle(b, 0, o.batch, 0);
     ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, 1), NULL, 0), "resubmit"); // warm-up
     CUDA_OR_DIE(cudaDeviceSynchronize());
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     for (int i = 0; i < o.iters; i++) {
         ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, (uint64_t)i + 2), NULL, 0), "resubmit");
         h5pack_batch batch;
@@ -188,7 +182,7 @@ static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout 
         ok_or_die(b->ops->release(b, 0, NULL, 0), "release");
     }
     CUDA_OR_DIE(cudaDeviceSynchronize());
-    double dt = now_s() - t0;
+    double dt = h5pack_clock_s() - t0;
     double ours = (double)(in_bytes + out_bytes) * o.iters / dt, d2d = d2d_bandwidth(out_bytes, o.iters);
     printf("kernel %-8s %s->%s flip=%d pad=%d: %.0f GB/s (%.0f images/s), D2D copy %.0f GB/s, ratio %.3f "
            "(goal >= 0.8)\n",
@@ -210,7 +204,7 @@ static void bench_rrc(const bench_opts &o)
     memset(b->ops->host_input(b, 0), 77, in_bytes);
     cycle(b, 0, o.batch, 0);
     CUDA_OR_DIE(cudaDeviceSynchronize());
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     for (int i = 0; i < o.iters; i++) {
         ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, (uint64_t)i + 2), NULL, 0), "resubmit");
         h5pack_batch batch;
@@ -218,17 +212,17 @@ static void bench_rrc(const bench_opts &o)
         ok_or_die(b->ops->release(b, 0, NULL, 0), "release");
     }
     CUDA_OR_DIE(cudaDeviceSynchronize());
-    double dt = now_s() - t0, d2d = d2d_bandwidth(out_bytes, o.iters);
+    double dt = h5pack_clock_s() - t0, d2d = d2d_bandwidth(out_bytes, o.iters);
     // the host's share: planning one batch's geometry (boxes and taps), alone
     aug_plan_params pp;
     h5pack_backend_plan_params(&p, &pp);
     std::vector<uint64_t> src(o.batch, 0);
     std::vector<uint8_t> blob(h5pack_aug_blob_bytes(&pp, o.batch, o.height, o.width));
     aug_job job;
-    double p0 = now_s();
+    double p0 = h5pack_clock_s();
     for (int i = 0; i < o.iters; i++)
         h5pack_aug_plan(&pp, (uint64_t)i, o.batch, o.height, o.width, src.data(), blob.data(), &job);
-    double plan = (now_s() - p0) / o.iters;
+    double plan = (h5pack_clock_s() - p0) / o.iters;
     printf("random resized crop %ux%u -> %ux%u float32 nhwc->nchw flip, batch %zu: %.0f images/s, the output "
            "at the pace of a %.0f GB/s copy; D2D copy of the output bytes %.0f GB/s (ratio %.3f); host planning "
            "%.2f ms per batch (%.1f MB of geometry)\n",
@@ -240,10 +234,11 @@ static void bench_rrc(const bench_opts &o)
 
 static int parse_args(int argc, char **argv, bench_opts &o)
 {
+    uint64_t n = 0; /* --batch: a count in h5pack's size rule */
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--batch") && v)
-            o.batch = strtoul(v, NULL, 10), i++;
+            o.batch = h5pack_parse_size(v, &n, NULL, 0) == H5PACK_SIZE_OK ? (size_t)n : 0, i++;
         else if (!strcmp(argv[i], "--size") && v && sscanf(v, "%ux%u", &o.height, &o.width) == 2)
             i++;
         else if (!strcmp(argv[i], "--iters") && v)

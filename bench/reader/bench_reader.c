@@ -28,23 +28,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "h5pack.h"
+#include "sizes.h"
 
 typedef struct options {
     const char *file, *gzip_file, *dir, *only;
     uint64_t n, k, size, batch, epochs, cache_mib;
     int threads, rounds;
 } options;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double rss_mib(void)
 {
@@ -135,12 +129,12 @@ static double memcpy_gbps(int threads)
         memset(jobs[i].src, i + 1, bytes), memset(jobs[i].dst, 0, bytes);
     }
     for (int trial = 0; trial < 3; trial++) {
-        double t0 = now_s();
+        double t0 = h5pack_clock_s();
         for (int i = 0; i < threads; i++)
             pthread_create(&t[i], NULL, copy_worker, &jobs[i]);
         for (int i = 0; i < threads; i++)
             pthread_join(t[i], NULL);
-        double gbps = (double)bytes * 4 * threads / (now_s() - t0) / 1e9;
+        double gbps = (double)bytes * 4 * threads / (h5pack_clock_s() - t0) / 1e9;
         best = gbps > best ? gbps : best;
     }
     for (int i = 0; i < threads; i++)
@@ -182,12 +176,12 @@ static double inflate_mbps(const options *o, int threads)
     double best = 0;
     pthread_t t[64];
     for (int trial = 0; trial < 3; trial++) {
-        double t0 = now_s();
+        double t0 = h5pack_clock_s();
         for (int i = 0; i < threads; i++)
             pthread_create(&t[i], NULL, inflate_worker, &job);
         for (int i = 0; i < threads; i++)
             pthread_join(t[i], NULL);
-        double mbps = (double)bytes * job.reps * threads / (now_s() - t0) / 1e6;
+        double mbps = (double)bytes * job.reps * threads / (h5pack_clock_s() - t0) / 1e6;
         best = mbps > best ? mbps : best;
     }
     free(src), free(comp);
@@ -217,14 +211,14 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
         h5pack_close(r);
         return -1;
     }
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     h5pack_info_get(r, &info);
     uint64_t image_bytes = (uint64_t)info.channels * info.height * info.width;
     if (keep_indices)
         res->indices = malloc(info.samples_per_epoch * sizeof *res->indices);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     int rc;
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         if (keep_indices && b.epoch == 0)
             memcpy(res->indices + res->n_indices, b.indices, b.count * 8), res->n_indices += b.count;
@@ -235,8 +229,8 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
         if (last_of_epoch && epoch < 16)
             res->rss_mib[epoch] = rss_mib();
     }
-    res->seconds = now_s() - t0;
-    h5pack_stats st;
+    res->seconds = h5pack_clock_s() - t0;
+    h5pack_stats st = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &st);
     if (rc != H5PACK_END)
         fprintf(stderr, "bench_reader: %s\n", h5pack_last_error(r));
@@ -287,7 +281,7 @@ static int baseline_worker(const char *path, const options *o, const uint64_t *o
 static double baseline(const char *path, const options *o, const uint64_t *order, uint64_t n, int t,
                        size_t rdcc_bytes, size_t rdcc_slots, int collate)
 {
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     pid_t pids[64];
     for (int w = 0; w < t; w++) {
         pids[w] = fork();
@@ -302,10 +296,17 @@ static double baseline(const char *path, const options *o, const uint64_t *order
     }
     if (failed)
         fprintf(stderr, "bench_reader: a baseline worker failed\n");
-    return failed ? 0.0 : (double)n / (now_s() - t0);
+    return failed ? 0.0 : (double)n / (h5pack_clock_s() - t0);
 }
 
 /* ---- main ---------------------------------------------------------------------------------------- */
+
+/* A count or size (h5pack's rule: 4000, 4K = 4096); 0 when malformed, which parse() rejects. */
+static uint64_t count_of(const char *v)
+{
+    uint64_t n = 0;
+    return h5pack_parse_size(v, &n, NULL, 0) == H5PACK_SIZE_OK ? n : 0;
+}
 
 static int parse(int argc, char **argv, options *o)
 {
@@ -324,17 +325,17 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--only"))
             o->only = v;
         else if (!strcmp(a, "--n"))
-            o->n = strtoull(v, NULL, 10);
+            o->n = count_of(v);
         else if (!strcmp(a, "--k"))
-            o->k = strtoull(v, NULL, 10);
+            o->k = count_of(v);
         else if (!strcmp(a, "--size"))
-            o->size = strtoull(v, NULL, 10);
+            o->size = count_of(v);
         else if (!strcmp(a, "--batch"))
-            o->batch = strtoull(v, NULL, 10);
+            o->batch = count_of(v);
         else if (!strcmp(a, "--epochs"))
-            o->epochs = strtoull(v, NULL, 10);
+            o->epochs = count_of(v);
         else if (!strcmp(a, "--cache-mib"))
-            o->cache_mib = strtoull(v, NULL, 10);
+            o->cache_mib = count_of(v);
         else if (!strcmp(a, "--threads"))
             o->threads = atoi(v);
         else if (!strcmp(a, "--rounds"))
@@ -351,14 +352,14 @@ static const char *prepare(const char *given, const options *o, const char *name
     if (given)
         return given;
     snprintf(buf, 512, "%s/%s", o->dir, name);
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     if (write_file(buf, n, o->k, o->size, gzip) != 0) {
         fprintf(stderr, "bench_reader: cannot write %s\n", buf);
         exit(1);
     }
     printf("wrote %s: %llu images 3x%llux%llu, chunks of %llu%s (%.1f s)\n", buf, (unsigned long long)n,
            (unsigned long long)o->size, (unsigned long long)o->size, (unsigned long long)o->k,
-           gzip ? ", gzip level 4" : ", uncompressed", now_s() - t0);
+           gzip ? ", gzip level 4" : ", uncompressed", h5pack_clock_s() - t0);
     return buf;
 }
 

@@ -19,7 +19,6 @@
 // (backend_cuda_create.cu) and never grows.
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend_cuda_impl.cuh"
 

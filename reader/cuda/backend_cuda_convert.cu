@@ -8,20 +8,13 @@
 // done); the copy runs on the compute stream, so it follows the slot's previous kernel, which read the
 // device half.
 #include <string.h>
-#include <time.h>
 
 #include "backend_cuda_impl.cuh"
+#include "clock.h"
 #include "convert_kernel.cuh"
 #include "resample_kernel.cuh"
 
 namespace {
-
-static uint64_t now_ns()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 // The compute stream waits for the H2D copy of every slot the job reads, and for the consumer's last
 // use of SLOT's output (with a user stream).
@@ -105,7 +98,7 @@ static int launch_plain(cuda_backend *cb, cuda_slot *s, const backend_job &job, 
 
 extern "C" int h5pack_cuda_convert(cuda_backend *cb, int slot, backend_job job, char *err, size_t err_len)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = h5pack_clock_ns();
     cuda_slot *s = &cb->slots[slot];
     if (job.sources && job.sources != s->sources) // kept for a redo after an output size change
         memcpy(s->sources, job.sources, job.count * sizeof *job.sources);
@@ -138,6 +131,6 @@ extern "C" int h5pack_cuda_convert(cuda_backend *cb, int slot, backend_job job, 
     if (rc)
         return rc;
     HOT_CHECK(cb, cudaEventRecord(s->ready, cb->compute_stream));
-    cb->launch_ns.fetch_add(now_ns() - t0);
+    cb->launch_ns.fetch_add(h5pack_clock_ns() - t0);
     return H5PACK_OK;
 }

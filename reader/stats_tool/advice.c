@@ -27,7 +27,7 @@ void advice_print(const advice *a, FILE *f)
 
 static const char *size_text(uint64_t bytes, char *buf, size_t len)
 {
-    format_size(bytes, buf, len);
+    h5pack_format_bytes(bytes, buf, len);
     return buf;
 }
 

@@ -1,71 +1,15 @@
 /* args.c - option parsing helpers (see args.h). */
 #include "args.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-/* Multiplier of a size suffix (case-insensitive; "B", "k", "KB", "KiB", ... all binary). 0 = unknown. */
-static uint64_t suffix_multiplier(const char *s)
-{
-    static const char units[] = "kmgtp";
-    if (*s == '\0' || strcasecmp(s, "b") == 0)
-        return 1;
-    const char *u = strchr(units, tolower((unsigned char)s[0]));
-    if (!u)
-        return 0;
-    const char *rest = s + 1;
-    if (*rest != '\0' && strcasecmp(rest, "b") != 0 && strcasecmp(rest, "ib") != 0)
-        return 0;
-    return (uint64_t)1 << (10 * (unsigned)(u - units + 1));
-}
-
-int parse_size(const char *text, uint64_t *out)
-{
-    if (!text || !*text || *text == '-' || *text == '+' || isspace((unsigned char)*text))
-        return -1;
-    errno = 0;
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (errno || end == text || !(v >= 0.0) || isinf(v) || isnan(v))
-        return -1;
-    uint64_t mult = suffix_multiplier(end);
-    if (mult == 0)
-        return -1;
-    double bytes = v * (double)mult;
-    if (bytes >= 18446744073709549568.0)
-        return -1;
-    *out = (uint64_t)(bytes + 0.5);
-    return 0;
-}
-
-void format_size(uint64_t bytes, char *buf, size_t len)
-{
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 5)
-        v /= 1024.0, u++;
-    if (u == 0)
-        snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-    else if (v == floor(v))
-        snprintf(buf, len, "%.0f %s", v, units[u]);
-    else
-        snprintf(buf, len, "%.3g %s", v, units[u]);
-}
 
 int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
-    if (!text || !isdigit((unsigned char)*text))
-        return -1;
-    errno = 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end != '\0' || v < min || v > max)
+    uint64_t v = 0;
+    if (h5pack_parse_size(text, &v, NULL, 0) != H5PACK_SIZE_OK || v < min || v > max)
         return -1;
     *out = v;
     return 0;

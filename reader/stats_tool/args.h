@@ -1,5 +1,6 @@
-/* args.h - option parsing helpers of h5pack-stats: sizes with suffixes, comma lists, names of orders,
- * policies and devices. Pure functions, no output: callers print the message. */
+/* args.h - option parsing helpers of h5pack-stats: counts, comma lists, names of orders, policies and
+ * devices. Pure functions, no output: callers print the message. Sizes follow the project's one rule
+ * (sizes.h: h5pack_parse_size, h5pack_format_bytes). */
 #ifndef H5PACK_STATS_ARGS_H
 #define H5PACK_STATS_ARGS_H
 
@@ -7,15 +8,9 @@
 #include <stdint.h>
 
 #include "h5pack_sim.h" /* h5pack_policy */
+#include "sizes.h"
 
-/* "1073741824", "64M", "64MB", "64MiB", "1G", "1GiB", "512k", "1.5G" (binary units: k = 1024).
- * Returns 0 and sets *out, or -1 on anything else (empty, negative, unknown suffix, overflow). */
-int parse_size(const char *text, uint64_t *out);
-
-/* Writes a size as "64 MiB", "1.5 GiB", "512 B" into BUF. */
-void format_size(uint64_t bytes, char *buf, size_t len);
-
-/* Decimal unsigned integer in [min, max]. 0 or -1. */
+/* A count in [min, max], written as the size rule says ("256", "4K" = 4096). 0 or -1. */
 int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 /* Decimal floating point number in [min, max]. 0 or -1. */

@@ -61,11 +61,11 @@ static void print_dataset(const ds_report *d, const reader_view *v, const char *
 {
     char shape[160], chunk[160], sz[32], store[32], how[256];
     dims_text(d->dims, d->rank, shape, sizeof shape);
-    format_size(d->storage_bytes, store, sizeof store);
+    h5pack_format_bytes(d->storage_bytes, store, sizeof store);
     printf("  %-20s %-18s %-22s %s, stored %s\n", d->name, d->dtype, shape, d->layout, store);
     if (strcmp(d->layout, "chunked") == 0) {
         dims_text(d->chunk, d->rank, chunk, sizeof chunk);
-        format_size(d->chunk_bytes, sz, sizeof sz);
+        h5pack_format_bytes(d->chunk_bytes, sz, sizeof sz);
         printf("  %-20s chunks %s: %llu of %s each (%llu written), filters: %s, compression ratio %.2f\n", "",
                chunk, (unsigned long long)d->n_chunks, sz, (unsigned long long)d->n_allocated,
                d->filters[0] ? d->filters : "none", ratio_of(d));
@@ -103,8 +103,8 @@ static void print_reader(const reader_view *v, const char *images)
         return;
     }
     char cb[32], st[32];
-    format_size(d->chunk_bytes, cb, sizeof cb);
-    format_size(d->stored_bytes, st, sizeof st);
+    h5pack_format_bytes(d->chunk_bytes, cb, sizeof cb);
+    h5pack_format_bytes(d->stored_bytes, st, sizeof st);
     printf("reader (\"%s\" as h5pack_open reads it): %llu images of %ux%ux%u %s uint8\n", images,
            (unsigned long long)d->n_samples, d->channels, d->height, d->width,
            d->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
@@ -124,7 +124,7 @@ static void print_reader(const reader_view *v, const char *images)
 static void print_text(const file_report *r, const reader_view *v, const char *images)
 {
     char sz[32];
-    format_size(r->file_bytes, sz, sizeof sz);
+    h5pack_format_bytes(r->file_bytes, sz, sizeof sz);
     printf("file: %s (%s)\n", r->path, sz);
     if (format_version(r, v) >= 0)
         printf("h5pack file, format version %d\n", format_version(r, v));

@@ -9,6 +9,7 @@
 
 #include "advice.h"
 #include "args.h"
+#include "clock.h"
 #include "commands.h"
 #include "json.h"
 
@@ -33,13 +34,6 @@ typedef struct timeline {
     double interval_s, last_t;
     h5pack_stats last;
 } timeline;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void sleep_ms(double ms)
 {
@@ -142,12 +136,12 @@ static int close_epoch(run_state *s, const h5pack_stats *now_st, double now)
  * Counters are sampled after each release, so a boundary splits them between two batches. */
 static int consume(run_state *s, const run_opts *o, timeline *tl)
 {
-    h5pack_batch b;
-    h5pack_stats st;
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    h5pack_stats st = H5PACK_STATS_INIT;
     int rc;
-    s->t0 = s->epoch_t0 = now_s();
-    h5pack_stats_get(s->r, &s->epoch_start);
-    st = s->epoch_start;
+    s->t0 = s->epoch_t0 = h5pack_clock_s();
+    h5pack_stats_get(s->r, &st);
+    s->epoch_start = st;
     double last_release = s->t0;
     if (tl->f)
         tl->last = s->epoch_start, tl->last_t = 0.0;
@@ -161,7 +155,7 @@ static int consume(run_state *s, const run_opts *o, timeline *tl)
             sleep_ms(o->step_ms);
         h5pack_release(s->r, &b);
         h5pack_stats_get(s->r, &st);
-        last_release = now_s();
+        last_release = h5pack_clock_s();
         if (tl->f && last_release - s->t0 - tl->last_t >= tl->interval_s)
             timeline_row(tl, last_release - s->t0, b.epoch, &st);
     }
@@ -171,7 +165,7 @@ static int consume(run_state *s, const run_opts *o, timeline *tl)
 static void print_span_text(const char *label, const span *e)
 {
     char rd[32];
-    format_size(e->d.bytes_read, rd, sizeof rd);
+    h5pack_format_bytes(e->d.bytes_read, rd, sizeof rd);
     double s = e->seconds > 0 ? e->seconds : 1e-9;
     printf("%-6s %9llu %7llu/%-7llu %9llu %9llu %8.4f %11s %7.3f %11.1f %9.1f %7.1f%%\n", label,
            (unsigned long long)e->d.samples, (unsigned long long)e->d.batches_fresh,
@@ -183,8 +177,8 @@ static void print_span_text(const char *label, const span *e)
 static void print_text(const run_opts *o, const h5pack_info *in, const run_state *s, const span *total)
 {
     char cb[32], cache[32];
-    format_size(in->chunk_bytes, cb, sizeof cb);
-    format_size(o->cfg.cache_bytes, cache, sizeof cache);
+    h5pack_format_bytes(in->chunk_bytes, cb, sizeof cb);
+    h5pack_format_bytes(o->cfg.cache_bytes, cache, sizeof cache);
     printf("file: %s\n", o->file);
     printf("reader: %llu samples of %ux%ux%u %s, %llu chunks of %llu images (%s), %s, %s path\n",
            (unsigned long long)in->n_samples, in->channels, in->height, in->width,
@@ -327,15 +321,15 @@ int cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? 0 : rc;
     run_state s = {0};
-    h5pack_info in;
+    h5pack_info in = H5PACK_INFO_INIT;
     timeline tl;
-    h5pack_stats end;
+    h5pack_stats end = H5PACK_STATS_INIT;
     if ((rc = open_reader(&o, &s.r, &in)) != 0)
         return rc;
     if ((rc = open_timeline(&o, &tl)) != 0)
         goto done;
     rc = consume(&s, &o, &tl);
-    double t_end = now_s();
+    double t_end = h5pack_clock_s();
     h5pack_stats_get(s.r, &end);
     if (rc < 0) {
         const char *detail = h5pack_last_error(s.r);

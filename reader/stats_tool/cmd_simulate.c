@@ -35,7 +35,7 @@ static int parse_cache_list(const char *text, sim_opts *o)
     const char *items[MAX_ITEMS];
     int n = split_list(text, &store, items, MAX_ITEMS);
     for (int i = 0; i < n; i++)
-        if (parse_size(items[i], &o->caches[i]) || o->caches[i] == 0)
+        if (h5pack_parse_size(items[i], &o->caches[i], NULL, 0) || o->caches[i] == 0)
             n = -1;
     free(store);
     o->n_caches = n;

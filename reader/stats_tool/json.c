@@ -4,27 +4,14 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "utf8.h"
+
 void json_init(json_out *j, FILE *f)
 {
     j->f = f;
     j->depth = 0;
     j->count[0] = 0;
     j->inline_[0] = 0;
-}
-
-/* Length of the valid UTF-8 sequence starting at P (1..4), or 0 if it is not one (JSON must be UTF-8). */
-static int utf8_sequence_length(const unsigned char *p)
-{
-    int n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : 0;
-    if (p[0] >= 0xF5)
-        n = 0;
-    for (int i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    if ((n == 3 && p[0] == 0xE0 && p[1] < 0xA0) || (n == 3 && p[0] == 0xED && p[1] >= 0xA0) ||
-        (n == 4 && p[0] == 0xF0 && p[1] < 0x90) || (n == 4 && p[0] == 0xF4 && p[1] >= 0x90))
-        return 0; /* overlong, surrogate, or beyond U+10FFFF */
-    return n;
 }
 
 static void write_escaped(FILE *f, const char *s)
@@ -42,11 +29,11 @@ static void write_escaped(FILE *f, const char *s)
         else if (*p < 0x80)
             fputc(*p, f);
         else {
-            int n = utf8_sequence_length(p);
+            size_t n = h5pack_utf8_sequence_len(p); /* JSON must be UTF-8 */
             if (n == 0) {
                 fputs("\\ufffd", f); /* a byte that is not UTF-8 (e.g. a Latin-1 name): replacement char */
             } else {
-                fwrite(p, 1, (size_t)n, f);
+                fwrite(p, 1, n, f);
                 p += n - 1;
             }
         }

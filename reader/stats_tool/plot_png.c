@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
 #include "plot.h"
+#include "sizes.h"
 
 typedef struct canvas {
     int w, h;
@@ -111,7 +111,7 @@ static void draw_axes(canvas *c, const plot_frame *fr, const plot_series *s, int
     for (int i = 0; i < n; i++)
         for (int k = 0; k < s[i].n; k++) {
             char lbl[32];
-            format_size((uint64_t)s[i].x[k], lbl, sizeof lbl);
+            h5pack_format_bytes((uint64_t)s[i].x[k], lbl, sizeof lbl);
             int x = (int)(plot_px(fr, s[i].x[k]) + 0.5);
             line(c, x, y1, x, y1 + 5, 0, 1, 0);
             text(c, x - 6 * (int)strlen(lbl), y1 + 10, lbl, 2, 0x000000);

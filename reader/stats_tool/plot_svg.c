@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "args.h"
 #include "plot.h"
+#include "sizes.h"
 
 static void xml_text(FILE *f, const char *s)
 {
@@ -44,7 +44,7 @@ static void svg_axes(FILE *f, const plot_frame *fr, const plot_series *s, int n)
             if (seen)
                 continue;
             char lbl[32];
-            format_size((uint64_t)s[i].x[k], lbl, sizeof lbl);
+            h5pack_format_bytes((uint64_t)s[i].x[k], lbl, sizeof lbl);
             double x = plot_px(fr, s[i].x[k]);
             fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>\n", x, y1, x, y1 + 5);
             fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n", x, y1 + 20,

@@ -12,6 +12,13 @@ static int bad_value(const char *cmd, const char *opt, const char *value, const 
     return -1;
 }
 
+/* WHY: the size parser's words about VALUE. */
+static int bad_size(const char *cmd, const char *opt, const char *value, const char *why)
+{
+    fprintf(stderr, "h5pack-stats %s: bad value '%s' for %s: %s\n", cmd, value, opt, why);
+    return -1;
+}
+
 /* Options with an unsigned value: name, destination kind, bounds. */
 static int parse_counted(const char *cmd, const char *opt, const char *v, h5pack_config *cfg)
 {
@@ -37,7 +44,7 @@ static int parse_counted(const char *cmd, const char *opt, const char *v, h5pack
             return bad_value(cmd, opt, v, "an integer in 0..1024 (0 = one per core)");
         cfg->threads = (int)n;
     } else if (strcmp(opt, "--seed") == 0) {
-        if (parse_u64(v, 0, UINT64_MAX, &n))
+        if (h5pack_parse_uint(v, &n, NULL, 0)) /* a seed is a name, not an amount: digits only */
             return bad_value(cmd, opt, v, "an unsigned integer");
         cfg->seed = n;
     } else if (strcmp(opt, "--rank") == 0) {
@@ -57,9 +64,12 @@ static int parse_counted(const char *cmd, const char *opt, const char *v, h5pack
 static int parse_named(const char *cmd, const char *opt, const char *v, h5pack_config *cfg)
 {
     uint64_t size = 0;
+    char why[160];
     if (strcmp(opt, "--cache") == 0) {
-        if (parse_size(v, &size) || size == 0)
-            return bad_value(cmd, opt, v, "a size such as 64M or 1GiB");
+        if (h5pack_parse_size(v, &size, why, sizeof why) != H5PACK_SIZE_OK)
+            return bad_size(cmd, opt, v, why);
+        if (size == 0 || size > SIZE_MAX)
+            return bad_value(cmd, opt, v, "a size above 0 such as 64M or 1GiB");
         cfg->cache_bytes = (size_t)size;
     } else if (strcmp(opt, "--order") == 0) {
         if (parse_order(v, &cfg->order))

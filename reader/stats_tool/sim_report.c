@@ -26,7 +26,7 @@ static void print_header(const sim_report *r)
 {
     const h5pack_file_desc *d = r->desc;
     char cb[32];
-    format_size(d->chunk_bytes, cb, sizeof cb);
+    h5pack_format_bytes(d->chunk_bytes, cb, sizeof cb);
     printf("file: %s (%llu images of %ux%ux%u %s; %s of %llu images = %s, %s, %s read path)\n", r->file,
            (unsigned long long)d->n_samples, d->channels, d->height, d->width, layout_name(d->layout),
            d->chunked ? "chunks" : "no chunks: read units", (unsigned long long)d->samples_per_chunk, cb,
@@ -68,8 +68,8 @@ void sim_report_table(const sim_report *r)
     for (int i = 0; i < r->n_rows; i++) {
         const sim_row *row = &r->rows[i];
         char cs[32], rd[32], ch[32];
-        format_size(row->cache_bytes, cs, sizeof cs);
-        format_size(row->r.bytes_read, rd, sizeof rd);
+        h5pack_format_bytes(row->cache_bytes, cs, sizeof cs);
+        h5pack_format_bytes(row->r.bytes_read, rd, sizeof rd);
         printf("%-10s %-10s %-7s ", cs, order_name(row->order), policy_name(row->policy));
         if (what_if) {
             chunk_text(r, i, ch, sizeof ch);

@@ -9,7 +9,6 @@
  *                             [--min-size S --max-size S]
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <png.h>
 #include <stdint.h>
@@ -19,6 +18,9 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 
+#include "rng.h"   /* h5pack's splitmix64 (reader/common) */
+#include "sizes.h" /* h5pack's size rule for counts */
+
 typedef struct gen_opts {
     const char *out_dir;
     unsigned classes, per_class, min_size, max_size;
@@ -26,26 +28,14 @@ typedef struct gen_opts {
     double png_fraction;
 } gen_opts;
 
-typedef struct rng64 {
-    uint64_t s;
-} rng64;
-
-static uint64_t rng_next(rng64 *r) /* splitmix64 */
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double rng_unit(rng64 *r)
+static double rng_unit(rng_state *r)
 {
     return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static unsigned rng_range(rng64 *r, unsigned lo, unsigned hi) /* inclusive */
+static unsigned rng_range(rng_state *r, unsigned lo, unsigned hi) /* inclusive */
 {
-    return lo + (unsigned)(rng_next(r) % (uint64_t)(hi - lo + 1));
+    return lo + (unsigned)rng_below(r, (uint64_t)(hi - lo) + 1);
 }
 
 static void usage(FILE *to)
@@ -57,12 +47,11 @@ static void usage(FILE *to)
                 "png fraction 0.2, sizes 64..256).\n");
 }
 
+/* A count (h5pack's size rule, reader/common/sizes.h: "1K" = 1024) up to 100,000,000. */
 static int parse_uint(const char *s, unsigned *out)
 {
-    char *end = NULL;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || !end || *end || end == s || v > 100000000ul)
+    uint64_t v = 0;
+    if (h5pack_parse_size(s, &v, NULL, 0) != H5PACK_SIZE_OK || v > 100000000u)
         return -1;
     *out = (unsigned)v;
     return 0;
@@ -83,7 +72,7 @@ static int parse_args(int argc, char **argv, gen_opts *o)
         else if (strcmp(a, "--max-size") == 0 && v)
             bad = parse_uint(v, &o->max_size) || o->max_size > 8192;
         else if (strcmp(a, "--seed") == 0 && v)
-            bad = sscanf(v, "%" SCNu64, &o->seed) != 1;
+            bad = h5pack_parse_uint(v, &o->seed, NULL, 0) != 0;
         else if (strcmp(a, "--png-fraction") == 0 && v)
             bad = sscanf(v, "%lf", &o->png_fraction) != 1 || !(o->png_fraction >= 0 && o->png_fraction <= 1);
         else if (a[0] != '-' && !o->out_dir) {
@@ -129,7 +118,7 @@ static int shape_covers(const shape *s, double x, double y)
     return fabs(x - s->cx) <= s->w && fabs(y - s->cy) <= s->h;
 }
 
-static void draw_image(uint8_t *px, unsigned w, unsigned h, unsigned cls, unsigned classes, rng64 *r)
+static void draw_image(uint8_t *px, unsigned w, unsigned h, unsigned cls, unsigned classes, rng_state *r)
 {
     double a[3], b[3];
     class_color(cls, classes, 0.0, a);
@@ -228,7 +217,7 @@ static int make_dirs(const char *path)
 }
 
 /* One image: size, format and content all drawn from R, so the output depends only on the options. */
-static int write_one(const gen_opts *o, const char *dir, unsigned cls, unsigned idx, rng64 *r, uint8_t *px,
+static int write_one(const gen_opts *o, const char *dir, unsigned cls, unsigned idx, rng_state *r, uint8_t *px,
                      unsigned *n_png)
 {
     unsigned w = rng_range(r, o->min_size, o->max_size), h = rng_range(r, o->min_size, o->max_size);
@@ -264,7 +253,7 @@ int main(int argc, char **argv)
     for (unsigned c = 0; c < o.classes; c++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/class_%02u", o.out_dir, c);
-        rng64 r = {o.seed * 1000003ull + c}; /* per-class stream: classes independent of each other */
+        rng_state r = {o.seed * 1000003ull + c}; /* per-class stream: classes independent of each other */
         if (make_dirs(dir) != 0)
             goto fail;
         for (unsigned i = 0; i < o.per_class; i++)

@@ -6,17 +6,19 @@
  *                     [--echo E] [--threads T] [--prefetch P] [--device auto|cpu|cuda] [--seed S]
  *
  * Each batch goes through a small model (model.h): a CUDA kernel when the reader delivers batches on the
- * GPU, a CPU loop otherwise. Uses only the public API (include/h5pack.h).
+ * GPU, a CPU loop otherwise. Uses only the public API (include/h5pack.h), plus h5pack's internal helpers
+ * for the clock and for sizes on the command line (reader/common).
  */
-#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "h5pack.h"
 #include "model.h"
+#include "sizes.h"
 
 typedef struct options {
     const char *path;
@@ -29,13 +31,6 @@ typedef struct epoch_totals {
     uint64_t loss_batches;
 } epoch_totals;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void usage(FILE *out)
 {
     fprintf(out, "usage: h5pack-train-loop FILE.h5 [--epochs N] [--batch N] [--cache SIZE] "
@@ -43,29 +38,8 @@ static void usage(FILE *out)
                  "                         [--echo E] [--threads T] [--prefetch P] [--device auto|cpu|cuda] "
                  "[--seed S]\n"
                  "Trains a tiny model on the file's batches and prints, per epoch, the share of the time spent\n"
-                 "waiting for data. SIZE takes K/M/G suffixes (binary). Defaults: 2 epochs, batch 64, cache 1G,\n"
+                 "waiting for data. SIZE takes K/M/G/T suffixes (K = 1024). Defaults: 2 epochs, batch 64, cache 1G,\n"
                  "chunk order, echo 1, all cores, device auto.\n");
-}
-
-/* "64M", "1G", "1GiB", "4096" -> bytes; 0 on a malformed value. */
-static uint64_t parse_size(const char *s)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
-        return 0;
-    const char *units = "KMGT";
-    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
-    if (u) {
-        v *= (double)(1ULL << (10 * (u - units + 1)));
-        end++;
-        if (*end == 'i')
-            end++;
-        if (*end == 'B' || *end == 'b')
-            end++;
-    }
-    return *end ? 0 : (uint64_t)v;
 }
 
 static int parse_enum(const char *value, const char *const *names, int n, int *out)
@@ -80,16 +54,16 @@ static int parse_option(options *o, const char *name, const char *value)
 {
     static const char *const orders[] = {"sequential", "random", "chunk"};
     static const char *const devices[] = {"auto", "cpu", "cuda"};
-    char *end = NULL;
-    unsigned long long n = strtoull(value, &end, 10);
-    int numeric = *value && !*end, e = 0;
+    uint64_t n = 0, seed = 0;
+    /* Sizes and counts follow h5pack's one rule (reader/common/sizes.h: 64M, 1GiB, 1.5G; K = 1024). */
+    int numeric = h5pack_parse_size(value, &n, NULL, 0) == H5PACK_SIZE_OK, e = 0;
     if (!strcmp(name, "--epochs") && numeric) o->cfg.epochs = n;
-    else if (!strcmp(name, "--batch") && numeric && n > 0) o->cfg.batch_size = (size_t)n;
-    else if (!strcmp(name, "--echo") && numeric && n > 0) o->cfg.echo = (uint32_t)n;
-    else if (!strcmp(name, "--threads") && numeric) o->cfg.threads = (int)n;
-    else if (!strcmp(name, "--prefetch") && numeric && n > 1) o->cfg.prefetch = (int)n;
-    else if (!strcmp(name, "--seed") && numeric) o->cfg.seed = n;
-    else if (!strcmp(name, "--cache") && parse_size(value)) o->cfg.cache_bytes = (size_t)parse_size(value);
+    else if (!strcmp(name, "--batch") && numeric && n > 0 && n <= UINT32_MAX) o->cfg.batch_size = (size_t)n;
+    else if (!strcmp(name, "--echo") && numeric && n > 0 && n <= UINT32_MAX) o->cfg.echo = (uint32_t)n;
+    else if (!strcmp(name, "--threads") && numeric && n <= 1024) o->cfg.threads = (int)n;
+    else if (!strcmp(name, "--prefetch") && numeric && n > 1 && n <= 1024) o->cfg.prefetch = (int)n;
+    else if (!strcmp(name, "--seed") && !h5pack_parse_uint(value, &seed, NULL, 0)) o->cfg.seed = seed;
+    else if (!strcmp(name, "--cache") && numeric && n > 0 && n <= SIZE_MAX) o->cfg.cache_bytes = (size_t)n;
     else if (!strcmp(name, "--order") && !parse_enum(value, orders, 3, &e)) o->cfg.order = (h5pack_order)e;
     else if (!strcmp(name, "--device") && !parse_enum(value, devices, 3, &e)) o->cfg.device = (h5pack_device)e;
     else return -1;
@@ -98,7 +72,8 @@ static int parse_option(options *o, const char *name, const char *value)
 
 static int parse_args(int argc, char **argv, options *o)
 {
-    h5pack_config_init(&o->cfg);
+    const h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
+    o->cfg = defaults;
     o->cfg.batch_size = 64;
     o->cfg.epochs = 2;
     o->path = NULL;
@@ -172,14 +147,14 @@ static int run_epoch(h5pack_reader *r, model *m, uint64_t batches, epoch_totals 
 {
     memset(t, 0, sizeof *t);
     for (uint64_t i = 0; i < batches; i++) {
-        h5pack_batch b;
-        double t0 = now_s();
+        h5pack_batch b = H5PACK_BATCH_INIT;
+        double t0 = h5pack_clock_s();
         int rc = h5pack_next(r, &b);
-        double t1 = now_s();
+        double t1 = h5pack_clock_s();
         if (rc != H5PACK_OK)
             return rc;
         double loss = model_step(m, &b);
-        double t2 = now_s();
+        double t2 = h5pack_clock_s();
         h5pack_release(r, &b);
         t->wait_s += t1 - t0;
         t->step_s += t2 - t1;
@@ -206,7 +181,7 @@ static int train(const options *o, h5pack_reader *r, model *m, const h5pack_info
 {
     uint64_t per_epoch = in->batches_per_epoch * (o->cfg.echo ? o->cfg.echo : 1);
     double wait = 0, loop = 0;
-    h5pack_stats before, after;
+    h5pack_stats before = H5PACK_STATS_INIT, after = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &before);
     for (uint64_t e = 0; e < o->cfg.epochs; e++) {
         epoch_totals t;
@@ -233,7 +208,7 @@ int main(int argc, char **argv)
     options o;
     h5pack_reader *r = NULL;
     model *m = NULL;
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     char err[256] = "";
     int status = 1;
     if (parse_args(argc, argv, &o) < 0) {

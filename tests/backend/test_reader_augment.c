@@ -67,7 +67,7 @@ static void check_image(const h5pack_batch *b, size_t i, uint32_t oh, uint32_t o
 static uint64_t run_crop(const char *path, h5pack_config c, h5pack_crop_box box0[2], uint64_t resize_at)
 {
     h5pack_reader *r = open_or_die(path, &c);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     uint64_t hash = 1469598103934665603ull, n = 0;
     int rc;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
@@ -108,7 +108,7 @@ static void test_random_resized(const char *path)
     h5pack_reader *r = open_or_die(path, &c);
     CHECK_EQ_INT(h5pack_set_output_size(r, 33, 8), H5PACK_EINVAL);
     CHECK_STR_CONTAINS(h5pack_last_error(r), "maximum output size");
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     CHECK(info.crop == H5PACK_CROP_RANDOM_RESIZED && info.output_height == 24 && info.output_width == 20 &&
           info.max_output_height == 32 && info.echo_pool_bytes == 0);
@@ -132,7 +132,7 @@ static void run_sample_echo(const char *path, int crop)
         c.dtype = H5PACK_DTYPE_UINT8, c.output_layout = H5PACK_LAYOUT_NHWC;
     }
     h5pack_reader *r = open_or_die(path, &c);
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     CHECK_EQ_INT(info.ring_slots, E + 1);
     CHECK_EQ_U64(info.echo_pool_bytes, (E - 1) * 8 * (size_t)SPEC.c * SPEC.h * SPEC.w);
@@ -140,7 +140,7 @@ static void run_sample_echo(const char *path, int crop)
     uint8_t *want = malloc(img);
     uint32_t count[2][50] = {{0}};
     uint64_t seen_in[2][50][3], deliveries = 0;
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     int rc;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++) {
@@ -166,7 +166,7 @@ static void run_sample_echo(const char *path, int crop)
         for (int row = 0; row < 50; row++)
             CHECK_MSG(count[e][row] == E, "epoch %d row %d: %u deliveries", e, row, count[e][row]);
     CHECK_EQ_U64(deliveries, 2 * 7 * E); /* 7 batches per epoch (the last short, batch-echoed) */
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     CHECK_EQ_U64(st.samples, 2 * 50 * E);
     free(want);

@@ -5,16 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "make_files.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void measure(const char *dir, const char *name, const test_file *tf)
 {
@@ -27,20 +20,20 @@ static void measure(const char *dir, const char *name, const test_file *tf)
     int path_id = -1;
     for (int rep = 0; rep < 3; rep++) {
         chunk_source *s = NULL;
-        double t0 = now_s();
+        double t0 = h5pack_clock_s();
         if (h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
             exit(1);
         }
-        double t1 = now_s();
+        double t1 = h5pack_clock_s();
         const source_geometry *g = h5pack_chunksrc_geometry(s);
         uint8_t *buf = malloc(g->chunk_bytes);
         h5pack_chunksrc_read(s, 0, buf, NULL, NULL, err, sizeof err);
-        double t2 = now_s();
+        double t2 = h5pack_clock_s();
         total = 0;
         for (uint64_t c = 0; c < g->n_chunks; c++)
             total += h5pack_chunksrc_stored_bytes(s, c);
-        double t3 = now_s();
+        double t3 = h5pack_clock_s();
         if (t1 - t0 < best_open) {
             best_open = t1 - t0;
             first_read = t2 - t1;

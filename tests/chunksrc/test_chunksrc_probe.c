@@ -5,26 +5,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
+#include "clock.h"
 #include "make_files.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void expect_damaged(const char *dir, const char *name, const char *what, double max_s)
 {
     char path[1024], err[1024];
     chunk_source *s = NULL;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    double t0 = now_s();
+    double t0 = h5pack_clock_s();
     int rc = h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
-    double dt = now_s() - t0;
+    double dt = h5pack_clock_s() - t0;
     printf("%s -> %d in %.2f s: %s\n", name, rc, dt, err);
     CHECK_EQ_INT(rc, H5PACK_ECORRUPT);
     CHECK(s == NULL);

@@ -1,6 +1,6 @@
 /* fuzz_cli.c - libFuzzer target for the h5pack command line: arbitrary bytes become an argv (split at
  * newlines and NULs) for options_parse, and the whole input, as one string, goes through every value
- * parser (--size HxW, counts with suffixes, --chunk, --compress gzip:L, --resize) and the chunk rule.
+ * parser (--size HxW, counts with the size rule, --compress gzip:L, --resize) and the chunk rule.
  * Invariants checked: results in range, a message on every error, no crash or read past the input. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "chunking.h"
 #include "options.h"
+#include "sizes.h"
 
 #define MAX_ARGS 24
 
@@ -26,7 +27,7 @@ static void fuzz_value_parsers(const char *s)
     resize_mode mode;
     if (parse_size_hw(s, &h, &w) == 0)
         require(h >= 1 && w >= 1 && h <= 65535 && w <= 65535);
-    if (parse_count(s, &v) == 0 && v > 0) {
+    if (h5pack_parse_size(s, &v, NULL, 0) == H5PACK_SIZE_OK && v > 0) {
         chunk_choice c;
         char err[256] = "";
         uint64_t image_bytes = v % (1ull << 33) + 1, n = v % 997 + 1;
@@ -38,8 +39,9 @@ static void fuzz_value_parsers(const char *s)
                 require(err[0] != '\0');
         }
     }
-    if (parse_chunk(s, &k) == 0)
-        require(strcmp(s, "auto") == 0 ? k == 0 : k >= 1);
+    uint64_t plain = 0;
+    if (h5pack_parse_uint(s, &plain, NULL, 0) == 0) /* digits only: the size rule agrees */
+        require(h5pack_parse_size(s, &k, NULL, 0) == H5PACK_SIZE_OK && k == plain);
     if (parse_compress(s, &kind, &level) == 0 && kind == COMPRESS_GZIP)
         require(level >= 1 && level <= 9);
     parse_resize(s, &mode);

@@ -1,7 +1,7 @@
 /* Prints the size of every public struct of include/h5pack.h and the offset of each field, one per line
  * ("h5pack_config.batch_size 16"). test_abi.py compares them with the ctypes mirror in python/h5pack/_lib.py.
  * The field list is the binding's: a field missing from the header does not compile, one missing from the
- * binding shows as a size mismatch. */
+ * binding shows as a size mismatch. Also the enum values, constants and the version numbers. */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -10,6 +10,7 @@
 int main(void)
 {
     printf("h5pack_config size %zu\n", sizeof(h5pack_config));
+    printf("h5pack_config.struct_size %zu\n", offsetof(h5pack_config, struct_size));
     printf("h5pack_config.images_dataset %zu\n", offsetof(h5pack_config, images_dataset));
     printf("h5pack_config.labels_dataset %zu\n", offsetof(h5pack_config, labels_dataset));
     printf("h5pack_config.input_layout %zu\n", offsetof(h5pack_config, input_layout));
@@ -48,6 +49,7 @@ int main(void)
     printf("h5pack_config.center_ratio %zu\n", offsetof(h5pack_config, center_ratio));
     printf("h5pack_config.echo_mode %zu\n", offsetof(h5pack_config, echo_mode));
     printf("h5pack_info size %zu\n", sizeof(h5pack_info));
+    printf("h5pack_info.struct_size %zu\n", offsetof(h5pack_info, struct_size));
     printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));
     printf("h5pack_info.channels %zu\n", offsetof(h5pack_info, channels));
     printf("h5pack_info.height %zu\n", offsetof(h5pack_info, height));
@@ -82,6 +84,7 @@ int main(void)
     printf("h5pack_info.ring_slots %zu\n", offsetof(h5pack_info, ring_slots));
     printf("h5pack_info.echo_pool_bytes %zu\n", offsetof(h5pack_info, echo_pool_bytes));
     printf("h5pack_batch size %zu\n", sizeof(h5pack_batch));
+    printf("h5pack_batch.struct_size %zu\n", offsetof(h5pack_batch, struct_size));
     printf("h5pack_batch.data %zu\n", offsetof(h5pack_batch, data));
     printf("h5pack_batch.labels %zu\n", offsetof(h5pack_batch, labels));
     printf("h5pack_batch.labels_device %zu\n", offsetof(h5pack_batch, labels_device));
@@ -93,7 +96,7 @@ int main(void)
     printf("h5pack_batch.echo %zu\n", offsetof(h5pack_batch, echo));
     printf("h5pack_batch.on_device %zu\n", offsetof(h5pack_batch, on_device));
     printf("h5pack_batch.cuda_event %zu\n", offsetof(h5pack_batch, cuda_event));
-    printf("h5pack_batch.slot_ %zu\n", offsetof(h5pack_batch, slot_));
+    printf("h5pack_batch.token %zu\n", offsetof(h5pack_batch, token));
     printf("h5pack_batch.boxes %zu\n", offsetof(h5pack_batch, boxes));
     printf("h5pack_batch.height %zu\n", offsetof(h5pack_batch, height));
     printf("h5pack_batch.width %zu\n", offsetof(h5pack_batch, width));
@@ -104,6 +107,7 @@ int main(void)
     printf("h5pack_crop_box.width %zu\n", offsetof(h5pack_crop_box, width));
     printf("h5pack_crop_box.flip %zu\n", offsetof(h5pack_crop_box, flip));
     printf("h5pack_stats size %zu\n", sizeof(h5pack_stats));
+    printf("h5pack_stats.struct_size %zu\n", offsetof(h5pack_stats, struct_size));
     printf("h5pack_stats.samples %zu\n", offsetof(h5pack_stats, samples));
     printf("h5pack_stats.batches %zu\n", offsetof(h5pack_stats, batches));
     printf("h5pack_stats.batches_fresh %zu\n", offsetof(h5pack_stats, batches_fresh));
@@ -139,7 +143,10 @@ int main(void)
     printf("enum.crop.none %d\nenum.crop.random_resized %d\nenum.crop.center %d\n", H5PACK_CROP_NONE,
            H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER);
     printf("enum.echo_mode.batch %d\nenum.echo_mode.sample %d\n", H5PACK_ECHO_BATCH, H5PACK_ECHO_SAMPLE);
-    printf("const.OK %d\nconst.END %d\nconst.ESTATE %d\nconst.EINTERNAL %d\nconst.MAX_CHANNELS %d\n", H5PACK_OK,
-           H5PACK_END, H5PACK_ESTATE, H5PACK_EINTERNAL, H5PACK_MAX_CHANNELS);
+    printf("const.OK %d\nconst.END %d\nconst.EINVAL %d\nconst.ESTATE %d\nconst.EINTERNAL %d\nconst.MAX_CHANNELS %d\n",
+           H5PACK_OK, H5PACK_END, H5PACK_EINVAL, H5PACK_ESTATE, H5PACK_EINTERNAL, H5PACK_MAX_CHANNELS);
+    /* The header's version, which the library (h5pack.__version__) must report. */
+    printf("version.major %d\nversion.minor %d\nversion.patch %d\n", H5PACK_VERSION_MAJOR, H5PACK_VERSION_MINOR,
+           H5PACK_VERSION_PATCH);
     return 0;
 }

@@ -3,15 +3,9 @@
  * with --echo on the CPU reported a stall fraction near 0 while next() took much of the loop). */
 #include <time.h>
 
+#include "clock.h"
 #include "h5file.h"
 #include "h5pack.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void sleep_ms(long ms)
 {
@@ -33,17 +27,17 @@ int main(void)
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
 
-    h5pack_batch b;
-    h5pack_stats st;
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_next(r, &b)); /* the first batch's wait (worker start-up) is left out below */
     CHECK_OK(h5pack_release(r, &b));
     CHECK_OK(h5pack_stats_get(r, &st));
     double stall0 = st.stall_s, before = st.stall_s, in_next = 0, ratio[64];
     size_t n_echo = 0;
     for (;;) {
-        double t0 = now_s();
+        double t0 = h5pack_clock_s();
         rc = h5pack_next(r, &b);
-        double dt = now_s() - t0;
+        double dt = h5pack_clock_s() - t0;
         if (rc == H5PACK_END)
             break;
         CHECK_OK(rc);

@@ -44,8 +44,7 @@ static void compare_with_reader(const char *path, const h5pack_config *cfg, cons
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, cfg, &r);
     CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_info in;
-    memset(&in, 0, sizeof in);
+    h5pack_info in = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &in));
     h5pack_close(r);
     CHECK_EQ_U64(d->n_samples, in.n_samples);
@@ -178,7 +177,7 @@ int main(void)
     const test_file files[TF_KINDS] = {
         {TF_IMPLICIT, 203, 3, 8, 10, 6, 1, 0},   {TF_GZIP, 203, 3, 8, 10, 6, -1, 5},
         {TF_CONTIGUOUS, 97, 3, 64, 64, 1, 1, 0}, {TF_H5PY_GZIP, 150, 3, 12, 9, 7, -1, 0},
-        {TF_FLETCHER, 60, 4, 5, 6, 4, 2, 0},
+        {TF_FLETCHER, 60, 4, 5, 6, 4, 1, 0}, /* a newer version is refused: tests/chunksrc/test_chunksrc_version.c */
     };
     const char *names[TF_KINDS] = {"implicit.h5", "gzip.h5", "contiguous.h5", "h5py_gzip.h5", "fletcher.h5"};
     for (int k = 0; k < TF_KINDS; k++)

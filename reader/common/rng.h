@@ -1,8 +1,10 @@
-/* rng.h - small deterministic random numbers shared by the orders, the augmentation draws (CPU and
- * CUDA) and the tests. splitmix64 is a counter-based hash: the same (seed, counters) give the same
- * numbers on every platform and in any thread, which is what makes epochs reproducible. */
-#ifndef H5PACK_RNG_H
-#define H5PACK_RNG_H
+/* rng.h - the project's one random number generator (splitmix64), header only: the converter's packed
+ * order, the reader's orders, the augmentation draws (CPU and CUDA), the samples and the tests. splitmix64
+ * is a counter-based hash: the same (seed, counters) give the same numbers on every platform and in any
+ * thread, which is what makes packed orders and epochs reproducible. The functions are static inline
+ * (host and device under nvcc), so they are no global symbols and keep their short rng_ names. */
+#ifndef H5PACK_COMMON_RNG_H
+#define H5PACK_COMMON_RNG_H
 
 #include <stdint.h>
 
