@@ -417,9 +417,9 @@ typedef struct h5pack_file_desc {
     uint64_t image_bytes;        /* channels * height * width (uint8) */
     int chunked;                 /* 1: HDF5 chunked layout; 0: the "chunks" below are the reader's read units
                                     (runs of about 1 MiB of whole images) */
-    uint64_t samples_per_chunk;
+    uint64_t samples_per_chunk;  /* k: the HDF5 chunk shape's extent along the sample axis */
     uint64_t n_chunks;
-    uint64_t chunk_bytes;        /* decompressed bytes of one full chunk */
+    uint64_t chunk_bytes;        /* decompressed bytes of one full chunk (k whole images) */
     uint64_t stored_bytes;       /* bytes the images take in the file: the chunks' stored sizes summed */
     int compressed;              /* 1: a deflate filter */
     int n_filters;
@@ -439,6 +439,10 @@ typedef struct h5pack_file_desc {
     int threads;
     uint64_t samples_per_epoch;
     uint64_t batches_per_epoch;
+    /* appended after the first release */
+    uint64_t chunks_per_slab;    /* HDF5 chunks per reader chunk: 1 when HDF5 chunks hold whole images (and
+                                    for unchunked data); more when they split images (h5py's chunks=True),
+                                    each reader chunk then being the slab of every HDF5 chunk of its rows */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

@@ -39,6 +39,7 @@ static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
     d->samples_per_chunk = g->samples_per_chunk;
     d->n_chunks = g->n_chunks;
     d->chunk_bytes = g->chunk_bytes;
+    d->chunks_per_slab = g->chunks_per_slab;
     d->compressed = g->compressed;
     d->n_filters = g->n_filters;
     snprintf(d->filters, sizeof d->filters, "%s", g->filters);
