@@ -130,7 +130,8 @@ typedef enum h5pack_dtype {
     H5PACK_DTYPE_FLOAT32 = 0,
     H5PACK_DTYPE_FLOAT16 = 1,
     H5PACK_DTYPE_BFLOAT16 = 2,
-    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation/augmentation ignored) */
+    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation, flip and padding
+                              ignored); with a resizing crop: the cropped, resized, flipped pixels, rounded */
 } h5pack_dtype;
 
 typedef enum h5pack_layout {
@@ -145,6 +146,21 @@ typedef enum h5pack_norm {
     H5PACK_NORM_CUSTOM = 2,   /* config.mean / config.std */
     H5PACK_NORM_NONE = 3      /* x / 255 only */
 } h5pack_norm;
+
+/* Resizing crops (docs/augmentation.md). */
+typedef enum h5pack_crop {
+    H5PACK_CROP_NONE = 0,           /* the stored size (flip / pad-and-crop as configured) */
+    H5PACK_CROP_RANDOM_RESIZED = 1, /* torchvision's RandomResizedCrop: area in [scale_min, scale_max],
+                                       aspect ratio log-uniform in [ratio_min, ratio_max], 10 attempts then
+                                       the central fallback; resized with PIL's antialiased bilinear filter */
+    H5PACK_CROP_CENTER = 2          /* the central center_ratio of the shorter side, resized (evaluation) */
+} h5pack_crop;
+
+typedef enum h5pack_echo_mode {
+    H5PACK_ECHO_BATCH = 0,  /* each batch delivered `echo` times */
+    H5PACK_ECHO_SAMPLE = 1  /* each sample delivered `echo` times per epoch, its copies in different
+                               batches, from a device-resident pool (docs/augmentation.md) */
+} h5pack_echo_mode;
 
 #define H5PACK_MAX_CHANNELS 4
 
@@ -188,6 +204,16 @@ typedef struct h5pack_config {
     int random_crop_padding;    /* 0: P > 0 = pad by P (with pixel value 0) and crop H x W at random */
     void *cuda_stream;          /* NULL: a cudaStream_t that h5pack_next() makes wait for the batch
                                    (cudaStreamWaitEvent) and h5pack_release() records on */
+    h5pack_crop crop;           /* H5PACK_CROP_NONE */
+    uint32_t output_height;     /* 0: with a crop, the size delivered (0 = the stored height) */
+    uint32_t output_width;      /* 0: with a crop (0 = the stored width) */
+    uint32_t max_output_height; /* 0: largest height h5pack_set_output_size() may set later (0 = the
+                                   output height); the output buffers are sized for it at open */
+    uint32_t max_output_width;  /* 0: the same for the width */
+    double scale_min, scale_max; /* 0.08, 1.0: random resized crop's area fraction */
+    double ratio_min, ratio_max; /* 3/4, 4/3: random resized crop's aspect ratio (width / height) */
+    double center_ratio;        /* 0.875 (224/256): centre crop's fraction of the shorter side */
+    h5pack_echo_mode echo_mode; /* H5PACK_ECHO_BATCH */
 } h5pack_config;
 
 /* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
@@ -199,7 +225,10 @@ typedef struct h5pack_config {
         .echo = 1, .epochs = 0, .threads = 0, .prefetch = 4, .device = H5PACK_DEVICE_AUTO, .gpu_id = 0,   \
         .device_memory_limit = 0, .dtype = H5PACK_DTYPE_FLOAT32, .output_layout = H5PACK_LAYOUT_NCHW,     \
         .norm = H5PACK_NORM_IMAGENET, .mean = {0, 0, 0, 0}, .std = {1, 1, 1, 1}, .random_flip = 0,        \
-        .random_crop_padding = 0, .cuda_stream = NULL                                                     \
+        .random_crop_padding = 0, .cuda_stream = NULL, .crop = H5PACK_CROP_NONE, .output_height = 0,      \
+        .output_width = 0, .max_output_height = 0, .max_output_width = 0, .scale_min = 0.08,              \
+        .scale_max = 1.0, .ratio_min = 0.75, .ratio_max = 4.0 / 3.0, .center_ratio = 0.875,               \
+        .echo_mode = H5PACK_ECHO_BATCH                                                                    \
     }
 
 /* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
@@ -252,12 +281,27 @@ typedef struct h5pack_info {
     uint64_t pinned_bytes;       /* pinned (or plain, on CPU) host bytes of the batch ring */
     float mean[H5PACK_MAX_CHANNELS]; /* normalisation in use */
     float std[H5PACK_MAX_CHANNELS];
+    h5pack_crop crop;
+    uint32_t output_height, output_width;         /* delivered size at open (the stored size without a crop) */
+    uint32_t max_output_height, max_output_width; /* output buffers' size */
+    h5pack_echo_mode echo_mode;  /* as configured (SAMPLE with echo 1 delivers like BATCH) */
+    int ring_slots;              /* batch buffers in the ring: prefetch, raised to echo + 1 for sample echo */
+    uint64_t echo_pool_bytes;    /* sample echo's pool (device memory on the GPU, included in device_bytes) */
 } h5pack_info;
 
 #define H5PACK_INFO_INIT {.struct_size = sizeof(h5pack_info)}
 
 /* Fills the first info->struct_size bytes of *info. Thread-safety: consumer thread. */
 H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info);
+
+/* Crop box and flip of one delivered image: rows y .. y + height - 1 and columns x .. x + width - 1 of
+ * the stored image, resized to the batch's size, then mirrored when flip is 1. Without a resizing crop
+ * the box is the stored size shifted by the pad-and-crop offset (y, x may be negative: padding). An
+ * element of the batch's boxes array: this layout is fixed. */
+typedef struct h5pack_crop_box {
+    int32_t y, x, height, width;
+    int32_t flip;
+} h5pack_crop_box;
 
 /* One delivered batch (an output struct): declare it with h5pack_batch b = H5PACK_BATCH_INIT and reuse it
  * for every h5pack_next(). Memory belongs to the reader and stays valid until h5pack_release() of this
@@ -279,6 +323,8 @@ typedef struct h5pack_batch {
                                 config.cuda_stream, if set, already waits on it) */
     uint64_t token;          /* opaque: names this delivery for h5pack_release (0 = none: after a failed
                                 next or a release); a stale copy or another reader's batch is refused */
+    const h5pack_crop_box *boxes; /* count boxes on the host: where each image came from */
+    uint32_t height, width;  /* size of this batch's images (progressive resizing changes it per epoch) */
 } h5pack_batch;
 
 #define H5PACK_BATCH_INIT {.struct_size = sizeof(h5pack_batch)}
@@ -292,6 +338,13 @@ typedef struct h5pack_batch {
  * forever. On any return other than H5PACK_OK the batch is cleared (token 0), so releasing it is refused
  * cleanly. Consumer thread only. */
 H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch);
+
+/* With a resizing crop: deliver HEIGHT x WIDTH from the next epoch on (the epoch after the last
+ * delivered batch's; from epoch 0 when none was delivered yet). At most max_output_height x
+ * max_output_width (else H5PACK_EINVAL with the reason); batches of that epoch prepared in advance are
+ * redone at the new size, so the switch is exact. The draws do not depend on the size. Progressive
+ * resizing without reopening. Consumer thread. */
+H5PACK_API int h5pack_set_output_size(h5pack_reader *r, uint32_t height, uint32_t width);
 
 /* Gives the batch's buffers back to the reader (workers refill them). With config.cuda_stream set, the
  * reader records an event on that stream so the buffer is reused only after the work queued there.

@@ -41,11 +41,10 @@ static int fail(pipeline *p, int rc, const char *msg, char *err, size_t err_len)
     return rc;
 }
 
-/* A backend op failed: WHAT, plus the backend's own detail (CUDA's text) when it left one. */
-static int backend_fail(pipeline *p, int rc, const char *what, char *err, size_t err_len)
+/* A backend op failed: WHAT, plus the backend's own DETAIL (CUDA's text) when it gave one. */
+static int backend_fail(pipeline *p, int rc, const char *what, const char *detail, char *err, size_t err_len)
 {
     char msg[sizeof p->failed_err];
-    const char *detail = p->pp.be->last_error;
     snprintf(msg, sizeof msg, "%s: %s", what, detail[0] ? detail : h5pack_strerror(rc));
     return fail(p, rc, msg, err, err_len);
 }
@@ -62,12 +61,16 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
 {
     ring_entry *e = &p->ring[slot];
     memset(batch, 0, sizeof *batch);
-    int rc = p->pp.be->ops->output(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count, batch);
+    char detail[256] = "";
+    int rc = p->pp.be->ops->output(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count, batch, detail, sizeof detail);
     if (rc)
-        return backend_fail(p, rc, "the backend could not hand out the batch", err, err_len);
+        return backend_fail(p, rc, "the backend could not hand out the batch", detail, err, err_len);
     if (!p->labels)
         batch->labels = NULL, batch->labels_device = NULL;
-    batch->indices = e->indices;
+    const backend_box *boxes = NULL; /* backend_box has h5pack_crop_box's layout (backend_geom.c) */
+    p->pp.be->ops->geometry(p->pp.be, h5pack_pipeline_ring_slot(p, e), &boxes, &batch->height, &batch->width);
+    batch->boxes = (const h5pack_crop_box *)(const void *)boxes;
+    batch->indices = p->sample ? h5pack_pipeline_delivery_indices(p, h5pack_pipeline_ring_slot(p, e)) : e->indices;
     batch->count = e->count;
     batch->epoch = e->epoch;
     batch->index = e->index;
@@ -92,11 +95,10 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
     double t0 = h5pack_clock_s();
-    int rc = p->pp.be->ops->resubmit(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count,
-                                     h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
+    int rc = h5pack_pipeline_prepare_delivery(p, slot, e->echoes_delivered, err, err_len);
     p->stall_s += h5pack_clock_s() - t0;
     if (rc)
-        return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
+        return rc;
     p->batches_echoed++;
     return deliver(p, slot, e->echoes_delivered, batch, err, err_len);
 }
@@ -120,6 +122,9 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
                  (unsigned long long)old->index, (unsigned long long)old->epoch, p->pp.prefetch);
         return H5PACK_ESTATE;
     }
+    int rc = p->sample ? h5pack_pipeline_sample_check(p, err, err_len) : 0;
+    if (rc)
+        return rc;
     if (wait_ready(p, t) < 0)
         return fail(p, H5PACK_ESTATE, "the reader is shutting down", err, err_len);
     ring_entry *e = h5pack_pipeline_entry(p, t);
@@ -128,6 +133,13 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
     p->next_fresh++;
     p->batches_fresh++;
     add_counts(&p->delivered, &e->counts);
+    if (p->sample) { /* sample echo converts every delivery here (the workers only copied the batch in) */
+        double t0 = h5pack_clock_s();
+        rc = h5pack_pipeline_prepare_delivery(p, (int)(e - p->ring), 0, err, err_len);
+        p->stall_s += h5pack_clock_s() - t0;
+        if (rc)
+            return rc;
+    }
     return deliver(p, (int)(e - p->ring), 0, batch, err, err_len);
 }
 
@@ -152,12 +164,11 @@ int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_
     ring_entry *e = &p->ring[slot];
     e->token = 0;
     *token = 0;
-    int rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e));
-    if (rc) {
-        const char *detail = p->pp.be->last_error;
+    char detail[256] = "";
+    int rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e), detail, sizeof detail);
+    if (rc)
         snprintf(err, err_len, "the backend could not release the batch: %s",
                  detail[0] ? detail : h5pack_strerror(rc));
-    }
     if (e->echoes_delivered < p->pp.echo)
         return rc; /* more echoes of this batch to come: the slot stays ours */
     pthread_mutex_lock(&p->lock);
@@ -309,6 +320,8 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     if (rc == 0)
         rc = ring_alloc(p);
     if (rc == 0)
+        rc = h5pack_pipeline_echo_start(p);
+    if (rc == 0)
         rc = start_workers(p, err, err_len);
     if (rc)
         goto fail;
@@ -344,6 +357,7 @@ void h5pack_pipeline_free(pipeline *p)
         h5pack_chunksrc_scratch_free(p->workers[i].scratch);
     free(p->workers);
     ring_free(p);
+    h5pack_pipeline_echo_free(p);
     h5pack_cache_free(p->cache);
     h5pack_planner_free(p->plan);
     pthread_cond_destroy(&p->work), pthread_cond_destroy(&p->ready);

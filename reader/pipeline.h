@@ -28,7 +28,8 @@ typedef struct pipeline_params {
     backend *be;        /* its ring has `prefetch` slots of batch_size images */
     reader_setup setup; /* order, slots, threads, epochs */
     uint32_t echo;      /* >= 1 */
-    int prefetch;       /* >= 1 */
+    int prefetch;       /* >= 1 (sample echo: >= echo + 1) */
+    int sample_echo;    /* 1: echo per sample (pipeline_echo.c, echo_sched.h), 0: per batch */
 } pipeline_params;
 
 /* Allocates the cache and the ring and starts the workers. */
@@ -43,6 +44,10 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
  * *TOKEN as it is: 0 or a stale token (released already) with H5PACK_ESTATE, another pipeline's with
  * H5PACK_EINVAL. A backend failure to release is returned after the slot was given back anyway. */
 int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len);
+
+/* The epoch from which a change of the output size applies: the one after the last delivered batch's
+ * (0 before the first batch). */
+uint64_t h5pack_pipeline_next_epoch(const pipeline *p);
 
 /* Adds the delivered batches' counters and the backend's times to *ST (other fields untouched). */
 void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st);

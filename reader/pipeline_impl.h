@@ -126,6 +126,7 @@ struct pipeline {
     batch_counts delivered;
     uint64_t samples, batches_fresh, batches_echoed, epochs_completed;
     double stall_s;
+    struct echo_state *sample; /* sample echo's consumer state (pipeline_echo.c), NULL for batch echo */
 };
 
 static inline ring_entry *h5pack_pipeline_entry(const pipeline *p, uint64_t ticket)
@@ -162,5 +163,21 @@ int h5pack_pipeline_can_bind(const pipeline *p);
 void h5pack_pipeline_bind_batch(pipeline *p);
 
 void *h5pack_pipeline_worker_main(void *arg);
+
+/* pipeline_echo.c: the conversion of each delivery on the consumer side. */
+int h5pack_pipeline_echo_start(pipeline *p);
+void h5pack_pipeline_echo_free(pipeline *p);
+
+/* Sample echo: H5PACK_ESTATE (with the batch to release in ERR) when a batch the next delivery reads
+ * ahead would land in a slot the consumer still holds; else 0. Nothing is taken. */
+int h5pack_pipeline_sample_check(pipeline *p, char *err, size_t err_len);
+
+/* Converts delivery ECHO of the batch in SLOT before it is handed out: an echo of batch echo, or any
+ * delivery of sample echo (waits for the batches it reads ahead, pools, composes). A failure fails the
+ * pipeline (p->failed) and returns its code with the message in ERR. Consumer thread. */
+int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char *err, size_t err_len);
+
+/* The file rows of SLOT's current delivery. */
+const uint64_t *h5pack_pipeline_delivery_indices(const pipeline *p, int slot);
 
 #endif

@@ -125,12 +125,15 @@ static void finish_batch(pipeline *p, ring_entry *e)
     if (rc == 0 && p->labels)
         for (size_t i = 0; i < e->count; i++)
             e->host_labels[i] = p->labels[e->indices[i]];
+    char detail[256] = "";
+    backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
+    job.epoch = e->epoch;
+    job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
     if (rc == 0)
-        rc = p->pp.be->ops->submit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, 0));
+        rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);
     if (rc && !e->rc) {
         e->rc = rc;
-        const char *detail = p->pp.be->last_error;
         snprintf(e->err, sizeof e->err, "converting batch %llu of epoch %llu failed: %s",
                  (unsigned long long)e->index, (unsigned long long)e->epoch,
                  detail[0] ? detail : h5pack_strerror(rc));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api_structs.h"
+#include "augment_config.h"
 #include "backend.h"
 #include "chunksrc.h"
 #include "clock.h"
@@ -22,6 +23,7 @@ struct h5pack_reader {
     double t_open;
     chunk_source *src;
     backend *be;
+    backend_params bp; /* what the backend was created with */
     pipeline *pipe;
     reader_setup setup;
     h5pack_info info;
@@ -45,12 +47,14 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     const h5pack_config *c = &r->cfg;
     backend_params bp;
     memset(&bp, 0, sizeof bp);
+    int rc = h5pack_augment_backend_params(c, g, &r->setup, &bp, r->err, sizeof r->err); /* also the ring size */
+    if (rc)
+        return rc;
     bp.channels = g->channels, bp.height = g->height, bp.width = g->width;
     bp.in_layout = g->layout;
     bp.out_layout = c->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : c->output_layout;
     bp.dtype = c->dtype;
     bp.batch_size = c->batch_size;
-    bp.slots = c->prefetch;
     bp.threads = r->setup.threads;
     memcpy(bp.mean, mean, sizeof bp.mean);
     memcpy(bp.std, std, sizeof bp.std);
@@ -59,6 +63,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.gpu_id = c->gpu_id;
     bp.device_memory_limit = c->device_memory_limit;
     bp.user_stream = c->cuda_stream;
+    r->bp = bp;
     int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)
         return h5pack_backend_cuda_create(&bp, &r->be, r->err, sizeof r->err);
@@ -94,6 +99,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     in->pinned_bytes = r->be->pinned_bytes;
     memcpy(in->mean, mean, sizeof in->mean);
     memcpy(in->std, std, sizeof in->std);
+    h5pack_augment_fill_info(&r->cfg, &r->bp, r->be, in);
 }
 
 /* Everything after the config check; on failure r->err names the file and the reason. */
@@ -113,7 +119,7 @@ static int open_reader(h5pack_reader *r, const char *path)
     if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
         (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
         return rc;
-    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->cfg.prefetch};
+    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->bp.slots, h5pack_augment_sample_echo(&r->cfg)};
     if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
         return rc;
     fill_info(r, mean, std);
@@ -216,6 +222,15 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
     own.struct_size = sizeof own;
     h5pack_abi_copy_out(batch, &own, &h5pack_abi_batch, r->err, sizeof r->err); /* cannot fail: checked */
     return rc;
+}
+
+H5PACK_API int h5pack_set_output_size(h5pack_reader *r, uint32_t height, uint32_t width)
+{
+    int rc = check_usable(r);
+    if (rc)
+        return rc;
+    return h5pack_backend_set_output_size(r->be, height, width, h5pack_pipeline_next_epoch(r->pipe), &r->bp, r->err,
+                                          sizeof r->err);
 }
 
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)

@@ -17,6 +17,8 @@ DEVICES = {"auto": 0, "cpu": 1, "cuda": 2}
 DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2, "uint8": 3}
 LAYOUTS = {"nchw": 0, "nhwc": 1, "auto": 2}
 NORMS = {"imagenet": 0, "file": 1, "custom": 2, "none": 3}
+CROPS = {"none": 0, "random_resized": 1, "center": 2}
+ECHO_MODES = {"batch": 0, "sample": 1}
 OK, END, EINVAL, ESTATE, EINTERNAL = 0, 1, -1, -10, -11
 
 _c_size = ctypes.c_size_t
@@ -61,6 +63,17 @@ class Config(_Sized):
         ("random_flip", ctypes.c_int),
         ("random_crop_padding", ctypes.c_int),
         ("cuda_stream", ctypes.c_void_p),
+        ("crop", ctypes.c_int),
+        ("output_height", _u32),
+        ("output_width", _u32),
+        ("max_output_height", _u32),
+        ("max_output_width", _u32),
+        ("scale_min", ctypes.c_double),
+        ("scale_max", ctypes.c_double),
+        ("ratio_min", ctypes.c_double),
+        ("ratio_max", ctypes.c_double),
+        ("center_ratio", ctypes.c_double),
+        ("echo_mode", ctypes.c_int),
     ]
 
 
@@ -92,7 +105,20 @@ class Info(_Sized):
         ("pinned_bytes", _u64),
         ("mean", _floats),
         ("std", _floats),
+        ("crop", ctypes.c_int),
+        ("output_height", _u32),
+        ("output_width", _u32),
+        ("max_output_height", _u32),
+        ("max_output_width", _u32),
+        ("echo_mode", ctypes.c_int),
+        ("ring_slots", ctypes.c_int),
+        ("echo_pool_bytes", _u64),
     ]
+
+
+class CropBox(ctypes.Structure):
+    _fields_ = [("y", ctypes.c_int32), ("x", ctypes.c_int32), ("height", ctypes.c_int32),
+                ("width", ctypes.c_int32), ("flip", ctypes.c_int32)]
 
 
 class Batch(_Sized):
@@ -110,6 +136,9 @@ class Batch(_Sized):
         ("on_device", ctypes.c_int),
         ("cuda_event", ctypes.c_void_p),
         ("token", _u64),
+        ("boxes", ctypes.POINTER(CropBox)),
+        ("height", _u32),
+        ("width", _u32),
     ]
 
 
@@ -125,6 +154,9 @@ class Stats(_Sized):
 
 
 STRUCTS = {"h5pack_config": Config, "h5pack_info": Info, "h5pack_batch": Batch, "h5pack_stats": Stats}
+# Array elements the library writes (a batch's boxes): fixed layout, no struct_size; versioned through the
+# struct that points at them.
+ELEMENTS = {"h5pack_crop_box": CropBox}
 
 
 def _package_dir():
@@ -183,6 +215,7 @@ def _declare(lib):
         "h5pack_info_get": (ctypes.c_int, [ctypes.c_void_p, P(Info)]),
         "h5pack_next": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
         "h5pack_release": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
+        "h5pack_set_output_size": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32]),
         "h5pack_stats_get": (ctypes.c_int, [ctypes.c_void_p, P(Stats)]),
         "h5pack_close": (None, [ctypes.c_void_p]),
     }

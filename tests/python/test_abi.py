@@ -17,12 +17,13 @@ def c_layout(program):
 
 def py_layout():
     d = {}
-    for sname, cls in _lib.STRUCTS.items():
+    for sname, cls in list(_lib.STRUCTS.items()) + list(_lib.ELEMENTS.items()):
         d[f"{sname} size"] = ctypes.sizeof(cls)
         for field, _ in cls._fields_:
             d[f"{sname}.{field}"] = getattr(cls, field).offset
     for ename, table in (("order", _lib.ORDERS), ("device", _lib.DEVICES), ("dtype", _lib.DTYPES),
-                         ("layout", _lib.LAYOUTS), ("norm", _lib.NORMS)):
+                         ("layout", _lib.LAYOUTS), ("norm", _lib.NORMS), ("crop", _lib.CROPS),
+                         ("echo_mode", _lib.ECHO_MODES)):
         for name, value in table.items():
             d[f"enum.{ename}.{name}"] = value
     for name in ("OK", "END", "EINVAL", "ESTATE", "EINTERNAL", "MAX_CHANNELS"):

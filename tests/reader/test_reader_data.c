@@ -250,7 +250,7 @@ static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype 
         CHECK_EQ_U64(b.bytes, b.count * out_img);
         for (size_t i = 0; i < b.count; i++)
             image_of(sp, b.indices[i], in + i * img);
-        h5pack_backend_convert_ref(&bp, in, want, 0, b.count, 0);
+        h5pack_backend_convert_ref(&bp, in, NULL, want, 0, b.count, 0);
         CHECK_MSG(memcmp(b.data, want, b.bytes) == 0, "dtype %d layout %d: batch %llu differs", dtype, out,
                   (unsigned long long)b.index);
         CHECK_OK(h5pack_release(r, &b));

@@ -100,12 +100,12 @@ static void test_augmented_echoes(void)
         for (size_t i = 0; i < b.count; i++)
             image_of(&spec_ok, b.indices[i], in + i * img);
         uint64_t key = aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, b.echo);
-        h5pack_backend_convert_ref(&bp, in, want, 0, b.count, key);
+        h5pack_backend_convert_ref(&bp, in, NULL, want, 0, b.count, key);
         CHECK_MSG(memcmp(b.data, want, b.count * out_img) == 0, "batch %llu echo %u differs from the reference",
                   (unsigned long long)b.index, b.echo);
         if (b.echo == 1) { /* the echo's draws differ from the fresh batch's */
             float *fresh = malloc(b.count * out_img);
-            h5pack_backend_convert_ref(&bp, in, fresh, 0, b.count,
+            h5pack_backend_convert_ref(&bp, in, NULL, fresh, 0, b.count,
                                 aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, 0));
             echo_differs += memcmp(fresh, b.data, b.count * out_img) != 0;
             free(fresh);
