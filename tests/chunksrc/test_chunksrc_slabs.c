@@ -174,7 +174,7 @@ static void test_split_shapes(void)
     tf.chunk_override[0] = 5, tf.chunk_override[1] = 3, tf.chunk_override[2] = 4, tf.chunk_override[3] = 10;
     check_case_closed("implicit-split", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 5, 2, 3}, 1);
 
-    /* One image per slab, each split in four (this shape was refused before slabs). */
+    /* One image per slab, each split in four: the smallest slab, every image needs four HDF5 chunks. */
     tf = test_file_defaults();
     tf.storage = STORE_CHUNKED;
     tf.chunk_override[0] = 1, tf.chunk_override[1] = 3, tf.chunk_override[2] = 7, tf.chunk_override[3] = 5;

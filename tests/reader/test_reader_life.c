@@ -245,7 +245,7 @@ static void add_dataset(const char *path, const char *name, int rank, const hsiz
     CHECK(H5Fclose(f) >= 0);
 }
 
-/* Issue 7's hostile files through the public API: an error code and a message, never a crash or hang. */
+/* Damaged and hostile files through the public API: an error code and a message, never a crash or hang. */
 static void test_hostile_files(void)
 {
     h5pack_config c = small_config();

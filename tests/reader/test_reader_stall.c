@@ -1,6 +1,6 @@
 /* test_reader_stall.c - stall_s is the time h5pack_next() kept the consumer waiting for data, including
- * the echo conversions the CPU backend runs inside h5pack_next() (they used to be left out, so a run
- * with --echo on the CPU reported a stall fraction near 0 while next() took much of the loop). */
+ * the echo conversions the CPU backend runs inside h5pack_next() (left out, a run with --echo on the CPU
+ * would report a stall fraction near 0 while next() took much of the loop). */
 #include <time.h>
 
 #include "clock.h"
