@@ -175,9 +175,10 @@ static int fetch_locked(slab_read *x, raw_chunk *raw)
     chunk_source *s = x->s;
     hsize_t offset[4];
     uint32_t mask = 0;
-    /* Whole-image chunks: the slab's size is the chunk's, remembered for the next read. */
-    int rc = s->cps == 1 ? h5pack_chunksrc_query_stored_locked(s, x->slab, &raw->stored)
-                         : h5pack_chunksrc_h5_stored_locked(s, x->slab, raw->r, &raw->stored);
+    /* Asked of HDF5 now, in the same lock as the read: H5Dread_chunk writes as many bytes as the chunk index
+     * says at this moment, and a size remembered from earlier (or learnt by the probe's child) can differ
+     * from it in a damaged file, which would overflow the buffer. */
+    int rc = h5pack_chunksrc_h5_stored_locked(s, x->slab, raw->r, &raw->stored);
     if (rc != 0)
         return h5pack_chunksrc_fail_read(s, x->slab, "cannot find the chunk's stored size", x->err, x->err_len);
     if (raw->stored == 0)
