@@ -104,16 +104,22 @@ int h5pack_pipeline_sample_check(pipeline *p, char *err, size_t err_len)
 {
     uint64_t ticket = p->next_fresh, g = ticket % p->sample->per_epoch, ahead[64];
     int n = lookahead(p, ticket - g, g, ahead);
-    for (int k = 0; k < n; k++) {
-        const ring_entry *e = h5pack_pipeline_entry(p, ahead[k]);
-        if (e->token) {
-            snprintf(err, err_len,
-                     "batch %llu of epoch %llu is still unreleased and sample echo reads %u batches ahead into its "
-                     "buffer: release it first",
-                     (unsigned long long)e->index, (unsigned long long)e->epoch, p->pp.echo - 1);
-            return H5PACK_ESTATE;
+    /* Batch T read ahead is planned once its entry's previous batch (T - depth) is released, and bound
+     * once its backend slot's previous batch (T - prefetch) is: either one held would block forever. */
+    for (int k = 0; k < n; k++)
+        for (int w = 0; w < 2; w++) {
+            uint64_t back = w ? (uint64_t)p->depth : (uint64_t)p->pp.prefetch;
+            if (ahead[k] < back)
+                continue;
+            const ring_entry *e = h5pack_pipeline_entry(p, ahead[k] - back);
+            if (e->token && e->ticket == ahead[k] - back) {
+                snprintf(err, err_len,
+                         "batch %llu of epoch %llu is still unreleased and sample echo reads %u batches ahead into "
+                         "its buffer: release it first",
+                         (unsigned long long)e->index, (unsigned long long)e->epoch, p->pp.echo - 1);
+                return H5PACK_ESTATE;
+            }
         }
-    }
     return 0;
 }
 

@@ -173,6 +173,36 @@ static void run_sample_echo(const char *path, int crop)
     h5pack_close(r);
 }
 
+/* Holding a batch whose buffer sample echo must read ahead into is refused (not a hang), and the
+ * reader goes on once it is released. */
+static void test_sample_echo_held(const char *path)
+{
+    h5pack_config c = base_config();
+    c.echo = 3, c.echo_mode = H5PACK_ECHO_SAMPLE, c.prefetch = 4, c.epochs = 1;
+    h5pack_reader *r = open_or_die(path, &c);
+    h5pack_batch held = H5PACK_BATCH_INIT, b = H5PACK_BATCH_INIT;
+    for (int k = 0; k < 3; k++) { /* group 0: keep its last delivery */
+        CHECK_OK(h5pack_next(r, k < 2 ? &b : &held));
+        if (k < 2)
+            CHECK_OK(h5pack_release(r, &b));
+    }
+    for (int k = 0; k < 3; k++) { /* group 1 reads ahead batches 2 and 3: fine */
+        CHECK_OK(h5pack_next(r, &b));
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    CHECK_EQ_INT(h5pack_next(r, &b), H5PACK_ESTATE); /* group 2 reads batch 4, into batch 0's buffer */
+    CHECK_STR_CONTAINS(h5pack_last_error(r), "sample echo reads 2 batches ahead");
+    CHECK_OK(h5pack_release(r, &held));
+    int n = 0, rc;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        n++;
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    CHECK_EQ_INT(rc, H5PACK_END);
+    CHECK_EQ_INT(n, 7 * 3 - 6);
+    h5pack_close(r);
+}
+
 static void test_bad_config(const char *path)
 {
     h5pack_config c = base_config();
@@ -203,6 +233,7 @@ int main(void)
     test_random_resized(path);
     run_sample_echo(path, 0);
     run_sample_echo(path, 1);
+    test_sample_echo_held(path);
     test_bad_config(path);
     remove(path);
     printf("reader_augment: crops, progressive resizing and sample echo through the reader\n");
