@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that building, testing and the demo need, if any are missing.
-# Usage: bash cmake/install-deps.sh [--with-python]   (python3-h5py/-torch/-pil for tests and samples)
+# Usage: bash cmake/install-deps.sh [--with-python]   (python3-h5py/-torch/-pil for tests and samples,
+#        clang for the fuzzers, valgrind for the memcheck test)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libturbojpeg0-dev libpng-dev libdeflate-dev
       zlib1g-dev)
 if [ "${1:-}" = "--with-python" ]; then
-  pkgs+=(python3 python3-numpy python3-h5py python3-pil python3-torch clang libclang-rt-14-dev)
+  pkgs+=(python3 python3-numpy python3-h5py python3-pil python3-torch clang libclang-rt-14-dev
+        valgrind)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

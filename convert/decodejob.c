@@ -1,6 +1,8 @@
 /* decodejob.c - decode + fit + layout + per-channel sums of one image (worker thread side). */
 #include "decodejob.h"
 
+#include "layout.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,44 +21,10 @@ void channel_sums(const uint8_t *hwc, size_t count, uint32_t channels, uint64_t 
     }
 }
 
-/* Pixels per block whose sums of squares fit 32 bits: 4096 * 255^2 < 2^32. 32-bit accumulators inside a
- * block are about 25% faster than 64-bit ones (measured); the totals are the same integers. */
-#define SUM_BLOCK 4096
-
-/* One pass over the HWC pixels: per-channel sums, and the copy in the dataset's layout (CHW for nchw). */
-static void store_rgb(const image_u8 *img, int nhwc, uint8_t *dst, uint64_t sum[3], uint64_t sum_sq[3])
-{
-    size_t plane = (size_t)img->width * img->height;
-    const uint8_t *in = img->pixels;
-    uint8_t *r = dst, *g = dst + plane, *b = dst + 2 * plane;
-    memset(sum, 0, 3 * sizeof *sum);
-    memset(sum_sq, 0, 3 * sizeof *sum_sq);
-    for (size_t start = 0; start < plane; start += SUM_BLOCK) {
-        size_t end = plane - start > SUM_BLOCK ? start + SUM_BLOCK : plane;
-        uint32_t s0 = 0, s1 = 0, s2 = 0, q0 = 0, q1 = 0, q2 = 0;
-        for (size_t i = start; i < end; i++) {
-            uint32_t x = in[3 * i], y = in[3 * i + 1], z = in[3 * i + 2];
-            s0 += x, s1 += y, s2 += z;
-            q0 += x * x, q1 += y * y, q2 += z * z;
-            if (!nhwc)
-                r[i] = (uint8_t)x, g[i] = (uint8_t)y, b[i] = (uint8_t)z;
-        }
-        sum[0] += s0, sum[1] += s1, sum[2] += s2;
-        sum_sq[0] += q0, sum_sq[1] += q1, sum_sq[2] += q2;
-    }
-    if (nhwc)
-        memcpy(dst, img->pixels, plane * 3);
-}
-
+/* The dataset's layout (CHW for nchw) and the per-channel sums, in one pass (layout.c). */
 static void store_layout(const image_u8 *img, int nhwc, uint8_t *dst, uint64_t sum[3], uint64_t sum_sq[3])
 {
-    if (img->channels == 3) {
-        store_rgb(img, nhwc, dst, sum, sum_sq);
-        return;
-    }
-    size_t count = (size_t)img->width * img->height;
-    channel_sums(img->pixels, count, img->channels, sum, sum_sq);
-    memcpy(dst, img->pixels, count * img->channels); /* one channel: CHW == HWC */
+    layout_store(img->pixels, (size_t)img->width * img->height, img->channels, nhwc, dst, sum, sum_sq);
 }
 
 static void fail_with(decoded_image *out, decode_outcome outcome, const char *category, const char *why)

@@ -11,11 +11,16 @@
 #include "format.h"
 #include "h5glue.h"
 #include "h5pack.h"
+#include "writeback.h"
+
+/* The file is flushed every this many bytes of chunks while it is written (see writeback.h). */
+#define H5OUT_WRITEBACK_STEP (8u << 20)
 
 struct h5out {
     hid_t file, images;
     h5out_geometry g;
-    char *path; /* named in every error message */
+    char *path;      /* named in every error message */
+    writeback *wb;   /* NULL when the file is not a plain POSIX file (other HDF5 driver) */
 };
 
 /* ---- errors -------------------------------------------------------------------------------------- */
@@ -116,6 +121,19 @@ static hid_t create_file(const char *path)
     return file;
 }
 
+/* The file descriptor under HDF5's default (sec2) driver, handed to a writeback thread. */
+static writeback *start_writeback(hid_t file)
+{
+    void *handle = NULL;
+    hid_t fapl = H5Fget_access_plist(file);
+    int sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (!sec2 || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle)
+        return NULL;
+    return writeback_start(*(int *)handle, H5OUT_WRITEBACK_STEP);
+}
+
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len)
 {
     hsize_t dims[4];
@@ -145,6 +163,7 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     }
     H5Sclose(space);
     H5Pclose(dcpl);
+    o->wb = start_writeback(o->file);
     *out = o;
     return 0;
 fail:
@@ -161,6 +180,7 @@ int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, c
     hsize_t offset[4] = {index * o->g.chunk_images, 0, 0, 0};
     if (H5Dwrite_chunk(o->images, H5P_DEFAULT, 0, offset, size, data) < 0)
         return h5_fail(err, err_len, "%s: cannot write chunk %llu of the images", o->path, (unsigned long long)index);
+    writeback_note(o->wb, size);
     return 0;
 }
 
@@ -185,6 +205,7 @@ static int copy_one_chunk(h5out *o, hid_t src, uint64_t i, uint8_t **buf, size_t
         return h5_fail(err, len, "%s: cannot read chunk %llu to copy", o->path, (unsigned long long)i);
     if (H5Dwrite_chunk(o->images, H5P_DEFAULT, mask, offset, size, *buf) < 0)
         return h5_fail(err, len, "%s: cannot write copied chunk %llu", o->path, (unsigned long long)i);
+    writeback_note(o->wb, size);
     return 0;
 }
 
@@ -411,6 +432,7 @@ int h5out_close(h5out *o, char *err, size_t err_len)
     int rc = 0;
     if (!o)
         return 0;
+    writeback_stop(o->wb); /* before HDF5 closes the descriptor it uses */
     if (o->images >= 0 && H5Dclose(o->images) < 0)
         rc = -1;
     if (o->file >= 0 && H5Fclose(o->file) < 0)

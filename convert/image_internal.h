@@ -1,5 +1,5 @@
 /* image_internal.h - private glue between image.c (sniffing, dispatch) and the per-format decoders and
- * the resizer. Not used outside convert/image*.c, decode_*.c and resize.c (tests may include it). */
+ * the resizer. Not used outside convert/image*.c, decode_*.c and resize*.c (tests may include it). */
 #ifndef H5PACK_IMAGE_INTERNAL_H
 #define H5PACK_IMAGE_INTERNAL_H
 

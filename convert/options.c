@@ -188,7 +188,8 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         break;
     case OPT_CHECKSUM: o->checksum = 1; break;
     case OPT_THREADS:
-        if (take_count("-j", value, 0, 1024, "a thread count 0..1024 (0 = all cores)", &v, err, len) != OPTIONS_RUN)
+        if (take_count("-j", value, 0, 1024, "a thread count 0..1024 (0 = the default: usable CPUs)", &v, err, len) !=
+            OPTIONS_RUN)
             return OPTIONS_ERROR;
         o->threads = (int)v;
         break;
@@ -316,7 +317,8 @@ void options_print_usage(FILE *f)
             "                      default 4)\n"
             "  --checksum          add a fletcher32 checksum to every chunk\n"
             "Run:\n"
-            "  -j, --threads N     decoding threads (default 0: all cores)\n"
+            "  -j, --threads N     decoding threads (default 0: the CPUs this process may use, divided by\n"
+            "                      LOCAL_WORLD_SIZE when torchrun sets it)\n"
             "  --strict            stop with exit code 2 at the first file that would be skipped\n"
             "  -f, --force         overwrite OUT.h5 if it exists\n"
             "  -q, --quiet         print errors only\n"

@@ -30,7 +30,7 @@ typedef struct pack_options {
     compress_kind compress;   /* --compress none (default) | gzip[:L] */
     int gzip_level;           /* 1..9, default 4 */
     int checksum;             /* --checksum: fletcher32 (needs --compress gzip... or works alone) */
-    int threads;              /* -j N; 0 = all cores (default) */
+    int threads;              /* -j N; 0 = h5pack_default_threads() (default) */
     int verbosity;            /* 0 = -q, 1 = default, 2 = -v */
     int strict;               /* --strict: a skipped file is an error */
     int force;                /* --force: overwrite an existing OUT */

@@ -3,15 +3,14 @@
 #include "packer.h"
 
 #include <math.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "chunking.h"
 #include "clock.h"
+#include "cpus.h"
 #include "h5out.h"
 #include "packorder.h"
 #include "pipeline.h"
@@ -324,14 +323,11 @@ static void cleanup(pack_ctx *c)
     free(c->order);
 }
 
-/* -j 0: the cores this process may run on (like nproc: a CPU set or taskset is respected). */
+/* -j 0: the CPUs this process may use (affinity mask, cgroup quota), divided among the ranks torchrun
+ * starts on the machine: the same rule as the reader's default (reader/common/cpus.h). */
 static int default_threads(int requested)
 {
-    if (requested > 0)
-        return requested;
-    cpu_set_t set;
-    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (int)n;
+    return requested > 0 ? requested : h5pack_default_threads();
 }
 
 pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t err_len)

@@ -6,7 +6,13 @@
  *           position the placer needs. EMPTY -> BUSY (worker decodes) -> DONE (placer copies) -> EMPTY.
  *   chunks: a ring of chunk buffers. FREE -> FILLING (placer copies images in) -> TO_FILTER (workers
  *           compress and checksum; skipped without filters) -> READY -> written in chunk order -> FREE.
- * Workers prefer filtering over decoding so chunks never pile up; the placer writes READY chunks first. */
+ * Workers prefer filtering over decoding so chunks never pile up; the placer writes READY chunks first.
+ *
+ * Hand-offs are batched: waking a sleeping thread costs a futex call and a context switch, which for small
+ * images was a few percent of the whole conversion when the placer woke up for every image. Workers wake
+ * the placer only when wake_batch images are ready in order from `consumed` (done_end tracks that run),
+ * when the input is finished, or when the ring is full (they would run out of work); the placer then
+ * places the whole run. The placer wakes workers only when some are waiting for a free slot. */
 #include "pipeline.h"
 
 #include <errno.h>
@@ -45,6 +51,9 @@ typedef struct pack_pipeline {
     pthread_mutex_t mu;
     pthread_cond_t work_cv, main_cv;
     size_t next_decode, consumed;
+    size_t done_end;      /* positions [consumed, done_end) are all DONE */
+    size_t wake_batch;    /* DONE images in order that are worth waking the placer for */
+    int placer_waiting, workers_waiting;
     uint64_t chunks_started, chunks_written;
     int stop;
     pthread_t *threads;
@@ -109,6 +118,20 @@ static void worker_filter(pack_pipeline *p, chunk_buf *cb, struct libdeflate_com
     pthread_cond_signal(&p->main_cv);
 }
 
+static int ring_full(const pack_pipeline *p)
+{
+    return p->next_decode >= p->consumed + p->n_slots;
+}
+
+/* Called with the lock held by a worker that finished an image or found no work. */
+static void wake_placer_if_worth(pack_pipeline *p)
+{
+    size_t ready = p->done_end - p->consumed;
+    if (p->placer_waiting && ready > 0 &&
+        (ready >= p->wake_batch || p->done_end == p->cfg->n || ring_full(p)))
+        pthread_cond_signal(&p->main_cv);
+}
+
 static void worker_decode(pack_pipeline *p)
 {
     size_t pos = p->next_decode++;
@@ -119,7 +142,9 @@ static void worker_decode(pack_pipeline *p)
     decode_entry(&cfg->job, cfg->entries[cfg->order[pos]].relpath, &s->img);
     pthread_mutex_lock(&p->mu);
     s->state = SLOT_DONE;
-    pthread_cond_signal(&p->main_cv);
+    while (p->done_end < p->next_decode && p->slots[p->done_end % p->n_slots].state == SLOT_DONE)
+        p->done_end++;
+    wake_placer_if_worth(p);
 }
 
 static void *worker_main(void *arg)
@@ -131,10 +156,14 @@ static void *worker_main(void *arg)
         chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_TO_FILTER);
         if (cb)
             worker_filter(p, cb, &comp);
-        else if (p->next_decode < p->cfg->n && p->next_decode < p->consumed + p->n_slots)
+        else if (p->next_decode < p->cfg->n && !ring_full(p))
             worker_decode(p);
-        else
+        else {
+            wake_placer_if_worth(p); /* the ring is full: only the placer can make room */
+            p->workers_waiting++;
             pthread_cond_wait(&p->work_cv, &p->mu);
+            p->workers_waiting--;
+        }
     }
     pthread_mutex_unlock(&p->mu);
     if (comp)
@@ -144,13 +173,30 @@ static void *worker_main(void *arg)
 
 /* ---- setup --------------------------------------------------------------------------------------- */
 
+/* Decoded images in memory at most (unless 2*threads+2 images alone are more). */
+#define RING_MAX_BYTES ((size_t)64 << 20)
+
+/* The ring holds two batches (a chunk's worth each, when that fits RING_MAX_BYTES) and never fewer than
+ * 2*threads+2 images: one batch is being placed while the workers fill the other. */
+static void choose_ring(pack_pipeline *p)
+{
+    size_t min_slots = 2 * (size_t)p->cfg->threads + 2, batch = p->cfg->chunk_images;
+    size_t fit = p->image_bytes ? RING_MAX_BYTES / p->image_bytes : min_slots;
+    if (batch > fit / 2)
+        batch = fit / 2;
+    if (batch < 1)
+        batch = 1;
+    p->wake_batch = batch;
+    p->n_slots = 2 * batch > min_slots ? 2 * batch : min_slots;
+}
+
 static int allocate_buffers(pack_pipeline *p)
 {
     const pipeline_config *cfg = p->cfg;
     p->image_bytes = (size_t)cfg->job.height * cfg->job.width * cfg->job.channels;
     p->chunk_bytes = p->image_bytes * cfg->chunk_images;
     p->filtered = cfg->gzip_level > 0 || cfg->checksum;
-    p->n_slots = 2 * (size_t)cfg->threads + 2;
+    choose_ring(p);
     p->n_chunks = p->filtered ? (size_t)cfg->threads + 2 : 3;
     p->slots = calloc(p->n_slots, sizeof *p->slots);
     p->chunks = calloc(p->n_chunks, sizeof *p->chunks);
@@ -211,7 +257,7 @@ static void submit_chunk(pack_pipeline *p, chunk_buf *cb)
 {
     cb->stored_size = p->chunk_bytes;
     cb->state = p->filtered ? CHUNK_TO_FILTER : CHUNK_READY;
-    if (p->filtered)
+    if (p->filtered && p->workers_waiting)
         pthread_cond_broadcast(&p->work_cv);
 }
 
@@ -289,7 +335,9 @@ static void wait_main(pack_pipeline *p)
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
     }
+    p->placer_waiting = 1;
     pthread_cond_timedwait(&p->main_cv, &p->mu, &until);
+    p->placer_waiting = 0;
 }
 
 /* Takes a FREE chunk buffer for the next chunk. Returns 0, or -1 when none is free yet. */
@@ -316,7 +364,8 @@ static pipeline_status consume_slot(pack_pipeline *p, slot *s, placer *pl, pipel
     pthread_mutex_lock(&p->mu);
     s->state = SLOT_EMPTY;
     p->consumed++;
-    pthread_cond_broadcast(&p->work_cv);
+    if (p->workers_waiting)
+        pthread_cond_broadcast(&p->work_cv);
     if (pl->filling && pl->filled == p->cfg->chunk_images) {
         submit_chunk(p, pl->filling);
         pl->filling = NULL;

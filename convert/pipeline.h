@@ -4,8 +4,9 @@
  *
  * Determinism: images are placed strictly in packed order once the outcome of every earlier image is
  * known, so a skipped image shifts the later ones and leaves no hole; chunk bytes and per-channel integer
- * sums are therefore the same for every thread count. Memory: 2*threads+2 decoded images and
- * 3 chunk buffers (threads+2, each with its compressed copy, with filters), never the dataset. */
+ * sums are therefore the same for every thread count. Memory: two chunks' worth of decoded images
+ * (at least 2*threads+2 images, at most 64 MiB of them unless 2*threads+2 images are more) and 3 chunk
+ * buffers (threads+2, each with its compressed copy, with filters), never the dataset. */
 #ifndef H5PACK_CONVERT_PIPELINE_H
 #define H5PACK_CONVERT_PIPELINE_H
 

@@ -13,7 +13,7 @@
  *     h5pack_reader *r = NULL;
  *     int rc = h5pack_open("train.h5", &cfg, &r);
  *     if (rc < 0) { fprintf(stderr, "%s\n", h5pack_last_error(r)); ... }
- *     h5pack_batch b;
+ *     h5pack_batch b = H5PACK_BATCH_INIT;
  *     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
  *         train_step(b.data, b.labels, b.count);
  *         h5pack_release(r, &b);
@@ -28,6 +28,22 @@
  * Errors: every function that can fail returns a negative h5pack_error code; h5pack_strerror() gives
  * the generic text and h5pack_last_error() the detail for the last failure on a reader (file name,
  * HDF5/CUDA/decoder message).
+ *
+ * Extensible structs (how a program built against one h5pack release keeps working with another):
+ * every public struct starts with `size_t struct_size`, the struct's sizeof in the caller's program,
+ * set by the struct's macro: input structs from their defaults macro (h5pack_config cfg =
+ * H5PACK_CONFIG_DEFAULTS), output structs from their init macro (h5pack_info info = H5PACK_INFO_INIT,
+ * likewise H5PACK_STATS_INIT, H5PACK_BATCH_INIT). The library reads and writes only the first
+ * struct_size bytes. New fields are only ever appended, and a new field's zero value keeps the older
+ * behaviour, so:
+ *   - an older program (smaller struct_size) works with a newer library: input fields it does not know
+ *     take their defaults, output fields it does not know are not written;
+ *   - a newer program (larger struct_size) works with an older library as long as it leaves the fields
+ *     that library does not know at zero (else H5PACK_EINVAL, "built against a newer h5pack"); output
+ *     fields the library does not know come back zero.
+ * A struct_size of 0 (a memset struct), below the first release's size or over 64 KiB is H5PACK_EINVAL
+ * with a message naming the struct and its macro. An uninitialised struct (no macro) cannot always be
+ * caught: always start from the macro.
  */
 #ifndef H5PACK_H
 #define H5PACK_H
@@ -49,10 +65,16 @@ extern "C" {
 
 /* ---- versions ---------------------------------------------------------------------------------- */
 
+/* The one place the version is written: CMakeLists.txt reads these three lines for project(VERSION), the
+ * string is made from the numbers, and the Python package asks the library (h5pack.__version__). */
 #define H5PACK_VERSION_MAJOR 0
 #define H5PACK_VERSION_MINOR 1
 #define H5PACK_VERSION_PATCH 0
-#define H5PACK_VERSION_STRING "0.1.0"
+#define H5PACK_QUOTE_(x) #x
+#define H5PACK_EXPAND_AND_QUOTE_(x) H5PACK_QUOTE_(x)
+#define H5PACK_VERSION_STRING                                                                               \
+    H5PACK_EXPAND_AND_QUOTE_(H5PACK_VERSION_MAJOR) "." H5PACK_EXPAND_AND_QUOTE_(H5PACK_VERSION_MINOR) "." \
+        H5PACK_EXPAND_AND_QUOTE_(H5PACK_VERSION_PATCH)
 #define H5PACK_VERSION_NUMBER \
     (H5PACK_VERSION_MAJOR * 10000 + H5PACK_VERSION_MINOR * 100 + H5PACK_VERSION_PATCH)
 
@@ -60,7 +82,7 @@ extern "C" {
  * Kept apart from the library version: it changes only when the file contract changes. */
 #define H5PACK_FORMAT_VERSION 1
 
-/* "0.1.0": the library's version (may differ from the header's when linked dynamically). */
+/* "MAJOR.MINOR.PATCH": the library's version (may differ from the header's when linked dynamically). */
 H5PACK_API const char *h5pack_version_string(void);
 
 /* ---- errors ------------------------------------------------------------------------------------- */
@@ -126,10 +148,12 @@ typedef enum h5pack_norm {
 
 #define H5PACK_MAX_CHANNELS 4
 
-/* Reader configuration. Start from H5PACK_CONFIG_DEFAULTS (or h5pack_config_init()) and change fields;
- * the default of each field is written next to it. The reader copies the struct (and the strings) at
+/* Reader configuration (an input struct). Start from H5PACK_CONFIG_DEFAULTS (or h5pack_config_init())
+ * and change fields; the default of each field is written next to it. A zeroed struct is rejected
+ * (struct_size 0), never taken as "all fields 0". The reader copies the struct (and the strings) at
  * open: the caller may free it afterwards. */
 typedef struct h5pack_config {
+    size_t struct_size;         /* sizeof(h5pack_config), set by the macro: see "Extensible structs" */
     const char *images_dataset; /* "images": path of the 4-D uint8 dataset */
     const char *labels_dataset; /* "labels": path of the labels; NULL or "" = no labels. A missing
                                    "labels" dataset is fine (labels come back NULL). */
@@ -156,23 +180,31 @@ typedef struct h5pack_config {
     h5pack_dtype dtype;         /* H5PACK_DTYPE_FLOAT32 */
     h5pack_layout output_layout; /* H5PACK_LAYOUT_NCHW (AUTO = same as the input) */
     h5pack_norm norm;           /* H5PACK_NORM_IMAGENET */
-    float mean[H5PACK_MAX_CHANNELS]; /* used with H5PACK_NORM_CUSTOM, in [0,1] units */
-    float std[H5PACK_MAX_CHANNELS];  /* used with H5PACK_NORM_CUSTOM */
+    float mean[H5PACK_MAX_CHANNELS]; /* {0, 0, 0, 0}: used with H5PACK_NORM_CUSTOM, in [0,1] units */
+    float std[H5PACK_MAX_CHANNELS];  /* {1, 1, 1, 1}: used with H5PACK_NORM_CUSTOM */
     int random_flip;            /* 0: 1 = flip each sample horizontally with probability 1/2 */
     int random_crop_padding;    /* 0: P > 0 = pad by P (with pixel value 0) and crop H x W at random */
     void *cuda_stream;          /* NULL: a cudaStream_t that h5pack_next() makes wait for the batch
                                    (cudaStreamWaitEvent) and h5pack_release() records on */
 } h5pack_config;
 
-#define H5PACK_CONFIG_DEFAULTS                                                                    \
-    {                                                                                             \
-        "images", "labels", H5PACK_LAYOUT_AUTO, 256, ((size_t)1 << 30), H5PACK_ORDER_CHUNK, 0, 0, \
-            0, 1, 0, 1, 0, 0, 4, H5PACK_DEVICE_AUTO, 0, 0, H5PACK_DTYPE_FLOAT32,                  \
-            H5PACK_LAYOUT_NCHW, H5PACK_NORM_IMAGENET, {0, 0, 0, 0}, {1, 1, 1, 1}, 0, 0, NULL      \
+/* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
+#define H5PACK_CONFIG_DEFAULTS                                                                            \
+    {                                                                                                     \
+        .struct_size = sizeof(h5pack_config), .images_dataset = "images", .labels_dataset = "labels",     \
+        .input_layout = H5PACK_LAYOUT_AUTO, .batch_size = 256, .cache_bytes = (size_t)1 << 30,           \
+        .order = H5PACK_ORDER_CHUNK, .window = 0, .seed = 0, .rank = 0, .world = 1, .drop_last = 0,       \
+        .echo = 1, .epochs = 0, .threads = 0, .prefetch = 4, .device = H5PACK_DEVICE_AUTO, .gpu_id = 0,   \
+        .device_memory_limit = 0, .dtype = H5PACK_DTYPE_FLOAT32, .output_layout = H5PACK_LAYOUT_NCHW,     \
+        .norm = H5PACK_NORM_IMAGENET, .mean = {0, 0, 0, 0}, .std = {1, 1, 1, 1}, .random_flip = 0,        \
+        .random_crop_padding = 0, .cuda_stream = NULL                                                     \
     }
 
-/* Fills *cfg with H5PACK_CONFIG_DEFAULTS (for bindings that cannot use the macro). */
-H5PACK_API void h5pack_config_init(h5pack_config *cfg);
+/* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
+ * the struct's size first (as for an output struct; the rest may be uninitialised). Returns H5PACK_OK, or
+ * H5PACK_EINVAL (cfg NULL, or a struct_size below the first release's: nothing written; the message is
+ * h5pack_last_error(NULL)). */
+H5PACK_API int h5pack_config_init(h5pack_config *cfg);
 
 /* ---- the reader ----------------------------------------------------------------------------------- */
 
@@ -183,15 +215,18 @@ typedef struct h5pack_reader h5pack_reader;
  * code and *out is either NULL (invalid arguments or config, or no memory for the reader itself) or a
  * reader in the failed state whose only uses are h5pack_last_error() and h5pack_close(): that is how the
  * detail message reaches the caller. Any code, ENOMEM included, may come with a failed reader (e.g. the
- * cache could not be allocated): always h5pack_close(*out) (NULL is fine). cfg NULL means defaults. */
+ * cache could not be allocated): always h5pack_close(*out) (NULL is fine). cfg NULL means defaults; a cfg
+ * whose struct_size is 0 (not started from H5PACK_CONFIG_DEFAULTS) is H5PACK_EINVAL. */
 H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_reader **out);
 
 /* Detail message of the last failure on R ("" if none); for R == NULL, of the last failed
- * h5pack_open() in this thread. Valid until the next call on R. */
+ * h5pack_open() or h5pack_config_init() in this thread. Valid until the next call on R. */
 H5PACK_API const char *h5pack_last_error(const h5pack_reader *r);
 
-/* What the reader found in the file and decided at open. */
+/* What the reader found in the file and decided at open (an output struct): declare it with
+ * h5pack_info info = H5PACK_INFO_INIT. */
 typedef struct h5pack_info {
+    size_t struct_size;          /* sizeof(h5pack_info), set by H5PACK_INFO_INIT */
     uint64_t n_samples;          /* images in the file */
     uint32_t channels, height, width;
     h5pack_layout input_layout;  /* NCHW or NHWC as stored */
@@ -217,12 +252,16 @@ typedef struct h5pack_info {
     float std[H5PACK_MAX_CHANNELS];
 } h5pack_info;
 
-/* Fills *info. Thread-safety: consumer thread. */
+#define H5PACK_INFO_INIT {.struct_size = sizeof(h5pack_info)}
+
+/* Fills the first info->struct_size bytes of *info. Thread-safety: consumer thread. */
 H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info);
 
-/* One delivered batch. Memory belongs to the reader and stays valid until h5pack_release() of this
+/* One delivered batch (an output struct): declare it with h5pack_batch b = H5PACK_BATCH_INIT and reuse it
+ * for every h5pack_next(). Memory belongs to the reader and stays valid until h5pack_release() of this
  * batch (or h5pack_close). */
 typedef struct h5pack_batch {
+    size_t struct_size;      /* sizeof(h5pack_batch), set by H5PACK_BATCH_INIT */
     const void *data;        /* count images in the output dtype and layout; a CUDA device pointer when
                                 on_device, else host memory */
     const int64_t *labels;   /* count labels on the host; NULL when the file has no labels */
@@ -236,8 +275,11 @@ typedef struct h5pack_batch {
     int on_device;
     void *cuda_event;        /* cudaEvent_t recorded after the batch is ready (GPU only; the caller's
                                 config.cuda_stream, if set, already waits on it) */
-    int slot_;               /* internal */
+    uint64_t token;          /* opaque: names this delivery for h5pack_release (0 = none: after a failed
+                                next or a release); a stale copy or another reader's batch is refused */
 } h5pack_batch;
+
+#define H5PACK_BATCH_INIT {.struct_size = sizeof(h5pack_batch)}
 
 /* Blocks until the next batch is ready; fills *batch and returns H5PACK_OK, or H5PACK_END after the
  * configured epochs, or a negative code (a worker's read or decode failure, with detail: the batches
@@ -245,18 +287,23 @@ typedef struct h5pack_batch {
  * spent blocked is counted as stall time in the stats. Release each batch before asking for more than
  * config.prefetch - 1 further batches; with echo > 1, release each delivery before asking for the next
  * echo of the same batch (they share buffers). Asking anyway returns H5PACK_ESTATE instead of blocking
- * forever. Consumer thread only. */
+ * forever. On any return other than H5PACK_OK the batch is cleared (token 0), so releasing it is refused
+ * cleanly. Consumer thread only. */
 H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch);
 
 /* Gives the batch's buffers back to the reader (workers refill them). With config.cuda_stream set, the
  * reader records an event on that stream so the buffer is reused only after the work queued there.
  * Without it, the device work that reads the batch must have finished (synchronise first): the next
- * echo's kernel or a new batch may overwrite the buffers as soon as this returns. */
+ * echo's kernel or a new batch may overwrite the buffers as soon as this returns. Sets batch->token to 0.
+ * A batch released already (or a stale copy of an earlier delivery) is H5PACK_ESTATE; one from another
+ * reader is H5PACK_EINVAL; the message says which. */
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch);
 
-/* Counters since open. Read amplification = bytes_read / bytes_needed, where bytes_needed is the
- * stored size of the distinct chunks the delivered batches needed in each epoch. */
+/* Counters since open (an output struct: h5pack_stats st = H5PACK_STATS_INIT). Read amplification =
+ * bytes_read / bytes_needed, where bytes_needed is the stored size of the distinct chunks the delivered
+ * batches needed in each epoch. */
 typedef struct h5pack_stats {
+    size_t struct_size;       /* sizeof(h5pack_stats), set by H5PACK_STATS_INIT */
     uint64_t samples;         /* images delivered (echoes included) */
     uint64_t batches;         /* batches delivered = fresh + echoed */
     uint64_t batches_fresh;
@@ -280,6 +327,9 @@ typedef struct h5pack_stats {
     uint64_t cache_bytes_used; /* bytes held by cache slots (<= config.cache_bytes, at least 1 chunk) */
 } h5pack_stats;
 
+#define H5PACK_STATS_INIT {.struct_size = sizeof(h5pack_stats)}
+
+/* Fills the first stats->struct_size bytes of *stats. Consumer thread. */
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats);
 
 /* Stops the workers (also mid-epoch, with batches unreleased), frees everything. NULL is a no-op. */

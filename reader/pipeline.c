@@ -50,6 +50,13 @@ static int backend_fail(pipeline *p, int rc, const char *what, char *err, size_t
     return fail(p, rc, msg, err, err_len);
 }
 
+static uint64_t new_token(pipeline *p, int slot)
+{
+    const uint64_t serial_mask = ((uint64_t)1 << (PIPELINE_TOKEN_TAG_SHIFT - PIPELINE_TOKEN_SLOT_BITS)) - 1;
+    p->deliveries++;
+    return p->token_tag | (p->deliveries & serial_mask) << PIPELINE_TOKEN_SLOT_BITS | (uint64_t)slot;
+}
+
 /* Hands out echo ECHO of the batch in SLOT (already converted for it). */
 static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, char *err, size_t err_len)
 {
@@ -65,8 +72,7 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
     batch->epoch = e->epoch;
     batch->index = e->index;
     batch->echo = echo;
-    batch->slot_ = slot;
-    e->held = 1;
+    batch->token = e->token = new_token(p, slot);
     e->echoes_delivered = echo + 1;
     p->samples += e->count;
     if (echo + 1 == p->pp.echo && e->index + 1 == p->batches_per_epoch)
@@ -79,7 +85,7 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
 {
     int slot = p->echo_slot;
     ring_entry *e = &p->ring[slot];
-    if (e->held) {
+    if (e->token) {
         snprintf(err, err_len, "release the batch before asking for its echo (echo > 1 reuses its buffers)");
         return H5PACK_ESTATE;
     }
@@ -105,7 +111,7 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
     if (p->total_batches && p->next_fresh >= p->total_batches)
         return H5PACK_END;
     int slot = (int)(p->next_fresh % (uint64_t)p->pp.prefetch);
-    if (p->ring[slot].held) { /* its slot still holds a batch the consumer has not released */
+    if (p->ring[slot].token) { /* its slot still holds a batch the consumer has not released */
         const ring_entry *old = &p->ring[slot];
         snprintf(err, err_len,
                  "batch %llu of epoch %llu is still unreleased and its buffer is the next one's (prefetch = %d): "
@@ -124,17 +130,28 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
     return deliver(p, slot, 0, batch, err, err_len);
 }
 
-int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
+int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len)
 {
-    int slot = batch ? batch->slot_ : -1;
-    if (slot < 0 || slot >= p->pp.prefetch || !p->ring[slot].held) {
-        snprintf(err, err_len, "release of a batch that is not held (released twice, or not from this reader)");
+    uint64_t t = *token, slot = t & (PIPELINE_MAX_PREFETCH - 1);
+    if (t == 0) {
+        snprintf(err, err_len, "h5pack_release: the batch holds no delivery (released already, or its h5pack_next "
+                               "did not return H5PACK_OK)");
+        return H5PACK_ESTATE;
+    }
+    if (t >> PIPELINE_TOKEN_TAG_SHIFT << PIPELINE_TOKEN_TAG_SHIFT != p->token_tag) {
+        snprintf(err, err_len, "h5pack_release: the batch is not from this reader (its token belongs to another "
+                               "h5pack_reader, or was not set by h5pack_next)");
+        return H5PACK_EINVAL;
+    }
+    if (slot >= (uint64_t)p->pp.prefetch || p->ring[slot].token != t) {
+        snprintf(err, err_len, "h5pack_release: the batch was released already (a stale copy of an earlier "
+                               "delivery)");
         return H5PACK_ESTATE;
     }
     ring_entry *e = &p->ring[slot];
-    e->held = 0;
-    int rc = p->pp.be->ops->release(p->pp.be, slot);
-    batch->slot_ = -1;
+    e->token = 0;
+    *token = 0;
+    int rc = p->pp.be->ops->release(p->pp.be, (int)slot);
     if (rc) {
         const char *detail = p->pp.be->last_error;
         snprintf(err, err_len, "the backend could not release the batch: %s",
@@ -219,9 +236,20 @@ static int start_workers(pipeline *p, char *err, size_t err_len)
     return 0;
 }
 
+/* 1..65535, a different one for each pipeline opened in the process (until it wraps). */
+static uint64_t next_token_tag(void)
+{
+    static _Atomic uint32_t counter;
+    return (uint64_t)(atomic_fetch_add(&counter, 1) % 0xFFFFu) + 1;
+}
+
 int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len)
 {
     *out = NULL;
+    if (pp->prefetch < 1 || pp->prefetch > PIPELINE_MAX_PREFETCH) {
+        snprintf(err, err_len, "prefetch must be in 1..%d", PIPELINE_MAX_PREFETCH);
+        return H5PACK_EINVAL;
+    }
     pipeline *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
@@ -229,6 +257,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     p->geo = h5pack_chunksrc_geometry(pp->src);
     p->labels = h5pack_chunksrc_labels(pp->src);
     p->echo_slot = -1;
+    p->token_tag = next_token_tag() << PIPELINE_TOKEN_TAG_SHIFT;
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */
     uint64_t epochs = pp->setup.epochs, bpe = p->batches_per_epoch;

@@ -39,7 +39,10 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
  * or the first worker error (every later call returns it again). */
 int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
 
-int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
+/* Gives back the delivery named by *TOKEN (h5pack_batch.token) and sets *TOKEN to 0. Refuses, leaving
+ * *TOKEN as it is: 0 or a stale token (released already) with H5PACK_ESTATE, another pipeline's with
+ * H5PACK_EINVAL. A backend failure to release is returned after the slot was given back anyway. */
+int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len);
 
 /* Adds the delivered batches' counters and the backend's times to *ST (other fields untouched). */
 void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st);

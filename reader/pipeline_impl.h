@@ -21,6 +21,13 @@
 
 enum ring_state { RING_FREE, RING_FILLING, RING_READY, RING_DELIVERED };
 
+/* h5pack_batch.token of a delivery: reader tag (16 bits, never 0) | delivery number (38) | ring slot (10).
+ * The slot makes release O(1); the delivery number makes a stale copy of an earlier batch in the same slot
+ * fail to match; the tag, drawn per pipeline, makes another reader's batch recognisable. */
+#define PIPELINE_TOKEN_SLOT_BITS 10
+#define PIPELINE_TOKEN_TAG_SHIFT 48
+#define PIPELINE_MAX_PREFETCH (1 << PIPELINE_TOKEN_SLOT_BITS)
+
 /* What one fresh batch cost; added to the stats when the consumer receives it. */
 typedef struct batch_counts {
     uint64_t hits, misses, bytes_read, bytes_inflated, bytes_needed;
@@ -46,7 +53,7 @@ typedef struct ring_entry {
     char err[384];
     batch_counts counts;
     /* consumer only */
-    int held;               /* the consumer holds a delivered (echo of this) batch */
+    uint64_t token;         /* the consumer holds a delivered (echo of this) batch under this token; 0 = not */
     uint32_t echoes_delivered;
 } ring_entry;
 
@@ -81,6 +88,8 @@ struct pipeline {
     int n_started;
     /* consumer side (consumer thread only) */
     uint64_t next_fresh;
+    uint64_t token_tag;    /* this pipeline's tag, already shifted into place */
+    uint64_t deliveries;   /* batches handed out (echoes included): numbers the tokens */
     int echo_slot; /* slot whose echoes are still due, or -1 */
     int failed;
     char failed_err[384];

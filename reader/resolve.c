@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "api_structs.h"
+
 static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
 static const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
 
@@ -14,6 +16,8 @@ static int enum_in(int v, int lo, int hi)
 
 int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_len)
 {
+    if (h5pack_abi_check(cfg, &h5pack_abi_config, err, err_len)) /* a zeroed struct is not "all fields 0" */
+        return H5PACK_EINVAL;
     const char *bad = NULL;
     if (!cfg->images_dataset || !cfg->images_dataset[0])
         bad = "images_dataset must name a dataset";

@@ -26,7 +26,7 @@ typedef struct reader_setup {
     uint64_t epochs;        /* 0 = endless */
 } reader_setup;
 
-/* Checks the config fields that need no file (EINVAL with the field's name in ERR). */
+/* Checks the config fields that need no file (EINVAL with the field's name in ERR), struct_size included. */
 int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_len);
 
 /* Online cores (at least 1). */

@@ -211,12 +211,12 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
         h5pack_close(r);
         return -1;
     }
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     h5pack_info_get(r, &info);
     uint64_t image_bytes = (uint64_t)info.channels * info.height * info.width;
     if (keep_indices)
         res->indices = malloc(info.samples_per_epoch * sizeof *res->indices);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     int rc;
     double t0 = h5pack_clock_s();
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
@@ -230,7 +230,7 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
             res->rss_mib[epoch] = rss_mib();
     }
     res->seconds = h5pack_clock_s() - t0;
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &st);
     if (rc != H5PACK_END)
         fprintf(stderr, "bench_reader: %s\n", h5pack_last_error(r));

@@ -3,8 +3,10 @@
  *   bench_resize [--reps N] [--case I]   ms/image for each case (or case I only), library vs reference,
  *                                        best of 5 interleaved rounds
  *   bench_resize --check [N]     N random geometries (default 3000) + fixed cases: every output byte equal
+ *   --portable (anywhere)        the library uses its plain C passes, not AVX2 (timing the fallback)
  * Exit status: 0 when all checks pass (or after timing), 1 on the first mismatch. */
 #include "image.h"
+#include "resize_internal.h"
 
 #include <malloc.h>
 #include <stdio.h>
@@ -168,6 +170,16 @@ static int run_timing(unsigned reps, int only)
 
 int main(int argc, char **argv)
 {
+    int portable = !resize_avx2_available();
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--portable") == 0) {
+            resize_set_path(RESIZE_PATH_PORTABLE);
+            portable = 1;
+            memmove(argv + i, argv + i + 1, sizeof *argv * (size_t)(argc - i)); /* argv[argc] is NULL */
+            argc--;
+            break;
+        }
+    printf("library resize passes: %s\n", portable ? "portable C" : "AVX2");
     if (argc > 1 && strcmp(argv[1], "--check") == 0)
         return run_checks(argc > 2 ? (unsigned)atoi(argv[2]) : 3000) == 0 ? 0 : 1;
     /* As convert/main.c: without it every 150 KB buffer is a fresh mmap and its page faults are timed. */

@@ -43,9 +43,20 @@ def _open(path, cfg):
     return reader
 
 
+def _default_config():
+    """h5pack_config with the library's defaults (H5PACK_CONFIG_DEFAULTS)."""
+    cfg = _lib.Config()
+    rc = lib().h5pack_config_init(ctypes.byref(cfg))
+    if rc < 0:
+        raise _error(rc, None, "h5pack_config_init")
+    return cfg
+
+
 def _struct_dict(s):
     out = {}
     for name, _ in s._fields_:
+        if name == "struct_size":
+            continue
         v = getattr(s, name)
         if isinstance(v, bytes):
             v = v.decode(errors="replace")
@@ -69,8 +80,7 @@ def info(path, images="images", labels="labels"):
     """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict. Opens a small
     CPU reader (1 thread, 1-image batches) and closes it again. ``mean``/``std`` are the file's stored
     per-channel values (None for a file without them), not a normalisation default."""
-    cfg = _lib.Config()
-    lib().h5pack_config_init(ctypes.byref(cfg))
+    cfg = _default_config()
     cfg.images_dataset, cfg.labels_dataset = images.encode(), (labels or "").encode()
     cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
     cfg.cache_bytes = 1  # the reader keeps at least one chunk
@@ -152,8 +162,7 @@ class Loader:
 
     def _config(self, batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
                 layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels, memlimit):
-        cfg = _lib.Config()
-        lib().h5pack_config_init(ctypes.byref(cfg))
+        cfg = _default_config()
         self._names = (images.encode(), (labels or "").encode())  # kept alive while cfg points at them
         cfg.images_dataset, cfg.labels_dataset = self._names
         cfg.batch_size, cfg.cache_bytes = int(batch_size), _convert.parse_size(cache)

@@ -258,9 +258,36 @@ def check_dct_scaling():
                     pil_fit(im, th, tw, mode), 40, 1.5)
 
 
+def check_scaled_444_422():
+    """Issue 12's repro: random 100x100 and 200x200 JPEGs in 4:4:4 and 4:2:2 (4:2:0 alongside), whose
+    DCT-scaled decode made memcheck flag pixels (a false report from libjpeg-turbo's SIMD code, see
+    tests/memcheck). Where the converter picks a scale PIL's draft() has (1/2, 1/4, 1/8), its output must
+    equal PIL's draft decode + resize exactly; the others (3/8 etc.) and every target go through the
+    full-size decode + fit too, equal to PIL's decode + resize."""
+    rng = np.random.default_rng(12)
+    for side, subsamplings, targets in ((100, (0, 2), ((32, 32), (50, 50), (25, 25), (13, 13), (20, 13))),
+                                        (200, (0, 1, 2), ((32, 32), (24, 24), (40, 40), (100, 100), (60, 90)))):
+        noise = Image.fromarray(rng.integers(0, 256, (side, side, 3), dtype=np.uint8))
+        for sub in subsamplings:
+            path = os.path.join(WORK, f"noise_{side}_{sub}.jpg")
+            noise.save(path, quality=90, subsampling=sub)
+            full = Image.open(path).convert("RGB")
+            for th, tw in targets:
+                name = f"noise {side}x{side} subsampling {sub} -> {th}x{tw}"
+                fields, got = run_dump(path, "--size", f"{th}x{tw}", "--no-dct")
+                compare(f"{name} full decode", got, pil_fit(full, th, tw, "crop"), 1, 0.01)
+                fields, got = run_dump(path, "--size", f"{th}x{tw}")
+                drafted = Image.open(path)
+                drafted.draft("RGB", (tw, th))
+                if fields["decoded"] == "%dx%d" % drafted.size and drafted.size != (side, side):
+                    compare(f"{name} DCT-scaled to {fields['decoded']}", got,
+                            pil_fit(drafted.convert("RGB"), th, tw, "crop"), 1, 0.01)
+
+
 check_decodes()
 check_resizes()
 check_dct_scaling()
+check_scaled_444_422()
 if failures:
     print(f"{len(failures)} case(s) failed: " + "; ".join(failures))
     sys.exit(1)

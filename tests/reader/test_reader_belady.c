@@ -43,11 +43,11 @@ static h5pack_stats run_reader(const char *path, const h5pack_config *cfg, h5pac
     int rc = h5pack_open(path, cfg, &r);
     CHECK_MSG(rc == 0, "%s", h5pack_last_error(r));
     CHECK_OK(h5pack_info_get(r, info));
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
         CHECK_OK(h5pack_release(r, &b));
     CHECK_MSG(rc == H5PACK_END, "next: %d %s", rc, h5pack_last_error(r));
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     h5pack_close(r);
     return st;
@@ -84,7 +84,7 @@ static void random_case(rng_state *g, int t)
         remove(path);
         return;
     }
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     h5pack_stats st = run_reader(path, &c, &info);
     expected e = simulate(path, &op, slots, c.epochs);
     CHECK_EQ_U64(info.window, op.window);
@@ -118,7 +118,7 @@ static void test_chunk_order_reads_once(void)
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.batch_size = 32, c.threads = 2, c.epochs = 1;
     c.window = 5;
     c.cache_bytes = (c.window + 2) * 10 * 48;
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     h5pack_stats st = run_reader(path, &c, &info);
     CHECK_EQ_U64(st.chunk_misses, 40);
     CHECK_EQ_U64(st.bytes_read, st.bytes_needed);

@@ -31,7 +31,7 @@ static void *read_job(void *arg)
     uint8_t *want = malloc(img);
     uint64_t seen = 0;
     int bad = 0, rc;
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++) {
             image_of(&j->spec, b.indices[i], want);

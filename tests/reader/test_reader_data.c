@@ -41,14 +41,14 @@ static void check_every_sample_once(const char *path, const h5spec *sp, h5pack_c
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &cfg, &r);
     CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     CHECK_EQ_U64(info.n_samples, sp->n);
     CHECK_EQ_INT(info.input_layout, sp->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
     uint8_t *truth = read_all_with_hdf5(path, sp);
     size_t img = (size_t)sp->c * sp->h * sp->w;
     unsigned *seen = calloc(sp->n, sizeof *seen);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     uint64_t batches = 0, expect_index = 0, expect_epoch = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         CHECK_EQ_U64(b.epoch, expect_epoch);
@@ -79,7 +79,7 @@ static void check_every_sample_once(const char *path, const h5spec *sp, h5pack_c
     CHECK_EQ_U64(batches, info.batches_per_epoch * cfg.epochs);
     for (uint64_t s = 0; s < sp->n; s++)
         CHECK_EQ_U64(seen[s], cfg.epochs);
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     CHECK_EQ_U64(st.samples, sp->n * cfg.epochs);
     CHECK_EQ_U64(st.batches_fresh, batches);
@@ -111,7 +111,7 @@ static uint64_t *epoch_indices(const char *path, h5pack_config cfg, uint64_t *n)
     CHECK_OK(h5pack_open(path, &cfg, &r));
     uint64_t *out = malloc(1000 * sizeof *out);
     *n = 0;
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while (h5pack_next(r, &b) == H5PACK_OK) {
         memcpy(out + *n, b.indices, b.count * sizeof *out);
         *n += b.count;
@@ -178,11 +178,11 @@ static void check_float(const char *path, const h5spec *sp, h5pack_norm norm, co
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "%s", h5pack_last_error(r));
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     for (uint32_t ch = 0; ch < sp->c; ch++) /* the normalisation in use is reported */
         CHECK(info.mean[ch] == mean[ch] && info.std[ch] == std[ch]);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     size_t img = (size_t)sp->c * sp->h * sp->w;
     while (h5pack_next(r, &b) == H5PACK_OK) {
         CHECK_EQ_U64(b.bytes, b.count * img * 4);
@@ -231,7 +231,7 @@ static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype 
     c.dtype = dtype, c.output_layout = out, c.epochs = 1;
     h5pack_reader *r = NULL;
     CHECK_OK(h5pack_open(path, &c, &r));
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     backend_params bp;
     memset(&bp, 0, sizeof bp);
@@ -243,7 +243,7 @@ static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype 
     memcpy(bp.mean, info.mean, sizeof bp.mean), memcpy(bp.std, info.std, sizeof bp.std);
     size_t img = (size_t)sp->c * sp->h * sp->w, out_img = h5pack_backend_output_image_bytes(&bp);
     uint8_t *in = malloc(c.batch_size * img), *want = malloc(c.batch_size * out_img);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while (h5pack_next(r, &b) == H5PACK_OK) {
         CHECK_EQ_U64(b.bytes, b.count * out_img);
         for (size_t i = 0; i < b.count; i++)

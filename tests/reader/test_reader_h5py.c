@@ -15,7 +15,7 @@ static void read_all(const char *path, const char *dataset, h5pack_order order)
     size_t img = 3 * 6 * 5;
     uint8_t want[90];
     int seen[53] = {0};
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++) {
             uint64_t s = b.indices[i];

@@ -33,9 +33,9 @@ static void check_echo(h5pack_dtype dtype, int flip)
     h5pack_config c = small_config();
     c.echo = 3, c.epochs = 2, c.dtype = dtype, c.random_flip = flip;
     h5pack_reader *r = open_ok(path_ok, &c);
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     uint8_t *fresh = malloc(16 * 60 * 4);
     uint64_t fresh_indices[16];
     uint64_t n = 0, differing_echoes = 0;
@@ -46,7 +46,7 @@ static void check_echo(h5pack_dtype dtype, int flip)
         if (b.echo == 0) {
             memcpy(fresh, b.data, b.bytes);
             memcpy(fresh_indices, b.indices, b.count * 8);
-            h5pack_batch early; /* its echo needs the buffers back first */
+            h5pack_batch early = H5PACK_BATCH_INIT; /* its echo needs the buffers back first */
             CHECK_EQ_INT(h5pack_next(r, &early), H5PACK_ESTATE);
             CHECK_STR_CONTAINS(h5pack_last_error(r), "release");
         } else {
@@ -61,7 +61,7 @@ static void check_echo(h5pack_dtype dtype, int flip)
         n++;
     }
     CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     CHECK_EQ_U64(st.batches_fresh, 2 * info.batches_per_epoch);
     CHECK_EQ_U64(st.batches_echoed, 2 * st.batches_fresh);
@@ -93,7 +93,7 @@ static void test_augmented_echoes(void)
     size_t img = 60, out_img = h5pack_backend_output_image_bytes(&bp);
     uint8_t *in = malloc(c.batch_size * img);
     float *want = malloc(c.batch_size * out_img);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     int rc, echo_differs = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++)
@@ -121,7 +121,7 @@ static void test_misuse(void)
 {
     h5pack_config c = small_config();
     h5pack_reader *r = open_ok(path_ok, &c);
-    h5pack_batch a, b, d;
+    h5pack_batch a = H5PACK_BATCH_INIT, b = H5PACK_BATCH_INIT, d = H5PACK_BATCH_INIT;
     CHECK_OK(h5pack_next(r, &a));
     CHECK_OK(h5pack_next(r, &b));
     CHECK_EQ_INT(h5pack_next(r, &d), H5PACK_ESTATE); /* prefetch = 2 batches held */
@@ -145,7 +145,7 @@ static void test_close_mid_epoch(void)
         h5pack_config c = small_config();
         c.threads = threads, c.prefetch = 1, c.epochs = 0, c.order = H5PACK_ORDER_RANDOM;
         h5pack_reader *r = open_ok(path_ok, &c);
-        h5pack_batch b;
+        h5pack_batch b = H5PACK_BATCH_INIT;
         for (int i = 0; i < 5; i++) {
             CHECK_OK(h5pack_next(r, &b));
             CHECK_OK(h5pack_release(r, &b));
@@ -164,7 +164,7 @@ static void test_many_cycles(void)
     for (int i = 0; i < 200; i++) {
         h5pack_reader *r = open_ok(i % 2 ? path_ok : path_gzip, &c);
         if (i % 3 == 0) {
-            h5pack_batch b;
+            h5pack_batch b = H5PACK_BATCH_INIT;
             CHECK_OK(h5pack_next(r, &b));
         }
         h5pack_close(r);
@@ -180,10 +180,10 @@ static void expect_open_error(const char *path, const h5pack_config *c, int code
     CHECK_STR_CONTAINS(h5pack_last_error(NULL), path); /* every open error names the file */
     if (r) {
         CHECK_STR_CONTAINS(h5pack_last_error(r), reason);
-        h5pack_batch b;
+        h5pack_batch b = H5PACK_BATCH_INIT;
         CHECK_EQ_INT(h5pack_next(r, &b), H5PACK_ESTATE);
         CHECK_STR_CONTAINS(h5pack_last_error(r), reason); /* still the open's reason */
-        h5pack_stats st;
+        h5pack_stats st = H5PACK_STATS_INIT;
         CHECK(h5pack_stats_get(r, &st) < 0);
     }
     h5pack_close(r);
@@ -275,7 +275,7 @@ static void test_hostile_files(void)
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &c, &r);
     if (rc == 0) {
-        h5pack_batch b;
+        h5pack_batch b = H5PACK_BATCH_INIT;
         while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
             CHECK_OK(h5pack_release(r, &b));
         CHECK_MSG(rc < 0, "a truncated file read to the end without error");
@@ -307,7 +307,7 @@ static void test_corrupt_chunk(void)
     h5pack_config c = small_config();
     c.order = H5PACK_ORDER_SEQUENTIAL, c.batch_size = 8, c.epochs = 1;
     h5pack_reader *r = open_ok(path, &c);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     int rc;
     uint64_t good = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
@@ -329,7 +329,7 @@ static void test_device_choice(void)
     h5pack_config c = small_config();
     c.device = H5PACK_DEVICE_AUTO;
     h5pack_reader *r = open_ok(path_ok, &c);
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     CHECK(info.device == H5PACK_DEVICE_CPU || info.device == H5PACK_DEVICE_CUDA);
     if (info.device == H5PACK_DEVICE_CPU)

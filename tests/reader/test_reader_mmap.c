@@ -48,7 +48,7 @@ static uint64_t digest_batch(const h5spec *sp, const h5pack_batch *b, uint8_t *w
 
 static run_digest run(const char *path, const h5spec *sp, const h5pack_config *cfg, int mapped)
 {
-    run_digest r = {0, 0, 0xcbf29ce484222325ull, {0}, 0};
+    run_digest r = {.hash = 0xcbf29ce484222325ull, .st = H5PACK_STATS_INIT};
     if (mapped)
         unsetenv("H5PACK_NO_MMAP");
     else
@@ -59,7 +59,7 @@ static run_digest run(const char *path, const h5spec *sp, const h5pack_config *c
     CHECK_MSG(rc == 0, "%s", h5pack_last_error(rd));
     r.mapped_seen = file_is_mapped(path);
     uint8_t *want = malloc((size_t)sp->c * sp->h * sp->w);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(rd, &b)) == H5PACK_OK) {
         r.hash = digest_batch(sp, &b, want, mix(r.hash, b.epoch * 1000003 + b.index));
         r.batches++, r.samples += b.count;

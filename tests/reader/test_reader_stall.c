@@ -27,8 +27,8 @@ int main(void)
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
 
-    h5pack_batch b;
-    h5pack_stats st;
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_next(r, &b)); /* the first batch's wait (worker start-up) is left out below */
     CHECK_OK(h5pack_release(r, &b));
     CHECK_OK(h5pack_stats_get(r, &st));

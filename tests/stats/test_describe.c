@@ -44,8 +44,7 @@ static void compare_with_reader(const char *path, const h5pack_config *cfg, cons
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, cfg, &r);
     CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_info in;
-    memset(&in, 0, sizeof in);
+    h5pack_info in = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &in));
     h5pack_close(r);
     CHECK_EQ_U64(d->n_samples, in.n_samples);

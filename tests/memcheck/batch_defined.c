@@ -1,0 +1,139 @@
+/* batch_defined - reads one epoch of an h5pack file through the public reader API in several
+ * configurations (uint8 as stored, float32/float16/bfloat16 with the other layout, augmentation, echo,
+ * a rank of two, a short last batch) and checks every delivered byte: under valgrind memcheck each batch's
+ * data, labels and indices must be defined (client check request, when valgrind's header is there, plus
+ * a fold over every byte that memcheck sees as a conditional jump); the uint8 batches must equal
+ * H5Dread of the same rows and every sample must come exactly once.
+ *   batch_defined FILE.h5        exit 0 when every check passed (memcheck's own errors: its exit code) */
+#include <stdint.h>
+
+#include "check.h"
+#include "h5pack.h"
+#include <hdf5.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define DEFINED_OR_FAIL(p, n) CHECK_MSG(VALGRIND_CHECK_MEM_IS_DEFINED((p), (n)) == 0, "undefined bytes in %s", #p)
+#endif
+#endif
+#ifndef DEFINED_OR_FAIL
+#define DEFINED_OR_FAIL(p, n) ((void)0)
+#endif
+
+/* A value depending on every byte, used in a branch: memcheck reports any undefined one. */
+static void touch_every_byte(const void *p, size_t n, uint64_t *fold)
+{
+    const uint8_t *b = p;
+    uint64_t h = *fold;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    if (h == 0)
+        printf("(fold is zero)\n");
+    *fold = h;
+}
+
+static uint8_t *read_images(const char *path, size_t *n, size_t *image_bytes)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = f >= 0 ? H5Dopen2(f, "images", H5P_DEFAULT) : -1;
+    hid_t s = d >= 0 ? H5Dget_space(d) : -1;
+    hsize_t dims[4] = {0};
+    CHECK_MSG(s >= 0 && H5Sget_simple_extent_ndims(s) == 4 && H5Sget_simple_extent_dims(s, dims, NULL) == 4,
+              "%s: no 4-D images dataset", path);
+    *n = (size_t)dims[0];
+    *image_bytes = (size_t)(dims[1] * dims[2] * dims[3]);
+    uint8_t *all = malloc(*n * *image_bytes);
+    CHECK(all && H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0);
+    H5Sclose(s), H5Dclose(d), H5Fclose(f);
+    return all;
+}
+
+typedef struct run_case {
+    const char *name;
+    h5pack_config cfg;
+} run_case;
+
+/* One epoch of CASE: every byte of every batch defined; uint8 as stored equals the file. */
+static void run_one(const char *path, const run_case *rc, const uint8_t *truth, size_t n, size_t image_bytes)
+{
+    h5pack_reader *r = NULL;
+    int st = h5pack_open(path, &rc->cfg, &r);
+    CHECK_MSG(st == 0, "%s: open: %s", rc->name, h5pack_last_error(r));
+    h5pack_info info = H5PACK_INFO_INIT;
+    CHECK_OK(h5pack_info_get(r, &info));
+    unsigned *seen = calloc(n, sizeof *seen);
+    CHECK(seen);
+    uint64_t fold = 1469598103934665603ull, samples = 0;
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    int exact = rc->cfg.dtype == H5PACK_DTYPE_UINT8 && info.output_layout == info.input_layout;
+    while ((st = h5pack_next(r, &b)) == H5PACK_OK) {
+        DEFINED_OR_FAIL(b.data, b.bytes);
+        DEFINED_OR_FAIL(b.indices, b.count * sizeof *b.indices);
+        touch_every_byte(b.data, b.bytes, &fold);
+        touch_every_byte(b.indices, b.count * sizeof *b.indices, &fold);
+        if (b.labels) {
+            DEFINED_OR_FAIL(b.labels, b.count * sizeof *b.labels);
+            touch_every_byte(b.labels, b.count * sizeof *b.labels, &fold);
+        }
+        for (size_t i = 0; i < b.count; i++) {
+            CHECK(b.indices[i] < n);
+            if (b.echo == 0)
+                seen[b.indices[i]]++;
+            if (exact)
+                CHECK_MSG(memcmp((const uint8_t *)b.data + i * image_bytes, truth + b.indices[i] * image_bytes,
+                                 image_bytes) == 0,
+                          "%s: sample %llu differs from H5Dread", rc->name, (unsigned long long)b.indices[i]);
+        }
+        samples += b.echo == 0 ? b.count : 0;
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    CHECK_MSG(st == H5PACK_END, "%s: next returned %d: %s", rc->name, st, h5pack_last_error(r));
+    CHECK_EQ_U64(samples, info.samples_per_epoch);
+    for (size_t i = 0; i < n && rc->cfg.world == 1; i++) /* drop_last may leave some out, never twice */
+        CHECK_MSG(seen[i] == 1 || (rc->cfg.drop_last && seen[i] == 0), "%s: sample %zu delivered %u times",
+                  rc->name, i, seen[i]);
+    printf("ok   %s: %llu samples, every byte defined (fold %016llx)\n", rc->name, (unsigned long long)samples,
+           (unsigned long long)fold);
+    free(seen);
+    h5pack_close(r);
+}
+
+static h5pack_config config(h5pack_dtype dtype, h5pack_layout out, h5pack_order order, size_t batch)
+{
+    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
+    c.device = H5PACK_DEVICE_CPU, c.epochs = 1, c.threads = 2, c.prefetch = 3;
+    c.dtype = dtype, c.output_layout = out, c.order = order, c.batch_size = batch;
+    c.cache_bytes = 1u << 20;
+    return c;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: batch_defined FILE.h5\n");
+        return 2;
+    }
+    size_t n = 0, image_bytes = 0;
+    uint8_t *truth = read_images(argv[1], &n, &image_bytes);
+    run_case cases[5] = {
+        {"uint8 as stored, sequential, short last batch", config(H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_AUTO,
+                                                                  H5PACK_ORDER_SEQUENTIAL, 16)},
+        {"float32 NHWC, random order, flip + crop padding, echo 2",
+         config(H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_ORDER_RANDOM, 10)},
+        {"float16 NCHW, chunk order, file normalisation", config(H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NCHW,
+                                                                  H5PACK_ORDER_CHUNK, 7)},
+        {"bfloat16 NHWC, rank 1 of 2 (padded)", config(H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NHWC,
+                                                       H5PACK_ORDER_RANDOM, 9)},
+        {"uint8 NHWC, chunk order, drop_last", config(H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_ORDER_CHUNK,
+                                                      8)},
+    };
+    cases[1].cfg.random_flip = 1, cases[1].cfg.random_crop_padding = 3, cases[1].cfg.echo = 2;
+    cases[2].cfg.norm = H5PACK_NORM_FILE;
+    cases[3].cfg.rank = 1, cases[3].cfg.world = 2;
+    cases[4].cfg.drop_last = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_one(argv[1], &cases[i], truth, n, image_bytes);
+    free(truth);
+    return 0;
+}
