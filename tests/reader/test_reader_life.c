@@ -203,7 +203,7 @@ static void test_bad_files(void)
     temp_h5_name(path, sizeof path, "rank3");
     make_h5(path, &bad_rank);
     h5pack_reader *gray = open_ok(path, &c);
-    h5pack_info gi;
+    h5pack_info gi = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(gray, &gi));
     CHECK_EQ_INT(gi.channels, 1);
     h5pack_close(gray);

@@ -43,7 +43,7 @@ static void check_delivery(const char *path, const test_file *tf, h5pack_order o
     CHECK_MSG(rc == 0, "%s: %s", path, h5pack_last_error(r));
     size_t img = (size_t)tf->c * tf->h * tf->w;
     uint8_t *seen = calloc(tf->n * c.epochs, 1);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++) {
             uint64_t s = b.indices[i];
@@ -70,11 +70,11 @@ static h5pack_stats run_epochs(const char *path, const h5pack_config *c)
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, c, &r);
     CHECK_MSG(rc == 0, "%s: %s", path, h5pack_last_error(r));
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
         CHECK_OK(h5pack_release(r, &b));
     CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     h5pack_close(r);
     return st;
@@ -108,7 +108,7 @@ typedef struct epoch_job {
 static void *read_epoch(void *arg)
 {
     epoch_job *j = arg;
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((j->rc = h5pack_next(j->r, &b)) == H5PACK_OK) {
         j->samples += b.count;
         h5pack_release(j->r, &b);
