@@ -141,8 +141,9 @@ int h5pack_chunksrc_probe(const char *path, const char *images, const char *labe
 hid_t h5pack_chunksrc_vfd_fapl(void);
 
 /* Where the stored bytes of the chunk at OFFSET are (file offset, size) and its filter mask, learnt by
- * an H5Dread_chunk whose data read is captured, not done. FILE must be open with h5pack_chunksrc_vfd_fapl().
- * Returns 0 or -1. Caller inside h5pack_h5_enter. */
+ * an H5Dread_chunk whose data read is captured, not done. Returns 0, -1 (HDF5 failed, or read the chunk
+ * in other than one piece), or -2 when FILE is not open with h5pack_chunksrc_vfd_fapl(). Caller inside
+ * h5pack_h5_enter. */
 int h5pack_chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offset, uint64_t *addr, uint64_t *size,
                               uint32_t *filter_mask);
 

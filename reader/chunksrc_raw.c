@@ -169,6 +169,23 @@ static int read_located_run(slab_read *x, uint64_t r0, uint64_t *next)
     return rc;
 }
 
+/* H5Dread_chunk writes as many bytes as the chunk index says, which in a damaged file need not be the
+ * stored size the buffer was sized by (the index answered differently, or the probe learnt the size in
+ * another process): ask the capture driver what the read would be first. Without that driver (it failed
+ * to register) the sizes go unchecked. */
+static int check_read_size(const slab_read *x, const raw_chunk *raw, const hsize_t *offset)
+{
+    chunk_source *s = x->s;
+    uint64_t addr = 0, size = 0;
+    uint32_t mask = 0;
+    int rc = h5pack_chunksrc_vfd_locate_chunk(s->file, s->dset, offset, &addr, &size, &mask);
+    if (rc == -2 || (rc == 0 && size == raw->stored))
+        return 0;
+    if (rc != 0)
+        return h5pack_chunksrc_fail_read(s, x->slab, "cannot find the chunk in the chunk index", x->err, x->err_len);
+    return fail_chunk(x, raw, "the chunk index is damaged: HDF5 would read", size, raw->stored);
+}
+
 /* Under the lock: chunk R's stored size and its raw bytes (filters not applied). */
 static int fetch_locked(slab_read *x, raw_chunk *raw)
 {
@@ -193,6 +210,8 @@ static int fetch_locked(slab_read *x, raw_chunk *raw)
         buf = x->sc->buf;
     }
     h5pack_chunksrc_chunk_offset(s, x->slab, raw->r, offset);
+    if ((rc = check_read_size(x, raw, offset)) != 0)
+        return rc;
     if (H5Dread_chunk(s->dset, H5P_DEFAULT, offset, &mask, buf) < 0)
         return h5pack_chunksrc_fail_read(s, x->slab, "raw chunk read failed", x->err, x->err_len);
     raw->bytes = buf;
