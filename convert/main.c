@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         options_print_usage(stdout);
         return 0;
     case OPTIONS_VERSION:
-        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_FROM_CMAKE, H5PACK_FORMAT_VERSION);
+        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_STRING, H5PACK_FORMAT_VERSION);
         return 0;
     case OPTIONS_ERROR:
         fprintf(stderr, "h5pack: %s\n", err);

@@ -17,7 +17,7 @@
 typedef struct writeback writeback;
 
 /* Starts a writeback thread for FD (which stays owned by the caller and must outlive writeback_stop),
- * flushing after every STEP bytes. Returns NULL when the thread cannot start: writing works as before. */
+ * flushing after every STEP bytes. Returns NULL when the thread cannot start: the file is then written without early flushes. */
 writeback *writeback_start(int fd, size_t step);
 
 /* BYTES more were written to the file (called by the one writing thread; never waits for I/O). */

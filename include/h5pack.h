@@ -13,7 +13,7 @@
  *     h5pack_reader *r = NULL;
  *     int rc = h5pack_open("train.h5", &cfg, &r);
  *     if (rc < 0) { fprintf(stderr, "%s\n", h5pack_last_error(r)); ... }
- *     h5pack_batch b;
+ *     h5pack_batch b = H5PACK_BATCH_INIT;
  *     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
  *         train_step(b.data, b.labels, b.count);
  *         h5pack_release(r, &b);
@@ -28,6 +28,22 @@
  * Errors: every function that can fail returns a negative h5pack_error code; h5pack_strerror() gives
  * the generic text and h5pack_last_error() the detail for the last failure on a reader (file name,
  * HDF5/CUDA/decoder message).
+ *
+ * Extensible structs (how a program built against one h5pack release keeps working with another):
+ * every public struct starts with `size_t struct_size`, the struct's sizeof in the caller's program,
+ * set by the struct's macro: input structs from their defaults macro (h5pack_config cfg =
+ * H5PACK_CONFIG_DEFAULTS), output structs from their init macro (h5pack_info info = H5PACK_INFO_INIT,
+ * likewise H5PACK_STATS_INIT, H5PACK_BATCH_INIT). The library reads and writes only the first
+ * struct_size bytes. New fields are only ever appended, and a new field's zero value keeps the older
+ * behaviour, so:
+ *   - an older program (smaller struct_size) works with a newer library: input fields it does not know
+ *     take their defaults, output fields it does not know are not written;
+ *   - a newer program (larger struct_size) works with an older library as long as it leaves the fields
+ *     that library does not know at zero (else H5PACK_EINVAL, "built against a newer h5pack"); output
+ *     fields the library does not know come back zero.
+ * A struct_size of 0 (a memset struct), below the first release's size or over 64 KiB is H5PACK_EINVAL
+ * with a message naming the struct and its macro. An uninitialised struct (no macro) cannot always be
+ * caught: always start from the macro.
  */
 #ifndef H5PACK_H
 #define H5PACK_H
@@ -49,10 +65,16 @@ extern "C" {
 
 /* ---- versions ---------------------------------------------------------------------------------- */
 
+/* The one place the version is written: CMakeLists.txt reads these three lines for project(VERSION), the
+ * string is made from the numbers, and the Python package asks the library (h5pack.__version__). */
 #define H5PACK_VERSION_MAJOR 0
 #define H5PACK_VERSION_MINOR 1
 #define H5PACK_VERSION_PATCH 0
-#define H5PACK_VERSION_STRING "0.1.0"
+#define H5PACK_QUOTE_(x) #x
+#define H5PACK_EXPAND_AND_QUOTE_(x) H5PACK_QUOTE_(x)
+#define H5PACK_VERSION_STRING                                                                               \
+    H5PACK_EXPAND_AND_QUOTE_(H5PACK_VERSION_MAJOR) "." H5PACK_EXPAND_AND_QUOTE_(H5PACK_VERSION_MINOR) "." \
+        H5PACK_EXPAND_AND_QUOTE_(H5PACK_VERSION_PATCH)
 #define H5PACK_VERSION_NUMBER \
     (H5PACK_VERSION_MAJOR * 10000 + H5PACK_VERSION_MINOR * 100 + H5PACK_VERSION_PATCH)
 
@@ -60,7 +82,7 @@ extern "C" {
  * Kept apart from the library version: it changes only when the file contract changes. */
 #define H5PACK_FORMAT_VERSION 1
 
-/* "0.1.0": the library's version (may differ from the header's when linked dynamically). */
+/* "MAJOR.MINOR.PATCH": the library's version (may differ from the header's when linked dynamically). */
 H5PACK_API const char *h5pack_version_string(void);
 
 /* ---- errors ------------------------------------------------------------------------------------- */
@@ -108,7 +130,8 @@ typedef enum h5pack_dtype {
     H5PACK_DTYPE_FLOAT32 = 0,
     H5PACK_DTYPE_FLOAT16 = 1,
     H5PACK_DTYPE_BFLOAT16 = 2,
-    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation/augmentation ignored) */
+    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation, flip and padding
+                              ignored); with a resizing crop: the cropped, resized, flipped pixels, rounded */
 } h5pack_dtype;
 
 typedef enum h5pack_layout {
@@ -124,12 +147,29 @@ typedef enum h5pack_norm {
     H5PACK_NORM_NONE = 3      /* x / 255 only */
 } h5pack_norm;
 
+/* Resizing crops (docs/augmentation.md). */
+typedef enum h5pack_crop {
+    H5PACK_CROP_NONE = 0,           /* the stored size (flip / pad-and-crop as configured) */
+    H5PACK_CROP_RANDOM_RESIZED = 1, /* torchvision's RandomResizedCrop: area in [scale_min, scale_max],
+                                       aspect ratio log-uniform in [ratio_min, ratio_max], 10 attempts then
+                                       the central fallback; resized with PIL's antialiased bilinear filter */
+    H5PACK_CROP_CENTER = 2          /* the central center_ratio of the shorter side, resized (evaluation) */
+} h5pack_crop;
+
+typedef enum h5pack_echo_mode {
+    H5PACK_ECHO_BATCH = 0,  /* each batch delivered `echo` times */
+    H5PACK_ECHO_SAMPLE = 1  /* each sample delivered `echo` times per epoch, its copies in different
+                               batches, from a device-resident pool (docs/augmentation.md) */
+} h5pack_echo_mode;
+
 #define H5PACK_MAX_CHANNELS 4
 
-/* Reader configuration. Start from H5PACK_CONFIG_DEFAULTS (or h5pack_config_init()) and change fields;
- * the default of each field is written next to it. The reader copies the struct (and the strings) at
+/* Reader configuration (an input struct). Start from H5PACK_CONFIG_DEFAULTS (or h5pack_config_init())
+ * and change fields; the default of each field is written next to it. A zeroed struct is rejected
+ * (struct_size 0), never taken as "all fields 0". The reader copies the struct (and the strings) at
  * open: the caller may free it afterwards. */
 typedef struct h5pack_config {
+    size_t struct_size;         /* sizeof(h5pack_config), set by the macro: see "Extensible structs" */
     const char *images_dataset; /* "images": path of the 4-D uint8 dataset */
     const char *labels_dataset; /* "labels": path of the labels; NULL or "" = no labels. A missing
                                    "labels" dataset is fine (labels come back NULL). */
@@ -137,8 +177,9 @@ typedef struct h5pack_config {
     size_t batch_size;          /* 256 */
     size_t cache_bytes;         /* 1 GiB (1 << 30): bytes of decompressed chunks held in the cache */
     h5pack_order order;         /* H5PACK_ORDER_CHUNK */
-    size_t window;              /* 0: chunks in the CHUNK order's window; 0 = as many as the cache holds,
-                                   minus one per worker thread, at least 1 */
+    size_t window;              /* 0: chunks in the CHUNK order's window; 0 = 256 MiB of chunks, at least
+                                   16, at most all (the file alone decides; the cache must hold it plus
+                                   one chunk per thread, else open fails with the size needed) */
     uint64_t seed;              /* 0: seed of every shuffle and augmentation draw */
     uint32_t rank;              /* 0 */
     uint32_t world;             /* 1: ranks share one global order; each gets ceil(N/world) samples
@@ -148,7 +189,8 @@ typedef struct h5pack_config {
                                    Echoes reuse the batch (no second read or copy) with fresh
                                    augmentation draws */
     uint64_t epochs;            /* 0: endless; else h5pack_next() returns H5PACK_END after that many */
-    int threads;                /* 0: one worker per online core */
+    int threads;                /* 0: the CPUs this process may use (affinity, cgroup quota), divided
+                                   by LOCAL_WORLD_SIZE when set */
     int prefetch;               /* 4: batch buffers in the ring (batches prepared ahead of the consumer) */
     h5pack_device device;       /* H5PACK_DEVICE_AUTO */
     int gpu_id;                 /* 0: CUDA device ordinal */
@@ -156,23 +198,44 @@ typedef struct h5pack_config {
     h5pack_dtype dtype;         /* H5PACK_DTYPE_FLOAT32 */
     h5pack_layout output_layout; /* H5PACK_LAYOUT_NCHW (AUTO = same as the input) */
     h5pack_norm norm;           /* H5PACK_NORM_IMAGENET */
-    float mean[H5PACK_MAX_CHANNELS]; /* used with H5PACK_NORM_CUSTOM, in [0,1] units */
-    float std[H5PACK_MAX_CHANNELS];  /* used with H5PACK_NORM_CUSTOM */
+    float mean[H5PACK_MAX_CHANNELS]; /* {0, 0, 0, 0}: used with H5PACK_NORM_CUSTOM, in [0,1] units */
+    float std[H5PACK_MAX_CHANNELS];  /* {1, 1, 1, 1}: used with H5PACK_NORM_CUSTOM */
     int random_flip;            /* 0: 1 = flip each sample horizontally with probability 1/2 */
     int random_crop_padding;    /* 0: P > 0 = pad by P (with pixel value 0) and crop H x W at random */
     void *cuda_stream;          /* NULL: a cudaStream_t that h5pack_next() makes wait for the batch
                                    (cudaStreamWaitEvent) and h5pack_release() records on */
+    h5pack_crop crop;           /* H5PACK_CROP_NONE */
+    uint32_t output_height;     /* 0: with a crop, the size delivered (0 = the stored height) */
+    uint32_t output_width;      /* 0: with a crop (0 = the stored width) */
+    uint32_t max_output_height; /* 0: largest height h5pack_set_output_size() may set later (0 = the
+                                   output height); the output buffers are sized for it at open */
+    uint32_t max_output_width;  /* 0: the same for the width */
+    double scale_min, scale_max; /* 0.08, 1.0: random resized crop's area fraction */
+    double ratio_min, ratio_max; /* 3/4, 4/3: random resized crop's aspect ratio (width / height) */
+    double center_ratio;        /* 0.875 (224/256): centre crop's fraction of the shorter side */
+    h5pack_echo_mode echo_mode; /* H5PACK_ECHO_BATCH */
 } h5pack_config;
 
-#define H5PACK_CONFIG_DEFAULTS                                                                    \
-    {                                                                                             \
-        "images", "labels", H5PACK_LAYOUT_AUTO, 256, ((size_t)1 << 30), H5PACK_ORDER_CHUNK, 0, 0, \
-            0, 1, 0, 1, 0, 0, 4, H5PACK_DEVICE_AUTO, 0, 0, H5PACK_DTYPE_FLOAT32,                  \
-            H5PACK_LAYOUT_NCHW, H5PACK_NORM_IMAGENET, {0, 0, 0, 0}, {1, 1, 1, 1}, 0, 0, NULL      \
+/* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
+#define H5PACK_CONFIG_DEFAULTS                                                                            \
+    {                                                                                                     \
+        .struct_size = sizeof(h5pack_config), .images_dataset = "images", .labels_dataset = "labels",     \
+        .input_layout = H5PACK_LAYOUT_AUTO, .batch_size = 256, .cache_bytes = (size_t)1 << 30,           \
+        .order = H5PACK_ORDER_CHUNK, .window = 0, .seed = 0, .rank = 0, .world = 1, .drop_last = 0,       \
+        .echo = 1, .epochs = 0, .threads = 0, .prefetch = 4, .device = H5PACK_DEVICE_AUTO, .gpu_id = 0,   \
+        .device_memory_limit = 0, .dtype = H5PACK_DTYPE_FLOAT32, .output_layout = H5PACK_LAYOUT_NCHW,     \
+        .norm = H5PACK_NORM_IMAGENET, .mean = {0, 0, 0, 0}, .std = {1, 1, 1, 1}, .random_flip = 0,        \
+        .random_crop_padding = 0, .cuda_stream = NULL, .crop = H5PACK_CROP_NONE, .output_height = 0,      \
+        .output_width = 0, .max_output_height = 0, .max_output_width = 0, .scale_min = 0.08,              \
+        .scale_max = 1.0, .ratio_min = 0.75, .ratio_max = 4.0 / 3.0, .center_ratio = 0.875,               \
+        .echo_mode = H5PACK_ECHO_BATCH                                                                    \
     }
 
-/* Fills *cfg with H5PACK_CONFIG_DEFAULTS (for bindings that cannot use the macro). */
-H5PACK_API void h5pack_config_init(h5pack_config *cfg);
+/* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
+ * the struct's size first (as for an output struct; the rest may be uninitialised). Returns H5PACK_OK, or
+ * H5PACK_EINVAL (cfg NULL, or a struct_size below the first release's: nothing written; the message is
+ * h5pack_last_error(NULL)). */
+H5PACK_API int h5pack_config_init(h5pack_config *cfg);
 
 /* ---- the reader ----------------------------------------------------------------------------------- */
 
@@ -183,15 +246,18 @@ typedef struct h5pack_reader h5pack_reader;
  * code and *out is either NULL (invalid arguments or config, or no memory for the reader itself) or a
  * reader in the failed state whose only uses are h5pack_last_error() and h5pack_close(): that is how the
  * detail message reaches the caller. Any code, ENOMEM included, may come with a failed reader (e.g. the
- * cache could not be allocated): always h5pack_close(*out) (NULL is fine). cfg NULL means defaults. */
+ * cache could not be allocated): always h5pack_close(*out) (NULL is fine). cfg NULL means defaults; a cfg
+ * whose struct_size is 0 (not started from H5PACK_CONFIG_DEFAULTS) is H5PACK_EINVAL. */
 H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_reader **out);
 
 /* Detail message of the last failure on R ("" if none); for R == NULL, of the last failed
- * h5pack_open() in this thread. Valid until the next call on R. */
+ * h5pack_open() or h5pack_config_init() in this thread. Valid until the next call on R. */
 H5PACK_API const char *h5pack_last_error(const h5pack_reader *r);
 
-/* What the reader found in the file and decided at open. */
+/* What the reader found in the file and decided at open (an output struct): declare it with
+ * h5pack_info info = H5PACK_INFO_INIT. */
 typedef struct h5pack_info {
+    size_t struct_size;          /* sizeof(h5pack_info), set by H5PACK_INFO_INIT */
     uint64_t n_samples;          /* images in the file */
     uint32_t channels, height, width;
     h5pack_layout input_layout;  /* NCHW or NHWC as stored */
@@ -215,14 +281,33 @@ typedef struct h5pack_info {
     uint64_t pinned_bytes;       /* pinned (or plain, on CPU) host bytes of the batch ring */
     float mean[H5PACK_MAX_CHANNELS]; /* normalisation in use */
     float std[H5PACK_MAX_CHANNELS];
+    h5pack_crop crop;
+    uint32_t output_height, output_width;         /* delivered size at open (the stored size without a crop) */
+    uint32_t max_output_height, max_output_width; /* output buffers' size */
+    h5pack_echo_mode echo_mode;  /* as configured (SAMPLE with echo 1 delivers like BATCH) */
+    int ring_slots;              /* batch buffers in the ring: prefetch, raised to echo + 1 for sample echo */
+    uint64_t echo_pool_bytes;    /* sample echo's pool (device memory on the GPU, included in device_bytes) */
 } h5pack_info;
 
-/* Fills *info. Thread-safety: consumer thread. */
+#define H5PACK_INFO_INIT {.struct_size = sizeof(h5pack_info)}
+
+/* Fills the first info->struct_size bytes of *info. Thread-safety: consumer thread. */
 H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info);
 
-/* One delivered batch. Memory belongs to the reader and stays valid until h5pack_release() of this
+/* Crop box and flip of one delivered image: rows y .. y + height - 1 and columns x .. x + width - 1 of
+ * the stored image, resized to the batch's size, then mirrored when flip is 1. Without a resizing crop
+ * the box is the stored size shifted by the pad-and-crop offset (y, x may be negative: padding). An
+ * element of the batch's boxes array: this layout is fixed. */
+typedef struct h5pack_crop_box {
+    int32_t y, x, height, width;
+    int32_t flip;
+} h5pack_crop_box;
+
+/* One delivered batch (an output struct): declare it with h5pack_batch b = H5PACK_BATCH_INIT and reuse it
+ * for every h5pack_next(). Memory belongs to the reader and stays valid until h5pack_release() of this
  * batch (or h5pack_close). */
 typedef struct h5pack_batch {
+    size_t struct_size;      /* sizeof(h5pack_batch), set by H5PACK_BATCH_INIT */
     const void *data;        /* count images in the output dtype and layout; a CUDA device pointer when
                                 on_device, else host memory */
     const int64_t *labels;   /* count labels on the host; NULL when the file has no labels */
@@ -236,8 +321,13 @@ typedef struct h5pack_batch {
     int on_device;
     void *cuda_event;        /* cudaEvent_t recorded after the batch is ready (GPU only; the caller's
                                 config.cuda_stream, if set, already waits on it) */
-    int slot_;               /* internal */
+    uint64_t token;          /* opaque: names this delivery for h5pack_release (0 = none: after a failed
+                                next or a release); a stale copy or another reader's batch is refused */
+    const h5pack_crop_box *boxes; /* count boxes on the host: where each image came from */
+    uint32_t height, width;  /* size of this batch's images (progressive resizing changes it per epoch) */
 } h5pack_batch;
+
+#define H5PACK_BATCH_INIT {.struct_size = sizeof(h5pack_batch)}
 
 /* Blocks until the next batch is ready; fills *batch and returns H5PACK_OK, or H5PACK_END after the
  * configured epochs, or a negative code (a worker's read or decode failure, with detail: the batches
@@ -245,18 +335,30 @@ typedef struct h5pack_batch {
  * spent blocked is counted as stall time in the stats. Release each batch before asking for more than
  * config.prefetch - 1 further batches; with echo > 1, release each delivery before asking for the next
  * echo of the same batch (they share buffers). Asking anyway returns H5PACK_ESTATE instead of blocking
- * forever. Consumer thread only. */
+ * forever. On any return other than H5PACK_OK the batch is cleared (token 0), so releasing it is refused
+ * cleanly. Consumer thread only. */
 H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch);
+
+/* With a resizing crop: deliver HEIGHT x WIDTH from the next epoch on (the epoch after the last
+ * delivered batch's; from epoch 0 when none was delivered yet). At most max_output_height x
+ * max_output_width (else H5PACK_EINVAL with the reason); batches of that epoch prepared in advance are
+ * redone at the new size, so the switch is exact. The draws do not depend on the size. Progressive
+ * resizing without reopening. Consumer thread. */
+H5PACK_API int h5pack_set_output_size(h5pack_reader *r, uint32_t height, uint32_t width);
 
 /* Gives the batch's buffers back to the reader (workers refill them). With config.cuda_stream set, the
  * reader records an event on that stream so the buffer is reused only after the work queued there.
  * Without it, the device work that reads the batch must have finished (synchronise first): the next
- * echo's kernel or a new batch may overwrite the buffers as soon as this returns. */
+ * echo's kernel or a new batch may overwrite the buffers as soon as this returns. Sets batch->token to 0.
+ * A batch released already (or a stale copy of an earlier delivery) is H5PACK_ESTATE; one from another
+ * reader is H5PACK_EINVAL; the message says which. */
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch);
 
-/* Counters since open. Read amplification = bytes_read / bytes_needed, where bytes_needed is the
- * stored size of the distinct chunks the delivered batches needed in each epoch. */
+/* Counters since open (an output struct: h5pack_stats st = H5PACK_STATS_INIT). Read amplification =
+ * bytes_read / bytes_needed, where bytes_needed is the stored size of the distinct chunks the delivered
+ * batches needed in each epoch. */
 typedef struct h5pack_stats {
+    size_t struct_size;       /* sizeof(h5pack_stats), set by H5PACK_STATS_INIT */
     uint64_t samples;         /* images delivered (echoes included) */
     uint64_t batches;         /* batches delivered = fresh + echoed */
     uint64_t batches_fresh;
@@ -280,6 +382,9 @@ typedef struct h5pack_stats {
     uint64_t cache_bytes_used; /* bytes held by cache slots (<= config.cache_bytes, at least 1 chunk) */
 } h5pack_stats;
 
+#define H5PACK_STATS_INIT {.struct_size = sizeof(h5pack_stats)}
+
+/* Fills the first stats->struct_size bytes of *stats. Consumer thread. */
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats);
 
 /* Stops the workers (also mid-epoch, with batches unreleased), frees everything. NULL is a no-op. */
@@ -314,9 +419,9 @@ typedef struct h5pack_file_desc {
     uint64_t image_bytes;        /* channels * height * width (uint8) */
     int chunked;                 /* 1: HDF5 chunked layout; 0: the "chunks" below are the reader's read units
                                     (runs of about 1 MiB of whole images) */
-    uint64_t samples_per_chunk;
+    uint64_t samples_per_chunk;  /* k: the HDF5 chunk shape's extent along the sample axis */
     uint64_t n_chunks;
-    uint64_t chunk_bytes;        /* decompressed bytes of one full chunk */
+    uint64_t chunk_bytes;        /* decompressed bytes of one full chunk (k whole images) */
     uint64_t stored_bytes;       /* bytes the images take in the file: the chunks' stored sizes summed */
     int compressed;              /* 1: a deflate filter */
     int n_filters;
@@ -336,6 +441,10 @@ typedef struct h5pack_file_desc {
     int threads;
     uint64_t samples_per_epoch;
     uint64_t batches_per_epoch;
+    /* appended after the first release */
+    uint64_t chunks_per_slab;    /* HDF5 chunks per reader chunk: 1 when HDF5 chunks hold whole images (and
+                                    for unchunked data); more when they split images (h5py's chunks=True),
+                                    each reader chunk then being the slab of every HDF5 chunk of its rows */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

@@ -88,8 +88,8 @@ typedef struct h5pack_sim h5pack_sim;
  * handle whose only uses are h5pack_sim_last_error and h5pack_sim_close (as with h5pack_open). */
 H5PACK_API int h5pack_sim_open(const char *path, const h5pack_config *cfg, h5pack_sim **out);
 
-/* Replays the access sequence h5pack_open(path, cfg) would make, with params' cache size (which also
- * sets the chunk order's window when cfg->window is 0, as in the reader) and params' order, under
+/* Replays the access sequence h5pack_open(path, cfg) would make, with params' cache size (the chunk
+ * order's default window depends on the file's chunks only, not on the cache) and params' order, under
  * params' policy, and fills *result. With H5PACK_POLICY_BELADY, the file's own chunks and cache_bytes ==
  * cfg->cache_bytes, the hits, misses and bytes read equal those of the real reader.
  *
@@ -98,7 +98,7 @@ H5PACK_API int h5pack_sim_open(const char *path, const h5pack_config *cfg, h5pac
  * K x image bytes, the cache holds cache_bytes / that many chunks. The sample order is the one the
  * reader would draw for such a file: for SEQUENTIAL and RANDOM that is the file's own sequence (they do
  * not depend on chunks); for CHUNK it is the chunk-level shuffle over chunks of K images, with the
- * window the smaller or larger cache then holds, not the file's own chunk order. Stored sizes: a file
+ * default window such chunks give, not the file's own chunk order. Stored sizes: a file
  * without filters stores K x image bytes per chunk; with filters, each what-if chunk is estimated as its
  * image bytes x the file's average stored/image ratio (result->stored_estimated). K equal to the file's
  * own chunk gives exactly the file's own numbers (on a contiguous dataset there are no own chunks: every

@@ -3,11 +3,14 @@
  *
  * Every output element is table[c][v] (or table[c][0] in the crop padding): the arithmetic happens
  * once, on the host, in float32, so the CPU and the CUDA backend give bit-identical results. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "augment.h"
+#include "augment_geom.h"
 #include "backend.h"
+#include "halfbits.h"
 
 static size_t dtype_bytes(h5pack_dtype dtype)
 {
@@ -19,22 +22,76 @@ static size_t dtype_bytes(h5pack_dtype dtype)
     }
 }
 
+size_t h5pack_backend_image_bytes_at(const backend_params *p, uint32_t h, uint32_t w)
+{
+    return (size_t)p->channels * h * w * dtype_bytes(p->dtype);
+}
+
 size_t h5pack_backend_output_image_bytes(const backend_params *p)
 {
-    return (size_t)p->channels * p->height * p->width * dtype_bytes(p->dtype);
+    if (p->crop != AUG_CROP_NONE)
+        return h5pack_backend_image_bytes_at(p, p->max_out_height, p->max_out_width);
+    return h5pack_backend_image_bytes_at(p, p->height, p->width);
+}
+
+int h5pack_backend_error(int rc, char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err && err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
 }
 
 /* ---- parameter checks ---------------------------------------------------------------------------- */
 
-/* 1 when slots x batch x C x H x W x 4 bytes does not fit in a size_t. */
+/* 1 when slots x batch x C x H x W x 4 bytes (stored or largest output size) does not fit in a size_t. */
 static int ring_bytes_overflow(const backend_params *p)
 {
-    size_t n = 4;
-    size_t factors[5] = {p->channels, p->height, p->width, p->batch_size, (size_t)p->slots};
-    for (int i = 0; i < 5; i++)
-        if (__builtin_mul_overflow(n, factors[i], &n))
+    uint32_t sizes[2][2] = {{p->height, p->width}, {p->max_out_height, p->max_out_width}};
+    for (int k = 0; k < (p->crop != AUG_CROP_NONE ? 2 : 1); k++) {
+        size_t n = 4;
+        size_t factors[5] = {p->channels, sizes[k][0], sizes[k][1], p->batch_size, (size_t)p->slots};
+        for (int i = 0; i < 5; i++)
+            if (__builtin_mul_overflow(n, factors[i], &n))
+                return 1;
+        if (n > SIZE_MAX / 4)
             return 1;
-    return n > SIZE_MAX / 2;
+    }
+    return 0;
+}
+
+/* The resizing crop's parameters, or NULL when they are usable. */
+static const char *crop_problem(const backend_params *p)
+{
+    if (p->crop == AUG_CROP_NONE)
+        return NULL;
+    if (p->crop != AUG_CROP_RANDOM_RESIZED && p->crop != AUG_CROP_CENTER)
+        return "unknown crop mode";
+    if (p->out_height < 1 || p->out_width < 1 || p->out_height > p->max_out_height ||
+        p->out_width > p->max_out_width)
+        return "the output size must be at least 1 x 1 and at most the maximum output size";
+    if (p->max_out_height > 65536 || p->max_out_width > 65536)
+        return "the output size is limited to 65536 x 65536";
+    if (!(p->scale_min > 0.0 && p->scale_min <= p->scale_max && p->scale_max < 1e9))
+        return "scale must satisfy 0 < scale_min <= scale_max";
+    if (!(p->ratio_min > 0.0 && p->ratio_min <= p->ratio_max && p->ratio_max < 1e9))
+        return "ratio must satisfy 0 < ratio_min <= ratio_max";
+    if (!(p->center_ratio > 0.0 && p->center_ratio <= 1.0))
+        return "center_ratio must be in (0, 1]";
+    return h5pack_backend_size_problem(p, p->out_height, p->out_width);
+}
+
+const char *h5pack_backend_size_problem(const backend_params *p, uint32_t h, uint32_t w)
+{
+    if (h < 1 || w < 1 || h > p->max_out_height || w > p->max_out_width)
+        return "the output size must be at least 1 x 1 and at most the maximum output size set at open";
+    /* One output row of one column must fit the kernel's shared memory: downscales up to ~300x. */
+    if ((uint64_t)h5pack_aug_max_taps(p->height, h) * p->channels > AUG_MAX_SPAN_FLOATS)
+        return "the output is too small for the stored height (a downscale over ~300x)";
+    return NULL;
 }
 
 /* Rejects parameters the conversion cannot honour, with the reason in ERR (both backends call it;
@@ -55,6 +112,12 @@ int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_l
         why = "unknown output dtype";
     else if (p->crop_padding < 0)
         why = "crop padding must be >= 0";
+    else if (p->crop != AUG_CROP_NONE && p->crop_padding > 0)
+        why = "random_crop_padding cannot be combined with a resizing crop";
+    else if (p->pool_batches < 0)
+        why = "pool size must be >= 0";
+    else
+        why = crop_problem(p);
     for (uint32_t c = 0; !why && c < p->channels && p->dtype != H5PACK_DTYPE_UINT8; c++)
         if (!(p->std[c] != 0.0f) || p->std[c] != p->std[c] || p->mean[c] != p->mean[c])
             why = "std must be non-zero and mean/std finite numbers";
@@ -67,52 +130,6 @@ int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_l
     return H5PACK_OK;
 }
 
-/* ---- float32 -> 16-bit patterns, round to nearest, ties to even ------------------------------------ */
-
-static uint32_t float_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-/* IEEE binary16. Handles NaN (quiet, sign kept), overflow to infinity, subnormals and zero. */
-static uint16_t float_to_half_bits(float f)
-{
-    uint32_t x = float_bits(f);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t exp = (x >> 23) & 0xFFu, mant = x & 0x7FFFFFu;
-    if (exp == 0xFF) /* inf or NaN */
-        return (uint16_t)(sign | 0x7C00u | (mant ? 0x200u | (mant >> 13) : 0));
-    int e = (int)exp - 127 + 15; /* biased half exponent */
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7C00u);
-    uint32_t m = mant | 0x800000u; /* 24-bit significand with the implicit one */
-    int shift = 13;                /* bits dropped for a normal half */
-    if (e <= 0) {                  /* subnormal half (or rounds to zero) */
-        shift = 14 - e;
-        if (shift > 25)
-            return sign;
-        e = 0;
-    }
-    uint32_t kept = m >> shift, rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rest > half || (rest == half && (kept & 1)))
-        kept++;
-    /* For normals, kept includes the implicit bit (0x400): adding (e-1)<<10 gives the right exponent,
-     * and a carry out of the significand moves into the exponent (up to infinity) by itself. */
-    uint32_t bits = e > 0 ? ((uint32_t)(e - 1) << 10) + kept : kept;
-    return (uint16_t)(sign | bits);
-}
-
-static uint16_t float_to_bfloat16_bits(float f)
-{
-    uint32_t x = float_bits(f);
-    if ((x & 0x7F800000u) == 0x7F800000u && (x & 0x7FFFFFu)) /* NaN: keep it a (quiet) NaN */
-        return (uint16_t)((x >> 16) | 0x40u);
-    x += 0x7FFFu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
-
 void h5pack_backend_build_table(const backend_params *p, float table_f32[H5PACK_MAX_CHANNELS][256],
                          uint16_t table_16[H5PACK_MAX_CHANNELS][256])
 {
@@ -123,8 +140,8 @@ void h5pack_backend_build_table(const backend_params *p, float table_f32[H5PACK_
             if (table_f32)
                 table_f32[c][v] = f;
             if (table_16)
-                table_16[c][v] = p->dtype == H5PACK_DTYPE_BFLOAT16 ? float_to_bfloat16_bits(f)
-                                                                   : float_to_half_bits(f);
+                table_16[c][v] = p->dtype == H5PACK_DTYPE_BFLOAT16 ? h5pack_float_to_bfloat16_bits(f)
+                                                                   : h5pack_float_to_half_bits(f);
         }
     }
 }
@@ -275,8 +292,8 @@ static void build_tables(const backend_params *p, conv_tables *t)
     memcpy(t->t32, f32, sizeof f32);
 }
 
-void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, void *out, size_t first, size_t n,
-                         uint64_t key)
+void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, const uint8_t *const *srcs, void *out,
+                                size_t first, size_t n, uint64_t key)
 {
     conv_tables tabs;
     build_tables(p, &tabs);
@@ -293,7 +310,7 @@ void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, void
     for (size_t i = first; i < first + n; i++) {
         j.draw = aug_draw_for(key, i, flip, j.pad);
         j.augmented = j.draw.flip || j.pad > 0;
-        const uint8_t *src = in + i * in_bytes;
+        const uint8_t *src = srcs ? srcs[i] : in + i * in_bytes;
         void *dst = (uint8_t *)out + i * out_bytes;
         if (raw && j.same_layout)
             memcpy(dst, src, in_bytes);

@@ -1,10 +1,10 @@
 /* backend_cpu.c - the conversion stage on the host: uint8 batch -> normalised output in plain memory.
  *
  * submit() runs on a worker thread and converts single-threaded: several workers convert different
- * batches at once, which already uses the cores. resubmit() (an echo) runs on the consumer thread, the
- * only one waiting for it, so it spreads the batch's images over config.threads OpenMP threads.
- * uint8 output in the input's layout needs no conversion at all: the consumer gets the input buffer
- * itself (no output ring, one pass over the data fewer). */
+ * batches at once, which already uses the cores. resubmit() (an echo, or a composed sample-echo
+ * delivery) runs on the consumer thread, the only one waiting for it, so it spreads the batch's images
+ * over config.threads OpenMP threads. uint8 output in the input's layout, without a resizing crop or
+ * sample echo, needs no conversion at all: the consumer gets the input buffer itself. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,19 +15,36 @@
 #include <omp.h>
 #endif
 
+#include "augment_plan.h"
 #include "backend.h"
+#include "backend_resample.h"
 #include "clock.h"
 
 #define CPU_ALIGN 64
 
+/* What a slot's last conversion was (to redo it when the output size changed) and what it produced. */
+typedef struct cpu_slot {
+    backend_job job;
+    backend_source *sources; /* batch_size: the job's sources, copied */
+    const uint8_t **srcs;    /* batch_size: address of each delivered image's source */
+    uint64_t *addrs;         /* batch_size: the same as numbers (the resizing plan's form) */
+    backend_box *boxes;      /* batch_size */
+    uint32_t out_h, out_w;
+    void *blob;              /* resizing crops: the job's geometry */
+} cpu_slot;
+
 typedef struct cpu_backend {
     backend base;
     backend_params p;
-    size_t in_image_bytes, out_image_bytes;
+    aug_plan_params pp;
+    size_t in_image_bytes;
     size_t in_slot_bytes, out_slot_bytes; /* rounded up to CPU_ALIGN */
     uint8_t *inputs;                      /* slots x in_slot_bytes */
     int64_t *labels;                      /* slots x batch_size */
     uint8_t *outputs;                     /* slots x out_slot_bytes */
+    uint8_t *pool;                        /* pool_batches x batch_size images */
+    cpu_slot *slot_state;
+    size_t blob_bytes;
     _Atomic uint64_t convert_ns;          /* summed over all threads that converted */
     int passthrough;                      /* uint8 out, same layout: outputs alias inputs */
 } cpu_backend;
@@ -61,22 +78,45 @@ static void *cpu_output_of(cpu_backend *cb, int slot)
     return cb->outputs + (size_t)slot * cb->out_slot_bytes;
 }
 
-static int check_call(cpu_backend *cb, int slot, size_t count)
+static int check_call(cpu_backend *cb, int slot, size_t count, char *err, size_t err_len)
 {
-    return slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size ? H5PACK_OK : H5PACK_EINVAL;
+    if (slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size)
+        return H5PACK_OK;
+    return h5pack_backend_error(H5PACK_EINVAL, err, err_len,
+                                "cpu backend: slot %d of %d, %zu images of at most %zu: out of range", slot,
+                                cb->p.slots, count, cb->p.batch_size);
 }
 
-static int cpu_submit(backend *b, int slot, size_t count, uint64_t key)
+/* The source address of every image of JOB into S->srcs (checking composed sources). */
+static int resolve_sources(cpu_backend *cb, int slot, const backend_job *job, char *err, size_t err_len)
 {
-    cpu_backend *cb = cpu_of(b);
-    if (check_call(cb, slot, count) != H5PACK_OK)
-        return H5PACK_EINVAL;
-    if (cb->passthrough)
-        return H5PACK_OK;
-    uint64_t t0 = h5pack_clock_ns();
-    h5pack_backend_convert_ref(&cb->p, cpu_host_input(b, slot), cpu_output_of(cb, slot), 0, count, key);
-    atomic_fetch_add(&cb->convert_ns, h5pack_clock_ns() - t0);
+    cpu_slot *s = &cb->slot_state[slot];
+    for (size_t i = 0; i < job->count; i++) {
+        backend_source src = job->sources ? job->sources[i] : (backend_source){slot, (uint32_t)i};
+        int pooled = src.buf >= cb->p.slots;
+        if (src.buf < 0 || src.buf >= cb->p.slots + cb->p.pool_batches || src.image >= cb->p.batch_size)
+            return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "cpu backend: image %zu: no source %d/%u", i,
+                                        src.buf, src.image);
+        const uint8_t *base = pooled ? cb->pool + (size_t)(src.buf - cb->p.slots) * cb->p.batch_size * cb->in_image_bytes
+                                     : cb->inputs + (size_t)src.buf * cb->in_slot_bytes;
+        s->srcs[i] = base + (size_t)src.image * cb->in_image_bytes;
+        s->addrs[i] = (uint64_t)(uintptr_t)s->srcs[i];
+    }
     return H5PACK_OK;
+}
+
+/* Images [first, first + n) of the slot's conversion (plan already made for resizing crops). */
+static void convert_part(cpu_backend *cb, int slot, const aug_job *aj, size_t first, size_t n)
+{
+    cpu_slot *s = &cb->slot_state[slot];
+    if (!aj) {
+        h5pack_backend_convert_ref(&cb->p, NULL, s->srcs, cpu_output_of(cb, slot), first, n, s->job.key);
+        return;
+    }
+    float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(aj));
+    if (scratch) /* (cannot fail for sane sizes; on failure the images stay unconverted) */
+        h5pack_resample_images(aj, (uint32_t)first, (uint32_t)n, scratch);
+    free(scratch);
 }
 
 /* Images [first, first + n) of part PART when COUNT images are split into PARTS contiguous runs. */
@@ -87,39 +127,96 @@ static void split_range(size_t count, int parts, int part, size_t *first, size_t
     *n = base + (k < extra ? 1 : 0);
 }
 
-static int cpu_resubmit(backend *b, int slot, size_t count, uint64_t key)
+/* Converts JOB into SLOT with THREADS OpenMP threads: sources, geometry, boxes, the pixels. */
+static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char *err, size_t err_len)
 {
-    cpu_backend *cb = cpu_of(b);
-    if (check_call(cb, slot, count) != H5PACK_OK)
-        return H5PACK_EINVAL;
+    cpu_slot *s = &cb->slot_state[slot];
+    if (job.sources && job.sources != s->sources)
+        memcpy(s->sources, job.sources, job.count * sizeof *job.sources);
+    if (job.sources)
+        job.sources = s->sources;
+    s->job = job;
+    int rc = resolve_sources(cb, slot, &job, err, err_len);
+    if (rc)
+        return rc;
+    if (job.sources && job.labels)
+        memcpy(cpu_host_labels(&cb->base, slot), job.labels, job.count * sizeof(int64_t));
+    s->job.labels = NULL; /* copied: a redo (output size changed) must not read the caller's buffer */
+    h5pack_backend_size_for(&cb->base, job.epoch, &s->out_h, &s->out_w);
+    aug_job aj, *ajp = NULL;
+    if (cb->p.crop != AUG_CROP_NONE) {
+        h5pack_aug_plan(&cb->pp, job.key, job.count, s->out_h, s->out_w, s->addrs,
+                        s->blob, &aj);
+        aj.out = cpu_output_of(cb, slot);
+        h5pack_backend_job_boxes(&aj, s->boxes);
+        ajp = &aj;
+    } else {
+        h5pack_backend_plain_boxes(&cb->p, job.key, job.count, s->boxes);
+    }
     if (cb->passthrough)
         return H5PACK_OK;
-    const uint8_t *in = cpu_host_input(b, slot);
-    void *out = cpu_output_of(cb, slot);
-    int parts = cb->p.threads > 1 ? cb->p.threads : 1;
-    if ((size_t)parts > count)
-        parts = count > 0 ? (int)count : 1;
+    int parts = threads > 1 ? threads : 1;
+    if ((size_t)parts > job.count)
+        parts = job.count > 0 ? (int)job.count : 1;
     uint64_t t0 = h5pack_clock_ns();
-    /* One contiguous run of images per thread: each builds its table once. */
+    /* One contiguous run of images per thread: each builds its table (or scratch) once. */
 #ifdef H5PACK_HAVE_OPENMP
 #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
 #endif
     for (int part = 0; part < parts; part++) {
         size_t first, n;
-        split_range(count, parts, part, &first, &n);
-        h5pack_backend_convert_ref(&cb->p, in, out, first, n, key);
+        split_range(job.count, parts, part, &first, &n);
+        convert_part(cb, slot, ajp, first, n);
     }
     atomic_fetch_add(&cb->convert_ns, h5pack_clock_ns() - t0);
     return H5PACK_OK;
 }
 
-static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch)
+static int cpu_submit(backend *b, int slot, backend_job job, char *err, size_t err_len)
 {
     cpu_backend *cb = cpu_of(b);
-    if (check_call(cb, slot, count) != H5PACK_OK)
-        return H5PACK_EINVAL;
+    int rc = check_call(cb, slot, job.count, err, err_len);
+    if (rc || !job.convert)
+        return rc;
+    return convert(cb, slot, job, 1, err, err_len);
+}
+
+static int cpu_resubmit(backend *b, int slot, backend_job job, char *err, size_t err_len)
+{
+    cpu_backend *cb = cpu_of(b);
+    int rc = check_call(cb, slot, job.count, err, err_len);
+    return rc ? rc : convert(cb, slot, job, cb->p.threads, err, err_len);
+}
+
+static int cpu_pool_store(backend *b, int slot, size_t count, int entry, char *err, size_t err_len)
+{
+    cpu_backend *cb = cpu_of(b);
+    int rc = check_call(cb, slot, count, err, err_len);
+    if (rc)
+        return rc;
+    if (entry < 0 || entry >= cb->p.pool_batches)
+        return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "cpu backend: pool entry %d of %d", entry,
+                                    cb->p.pool_batches);
+    size_t batch_bytes = cb->p.batch_size * cb->in_image_bytes;
+    memcpy(cb->pool + (size_t)entry * batch_bytes, cpu_host_input(b, slot), count * cb->in_image_bytes);
+    return H5PACK_OK;
+}
+
+static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch, char *err, size_t err_len)
+{
+    cpu_backend *cb = cpu_of(b);
+    int rc = check_call(cb, slot, count, err, err_len);
+    if (rc)
+        return rc;
+    cpu_slot *s = &cb->slot_state[slot];
+    if (cb->p.crop != AUG_CROP_NONE) { /* converted before the output size changed: redo it */
+        uint32_t h, w;
+        h5pack_backend_size_for(b, s->job.epoch, &h, &w);
+        if ((h != s->out_h || w != s->out_w) && (rc = convert(cb, slot, s->job, cb->p.threads, err, err_len)))
+            return rc;
+    }
     batch->data = cpu_output_of(cb, slot);
-    batch->bytes = count * cb->out_image_bytes;
+    batch->bytes = count * h5pack_backend_image_bytes_at(&cb->p, s->out_h, s->out_w);
     batch->on_device = 0;
     batch->cuda_event = NULL;
     batch->labels = cpu_host_labels(b, slot); /* the core sets NULL when the file has no labels */
@@ -127,9 +224,15 @@ static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch)
     return H5PACK_OK;
 }
 
-static int cpu_release(backend *b, int slot)
+static int cpu_release(backend *b, int slot, char *err, size_t err_len)
 {
-    return check_call(cpu_of(b), slot, 0);
+    return check_call(cpu_of(b), slot, 0, err, err_len);
+}
+
+static void cpu_geometry(backend *b, int slot, const backend_box **boxes, uint32_t *out_h, uint32_t *out_w)
+{
+    cpu_slot *s = &cpu_of(b)->slot_state[slot];
+    *boxes = s->boxes, *out_h = s->out_h, *out_w = s->out_w;
 }
 
 static void cpu_times(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes)
@@ -148,19 +251,44 @@ static void cpu_destroy(backend *b)
     cpu_backend *cb = cpu_of(b);
     if (!cb)
         return;
-    free(cb->inputs);
-    free(cb->labels);
-    free(cb->outputs);
+    for (int i = 0; cb->slot_state && i < cb->p.slots; i++) {
+        cpu_slot *s = &cb->slot_state[i];
+        free(s->sources), free(s->srcs), free(s->addrs), free(s->boxes), free(s->blob);
+    }
+    free(cb->slot_state);
+    free(cb->inputs), free(cb->labels), free(cb->outputs), free(cb->pool);
+    h5pack_backend_sizes_destroy(b);
     free(cb);
 }
 
-static const backend_ops cpu_ops = {cpu_host_input, cpu_host_labels, cpu_submit, cpu_resubmit,
-                                    cpu_output,     cpu_release,     cpu_times,  cpu_destroy};
+static const backend_ops cpu_ops = {cpu_host_input, cpu_host_labels, cpu_submit,   cpu_resubmit, cpu_pool_store,
+                                    cpu_output,     cpu_release,     cpu_geometry, cpu_times,    cpu_destroy};
 
 static void *alloc_aligned(size_t bytes)
 {
     void *ptr = NULL;
     return posix_memalign(&ptr, CPU_ALIGN, bytes ? bytes : CPU_ALIGN) == 0 ? ptr : NULL;
+}
+
+/* The per-slot bookkeeping; 0 or -1 without memory. */
+static int alloc_slots(cpu_backend *cb)
+{
+    size_t bs = cb->p.batch_size;
+    cb->slot_state = calloc((size_t)cb->p.slots, sizeof *cb->slot_state);
+    if (!cb->slot_state)
+        return -1;
+    for (int i = 0; i < cb->p.slots; i++) {
+        cpu_slot *s = &cb->slot_state[i];
+        s->sources = malloc(bs * sizeof *s->sources);
+        s->srcs = malloc(bs * sizeof *s->srcs);
+        s->addrs = malloc(bs * sizeof *s->addrs);
+        s->boxes = calloc(bs, sizeof *s->boxes);
+        s->blob = cb->blob_bytes ? malloc(cb->blob_bytes) : NULL;
+        h5pack_backend_size_for(&cb->base, 0, &s->out_h, &s->out_w);
+        if (!s->sources || !s->srcs || !s->addrs || !s->boxes || (cb->blob_bytes && !s->blob))
+            return -1;
+    }
+    return 0;
 }
 
 int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err, size_t err_len)
@@ -171,31 +299,38 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
         return rc;
     cpu_backend *cb = calloc(1, sizeof *cb);
     if (!cb)
-        goto nomem;
+        return h5pack_backend_error(H5PACK_ENOMEM, err, err_len, "cpu backend: out of memory");
     cb->p = *p;
+    h5pack_backend_sizes_init(&cb->base, p);
+    h5pack_backend_plan_params(p, &cb->pp);
     cb->in_image_bytes = (size_t)p->channels * p->height * p->width;
-    cb->out_image_bytes = h5pack_backend_output_image_bytes(p);
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, CPU_ALIGN);
-    cb->out_slot_bytes = round_up(cb->out_image_bytes * p->batch_size, CPU_ALIGN);
-    cb->passthrough = p->dtype == H5PACK_DTYPE_UINT8 && p->in_layout == p->out_layout;
+    cb->out_slot_bytes = round_up(h5pack_backend_output_image_bytes(p) * p->batch_size, CPU_ALIGN);
+    cb->passthrough = p->dtype == H5PACK_DTYPE_UINT8 && p->in_layout == p->out_layout && p->crop == AUG_CROP_NONE &&
+                      p->pool_batches == 0;
     if (cb->passthrough)
         cb->out_slot_bytes = 0;
-    size_t slots = (size_t)p->slots;
+    if (p->crop != AUG_CROP_NONE)
+        cb->blob_bytes = h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width);
+    size_t slots = (size_t)p->slots, pool_bytes = (size_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
     cb->inputs = alloc_aligned(slots * cb->in_slot_bytes);
     cb->labels = alloc_aligned(slots * p->batch_size * sizeof(int64_t));
     cb->outputs = cb->passthrough ? NULL : alloc_aligned(slots * cb->out_slot_bytes);
-    if (!cb->inputs || !cb->labels || (!cb->passthrough && !cb->outputs))
+    cb->pool = pool_bytes ? alloc_aligned(pool_bytes) : NULL;
+    if (!cb->inputs || !cb->labels || (!cb->passthrough && !cb->outputs) || (pool_bytes && !cb->pool) ||
+        alloc_slots(cb) != 0)
         goto nomem;
     atomic_init(&cb->convert_ns, 0);
     cb->base.ops = &cpu_ops;
     cb->base.device = H5PACK_DEVICE_CPU;
     snprintf(cb->base.name, sizeof cb->base.name, "cpu");
     cb->base.pinned_bytes = slots * (cb->in_slot_bytes + cb->out_slot_bytes + p->batch_size * sizeof(int64_t));
+    cb->base.pool_bytes = pool_bytes;
     *out = &cb->base;
     return H5PACK_OK;
 nomem:
     snprintf(err, err_len, "backend: cannot allocate the batch ring (%d slots of %zu images): %s", p->slots,
              p->batch_size, strerror(ENOMEM));
-    cpu_destroy(cb ? &cb->base : NULL);
+    cpu_destroy(&cb->base);
     return H5PACK_ENOMEM;
 }

@@ -120,31 +120,63 @@ static int wait_until_loaded(chunk_cache *c, cache_slot *s, const plan_access *a
     if (c->stopped)
         return H5PACK_ESTATE;
     if (s->state < 0) {
-        snprintf(err, err_len, "chunk %llu could not be loaded (see the earlier error)",
-                 (unsigned long long)a->chunk);
+        if (err && err_len)
+            snprintf(err, err_len, "chunk %llu could not be loaded (see the earlier error)",
+                     (unsigned long long)a->chunk);
         return s->state;
     }
     return 0;
 }
 
-int h5pack_cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
-                  const uint8_t **data, char *err, size_t err_len)
+int h5pack_cache_load_ready(chunk_cache *c, const plan_access *a, uint64_t wait_users)
+{
+    pthread_mutex_lock(&c->lock);
+    int ready = !c->stopped && ready_now(&c->slots[a->slot], a, wait_users);
+    pthread_mutex_unlock(&c->lock);
+    return ready;
+}
+
+int h5pack_cache_load(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
+                      char *err, size_t err_len)
 {
     cache_slot *s = &c->slots[a->slot];
     pthread_mutex_lock(&c->lock);
     int rc;
-    if (try_only && !c->stopped && !ready_now(s, a, wait_users)) {
+    if (try_only && !c->stopped && !ready_now(s, a, wait_users))
         rc = CACHE_WOULD_WAIT;
-    } else if (a->load) {
-        rc = wait_for_previous_users(c, s, a, wait_users);
-        if (rc == 0)
-            rc = load_into_slot(c, s, a, worker, err, err_len);
-    } else {
-        rc = wait_until_loaded(c, s, a, err, err_len);
-    }
+    else if ((rc = wait_for_previous_users(c, s, a, wait_users)) == 0)
+        rc = load_into_slot(c, s, a, worker, err, err_len);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int h5pack_cache_use(chunk_cache *c, const plan_access *a, int try_only, const uint8_t **data, char *err,
+                     size_t err_len)
+{
+    cache_slot *s = &c->slots[a->slot];
+    plan_access use = *a;
+    use.load = 0; /* the use waits for the generation itself, whatever kind of access it belongs to */
+    pthread_mutex_lock(&c->lock);
+    int rc = try_only && !c->stopped && !ready_now(s, &use, 0) ? CACHE_WOULD_WAIT
+                                                                 : wait_until_loaded(c, s, &use, err, err_len);
     *data = s->data; /* read under the lock: the load that set it finished before */
     pthread_mutex_unlock(&c->lock);
     return rc;
+}
+
+int h5pack_cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
+                  const uint8_t **data, char *err, size_t err_len)
+{
+    if (a->load) {
+        int rc = h5pack_cache_load(c, a, wait_users, try_only, worker, err, err_len);
+        if (rc == CACHE_WOULD_WAIT)
+            return rc;
+        if (rc < 0) { /* keep the load's own message (the use would only point back at it) */
+            *data = NULL;
+            return rc;
+        }
+    }
+    return h5pack_cache_use(c, a, a->load ? 0 : try_only, data, err, err_len);
 }
 
 void h5pack_cache_finish(chunk_cache *c, uint32_t slot)

@@ -4,10 +4,11 @@
  *
  * Execution rules, which let many workers carry out the sequential plan without changing what hits:
  *   - a load of generation g into slot s waits until every planned use of generation g-1 is finished;
- *   - a hit on (s, g) waits until generation g is loaded.
- * Workers only wait on accesses planned before their own, so with batches planned in ticket order
- * nothing can deadlock. h5pack_cache_planned() runs under the caller's planning lock (in plan order); the
- * other calls are thread-safe. */
+ *   - a use of (s, g) (every access, hit or miss, uses its generation) waits until g is loaded.
+ * A load can thus run long before its own use (loading ahead), by another worker. Waiting calls only wait
+ * on accesses planned before their own, so with batches planned in ticket order nothing can deadlock;
+ * the TRY_ONLY forms never wait. h5pack_cache_planned() runs under the caller's planning lock (in plan
+ * order); the other calls are thread-safe. */
 #ifndef H5PACK_CACHE_H
 #define H5PACK_CACHE_H
 
@@ -35,14 +36,32 @@ size_t h5pack_cache_slot_count(const chunk_cache *c);
  * generation that a load must wait for (0 for a hit). */
 uint64_t h5pack_cache_planned(chunk_cache *c, const plan_access *a);
 
-/* h5pack_cache_acquire() with TRY_ONLY: the access would have to wait; nothing was done. */
+/* A call with TRY_ONLY: the access would have to wait; nothing was done. */
 #define CACHE_WOULD_WAIT 1
 
-/* Executes access A: for a load, waits for the previous generation's users (WAIT_USERS, from
- * h5pack_cache_planned), then loads the chunk with the load function outside any lock; for a hit, waits until
- * the generation is loaded. With TRY_ONLY it returns CACHE_WOULD_WAIT instead of waiting (then no
- * h5pack_cache_finish is due). *DATA points at the chunk's bytes until h5pack_cache_finish(). Returns 0, the load's
- * error, or H5PACK_ESTATE after h5pack_cache_stop(). */
+/* Every access is a use of its slot's generation; a load access (a->load) first loads it. The two steps
+ * can be run apart (by different workers, the load long before the use: loading ahead) or together
+ * (h5pack_cache_acquire). */
+
+/* Whether load access A could start now: its slot holds the previous generation and that generation's
+ * WAIT_USERS planned uses (from h5pack_cache_planned) are finished. */
+int h5pack_cache_load_ready(chunk_cache *c, const plan_access *a, uint64_t wait_users);
+
+/* The load of access A: waits for the previous generation's users (with TRY_ONLY: CACHE_WOULD_WAIT
+ * instead), then loads the chunk with the load function outside any lock. Returns 0, the load's error
+ * (which every use of the generation then reports), H5PACK_ESTATE after h5pack_cache_stop(), or
+ * CACHE_WOULD_WAIT. No h5pack_cache_finish is due for it: the access's use is a separate step. */
+int h5pack_cache_load(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
+                      char *err, size_t err_len);
+
+/* The use of access A: waits until its generation is loaded (with TRY_ONLY: CACHE_WOULD_WAIT instead).
+ * *DATA points at the chunk's bytes until h5pack_cache_finish(), due after every call that did not answer
+ * CACHE_WOULD_WAIT, even a failed one. Returns 0, the load's error, or H5PACK_ESTATE after stop. */
+int h5pack_cache_use(chunk_cache *c, const plan_access *a, int try_only, const uint8_t **data, char *err,
+                     size_t err_len);
+
+/* Load (for a load access) and use in one call; TRY_ONLY answers CACHE_WOULD_WAIT when either step would
+ * wait (then nothing was done). A finish is due otherwise, as after h5pack_cache_use. */
 int h5pack_cache_acquire(chunk_cache *c, const plan_access *a, uint64_t wait_users, int try_only, void *worker,
                   const uint8_t **data, char *err, size_t err_len);
 

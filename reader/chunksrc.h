@@ -1,19 +1,26 @@
 /* chunksrc.h - the file side of the reader: opens and validates the HDF5 file, learns where every chunk
  * is, and reads one chunk's decompressed bytes from any thread.
  *
+ * The reader's "chunk" is a run of samples_per_chunk = k whole images. For an HDF5 chunked dataset it is
+ * the slab of every HDF5 chunk of rows [i*k, (i+1)*k), k the chunk shape's extent along the sample axis:
+ * one HDF5 chunk for h5pack's whole-image chunks (k,C,H,W), several for shapes that split images (h5py's
+ * chunks=True, e.g. (188,1,28,23) for 218x178 RGB images: 192 per slab), which are read and scattered
+ * into the slab's k images (chunksrc_slab.c). Plan, order, cache and simulator only see slabs.
+ *
  * Read paths, fastest first (see shared notes on HDF5 1.10.8: one global lock, O(n^2) chunk listing):
- *   implicit  unfiltered, fixed dims, early allocation, latest format: chunk i at addr0 + i*chunk_bytes;
- *             pread from workers, no HDF5 call, no lock.
+ *   implicit  whole-image chunks, unfiltered, fixed dims, early allocation, latest format: chunk i at
+ *             addr0 + i*chunk_bytes; pread from workers, no HDF5 call, no lock.
  *   contiguous an unchunked dataset: one address range; "chunks" are runs of samples_per_chunk images
  *             (chosen at about 1 MiB); pread, no lock.
- *   raw       deflate-only (plus shuffle, a no-op for uint8) or unfiltered chunks of any other index
- *             type (h5py's maxshape=(None,...)): every chunk's address and size are located once at open
- *             (one recorded-not-performed H5Dread_chunk per chunk through a wrapping file driver: O(n),
- *             where 1.10.8's chunk-info calls are O(n^2)); workers then pread and inflate with
- *             libdeflate, no HDF5 call, no lock. If locating fails: H5Dread_chunk under the mutex.
- *   hdf5      anything else (fletcher32, other filters, chunk index we cannot use raw): H5Dread of the
- *             chunk's hyperslab under the mutex; HDF5 applies and checks every filter.
- * Chunks must hold whole images: chunk dims (k, C, H, W) / (k, H, W, C) with the full image extents.
+ *   raw       deflate-only (plus shuffle, a no-op for uint8) or unfiltered chunks of any shape and index
+ *             type (h5py's maxshape=(None,...), chunks=True): every HDF5 chunk's address and size are
+ *             located once at open (one recorded-not-performed H5Dread_chunk per chunk through a wrapping
+ *             file driver: O(n), where 1.10.8's chunk-info calls are O(n^2)); workers then pread (back-to-
+ *             back chunks of a slab in one call), inflate with libdeflate and scatter, no HDF5 call, no
+ *             lock. If locating fails: H5Dread_chunk under the mutex, inflate and scatter outside it.
+ *   hdf5      anything else (fletcher32, lzf, other filters): H5Dread of the slab's rows under the mutex;
+ *             HDF5 applies and checks every filter.
+ * Images are 4-D (N,C,H,W) / (N,H,W,C) uint8, or 3-D (N,H,W) gray images read as C = 1.
  */
 #ifndef H5PACK_CHUNKSRC_H
 #define H5PACK_CHUNKSRC_H
@@ -36,8 +43,11 @@ typedef struct source_geometry {
     h5pack_layout layout;       /* NCHW or NHWC */
     uint64_t image_bytes;       /* C*H*W */
     uint64_t samples_per_chunk; /* k */
-    uint64_t n_chunks;
+    uint64_t n_chunks;          /* slabs */
     uint64_t chunk_bytes;       /* k * image_bytes (the last chunk may hold fewer images) */
+    uint64_t chunks_per_slab;   /* HDF5 chunks per reader chunk: 1 for whole-image chunks (and unchunked) */
+    uint64_t hdf5_chunk[4];     /* HDF5 chunk shape as 4-D in file order (C = 1 inserted for 3-D); 0s unchunked */
+    int rank;                   /* of the images dataset: 4, or 3 for (N,H,W) gray images */
     chunksrc_path path;
     int compressed;             /* a deflate filter is present */
     int has_labels;
@@ -61,11 +71,11 @@ static inline int h5pack_chunksrc_fast_path(const source_geometry *g)
 
 typedef struct chunk_source chunk_source;
 
-/* Opens PATH and checks IMAGES (4-D uint8, whole images per chunk) and LABELS (NULL/"" = none; a
+/* Opens PATH and checks IMAGES (4-D uint8, or 3-D gray; any chunk shape) and LABELS (NULL/"" = none; a
  * missing dataset named "labels" is allowed and means none; any other name must exist; length must equal
  * N; integer type). LAYOUT_HINT: AUTO reads the "layout" attribute of the images dataset ("NCHW" or
  * "NHWC"), else of the root group, else infers (a last dim of 1, 3 or 4 with a second dim not in
- * {1,3,4} means NHWC). Error codes: ENOTFOUND, EFORMAT, ECORRUPT, EHDF5, ENOMEM, with the file name and
+ * {1,3,4} means NHWC; 3-D: NCHW with C = 1). Error codes: ENOTFOUND, EFORMAT, ECORRUPT, EHDF5, ENOMEM, with the file name and
  * the reason in ERR. */
 int h5pack_chunksrc_open(const char *path, const char *images, const char *labels, h5pack_layout layout_hint,
                   chunk_source **out, char *err, size_t err_len);
@@ -75,13 +85,15 @@ const source_geometry *h5pack_chunksrc_geometry(const chunk_source *s);
 /* All N labels as int64 (read once at open), or NULL without labels. */
 const int64_t *h5pack_chunksrc_labels(const chunk_source *s);
 
-/* Bytes the read of CHUNK takes from the file (stored size; for compressed chunks the compressed size). */
+/* Bytes the read of CHUNK takes from the file (stored size, summed over a slab's HDF5 chunks; for
+ * compressed chunks the compressed size). */
 uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk);
 
 /* Samples in CHUNK (k, or fewer for the last one). */
 uint64_t h5pack_chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk);
 
-/* Per-thread state for reads (compressed-bytes buffer, libdeflate decompressor). */
+/* Per-thread state for reads (compressed-bytes buffer, one inflated HDF5 chunk of a split slab,
+ * libdeflate decompressor). */
 typedef struct chunksrc_scratch chunksrc_scratch;
 chunksrc_scratch *h5pack_chunksrc_scratch_new(const chunk_source *s);
 void h5pack_chunksrc_scratch_free(chunksrc_scratch *sc);

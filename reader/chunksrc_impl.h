@@ -1,5 +1,6 @@
 /* chunksrc_impl.h - private parts of the chunk source, shared by chunksrc_open.c (validation, path
- * choice), chunksrc_read.c (the four read paths) and the other chunksrc_*.c files; the HDF5 helpers are
+ * choice), chunksrc_read.c / chunksrc_raw.c (the read paths), chunksrc_slab.c (slabs of HDF5 chunks that
+ * split images) and the other chunksrc_*.c files; the HDF5 helpers are
  * reader/common/h5glue.h. Not for other parts: they use chunksrc.h. */
 #ifndef H5PACK_CHUNKSRC_IMPL_H
 #define H5PACK_CHUNKSRC_IMPL_H
@@ -24,13 +25,28 @@ struct chunk_source {
     /* raw and hdf5 paths: HDF5 stays open; every HDF5 call happens inside h5pack_h5_enter / h5pack_h5_leave. */
     hid_t file, dset, fspace;
     int chunked;          /* the dataset has a chunked layout (else "chunks" are runs of images) */
+
+    /* Shape as 4-D in file order (chunksrc_slab.c): a 3-D (N,H,W) dataset gets C = 1 at unit_axis. The
+     * reader's chunk is the slab of the grid[1]*grid[2]*grid[3] = cps HDF5 chunks of k = cdims[0] rows. */
+    int rank;             /* of the images dataset: 4, or 3 for gray images */
+    int unit_axis;        /* rank 3: 1 (NCHW) or 3 (NHWC), the axis HDF5 does not know; -1 for rank 4 */
+    uint64_t dims[4];
+    uint64_t cdims[4];    /* HDF5 chunk shape (chunked datasets) */
+    uint64_t grid[4];     /* HDF5 chunks along each axis (grid[0] = slabs = g.n_chunks) */
+    uint64_t cps;         /* HDF5 chunks per slab */
+    uint64_t n_h5_chunks; /* slabs x cps */
+    uint64_t h5_chunk_bytes; /* unfiltered bytes of one HDF5 chunk (edge chunks are stored full size) */
+    int whole;            /* HDF5 chunks hold whole images: a slab is one HDF5 chunk, read in place */
     int deflate_index;    /* position of the deflate filter in the pipeline (filter mask bit), -1 none */
     uint8_t fill_byte;    /* value of never-written chunks */
-    uint64_t *stored;     /* chunked raw/hdf5 paths: stored size + 1 per chunk, 0 = not known yet (calloc'd:
-                             pages of chunks never asked about are never touched) */
+    uint64_t *stored;     /* chunked raw/hdf5 paths: stored size + 1 per slab (its HDF5 chunks' sizes
+                             summed), 0 = not known yet (calloc'd: pages of slabs never asked about are
+                             never touched) */
 
-    /* raw path with every chunk located (chunksrc_locate.c): pread, no HDF5 after open. */
+    /* raw path with every HDF5 chunk located (chunksrc_locate.c): pread, no HDF5 after open. Indexed by
+     * slab * cps + (position of the chunk in its slab, row-major over grid[1..3]). */
     uint64_t *chunk_addr;     /* file offset of each chunk's stored bytes (unused when its size is 0) */
+    uint64_t *chunk_size;     /* stored bytes, 0 = never written (reads as the fill value) */
     uint8_t *chunk_deflated;  /* 1: the deflate filter was applied to this chunk (filter mask bit clear) */
 
     int64_t *labels;
@@ -43,9 +59,14 @@ struct chunk_source {
 
 struct chunksrc_scratch {
     struct libdeflate_decompressor *dec;
-    uint8_t *buf;
+    uint8_t *buf;      /* stored bytes of one chunk, or of a run of adjacent chunks */
     size_t cap;
+    uint8_t *chunk;    /* one inflated HDF5 chunk before it is scattered into its slab */
+    size_t chunk_cap;
 };
+
+/* Grows *BUF to BYTES (keeping nothing). 0, or -1 when out of memory. */
+int h5pack_chunksrc_reserve(uint8_t **buf, size_t *cap, size_t bytes);
 
 /* --- chunksrc_open.c helpers used by chunksrc_read.c ------------------------------------------------- */
 
@@ -60,8 +81,45 @@ int h5pack_chunksrc_fail_h5(const chunk_source *s, int code, char *err, size_t e
 int h5pack_chunksrc_choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims,
                          char *err, size_t err_len);
 
-/* Stored bytes of a chunk (the caller is inside h5pack_h5_enter); 0 = not allocated. */
+/* Stored bytes of a slab (its HDF5 chunks' summed; the caller is inside h5pack_h5_enter); 0 = none of
+ * them allocated. */
 int h5pack_chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size);
+
+/* Stored bytes of HDF5 chunk R of SLAB (caller inside h5pack_h5_enter); 0 = never written. 0 or -1. */
+int h5pack_chunksrc_h5_stored_locked(chunk_source *s, uint64_t slab, uint64_t r, uint64_t *size);
+
+/* --- chunksrc_slab.c ------------------------------------------------------------------------------- */
+
+/* FILE_DIMS (the dataset's rank) as 4-D in file order. */
+void h5pack_chunksrc_expand_dims(const chunk_source *s, const hsize_t *file_dims, hsize_t *out4);
+
+/* 4-D V4 in the dataset's rank, for HDF5 calls; returns the rank. */
+int h5pack_chunksrc_file_coords(const chunk_source *s, const uint64_t *v4, hsize_t *out);
+
+/* 4-D origin of HDF5 chunk R of SLAB, and the same as an HDF5 chunk offset (returns the rank). */
+void h5pack_chunksrc_chunk_origin(const chunk_source *s, uint64_t slab, uint64_t r, uint64_t *o4);
+int h5pack_chunksrc_chunk_offset(const chunk_source *s, uint64_t slab, uint64_t r, hsize_t *offset);
+
+/* From the HDF5 chunk shape CDIMS4 (4-D, file order): the slab geometry of S and g (samples_per_chunk,
+ * n_chunks, chunk_bytes, chunks_per_slab). EFORMAT / ECORRUPT for shapes that cannot be read. */
+int h5pack_chunksrc_set_slabs(chunk_source *s, const char *name, const hsize_t *cdims4, char *err, size_t err_len);
+
+/* Copies HDF5 chunk R of SLAB (its h5_chunk_bytes, unfiltered) into the slab's images at DST, clipped to
+ * the extent and to the slab's rows; CHUNK NULL writes the fill value instead. */
+void h5pack_chunksrc_scatter(const chunk_source *s, uint64_t slab, uint64_t r, const uint8_t *chunk, uint8_t *dst);
+
+/* --- chunksrc_raw.c -------------------------------------------------------------------------------- */
+
+/* The raw path's read of slab CHUNK (see chunksrc.h). */
+int h5pack_chunksrc_read_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc,
+                             chunk_read_cost *cost, char *err, size_t err_len);
+
+/* chunksrc_read.c: pread of LEN bytes at ADDR, naming CHUNK in errors (EIO, ECORRUPT when short). */
+int h5pack_chunksrc_pread(chunk_source *s, uint64_t chunk, uint64_t addr, uint8_t *dst, uint64_t len, char *err,
+                          size_t err_len);
+
+/* chunksrc_read.c: an HDF5 failure reading CHUNK: EIO or ECORRUPT with WHAT and HDF5's text. */
+int h5pack_chunksrc_fail_read(chunk_source *s, uint64_t chunk, const char *what, char *err, size_t err_len);
 
 /* h5pack_chunksrc_open without the probe: the HDF5 work in this process. The caller is inside h5pack_h5_enter. */
 int h5pack_chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
@@ -83,8 +141,9 @@ int h5pack_chunksrc_probe(const char *path, const char *images, const char *labe
 hid_t h5pack_chunksrc_vfd_fapl(void);
 
 /* Where the stored bytes of the chunk at OFFSET are (file offset, size) and its filter mask, learnt by
- * an H5Dread_chunk whose data read is captured, not done. FILE must be open with h5pack_chunksrc_vfd_fapl().
- * Returns 0 or -1. Caller inside h5pack_h5_enter. */
+ * an H5Dread_chunk whose data read is captured, not done. Returns 0, -1 (HDF5 failed, or read the chunk
+ * in other than one piece), or -2 when FILE is not open with h5pack_chunksrc_vfd_fapl(). Caller inside
+ * h5pack_h5_enter. */
 int h5pack_chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offset, uint64_t *addr, uint64_t *size,
                               uint32_t *filter_mask);
 

@@ -1,5 +1,5 @@
-/* chunksrc_open.c - opens the HDF5 file, validates the images dataset, and picks the read path
- * (implicit > contiguous > raw deflate > hdf5; see chunksrc.h). Everything learnt here is immutable
+/* chunksrc_open.c - opens the HDF5 file, validates the images dataset (4-D, or 3-D gray read as C = 1),
+ * and picks the read path (implicit > contiguous > raw deflate > hdf5; see chunksrc.h). Everything learnt here is immutable
  * afterwards, so reads need no lock except around the HDF5 calls of the raw and hdf5 paths. */
 #include <errno.h>
 #include <fcntl.h>
@@ -164,7 +164,7 @@ static int check_image_type(chunk_source *s, const char *name, char *err, size_t
     return 0;
 }
 
-/* Reads the shape into DIMS/MAXDIMS and checks rank 4 and N > 0. */
+/* Reads the shape (in the dataset's rank) into DIMS/MAXDIMS and checks rank 4 or 3 and N > 0. */
 static int check_image_shape(chunk_source *s, const char *name, hsize_t *dims, hsize_t *maxdims, char *err,
                              size_t err_len)
 {
@@ -173,19 +173,20 @@ static int check_image_shape(chunk_source *s, const char *name, hsize_t *dims, h
     if (s->fspace < 0)
         return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the shape of the images");
     int rank = H5Sget_simple_extent_ndims(s->fspace);
-    if (rank != 4) {
+    if (rank != 4 && rank != 3) {
         hsize_t d[H5S_MAX_RANK];
         int r = rank > 0 && rank <= H5S_MAX_RANK ? H5Sget_simple_extent_dims(s->fspace, d, NULL) : 0;
         h5pack_h5_dims_text(d, r > 0 ? r : 0, shape, sizeof shape);
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                             "'%s' has rank %d, shape %s; expected 4-D images (N,C,H,W) or (N,H,W,C)", name, rank,
-                             shape);
+                                    "'%s' has rank %d, shape %s; expected 4-D images (N,C,H,W) or (N,H,W,C), or 3-D "
+                                    "gray images (N,H,W)", name, rank, shape);
     }
+    s->rank = rank;
     H5Sget_simple_extent_dims(s->fspace, dims, maxdims);
-    h5pack_h5_dims_text(dims, 4, shape, sizeof shape);
+    h5pack_h5_dims_text(dims, rank, shape, sizeof shape);
     if (dims[0] == 0)
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' holds zero samples (shape %s)", name, shape);
-    for (int i = 1; i < 4; i++)
+    for (int i = 1; i < rank; i++)
         if (dims[i] == 0 || dims[i] > 65536)
             return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' has shape %s: image dimensions must be 1..65536",
                                  name, shape);
@@ -231,8 +232,23 @@ static int choose_layout(chunk_source *s, h5pack_layout hint, const hsize_t *dim
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                              "attribute layout = '%s' is neither NCHW nor NHWC; set the input layout explicitly", text);
     }
-    s->g.layout = is_channel_count(dims[3]) && !is_channel_count(dims[1]) ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW;
+    /* (N,H,W) gray images have no channel axis to infer from: NCHW with C = 1 (the same bytes as NHWC). */
+    s->g.layout = s->rank == 4 && is_channel_count(dims[3]) && !is_channel_count(dims[1]) ? H5PACK_LAYOUT_NHWC
+                                                                                         : H5PACK_LAYOUT_NCHW;
     return 0;
+}
+
+/* The shape as 4-D in file order from here on: a 3-D dataset gets its C = 1 where the layout puts it. */
+static void expand_shape(chunk_source *s, hsize_t *dims, hsize_t *maxdims)
+{
+    hsize_t d[4], m[4];
+    s->unit_axis = s->rank == 4 ? -1 : (s->g.layout == H5PACK_LAYOUT_NHWC ? 3 : 1);
+    h5pack_chunksrc_expand_dims(s, dims, d);
+    h5pack_chunksrc_expand_dims(s, maxdims, m);
+    memcpy(dims, d, sizeof d);
+    memcpy(maxdims, m, sizeof m);
+    for (int i = 0; i < 4; i++)
+        s->dims[i] = dims[i];
 }
 
 static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, size_t err_len)
@@ -243,10 +259,11 @@ static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, s
     s->g.channels = (uint32_t)c;
     s->g.height = (uint32_t)(nhwc ? dims[1] : dims[2]);
     s->g.width = (uint32_t)(nhwc ? dims[2] : dims[3]);
+    s->g.rank = s->rank;
     s->g.image_bytes = (uint64_t)s->g.channels * s->g.height * s->g.width;
     if (c < 1 || c > H5PACK_MAX_CHANNELS) {
         char shape[128];
-        h5pack_h5_dims_text(dims, 4, shape, sizeof shape);
+        h5pack_h5_dims_text(dims, 4, shape, sizeof shape); /* 4-D: only a rank-4 dataset gets here */
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
                                     "images of shape %s read as %s have %llu channels; at most %d are supported "
                                     "(wrong layout? set the input layout or a \"%s\" attribute)",
@@ -326,8 +343,10 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
         rc = check_image_shape(s, images, dims, maxdims, err, err_len);
     if (!rc)
         rc = choose_layout(s, hint, dims, err, err_len);
-    if (!rc)
+    if (!rc) {
+        expand_shape(s, dims, maxdims);
         rc = set_image_geometry(s, dims, err, err_len);
+    }
     if (!rc)
         rc = h5pack_chunksrc_choose_path(s, images, dims, maxdims, err, err_len);
     if (!rc)
@@ -349,6 +368,7 @@ int h5pack_chunksrc_open_in_process(const char *path, const char *images, const 
     }
     s->fd = -1;
     s->file = s->dset = s->fspace = -1;
+    s->rank = 4, s->unit_axis = -1;
     int rc = open_all(s, images, labels, hint, err, err_len);
     if (rc) {
         chunksrc_close_in_process(s);
@@ -421,6 +441,7 @@ static void chunksrc_close_in_process(chunk_source *s)
         close(s->fd);
     free(s->stored);
     free(s->chunk_addr);
+    free(s->chunk_size);
     free(s->chunk_deflated);
     free(s->labels);
     free(s->path);

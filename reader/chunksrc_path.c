@@ -1,7 +1,7 @@
 /* chunksrc_path.c - picks the read path of a validated images dataset (see chunksrc.h): implicit when
- * the chunk addresses follow addr0 + i * chunk_bytes, contiguous for an allocated unchunked dataset, raw
- * for deflate/shuffle-only (or unfiltered) chunks HDF5 can hand over as bytes, hdf5 for the rest; and
- * the chunk geometry that goes with it. */
+ * whole-image chunk addresses follow addr0 + i * chunk_bytes, contiguous for an allocated unchunked
+ * dataset, raw for deflate/shuffle-only (or unfiltered) chunks HDF5 can hand over as bytes, hdf5 for
+ * the rest; and the chunk (slab) geometry that goes with it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,8 +9,6 @@
 
 /* Virtual chunk of a contiguous (or compact / virtual) dataset: about this many bytes of whole images. */
 #define CHUNKSRC_VIRTUAL_CHUNK_BYTES ((uint64_t)1 << 20)
-/* HDF5's own limit on one chunk. */
-#define CHUNKSRC_MAX_CHUNK_BYTES ((uint64_t)0xffffffffu)
 
 static void set_virtual_chunks(chunk_source *s)
 {
@@ -22,12 +20,14 @@ static void set_virtual_chunks(chunk_source *s)
     s->g.samples_per_chunk = k;
     s->g.n_chunks = (s->g.n_samples + k - 1) / k;
     s->g.chunk_bytes = k * s->g.image_bytes;
+    s->cps = s->g.chunks_per_slab = 1; /* no HDF5 chunks: a read unit is whole images */
+    s->whole = 1;
 }
 
 /* Address of the chunk starting at sample ROW, or HADDR_UNDEF; *SIZE its stored size. */
 static haddr_t chunk_address(chunk_source *s, uint64_t row, hsize_t *size)
 {
-    hsize_t offset[4] = {row, 0, 0, 0};
+    hsize_t offset[4] = {row, 0, 0, 0}; /* as many zeros as the rank needs */
     unsigned mask = 0;
     haddr_t addr = HADDR_UNDEF;
     *size = 0;
@@ -57,7 +57,7 @@ static int addresses_are_implicit(chunk_source *s)
 
 static int is_fixed_early(hid_t dcpl, const hsize_t *dims, const hsize_t *maxdims)
 {
-    H5D_alloc_time_t when = H5D_ALLOC_TIME_ERROR;
+    H5D_alloc_time_t when = H5D_ALLOC_TIME_ERROR; /* dims as 4-D: an inserted C = 1 is fixed on both */
     for (int i = 0; i < 4; i++)
         if (maxdims[i] != dims[i])
             return 0;
@@ -127,36 +127,15 @@ static void read_fill(chunk_source *s, hid_t dcpl)
         s->fill_byte = fill;
 }
 
-static int check_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, const hsize_t *dims, char *err,
-                             size_t err_len)
+/* Any chunk shape: the reader's chunk is the slab of HDF5 chunks sharing a range of rows
+ * (chunksrc_slab.c); h5pack's whole-image chunks are slabs of one chunk. */
+static int read_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, char *err, size_t err_len)
 {
-    hsize_t cdims[4] = {0, 0, 0, 0};
-    char cshape[128];
-    if (H5Pget_chunk(dcpl, 4, cdims) != 4)
+    hsize_t cfile[4] = {0, 0, 0, 0}, c4[4];
+    if (H5Pget_chunk(dcpl, s->rank, cfile) != s->rank)
         return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the chunk shape");
-    h5pack_h5_dims_text(cdims, 4, cshape, sizeof cshape);
-    if (cdims[1] != dims[1] || cdims[2] != dims[2] || cdims[3] != dims[3] || cdims[0] == 0)
-        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                             "'%s': chunk shape %s splits images; repack with h5pack or rechunk to (k,%llu,%llu,%llu)",
-                             name, cshape, (unsigned long long)dims[1], (unsigned long long)dims[2],
-                             (unsigned long long)dims[3]);
-    if (cdims[0] > CHUNKSRC_MAX_CHUNK_BYTES / s->g.image_bytes)
-        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': chunk shape %s is larger than HDF5 allows",
-                             name, cshape);
-    s->g.samples_per_chunk = cdims[0];
-    s->g.n_chunks = (s->g.n_samples + cdims[0] - 1) / cdims[0];
-    if (s->g.n_chunks > CHUNKSRC_MAX_CHUNKS)
-        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "'%s': %llu chunks of %llu images is implausible",
-                             name, (unsigned long long)s->g.n_chunks, (unsigned long long)cdims[0]);
-    /* Every chunk worth reading takes file space (and index space); more chunks than bytes in the file
-     * is a damaged shape, not a sparse dataset anyone trains on. It would cost minutes of index lookups. */
-    if (s->g.n_chunks > s->file_size)
-        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
-                             "'%s' claims %llu images in %llu chunks but the file has %llu bytes: damaged shape",
-                             name, (unsigned long long)s->g.n_samples, (unsigned long long)s->g.n_chunks,
-                             (unsigned long long)s->file_size);
-    s->g.chunk_bytes = cdims[0] * s->g.image_bytes;
-    return 0;
+    h5pack_chunksrc_expand_dims(s, cfile, c4);
+    return h5pack_chunksrc_set_slabs(s, name, c4, err, err_len);
 }
 
 static int data_range_ok(const chunk_source *s, uint64_t addr, uint64_t bytes)
@@ -174,7 +153,7 @@ static int choose_chunked_path(chunk_source *s, hid_t dcpl, const hsize_t *dims,
     s->chunked = s->g.chunked = 1;
     s->deflate_index = f.deflate_index;
     s->g.compressed = f.deflate > 0;
-    if (f.n == 0 && is_fixed_early(dcpl, dims, maxdims) && addresses_are_implicit(s)) {
+    if (f.n == 0 && s->whole && is_fixed_early(dcpl, dims, maxdims) && addresses_are_implicit(s)) {
         if (!data_range_ok(s, s->base_addr, s->g.n_chunks * s->g.chunk_bytes))
             return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
                                  "truncated: chunk data ends at byte %llu but the file has %llu bytes",
@@ -218,7 +197,7 @@ int h5pack_chunksrc_choose_path(chunk_source *s, const char *name, const hsize_t
         return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the dataset's storage properties");
     read_fill(s, dcpl);
     if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
-        rc = check_chunk_shape(s, dcpl, name, dims, err, err_len);
+        rc = read_chunk_shape(s, dcpl, name, err, err_len);
         if (rc == 0)
             rc = choose_chunked_path(s, dcpl, dims, maxdims, err, err_len);
     } else {

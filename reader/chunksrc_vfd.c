@@ -175,7 +175,7 @@ int h5pack_chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offs
     capture_file *f = capture_state(file);
     unsigned char never_written;
     if (!f)
-        return -1;
+        return -2;
     f->capturing = 1;
     f->draw_reads = 0;
     herr_t rc = H5Dread_chunk(dset, H5P_DEFAULT, offset, filter_mask, &never_written);

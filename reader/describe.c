@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "abi.h"
+#include "api_structs.h"
 #include "resolve.h"
 
 _Static_assert((int)H5PACK_READ_IMPLICIT == (int)CHUNKSRC_IMPLICIT && (int)H5PACK_READ_CONTIGUOUS == (int)CHUNKSRC_CONTIGUOUS &&
@@ -39,6 +39,7 @@ static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
     d->samples_per_chunk = g->samples_per_chunk;
     d->n_chunks = g->n_chunks;
     d->chunk_bytes = g->chunk_bytes;
+    d->chunks_per_slab = g->chunks_per_slab;
     d->compressed = g->compressed;
     d->n_filters = g->n_filters;
     snprintf(d->filters, sizeof d->filters, "%s", g->filters);
@@ -94,16 +95,13 @@ H5PACK_API int h5pack_describe(const char *path, const h5pack_config *cfg, h5pac
         err[0] = '\0';
     if (!path || !path[0] || !desc)
         return fail(err, err_len, H5PACK_EINVAL, NULL, "h5pack_describe: path and desc are required");
-    if (desc->struct_size < H5PACK_FILE_DESC_MIN_SIZE)
-        return fail(err, err_len, H5PACK_EINVAL, path,
-                    "h5pack_describe: h5pack_file_desc.struct_size is too small: initialise it with "
-                    "H5PACK_FILE_DESC_INIT");
-    h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
-    if (!cfg)
-        cfg = &defaults;
-    int rc = h5pack_reader_check_config(cfg, msg, sizeof msg);
+    if (h5pack_abi_check(desc, &h5pack_abi_file_desc, msg, sizeof msg))
+        return fail(err, err_len, H5PACK_EINVAL, path, msg);
+    h5pack_config own_cfg; /* the caller's over the defaults (cfg NULL: the defaults), checked */
+    int rc = h5pack_reader_config_in(cfg, &own_cfg, msg, sizeof msg);
     if (rc < 0)
         return fail(err, err_len, rc, path, msg);
+    cfg = &own_cfg;
     const char *labels = cfg->labels_dataset && cfg->labels_dataset[0] ? cfg->labels_dataset : NULL;
     chunk_source *src = NULL;
     rc = h5pack_chunksrc_open(path, cfg->images_dataset, labels, cfg->input_layout, &src, err, err_len);
@@ -114,7 +112,6 @@ H5PACK_API int h5pack_describe(const char *path, const h5pack_config *cfg, h5pac
     h5pack_chunksrc_close(src);
     if (rc < 0)
         return fail(err, err_len, rc, path, msg);
-    const char *why = NULL;
-    rc = h5pack_abi_copy_out(desc, desc->struct_size, &own, sizeof own, H5PACK_FILE_DESC_MIN_SIZE, &why);
-    return rc < 0 ? fail(err, err_len, rc, path, why) : 0;
+    rc = h5pack_abi_copy_out(desc, &own, &h5pack_abi_file_desc, msg, sizeof msg);
+    return rc < 0 ? fail(err, err_len, rc, path, msg) : 0;
 }

@@ -9,9 +9,6 @@
 #include "chunksrc.h"
 #include "h5pack.h"
 
-/* The first release's h5pack_file_desc ends with batches_per_epoch: a shorter struct_size is an error. */
-#define H5PACK_FILE_DESC_MIN_SIZE (offsetof(h5pack_file_desc, batches_per_epoch) + sizeof(uint64_t))
-
 /* Fills *OUT (the library's own struct: struct_size is set) from SRC and CFG (already checked). When
  * STORED is not NULL it receives every chunk's stored size (geometry n_chunks entries). Returns 0, or
  * EINVAL (CFG leaves no batch) with the reason in ERR. */

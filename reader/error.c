@@ -1,4 +1,5 @@
-/* error.c - error texts, versions and config defaults: the parts of the API that need no reader. */
+/* error.c - error texts and versions: the parts of the API that need no reader (h5pack_config_init is in
+ * api_structs.c). */
 #include <string.h>
 
 #include "h5pack.h"
@@ -18,12 +19,4 @@ H5PACK_API const char *h5pack_strerror(int code)
 H5PACK_API const char *h5pack_version_string(void)
 {
     return H5PACK_VERSION_STRING;
-}
-
-H5PACK_API void h5pack_config_init(h5pack_config *cfg)
-{
-    if (cfg) {
-        h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
-        *cfg = defaults;
-    }
 }

@@ -19,6 +19,16 @@ int h5pack_order_check(const order_params *p)
     return 0;
 }
 
+uint64_t h5pack_order_default_window(uint64_t n_chunks, uint64_t chunk_bytes)
+{
+    uint64_t w = chunk_bytes ? H5PACK_WINDOW_BYTES / chunk_bytes : H5PACK_WINDOW_MIN_CHUNKS;
+    if (w < H5PACK_WINDOW_MIN_CHUNKS)
+        w = H5PACK_WINDOW_MIN_CHUNKS;
+    if (w > n_chunks)
+        w = n_chunks;
+    return w < 1 ? 1 : w;
+}
+
 uint64_t h5pack_order_n_chunks(const order_params *p)
 {
     return (p->n_samples + p->samples_per_chunk - 1) / p->samples_per_chunk;

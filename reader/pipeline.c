@@ -1,5 +1,5 @@
 /* pipeline.c - the consumer side of the pipeline (batches in order, echoes, stats) and its life cycle
- * (the worker side is pipeline_work.c; the shared scheme is in pipeline_impl.h). */
+ * (the worker side is pipeline_plan.c and pipeline_work.c; the shared scheme is in pipeline_impl.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +8,10 @@
 
 /* ---- consumer ------------------------------------------------------------------------------------ */
 
-/* Waits for fresh batch TICKET in SLOT; adds the time to the stall. Returns 0, or -1 when stopping. */
-static int wait_ready(pipeline *p, int slot, uint64_t ticket)
+/* Waits for fresh batch TICKET; adds the time to the stall. Returns 0, or -1 when stopping. */
+static int wait_ready(pipeline *p, uint64_t ticket)
 {
-    ring_entry *e = &p->ring[slot];
+    ring_entry *e = h5pack_pipeline_entry(p, ticket);
     pthread_mutex_lock(&p->lock);
     if (!(e->state == RING_READY && e->ticket == ticket)) {
         double t0 = h5pack_clock_s();
@@ -41,32 +41,41 @@ static int fail(pipeline *p, int rc, const char *msg, char *err, size_t err_len)
     return rc;
 }
 
-/* A backend op failed: WHAT, plus the backend's own detail (CUDA's text) when it left one. */
-static int backend_fail(pipeline *p, int rc, const char *what, char *err, size_t err_len)
+/* A backend op failed: WHAT, plus the backend's own DETAIL (CUDA's text) when it gave one. */
+static int backend_fail(pipeline *p, int rc, const char *what, const char *detail, char *err, size_t err_len)
 {
     char msg[sizeof p->failed_err];
-    const char *detail = p->pp.be->last_error;
     snprintf(msg, sizeof msg, "%s: %s", what, detail[0] ? detail : h5pack_strerror(rc));
     return fail(p, rc, msg, err, err_len);
 }
 
-/* Hands out echo ECHO of the batch in SLOT (already converted for it). */
+static uint64_t new_token(pipeline *p, int slot)
+{
+    const uint64_t serial_mask = ((uint64_t)1 << (PIPELINE_TOKEN_TAG_SHIFT - PIPELINE_TOKEN_SLOT_BITS)) - 1;
+    p->deliveries++;
+    return p->token_tag | (p->deliveries & serial_mask) << PIPELINE_TOKEN_SLOT_BITS | (uint64_t)slot;
+}
+
+/* Hands out echo ECHO of the batch in entry SLOT (already converted for it). */
 static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, char *err, size_t err_len)
 {
     ring_entry *e = &p->ring[slot];
     memset(batch, 0, sizeof *batch);
-    int rc = p->pp.be->ops->output(p->pp.be, slot, e->count, batch);
+    char detail[256] = "";
+    int rc = p->pp.be->ops->output(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count, batch, detail, sizeof detail);
     if (rc)
-        return backend_fail(p, rc, "the backend could not hand out the batch", err, err_len);
+        return backend_fail(p, rc, "the backend could not hand out the batch", detail, err, err_len);
     if (!p->labels)
         batch->labels = NULL, batch->labels_device = NULL;
-    batch->indices = e->indices;
+    const backend_box *boxes = NULL; /* backend_box has h5pack_crop_box's layout (backend_geom.c) */
+    p->pp.be->ops->geometry(p->pp.be, h5pack_pipeline_ring_slot(p, e), &boxes, &batch->height, &batch->width);
+    batch->boxes = (const h5pack_crop_box *)(const void *)boxes;
+    batch->indices = p->sample ? h5pack_pipeline_delivery_indices(p, h5pack_pipeline_ring_slot(p, e)) : e->indices;
     batch->count = e->count;
     batch->epoch = e->epoch;
     batch->index = e->index;
     batch->echo = echo;
-    batch->slot_ = slot;
-    e->held = 1;
+    batch->token = e->token = new_token(p, slot); /* the entry; the backend's ring slot follows from its ticket */
     e->echoes_delivered = echo + 1;
     p->samples += e->count;
     if (echo + 1 == p->pp.echo && e->index + 1 == p->batches_per_epoch)
@@ -79,17 +88,17 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
 {
     int slot = p->echo_slot;
     ring_entry *e = &p->ring[slot];
-    if (e->held) {
+    if (e->token) {
         snprintf(err, err_len, "release the batch before asking for its echo (echo > 1 reuses its buffers)");
         return H5PACK_ESTATE;
     }
     /* The CPU backend converts the echo right here, on the consumer thread: h5pack_next() is blocked
      * waiting for data as surely as in wait_ready(), so the time is stall (the GPU only enqueues). */
     double t0 = h5pack_clock_s();
-    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, e->echoes_delivered));
+    int rc = h5pack_pipeline_prepare_delivery(p, slot, e->echoes_delivered, err, err_len);
     p->stall_s += h5pack_clock_s() - t0;
     if (rc)
-        return backend_fail(p, rc, "converting an echoed batch failed", err, err_len);
+        return rc;
     p->batches_echoed++;
     return deliver(p, slot, e->echoes_delivered, batch, err, err_len);
 }
@@ -104,46 +113,67 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
         return next_echo(p, batch, err, err_len);
     if (p->total_batches && p->next_fresh >= p->total_batches)
         return H5PACK_END;
-    int slot = (int)(p->next_fresh % (uint64_t)p->pp.prefetch);
-    if (p->ring[slot].held) { /* its slot still holds a batch the consumer has not released */
-        const ring_entry *old = &p->ring[slot];
+    uint64_t t = p->next_fresh, prefetch = (uint64_t)p->pp.prefetch;
+    const ring_entry *old = t >= prefetch ? h5pack_pipeline_entry(p, t - prefetch) : NULL;
+    if (old && old->token && old->ticket == t - prefetch) { /* its ring slot holds a batch not released */
         snprintf(err, err_len,
                  "batch %llu of epoch %llu is still unreleased and its buffer is the next one's (prefetch = %d): "
                  "release it first",
                  (unsigned long long)old->index, (unsigned long long)old->epoch, p->pp.prefetch);
         return H5PACK_ESTATE;
     }
-    if (wait_ready(p, slot, p->next_fresh) < 0)
+    int rc = p->sample ? h5pack_pipeline_sample_check(p, err, err_len) : 0;
+    if (rc)
+        return rc;
+    if (wait_ready(p, t) < 0)
         return fail(p, H5PACK_ESTATE, "the reader is shutting down", err, err_len);
-    ring_entry *e = &p->ring[slot];
+    ring_entry *e = h5pack_pipeline_entry(p, t);
     if (e->rc < 0)
         return fail(p, e->rc, e->err, err, err_len);
     p->next_fresh++;
     p->batches_fresh++;
     add_counts(&p->delivered, &e->counts);
-    return deliver(p, slot, 0, batch, err, err_len);
+    if (p->sample) { /* sample echo converts every delivery here (the workers only copied the batch in) */
+        double t0 = h5pack_clock_s();
+        rc = h5pack_pipeline_prepare_delivery(p, (int)(e - p->ring), 0, err, err_len);
+        p->stall_s += h5pack_clock_s() - t0;
+        if (rc)
+            return rc;
+    }
+    return deliver(p, (int)(e - p->ring), 0, batch, err, err_len);
 }
 
-int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
+int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len)
 {
-    int slot = batch ? batch->slot_ : -1;
-    if (slot < 0 || slot >= p->pp.prefetch || !p->ring[slot].held) {
-        snprintf(err, err_len, "release of a batch that is not held (released twice, or not from this reader)");
+    uint64_t t = *token, slot = t & (PIPELINE_MAX_PREFETCH - 1);
+    if (t == 0) {
+        snprintf(err, err_len, "h5pack_release: the batch holds no delivery (released already, or its h5pack_next "
+                               "did not return H5PACK_OK)");
+        return H5PACK_ESTATE;
+    }
+    if (t >> PIPELINE_TOKEN_TAG_SHIFT << PIPELINE_TOKEN_TAG_SHIFT != p->token_tag) {
+        snprintf(err, err_len, "h5pack_release: the batch is not from this reader (its token belongs to another "
+                               "h5pack_reader, or was not set by h5pack_next)");
+        return H5PACK_EINVAL;
+    }
+    if (slot >= (uint64_t)p->depth || p->ring[slot].token != t) {
+        snprintf(err, err_len, "h5pack_release: the batch was released already (a stale copy of an earlier "
+                               "delivery)");
         return H5PACK_ESTATE;
     }
     ring_entry *e = &p->ring[slot];
-    e->held = 0;
-    int rc = p->pp.be->ops->release(p->pp.be, slot);
-    batch->slot_ = -1;
-    if (rc) {
-        const char *detail = p->pp.be->last_error;
+    e->token = 0;
+    *token = 0;
+    char detail[256] = "";
+    int rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e), detail, sizeof detail);
+    if (rc)
         snprintf(err, err_len, "the backend could not release the batch: %s",
                  detail[0] ? detail : h5pack_strerror(rc));
-    }
     if (e->echoes_delivered < p->pp.echo)
         return rc; /* more echoes of this batch to come: the slot stays ours */
     pthread_mutex_lock(&p->lock);
-    e->state = RING_FREE;
+    e->state = RING_FREE; /* the entry can take a new plan, the ring slot a new batch */
+    p->slot_busy[h5pack_pipeline_ring_slot(p, e)] = 0;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
     return rc;
@@ -167,23 +197,51 @@ void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)
 
 /* ---- life cycle ---------------------------------------------------------------------------------- */
 
+/* Batches planned beyond the ring, so that their loads can start before they get a buffer: enough for
+ * about two reads per worker when each batch needs batch/k new chunks (the CHUNK and SEQUENTIAL orders'
+ * steady state), at least 1, at most 64 batches or 64 Ki samples. */
+static int lookahead(const pipeline_params *pp, const source_geometry *g)
+{
+    uint64_t bs = pp->setup.op.batch_size, k = g->samples_per_chunk, t = (uint64_t)pp->setup.threads;
+    uint64_t a = (2 * t * k + bs - 1) / bs, cap = ((uint64_t)1 << 16) / bs;
+    if (a > 64)
+        a = 64;
+    if (a > cap)
+        a = cap;
+    return a < 1 ? 1 : (int)a;
+}
+
 static int ring_alloc(pipeline *p)
 {
-    size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks;
-    p->ring = calloc((size_t)p->pp.prefetch, sizeof *p->ring);
+    size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks, slots = p->pp.setup.slots_allocated;
+    p->depth = p->pp.prefetch + lookahead(&p->pp, p->geo);
+    if (p->depth > PIPELINE_MAX_PREFETCH) /* the token names the entry in PIPELINE_TOKEN_SLOT_BITS bits */
+        p->depth = PIPELINE_MAX_PREFETCH;
+    p->ring = calloc((size_t)p->depth, sizeof *p->ring);
+    p->slot_busy = calloc((size_t)p->pp.prefetch, sizeof *p->slot_busy);
+    p->slot_loaded = calloc(slots, sizeof *p->slot_loaded);
+    p->parked_head = malloc(slots * sizeof *p->parked_head);
+    p->parked_tail = malloc(slots * sizeof *p->parked_tail);
     p->access_of = malloc(bs * sizeof *p->access_of);
     p->mark_ticket = calloc(nc, sizeof *p->mark_ticket);
     p->mark_access = calloc(nc, sizeof *p->mark_access);
-    if (!p->ring || !p->access_of || !p->mark_ticket || !p->mark_access)
+    if (!p->ring || !p->slot_busy || !p->slot_loaded || !p->parked_head || !p->parked_tail || !p->access_of ||
+        !p->mark_ticket || !p->mark_access)
         return H5PACK_ENOMEM;
-    for (int i = 0; i < p->pp.prefetch; i++) {
+    for (size_t s = 0; s < slots; s++)
+        p->parked_head[s] = p->parked_tail[s] = ITEM_NONE;
+    p->ready_head = p->ready_tail = ITEM_NONE;
+    for (int i = 0; i < p->depth; i++) {
         ring_entry *e = &p->ring[i];
         e->indices = malloc(bs * sizeof *e->indices);
         e->acc = malloc(bs * sizeof *e->acc);
         e->wait_users = malloc(bs * sizeof *e->wait_users);
         e->order = malloc(bs * sizeof *e->order);
         e->group_start = malloc((bs + 1) * sizeof *e->group_start);
-        if (!e->indices || !e->acc || !e->wait_users || !e->order || !e->group_start)
+        e->load_state = malloc(bs * sizeof *e->load_state);
+        e->next_item = malloc(bs * sizeof *e->next_item);
+        if (!e->indices || !e->acc || !e->wait_users || !e->order || !e->group_start || !e->load_state ||
+            !e->next_item)
             return H5PACK_ENOMEM;
     }
     return 0;
@@ -191,11 +249,13 @@ static int ring_alloc(pipeline *p)
 
 static void ring_free(pipeline *p)
 {
-    for (int i = 0; p->ring && i < p->pp.prefetch; i++) {
+    for (int i = 0; p->ring && i < p->depth; i++) {
         ring_entry *e = &p->ring[i];
         free(e->indices), free(e->acc), free(e->wait_users), free(e->order), free(e->group_start);
+        free(e->load_state), free(e->next_item);
     }
-    free(p->ring), free(p->access_of), free(p->mark_ticket), free(p->mark_access);
+    free(p->ring), free(p->slot_busy), free(p->slot_loaded), free(p->parked_head), free(p->parked_tail);
+    free(p->access_of), free(p->mark_ticket), free(p->mark_access);
 }
 
 static int start_workers(pipeline *p, char *err, size_t err_len)
@@ -219,9 +279,25 @@ static int start_workers(pipeline *p, char *err, size_t err_len)
     return 0;
 }
 
+/* 1..65535, a different one for each pipeline opened in the process (until it wraps). */
+static uint64_t next_token_tag(void)
+{
+    static _Atomic uint32_t counter;
+    return (uint64_t)(atomic_fetch_add(&counter, 1) % 0xFFFFu) + 1;
+}
+
 int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len)
 {
     *out = NULL;
+    if (pp->prefetch < 1 || pp->prefetch > PIPELINE_MAX_PREFETCH) {
+        snprintf(err, err_len, "prefetch must be in 1..%d", PIPELINE_MAX_PREFETCH);
+        return H5PACK_EINVAL;
+    }
+    /* the window's chunks stay cached while up to one chunk per worker is being read: refuse a cache that
+     * cannot hold them rather than re-read chunks all epoch */
+    int rc = h5pack_reader_check_cache(&pp->setup, h5pack_chunksrc_geometry(pp->src), err, err_len);
+    if (rc)
+        return rc;
     pipeline *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
@@ -229,6 +305,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     p->geo = h5pack_chunksrc_geometry(pp->src);
     p->labels = h5pack_chunksrc_labels(pp->src);
     p->echo_slot = -1;
+    p->token_tag = next_token_tag() << PIPELINE_TOKEN_TAG_SHIFT;
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */
     uint64_t epochs = pp->setup.epochs, bpe = p->batches_per_epoch;
@@ -237,11 +314,13 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->ready, NULL);
-    int rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
+    rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
     if (rc == 0)
         rc = h5pack_cache_create(pp->setup.slots_allocated, (size_t)p->geo->chunk_bytes, h5pack_pipeline_load_chunk, p, &p->cache);
     if (rc == 0)
         rc = ring_alloc(p);
+    if (rc == 0)
+        rc = h5pack_pipeline_echo_start(p);
     if (rc == 0)
         rc = start_workers(p, err, err_len);
     if (rc)
@@ -278,6 +357,7 @@ void h5pack_pipeline_free(pipeline *p)
         h5pack_chunksrc_scratch_free(p->workers[i].scratch);
     free(p->workers);
     ring_free(p);
+    h5pack_pipeline_echo_free(p);
     h5pack_cache_free(p->cache);
     h5pack_planner_free(p->plan);
     pthread_cond_destroy(&p->work), pthread_cond_destroy(&p->ready);

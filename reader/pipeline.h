@@ -1,12 +1,12 @@
-/* pipeline.h - the reader's engine: worker threads plan batches in order (plan.h) into a ring of
- * `prefetch` backend slots, execute the plan against the chunk cache (cache.h), assemble the uint8
+/* pipeline.h - the reader's engine: worker threads plan batches in order (plan.h), a few beyond a ring
+ * of `prefetch` backend slots, execute the plan against the chunk cache (cache.h), assemble the uint8
  * batches and submit them for conversion; the consumer side hands ready batches out in order, with
  * echoes.
  *
- * Ring: fresh batch t uses slot t % prefetch, planned once the consumer has released that slot's previous
- * batch (all echoes included). Workers share the work per chunk access, not per batch: every worker
- * claims the next access in plan order, so all of them read and inflate in parallel even when only a few
- * batches fit in the ring (details and the no-deadlock argument in pipeline_impl.h). Counters of a batch
+ * Ring: fresh batch t uses slot t % prefetch once the consumer has released that slot's previous batch
+ * (all echoes included). Workers share the work per chunk access, not per batch, and load chunks ahead
+ * of the ring as far as the cache allows, so all of them read and inflate in parallel even when only a
+ * few batches fit in the ring (details and the no-deadlock argument in pipeline_impl.h). Counters of a batch
  * (hits, misses, bytes, busy times) travel with it and are added to the stats when the consumer receives
  * it, so the stats always describe delivered batches.
  * Thread-safety: h5pack_pipeline_next/release/stats from one consumer thread. */
@@ -28,7 +28,8 @@ typedef struct pipeline_params {
     backend *be;        /* its ring has `prefetch` slots of batch_size images */
     reader_setup setup; /* order, slots, threads, epochs */
     uint32_t echo;      /* >= 1 */
-    int prefetch;       /* >= 1 */
+    int prefetch;       /* >= 1 (sample echo: >= echo + 1) */
+    int sample_echo;    /* 1: echo per sample (pipeline_echo.c, echo_sched.h), 0: per batch */
 } pipeline_params;
 
 /* Allocates the cache and the ring and starts the workers. */
@@ -39,7 +40,14 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
  * or the first worker error (every later call returns it again). */
 int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
 
-int h5pack_pipeline_release(pipeline *p, h5pack_batch *batch, char *err, size_t err_len);
+/* Gives back the delivery named by *TOKEN (h5pack_batch.token) and sets *TOKEN to 0. Refuses, leaving
+ * *TOKEN as it is: 0 or a stale token (released already) with H5PACK_ESTATE, another pipeline's with
+ * H5PACK_EINVAL. A backend failure to release is returned after the slot was given back anyway. */
+int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len);
+
+/* The epoch from which a change of the output size applies: the one after the last delivered batch's
+ * (0 before the first batch). */
+uint64_t h5pack_pipeline_next_epoch(const pipeline *p);
 
 /* Adds the delivered batches' counters and the backend's times to *ST (other fields untouched). */
 void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st);

@@ -1,13 +1,23 @@
-/* pipeline_impl.h - state shared by the worker side (pipeline_work.c) and the consumer side and life
- * cycle (pipeline.c) of the reader's pipeline. Internal.
+/* pipeline_impl.h - state shared by the worker side (pipeline_plan.c: planning and binding batches;
+ * pipeline_work.c: loads and copies) and the consumer side and life cycle (pipeline.c). Internal.
  *
- * One lock (`lock`) guards the ring states and the claiming of accesses; the planner is used by one
- * worker at a time (`planning`), outside the lock. Work is shared at the level of chunk accesses:
- * batches are planned in order into ring slots, and any worker claims the next unclaimed access of the
- * oldest batch that has one, so accesses are claimed in plan order across all batches. A worker executes one access at a time (h5pack_cache_acquire + copying its images into
- * the batch) outside the lock; it can only wait for accesses claimed before its own, the earliest
- * unfinished access never waits, so the pipeline cannot deadlock. The worker finishing a batch's last
- * access writes the labels, submits the batch to the backend and publishes it. */
+ * Batches ("tickets") go through: planned (in order, by one worker at a time, outside the lock) into an
+ * entry of `depth` = prefetch + lookahead entries; bound (in order) to the backend's ring slot
+ * ticket % prefetch once the consumer has released that slot's previous batch; filled; published;
+ * delivered; released. Every chunk access of a batch is two steps:
+ *   - its load, for a miss: reading the chunk into its cache slot. Loads run as soon as the cache allows
+ *     (the slot's previous generation has no use left: cache.h), in plan order among those that can,
+ *     also for batches planned ahead of the ring that have no buffer yet. So with slow storage every
+ *     worker has a read in flight even when the ring is full (loading ahead into the slots Belady's plan
+ *     frees; what is read, and which chunk each load evicts, is still exactly the plan).
+ *   - its use: copying the batch's images out of the slot, once the batch is bound and the chunk loaded.
+ *     Uses are claimed in plan order; one whose chunk is not loaded yet is parked on its cache slot, and
+ *     the load moves it to the ready list when it finishes.
+ * A worker never waits for the cache: it takes whatever step can run now (bind, ready use, next use, load,
+ * plan), else sleeps on `work`, which every event that can make a step runnable signals. The earliest
+ * unfinished step in plan order can always run (its load's previous users are earlier uses, its use's
+ * load is earlier), so the pipeline cannot deadlock. One lock (`lock`) guards all of this state. The worker
+ * finishing a batch's last use writes the labels, submits the batch to the backend and publishes it. */
 #ifndef H5PACK_PIPELINE_IMPL_H
 #define H5PACK_PIPELINE_IMPL_H
 
@@ -20,6 +30,17 @@
 #include "plan.h"
 
 enum ring_state { RING_FREE, RING_FILLING, RING_READY, RING_DELIVERED };
+enum load_state { LOAD_PENDING, LOAD_RUNNING, LOAD_DONE };
+
+/* A use, named by its entry and access: entry index * batch_size + access index; ITEM_NONE ends a list. */
+#define ITEM_NONE UINT64_MAX
+
+/* h5pack_batch.token of a delivery: reader tag (16 bits, never 0) | delivery number (38) | ring slot (10).
+ * The slot makes release O(1); the delivery number makes a stale copy of an earlier batch in the same slot
+ * fail to match; the tag, drawn per pipeline, makes another reader's batch recognisable. */
+#define PIPELINE_TOKEN_SLOT_BITS 10
+#define PIPELINE_TOKEN_TAG_SHIFT 48
+#define PIPELINE_MAX_PREFETCH (1 << PIPELINE_TOKEN_SLOT_BITS)
 
 /* What one fresh batch cost; added to the stats when the consumer receives it. */
 typedef struct batch_counts {
@@ -33,20 +54,25 @@ typedef struct ring_entry {
     uint64_t epoch, index;
     size_t count;
     uint64_t *indices;      /* batch_size samples */
-    int host_ready;         /* host_in / host_labels fetched for this batch: its accesses may be claimed */
-    uint8_t *host_in;       /* the backend's uint8 input buffer of this slot (host_input, per batch) */
-    int64_t *host_labels;   /* the backend's label buffer of this slot (host_labels, per batch) */
+    int planned;            /* the plan is complete: its loads may run */
+    int host_ready;         /* bound: host_in / host_labels fetched, its uses may be claimed */
+    uint8_t *host_in;       /* the backend's uint8 input buffer of its ring slot */
+    int64_t *host_labels;   /* the backend's label buffer of its ring slot */
     /* the batch's plan and its execution (under the lock) */
     plan_access *acc;       /* batch_size */
     uint64_t *wait_users;   /* per access: uses of the slot's previous generation to wait for */
     uint32_t *order;        /* batch positions grouped by access */
     uint32_t *group_start;  /* batch_size + 1: access j's positions are order[group_start[j] ..) */
+    uint8_t *load_state;    /* per access: enum load_state (hits: LOAD_DONE) */
+    uint64_t *next_item;    /* per access: link of its use in a parked list or the ready list */
     size_t n_acc, next_claim, n_done;
+    size_t load_scan;       /* accesses before it have no pending load */
+    size_t loads_pending;   /* loads not started */
     int rc;
     char err[384];
     batch_counts counts;
     /* consumer only */
-    int held;               /* the consumer holds a delivered (echo of this) batch */
+    uint64_t token;         /* the consumer holds a delivered (echo of this) batch under this token; 0 = not */
     uint32_t echoes_delivered;
 } ring_entry;
 
@@ -67,13 +93,24 @@ struct pipeline {
     chunk_cache *cache;
     _Atomic int stop;
     pthread_mutex_t lock;
-    pthread_cond_t work;  /* workers: accesses to claim, a free ring slot, or stop */
+    pthread_cond_t work;  /* workers: a step may have become runnable, or stop */
     pthread_cond_t ready; /* consumer: a batch was published */
-    ring_entry *ring;
+    ring_entry *ring;      /* `depth` entries: ticket t lives in ring[t % depth] */
+    int depth;             /* prefetch + batches planned ahead of the ring */
+    int *slot_busy;        /* per backend ring slot: bound to a batch the consumer has not released */
     uint64_t next_ticket;  /* next batch to plan */
-    uint64_t claim_ticket; /* oldest batch that may have unclaimed accesses */
+    uint64_t bind_ticket;  /* next batch to bind */
+    uint64_t claim_ticket; /* oldest bound batch that may have unclaimed uses */
+    uint64_t load_ticket;  /* oldest planned batch that may have pending loads */
+    uint64_t batches_done; /* published batches */
+    uint64_t loads_pending; /* loads not started, over all planned batches */
     int plan_failed;
     int planning;          /* a worker is planning a batch (outside the lock; one at a time) */
+    int binding;           /* a worker is binding a batch (outside the lock; one at a time) */
+    int n_waiting;         /* workers asleep on `work` */
+    uint64_t *slot_loaded; /* per cache slot: newest generation whose load finished (0: none) */
+    uint64_t *parked_head, *parked_tail; /* per cache slot: uses waiting for a load, in claim order */
+    uint64_t ready_head, ready_tail;      /* uses whose chunk is loaded, in the order they became so */
     uint32_t *access_of;   /* planning scratch (the planning worker's): access index of each position */
     uint64_t *mark_ticket; /* planning scratch, per chunk: 1 + ticket that last indexed it */
     uint32_t *mark_access; /* planning scratch, per chunk: its access index in that batch */
@@ -81,13 +118,34 @@ struct pipeline {
     int n_started;
     /* consumer side (consumer thread only) */
     uint64_t next_fresh;
-    int echo_slot; /* slot whose echoes are still due, or -1 */
+    uint64_t token_tag;    /* this pipeline's tag, already shifted into place */
+    uint64_t deliveries;   /* batches handed out (echoes included): numbers the tokens */
+    int echo_slot; /* entry whose echoes are still due, or -1 */
     int failed;
     char failed_err[384];
     batch_counts delivered;
     uint64_t samples, batches_fresh, batches_echoed, epochs_completed;
     double stall_s;
+    struct echo_state *sample; /* sample echo's consumer state (pipeline_echo.c), NULL for batch echo */
 };
+
+static inline ring_entry *h5pack_pipeline_entry(const pipeline *p, uint64_t ticket)
+{
+    return &p->ring[ticket % (uint64_t)p->depth];
+}
+
+/* The backend ring slot of the batch in E. */
+static inline int h5pack_pipeline_ring_slot(const pipeline *p, const ring_entry *e)
+{
+    return (int)(e->ticket % (uint64_t)p->pp.prefetch);
+}
+
+/* Wakes the sleeping workers (after anything that can make a step runnable). Lock held. */
+static inline void h5pack_pipeline_wake(pipeline *p)
+{
+    if (p->n_waiting)
+        pthread_cond_broadcast(&p->work);
+}
 
 /* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index * world + rank, echo). */
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);
@@ -97,6 +155,29 @@ uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint3
 int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
                         size_t err_len);
 
+/* pipeline_plan.c, all called with the lock held (and returning with it held) */
+int h5pack_pipeline_planning_done(const pipeline *p);
+int h5pack_pipeline_can_plan(const pipeline *p);
+void h5pack_pipeline_plan_batch(pipeline *p);
+int h5pack_pipeline_can_bind(const pipeline *p);
+void h5pack_pipeline_bind_batch(pipeline *p);
+
 void *h5pack_pipeline_worker_main(void *arg);
+
+/* pipeline_echo.c: the conversion of each delivery on the consumer side. */
+int h5pack_pipeline_echo_start(pipeline *p);
+void h5pack_pipeline_echo_free(pipeline *p);
+
+/* Sample echo: H5PACK_ESTATE (with the batch to release in ERR) when a batch the next delivery reads
+ * ahead would land in a slot the consumer still holds; else 0. Nothing is taken. */
+int h5pack_pipeline_sample_check(pipeline *p, char *err, size_t err_len);
+
+/* Converts delivery ECHO of the batch in SLOT before it is handed out: an echo of batch echo, or any
+ * delivery of sample echo (waits for the batches it reads ahead, pools, composes). A failure fails the
+ * pipeline (p->failed) and returns its code with the message in ERR. Consumer thread. */
+int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char *err, size_t err_len);
+
+/* The file rows of SLOT's current delivery. */
+const uint64_t *h5pack_pipeline_delivery_indices(const pipeline *p, int slot);
 
 #endif

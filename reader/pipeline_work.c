@@ -1,11 +1,15 @@
-/* pipeline_work.c - the worker side of the pipeline: plan batches in order, claim their chunk accesses
- * in plan order, execute them against the cache, and hand finished batches to the backend (the scheme
- * and why it cannot deadlock: pipeline_impl.h). */
+/* pipeline_work.c - the worker side of the pipeline: loads chunks into the cache (ahead of the ring when
+ * the plan allows), copies each batch's images out of the cache, hands finished batches to the backend;
+ * the worker loop that picks the next step (the scheme and why it cannot deadlock: pipeline_impl.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "augment.h"
 #include "pipeline_impl.h"
+
+/* Pending loads looked at per search for one that can start: keeps the search short when many loads
+ * wait for uses that have not run yet (they become ready in plan order anyway). */
+#define LOAD_SEARCH_MAX 256
 
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo)
 {
@@ -26,120 +30,80 @@ int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, ui
     return h5pack_chunksrc_read(p->pp.src, chunk, dst, w->scratch, &w->cost, err, err_len);
 }
 
-/* ---- planning (one worker at a time) ------------------------------------------------------------- */
+/* ---- uses: copying a batch's images out of the cache ------------------------------------------- */
 
-/* Plan-order bookkeeping: cache generations and the plan's counters. */
-static void note_planned(pipeline *p, ring_entry *e)
+static uint64_t item_of(const pipeline *p, const ring_entry *e, size_t j)
 {
-    for (size_t j = 0; j < e->n_acc; j++) {
-        const plan_access *a = &e->acc[j];
-        e->wait_users[j] = h5pack_cache_planned(p->cache, a);
-        if (a->load)
-            e->counts.misses++;
+    return (uint64_t)(e - p->ring) * p->pp.setup.op.batch_size + j;
+}
+
+static ring_entry *entry_of_item(pipeline *p, uint64_t item, size_t *j)
+{
+    uint64_t bs = p->pp.setup.op.batch_size;
+    *j = (size_t)(item % bs);
+    return &p->ring[item / bs];
+}
+
+static void list_append(pipeline *p, uint64_t *head, uint64_t *tail, uint64_t item)
+{
+    size_t j;
+    entry_of_item(p, item, &j)->next_item[j] = ITEM_NONE;
+    if (*tail == ITEM_NONE) {
+        *head = item;
+    } else {
+        size_t k;
+        ring_entry *last = entry_of_item(p, *tail, &k);
+        last->next_item[k] = item;
+    }
+    *tail = item;
+}
+
+/* The load of generation GEN of cache slot SLOT finished: its parked uses become ready (uses of the next
+ * generation stay parked). */
+static void unpark(pipeline *p, uint32_t slot, uint64_t gen)
+{
+    uint64_t item = p->parked_head[slot];
+    p->parked_head[slot] = p->parked_tail[slot] = ITEM_NONE;
+    while (item != ITEM_NONE) {
+        size_t j;
+        ring_entry *e = entry_of_item(p, item, &j);
+        uint64_t next = e->next_item[j];
+        if (e->acc[j].slot_gen == gen)
+            list_append(p, &p->ready_head, &p->ready_tail, item);
         else
-            e->counts.hits++;
-        if (a->first_in_epoch)
-            e->counts.bytes_needed += h5pack_chunksrc_stored_bytes(p->pp.src, a->chunk);
+            list_append(p, &p->parked_head[slot], &p->parked_tail[slot], item);
+        item = next;
     }
 }
 
-/* Groups the batch positions by the access (chunk) they need: order[group_start[j] .. group_start[j+1]). */
-static void group_by_access(pipeline *p, ring_entry *e)
+/* The next use that can run now: a ready one, else the next unclaimed one in plan order (of the bound
+ * batches); a use whose chunk is not loaded yet is parked on its slot and the next one is tried. */
+static ring_entry *next_use(pipeline *p, size_t *j)
 {
-    uint64_t k = p->geo->samples_per_chunk, stamp = e->ticket + 1;
-    for (size_t j = 0; j < e->n_acc; j++) {
-        p->mark_ticket[e->acc[j].chunk] = stamp;
-        p->mark_access[e->acc[j].chunk] = (uint32_t)j;
-        e->group_start[j] = 0;
+    if (p->ready_head != ITEM_NONE) {
+        uint64_t item = p->ready_head;
+        ring_entry *e = entry_of_item(p, item, j);
+        p->ready_head = e->next_item[*j];
+        if (p->ready_head == ITEM_NONE)
+            p->ready_tail = ITEM_NONE;
+        return e;
     }
-    e->group_start[e->n_acc] = 0;
-    for (size_t i = 0; i < e->count; i++) {
-        uint64_t c = e->indices[i] / k;
-        p->access_of[i] = p->mark_ticket[c] == stamp ? p->mark_access[c] : 0;
-        e->group_start[p->access_of[i] + 1]++;
-    }
-    for (size_t j = 0; j < e->n_acc; j++)
-        e->group_start[j + 1] += e->group_start[j];
-    for (size_t i = 0; i < e->count; i++)
-        e->order[e->group_start[p->access_of[i]]++] = (uint32_t)i;
-    for (size_t j = e->n_acc; j > 0; j--) /* undo the shift made by the placement pass */
-        e->group_start[j] = e->group_start[j - 1];
-    e->group_start[0] = 0;
-}
-
-static int planning_done(const pipeline *p)
-{
-    return p->plan_failed || (p->total_batches && p->next_ticket >= p->total_batches);
-}
-
-static int can_plan(const pipeline *p)
-{
-    return !p->planning && !planning_done(p) &&
-           p->ring[p->next_ticket % (uint64_t)p->pp.prefetch].state == RING_FREE;
-}
-
-/* Reserves the next batch and its (free) ring slot, then plans it and fetches the slot's host buffers
- * with the lock released, so that an epoch change (computing the next epoch's order) never holds up
- * the other workers or the consumer; only one worker plans at a time (p->planning), which keeps the
- * plan sequential. The CUDA backend's host_input() waits for the slot's previous host-to-device copy.
- * Called and returns with the lock held; afterwards the batch's accesses can be claimed, or the batch
- * is published with the planning error. */
-static void plan_batch(pipeline *p)
-{
-    uint64_t t = p->next_ticket++;
-    int slot = (int)(t % (uint64_t)p->pp.prefetch);
-    ring_entry *e = &p->ring[slot];
-    e->state = RING_FILLING;
-    e->ticket = t;
-    e->host_ready = 0;
-    e->rc = 0;
-    e->err[0] = '\0';
-    e->n_acc = e->next_claim = e->n_done = 0;
-    memset(&e->counts, 0, sizeof e->counts);
-    p->planning = 1;
-    pthread_mutex_unlock(&p->lock);
-    int rc = h5pack_planner_next(p->plan, e->indices, &e->count, e->acc, &e->n_acc, &e->epoch, &e->index);
-    if (rc == 1) {
-        note_planned(p, e);
-        group_by_access(p, e);
-        e->host_in = p->pp.be->ops->host_input(p->pp.be, slot);
-        e->host_labels = p->pp.be->ops->host_labels(p->pp.be, slot);
-    }
-    pthread_mutex_lock(&p->lock);
-    p->planning = 0;
-    if (rc == 1) {
-        e->host_ready = 1;
-        pthread_cond_broadcast(&p->work);
-        return;
-    }
-    p->plan_failed = 1;
-    e->n_acc = 0;
-    e->rc = rc < 0 ? rc : H5PACK_EINTERNAL;
-    snprintf(e->err, sizeof e->err, "planning batch %llu failed: %s", (unsigned long long)t, h5pack_strerror(e->rc));
-    e->state = RING_READY;
-    pthread_cond_broadcast(&p->ready);
-    pthread_cond_broadcast(&p->work);
-}
-
-/* The next access in plan order that nobody has claimed yet, or NULL. Stops at a batch that is still
- * being planned: claims stay in plan order. */
-static ring_entry *claim_access(pipeline *p, size_t *j)
-{
-    for (; p->claim_ticket < p->next_ticket; p->claim_ticket++) {
-        ring_entry *e = &p->ring[p->claim_ticket % (uint64_t)p->pp.prefetch];
+    for (; p->claim_ticket < p->bind_ticket; p->claim_ticket++) {
+        ring_entry *e = h5pack_pipeline_entry(p, p->claim_ticket);
         if (e->ticket != p->claim_ticket || e->state != RING_FILLING)
-            continue; /* published (a planning failure), or finished and its slot reused */
-        if (!e->host_ready)
-            return NULL;
-        if (e->next_claim < e->n_acc) {
-            *j = e->next_claim++;
-            return e;
+            continue; /* finished and its entry reused */
+        while (e->next_claim < e->n_acc) {
+            size_t k = e->next_claim++;
+            const plan_access *a = &e->acc[k];
+            if (p->slot_loaded[a->slot] == a->slot_gen) {
+                *j = k;
+                return e;
+            }
+            list_append(p, &p->parked_head[a->slot], &p->parked_tail[a->slot], item_of(p, e, k));
         }
     }
     return NULL;
 }
-
-/* ---- executing (outside the lock) --------------------------------------------------------------- */
 
 /* Copies the batch's images that live in access J's chunk from the cache slot into the batch. */
 static void copy_group(const pipeline *p, const ring_entry *e, size_t j, const uint8_t *chunk, uint8_t *dst)
@@ -151,79 +115,166 @@ static void copy_group(const pipeline *p, const ring_entry *e, size_t j, const u
     }
 }
 
-/* Executes access J of E; its costs go into E's counters and a failure into E's error (under the lock,
- * which the caller holds again when this returns). */
-static void execute_access(pipeline *p, worker *w, ring_entry *e, size_t j)
-{
-    uint8_t *dst = e->host_in;
-    chunk_read_cost before = w->cost;
-    char err[384] = "";
-    const uint8_t *chunk = NULL;
-    pthread_mutex_unlock(&p->lock);
-    int rc = h5pack_cache_acquire(p->cache, &e->acc[j], e->wait_users[j], 0, w, &chunk, err, sizeof err);
-    double t0 = h5pack_clock_s();
-    if (rc == 0)
-        copy_group(p, e, j, chunk, dst);
-    double assemble_s = h5pack_clock_s() - t0;
-    h5pack_cache_finish(p->cache, e->acc[j].slot);
-    pthread_mutex_lock(&p->lock);
-    e->counts.bytes_read += w->cost.bytes_read - before.bytes_read;
-    e->counts.bytes_inflated += w->cost.bytes_inflated - before.bytes_inflated;
-    e->counts.read_s += w->cost.read_s - before.read_s;
-    e->counts.inflate_s += w->cost.inflate_s - before.inflate_s;
-    e->counts.assemble_s += assemble_s;
-    if (rc && !e->rc) {
-        e->rc = rc;
-        snprintf(e->err, sizeof e->err, "%s", err[0] ? err : h5pack_strerror(rc));
-    }
-    e->n_done++;
-}
-
-/* All accesses of E are done: labels, conversion, then the consumer may have it. Called and returns
- * with the lock held; the conversion runs outside it. */
+/* All uses of E are done: labels, conversion, then the consumer may have it. Called and returns with
+ * the lock held; the conversion runs outside it. */
 static void finish_batch(pipeline *p, ring_entry *e)
 {
-    int slot = (int)(e->ticket % (uint64_t)p->pp.prefetch);
+    int slot = h5pack_pipeline_ring_slot(p, e);
     int rc = e->rc;
     pthread_mutex_unlock(&p->lock);
     if (rc == 0 && p->labels)
         for (size_t i = 0; i < e->count; i++)
             e->host_labels[i] = p->labels[e->indices[i]];
+    char detail[256] = "";
+    backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
+    job.epoch = e->epoch;
+    job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
     if (rc == 0)
-        rc = p->pp.be->ops->submit(p->pp.be, slot, e->count, h5pack_pipeline_batch_key(p, e, 0));
+        rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);
     if (rc && !e->rc) {
         e->rc = rc;
-        const char *detail = p->pp.be->last_error;
         snprintf(e->err, sizeof e->err, "converting batch %llu of epoch %llu failed: %s",
                  (unsigned long long)e->index, (unsigned long long)e->epoch,
                  detail[0] ? detail : h5pack_strerror(rc));
     }
     e->state = RING_READY;
+    p->batches_done++;
     pthread_cond_broadcast(&p->ready);
+    h5pack_pipeline_wake(p); /* the last batch: the workers may leave */
+}
+
+/* Runs use J of E (its chunk is loaded) outside the lock; a failed load's error goes into E's. */
+static void execute_use(pipeline *p, ring_entry *e, size_t j)
+{
+    uint8_t *dst = e->host_in;
+    char err[384] = "";
+    const uint8_t *chunk = NULL;
+    pthread_mutex_unlock(&p->lock);
+    int rc = h5pack_cache_use(p->cache, &e->acc[j], 0, &chunk, err, sizeof err);
+    double t0 = h5pack_clock_s();
+    if (rc == 0)
+        copy_group(p, e, j, chunk, dst);
+    double assemble_s = h5pack_clock_s() - t0;
+    h5pack_cache_finish(p->cache, e->acc[j].slot); /* may let a load of the slot's next generation start */
+    pthread_mutex_lock(&p->lock);
+    e->counts.assemble_s += assemble_s;
+    if (rc && !e->rc) {
+        e->rc = rc;
+        snprintf(e->err, sizeof e->err, "%s", err[0] ? err : h5pack_strerror(rc));
+    }
+    if (++e->n_done == e->n_acc)
+        finish_batch(p, e);
+    h5pack_pipeline_wake(p);
+}
+
+/* ---- loads: reading chunks into the cache, as far ahead as the plan lets them ------------------- */
+
+/* Moves the scan positions past what has no pending load left. */
+static void skip_started(pipeline *p, ring_entry *e)
+{
+    while (e->load_scan < e->n_acc && e->load_state[e->load_scan] != LOAD_PENDING)
+        e->load_scan++;
+    if (e->loads_pending == 0 && p->load_ticket == e->ticket)
+        p->load_ticket++;
+}
+
+/* The first pending load in plan order that can start now (its slot's previous generation has no use
+ * left), among the planned batches, bound or not. */
+static ring_entry *next_load(pipeline *p, size_t *j)
+{
+    if (p->loads_pending == 0)
+        return NULL;
+    int budget = LOAD_SEARCH_MAX;
+    for (uint64_t t = p->load_ticket; t < p->next_ticket && budget > 0; t++) {
+        ring_entry *e = h5pack_pipeline_entry(p, t);
+        if (e->ticket != t || e->state != RING_FILLING || !e->planned) {
+            if (e->ticket == t && e->state == RING_FILLING)
+                return NULL; /* being planned: nothing after it is planned either */
+            if (p->load_ticket == t)
+                p->load_ticket++;
+            continue;
+        }
+        skip_started(p, e);
+        for (size_t k = e->load_scan; k < e->n_acc && e->loads_pending > 0 && budget > 0; k++) {
+            if (e->load_state[k] != LOAD_PENDING)
+                continue;
+            if (h5pack_cache_load_ready(p->cache, &e->acc[k], e->wait_users[k])) {
+                *j = k;
+                return e;
+            }
+            budget--;
+        }
+    }
+    return NULL;
+}
+
+/* Loads access J of E (outside the lock); its costs and a failure go to E, whose use comes first. */
+static void execute_load(pipeline *p, worker *w, ring_entry *e, size_t j)
+{
+    const plan_access *a = &e->acc[j];
+    e->load_state[j] = LOAD_RUNNING;
+    e->loads_pending--, p->loads_pending--;
+    chunk_read_cost before = w->cost;
+    char err[384] = "";
+    pthread_mutex_unlock(&p->lock);
+    int rc = h5pack_cache_load(p->cache, a, e->wait_users[j], 1, w, err, sizeof err);
+    pthread_mutex_lock(&p->lock);
+    if (rc == CACHE_WOULD_WAIT) { /* cannot happen (it was ready, and only this worker loads it): retry later */
+        e->load_state[j] = LOAD_PENDING;
+        e->loads_pending++, p->loads_pending++;
+        e->load_scan = j < e->load_scan ? j : e->load_scan;
+        if (p->load_ticket > e->ticket)
+            p->load_ticket = e->ticket;
+        return;
+    }
+    e->counts.bytes_read += w->cost.bytes_read - before.bytes_read;
+    e->counts.bytes_inflated += w->cost.bytes_inflated - before.bytes_inflated;
+    e->counts.read_s += w->cost.read_s - before.read_s;
+    e->counts.inflate_s += w->cost.inflate_s - before.inflate_s;
+    if (rc < 0 && !e->rc) {
+        e->rc = rc;
+        snprintf(e->err, sizeof e->err, "%s", err[0] ? err : h5pack_strerror(rc));
+    }
+    e->load_state[j] = LOAD_DONE;
+    p->slot_loaded[a->slot] = a->slot_gen;
+    unpark(p, a->slot, a->slot_gen);
+    h5pack_pipeline_wake(p);
+}
+
+/* ---- the loop ------------------------------------------------------------------------------------ */
+
+static int all_done(const pipeline *p)
+{
+    return h5pack_pipeline_planning_done(p) && !p->planning && p->batches_done == p->next_ticket;
 }
 
 void *h5pack_pipeline_worker_main(void *arg)
 {
     worker *w = arg;
     pipeline *p = w->p;
+    int threads = p->pp.setup.threads;
     pthread_mutex_lock(&p->lock);
     while (!atomic_load(&p->stop)) {
         size_t j;
-        ring_entry *e = claim_access(p, &j);
-        if (!e && can_plan(p)) {
-            plan_batch(p);
-            continue;
-        }
-        if (!e) {
-            if (planning_done(p) && !p->planning)
-                break; /* nothing left to claim or plan, and nothing about to become claimable */
+        ring_entry *e;
+        if (h5pack_pipeline_can_bind(p)) {
+            h5pack_pipeline_bind_batch(p);
+        } else if ((e = next_use(p, &j)) != NULL) {
+            execute_use(p, e, j);
+        } else if (p->loads_pending < (uint64_t)threads && h5pack_pipeline_can_plan(p)) {
+            h5pack_pipeline_plan_batch(p); /* too few loads known to keep every worker reading */
+        } else if ((e = next_load(p, &j)) != NULL) {
+            execute_load(p, w, e, j);
+        } else if (h5pack_pipeline_can_plan(p)) {
+            h5pack_pipeline_plan_batch(p);
+        } else if (all_done(p)) {
+            break;
+        } else {
+            p->n_waiting++;
             pthread_cond_wait(&p->work, &p->lock);
-            continue;
+            p->n_waiting--;
         }
-        execute_access(p, w, e, j);
-        if (e->n_done == e->n_acc)
-            finish_batch(p, e);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;

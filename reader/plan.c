@@ -1,17 +1,29 @@
-/* plan.c - the Belady (MIN) cache plan of plan.h.
+/* plan.c - the Belady (MIN) cache plan of plan.h, in two passes per epoch.
  *
  * Positions: every access gets a global position (accesses of all earlier epochs + its index in its
  * epoch). For the current epoch we precompute next_use[i]: the position of the next access of the same
- * chunk in the rest of this epoch or in the next one, else NEVER. A cached slot's key is the next use
- * of the chunk it holds; a max-heap over slots (ties on NEVER: lowest slot first) gives the victim in
- * O(log slots). At an epoch boundary the keys of all cached chunks are recomputed, because chunks that
- * looked "never used again" may now appear in the newly visible epoch. */
+ * chunk in the rest of this epoch or in the next one, else NEVER.
+ *
+ * Pass 1 (at the start of each epoch, over the whole epoch): Belady decides every hit and miss and which
+ * chunk each miss evicts. A cached slot's key is the next use of the chunk it holds; a max-heap over
+ * slots (ties on NEVER: the chunk used longest ago) gives the victim in O(log slots). At an epoch
+ * boundary the keys of all cached chunks are recomputed, because chunks that looked "never used again"
+ * may now appear in the newly visible epoch.
+ *
+ * Pass 2 (as batches are handed out): the same hits and misses, but each miss may evict another chunk
+ * than pass 1's: any "doomed" chunk, one that pass 1 evicts later without using it before. Swapping the
+ * eviction times of two such chunks changes no hit (neither is used in between), so the plan stays
+ * exactly as good as Belady's. Among the doomed chunks the one used longest ago is taken: the reader's
+ * workers, which load ahead of the batches being assembled, have most likely finished with it, so the load
+ * can start at once (Belady alone tends to evict the chunk that died a moment ago, which holds up the load
+ * until the batch using it last is assembled). Pass 2 also assigns the slots and their generations. */
 #include "plan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define NEVER UINT64_MAX
+#define HIT (UINT64_MAX - 1) /* victim[i] of a hit; NEVER there: a load into a free slot */
 
 /* One epoch of this rank: its samples and its access sequence. */
 typedef struct epoch_seq {
@@ -29,26 +41,42 @@ struct planner {
     uint64_t epochs; /* 0 = endless */
     uint64_t n_chunks, per_epoch, batches_per_epoch;
     epoch_seq cur, nxt;
-    uint64_t base_cur;  /* global position of cur's first access */
-    uint64_t *next_use; /* per access of cur */
+    uint64_t base_cur;   /* global position of cur's first access */
+    uint64_t *next_use;  /* per access of cur */
     uint64_t *first_pos; /* per chunk: scratch, then its first position from the start of cur */
     uint64_t batch;      /* next batch of cur to plan */
     int finished;
-    /* cache state */
-    uint64_t *slot_chunk, *slot_gen, *key;
-    uint32_t *chunk_slot;  /* per chunk: slot + 1, 0 when not cached */
-    uint64_t *seen_epoch;  /* per chunk: 1 + last epoch it was accessed in */
-    size_t used;           /* slots filled so far (filled lowest first, never emptied) */
-    uint32_t *heap;        /* slots ordered by key (max first) */
-    uint32_t *heap_pos;    /* slot -> index in heap */
+    /* pass 1: Belady over cur */
+    uint64_t *victim;    /* per access of cur: HIT, the chunk the load evicts, or NEVER (a free slot) */
+    uint64_t *res_end;   /* per access of cur that loads: where pass 1 evicts that chunk again (NEVER: not in cur) */
+    uint64_t *res_start; /* per chunk: the access of cur that loaded it, NEVER if cached since before cur */
+    uint64_t *start_end; /* per chunk cached at cur's start: where pass 1 evicts it (NEVER: not in cur) */
+    uint64_t *slot_chunk, *key;
+    uint64_t *last_use;  /* per slot: position of the latest access to its chunk */
+    uint32_t *chunk_slot; /* per chunk: slot + 1, 0 when not cached */
+    size_t used;         /* slots filled so far (filled lowest first, never emptied) */
+    uint32_t *heap;      /* slots ordered by key (max first) */
+    uint32_t *heap_pos;  /* slot -> index in heap */
+    /* pass 2: the handed-out plan */
+    uint64_t *end;       /* per cached chunk: the position of the load that evicts it (NEVER: not in cur) */
+    uint64_t *lastpos, *nextpos; /* per chunk: its latest access, and the next one after that */
+    uint64_t *out_chunk, *slot_gen; /* per slot */
+    uint32_t *out_slot;  /* per chunk: slot + 1, 0 when not cached */
+    size_t out_used;
+    uint32_t *doomed;    /* min-heap of doomed chunks by lastpos */
+    uint32_t *doomed_pos; /* per chunk: index in `doomed` + 1, 0 when not doomed */
+    size_t n_doomed;
+    uint64_t *seen_epoch; /* per chunk: 1 + last epoch it was accessed in */
 };
 
-/* ---- max-heap of slots keyed by next use ------------------------------------------------------ */
+/* ---- pass 1's max-heap of slots keyed by next use ---------------------------------------------- */
 
-/* A goes before B: further next use; among equal keys (only NEVER can tie) the lower slot. */
+/* A goes before B: further next use; among equal keys (only NEVER can tie) the chunk whose last use is
+ * earliest (positions are unique): it leaves the chunks used last, which the reader may still be copying
+ * from, in the cache, and pass 2 only swaps among chunks that pass 1 evicts. */
 static int heap_before(const planner *p, uint32_t a, uint32_t b)
 {
-    return p->key[a] > p->key[b] || (p->key[a] == p->key[b] && a < b);
+    return p->key[a] > p->key[b] || (p->key[a] == p->key[b] && p->last_use[a] < p->last_use[b]);
 }
 
 static void heap_swap(planner *p, size_t i, size_t j)
@@ -93,6 +121,54 @@ static void heap_rebuild(planner *p)
 {
     for (size_t i = p->used / 2; i-- > 0;)
         heap_down(p, i);
+}
+
+/* ---- pass 2's min-heap of doomed chunks keyed by their last use -------------------------------- */
+
+static void doomed_swap(planner *p, size_t i, size_t j)
+{
+    uint32_t t = p->doomed[i];
+    p->doomed[i] = p->doomed[j];
+    p->doomed[j] = t;
+    p->doomed_pos[p->doomed[i]] = (uint32_t)i + 1;
+    p->doomed_pos[p->doomed[j]] = (uint32_t)j + 1;
+}
+
+static void doomed_sift(planner *p, size_t i)
+{
+    while (i > 0 && p->lastpos[p->doomed[i]] < p->lastpos[p->doomed[(i - 1) / 2]]) {
+        doomed_swap(p, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, best = i;
+        if (l < p->n_doomed && p->lastpos[p->doomed[l]] < p->lastpos[p->doomed[best]])
+            best = l;
+        if (r < p->n_doomed && p->lastpos[p->doomed[r]] < p->lastpos[p->doomed[best]])
+            best = r;
+        if (best == i)
+            return;
+        doomed_swap(p, i, best);
+        i = best;
+    }
+}
+
+static void doomed_add(planner *p, uint64_t c)
+{
+    p->doomed[p->n_doomed] = (uint32_t)c;
+    p->doomed_pos[c] = (uint32_t)++p->n_doomed;
+    doomed_sift(p, p->n_doomed - 1);
+}
+
+static void doomed_remove(planner *p, uint64_t c)
+{
+    size_t i = p->doomed_pos[c] - 1;
+    p->doomed_pos[c] = 0;
+    if (i != --p->n_doomed) {
+        p->doomed[i] = p->doomed[p->n_doomed];
+        p->doomed_pos[p->doomed[i]] = (uint32_t)i + 1;
+        doomed_sift(p, i);
+    }
 }
 
 /* ---- epochs ------------------------------------------------------------------------------------ */
@@ -142,6 +218,67 @@ static void compute_next_uses(planner *p)
     heap_rebuild(p);
 }
 
+/* ---- pass 1: Belady over the whole current epoch ------------------------------------------------ */
+
+static void belady_step(planner *p, uint64_t i)
+{
+    uint64_t c = p->cur.acc[i], pos = p->base_cur + i;
+    if (p->chunk_slot[c]) { /* hit */
+        uint32_t s = p->chunk_slot[c] - 1;
+        p->key[s] = p->next_use[i];
+        p->last_use[s] = pos;
+        heap_fix(p, s);
+        p->victim[i] = HIT;
+        return;
+    }
+    uint32_t s;
+    p->victim[i] = NEVER;
+    p->res_end[i] = NEVER;
+    if (p->used < p->slots) { /* a free slot: lowest index first */
+        s = (uint32_t)p->used;
+        p->heap[p->used] = s;
+        p->heap_pos[s] = (uint32_t)p->used;
+        p->used++;
+        p->key[s] = p->next_use[i];
+        p->last_use[s] = pos;
+        heap_up(p, p->heap_pos[s]);
+    } else { /* evict the chunk used furthest in the future */
+        s = p->heap[0];
+        uint64_t v = p->slot_chunk[s];
+        p->victim[i] = v;
+        p->chunk_slot[v] = 0;
+        if (p->res_start[v] != NEVER)
+            p->res_end[p->res_start[v]] = pos;
+        else
+            p->start_end[v] = pos;
+        p->key[s] = p->next_use[i];
+        p->last_use[s] = pos;
+        heap_down(p, 0);
+    }
+    p->slot_chunk[s] = c;
+    p->chunk_slot[c] = s + 1;
+    p->res_start[c] = i;
+}
+
+/* Pass 1 over cur, then pass 2's view of the chunks cached at cur's start (the same chunks as pass 1's:
+ * pass 2's swaps all resolve within an epoch). */
+static void plan_epoch(planner *p)
+{
+    for (size_t s = 0; s < p->used; s++) {
+        p->res_start[p->slot_chunk[s]] = NEVER;
+        p->start_end[p->slot_chunk[s]] = NEVER;
+    }
+    for (uint64_t i = 0; i < p->cur.n_acc; i++)
+        belady_step(p, i);
+    for (size_t s = 0; s < p->out_used; s++) {
+        uint64_t c = p->out_chunk[s];
+        p->end[c] = p->start_end[c];
+        p->nextpos[c] = p->first_pos[c];
+        if (p->end[c] != NEVER && p->nextpos[c] > p->end[c] && !p->doomed_pos[c])
+            doomed_add(p, c);
+    }
+}
+
 /* Makes the next epoch current and looks one further ahead. Returns 1 when there is no next epoch. */
 static int advance_epoch(planner *p)
 {
@@ -155,44 +292,58 @@ static int advance_epoch(planner *p)
     if (rc)
         return rc;
     compute_next_uses(p);
+    plan_epoch(p);
     p->batch = 0;
     return 0;
 }
 
-/* ---- planning ---------------------------------------------------------------------------------- */
+/* ---- pass 2: the plan handed out ---------------------------------------------------------------- */
 
-static void plan_access_at(planner *p, uint64_t i, plan_access *a)
+/* The chunk the load at I evicts: pass 1's (or the one an earlier swap moved to I), or, when that is
+ * not the doomed chunk used longest ago, that one, whose eviction time pass 1's victim takes over. */
+static uint64_t choose_victim(planner *p, uint64_t i)
 {
-    uint64_t c = p->cur.acc[i];
+    uint64_t d = p->victim[i];
+    if (p->n_doomed == 0)
+        return d;
+    uint64_t m = p->doomed[0];
+    if (m == d || p->end[m] >= p->nextpos[d]) /* d must not be used before m's eviction time */
+        return d;
+    p->victim[p->end[m] - p->base_cur] = d;
+    p->end[d] = p->end[m];
+    return m;
+}
+
+static void emit_access(planner *p, uint64_t i, plan_access *a)
+{
+    uint64_t c = p->cur.acc[i], pos = p->base_cur + i;
     a->chunk = c;
     a->first_in_epoch = p->seen_epoch[c] != p->cur.epoch + 1;
     p->seen_epoch[c] = p->cur.epoch + 1;
     a->evicted = UINT64_MAX;
-    if (p->chunk_slot[c]) { /* hit */
-        uint32_t s = p->chunk_slot[c] - 1;
-        p->key[s] = p->next_use[i];
-        heap_fix(p, s);
+    if (p->victim[i] == HIT) {
+        uint32_t s = p->out_slot[c] - 1;
         a->slot = s, a->load = 0, a->slot_gen = p->slot_gen[s];
-        return;
+    } else {
+        uint32_t s;
+        if (p->victim[i] == NEVER) { /* a free slot, lowest first (pass 1 fills them at the same accesses) */
+            s = (uint32_t)p->out_used++;
+        } else {
+            uint64_t v = choose_victim(p, i);
+            doomed_remove(p, v); /* a victim is always doomed: no use before its eviction */
+            s = p->out_slot[v] - 1;
+            p->out_slot[v] = 0;
+            a->evicted = v;
+        }
+        p->out_chunk[s] = c;
+        p->out_slot[c] = s + 1;
+        p->end[c] = p->res_end[i];
+        a->slot = s, a->load = 1, a->slot_gen = ++p->slot_gen[s];
     }
-    uint32_t s;
-    if (p->used < p->slots) { /* a free slot: lowest index first */
-        s = (uint32_t)p->used;
-        p->heap[p->used] = s;
-        p->heap_pos[s] = (uint32_t)p->used;
-        p->used++;
-        p->key[s] = p->next_use[i];
-        heap_up(p, p->heap_pos[s]);
-    } else { /* evict the chunk used furthest in the future */
-        s = p->heap[0];
-        a->evicted = p->slot_chunk[s];
-        p->chunk_slot[a->evicted] = 0;
-        p->key[s] = p->next_use[i];
-        heap_down(p, 0);
-    }
-    p->slot_chunk[s] = c;
-    p->chunk_slot[c] = s + 1;
-    a->slot = s, a->load = 1, a->slot_gen = ++p->slot_gen[s];
+    p->lastpos[c] = pos;
+    p->nextpos[c] = p->next_use[i];
+    if (p->end[c] != NEVER && p->nextpos[c] > p->end[c])
+        doomed_add(p, c); /* its last use before pass 1 evicts it */
 }
 
 int h5pack_planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
@@ -213,7 +364,7 @@ int h5pack_planner_next(planner *p, uint64_t *samples, size_t *count, plan_acces
     *count = (size_t)(end - first);
     uint64_t a0 = p->cur.batch_start[b], a1 = p->cur.batch_start[b + 1];
     for (uint64_t i = a0; i < a1; i++)
-        plan_access_at(p, i, &acc[i - a0]);
+        emit_access(p, i, &acc[i - a0]);
     *n_acc = (size_t)(a1 - a0);
     *epoch = p->cur.epoch;
     *batch_index = b;
@@ -225,17 +376,27 @@ int h5pack_planner_next(planner *p, uint64_t *samples, size_t *count, plan_acces
 static int planner_alloc(planner *p)
 {
     size_t nc = (size_t)p->n_chunks, per = p->per_epoch ? (size_t)p->per_epoch : 1;
-    p->next_use = malloc(per * sizeof *p->next_use);
-    p->first_pos = malloc(nc * sizeof *p->first_pos);
+    void **per_access[] = {(void **)&p->next_use, (void **)&p->victim, (void **)&p->res_end};
+    void **per_chunk[] = {(void **)&p->first_pos, (void **)&p->res_start, (void **)&p->start_end,
+                          (void **)&p->end, (void **)&p->lastpos, (void **)&p->nextpos, (void **)&p->seen_epoch};
+    void **per_slot[] = {(void **)&p->slot_chunk, (void **)&p->key, (void **)&p->last_use, (void **)&p->out_chunk,
+                         (void **)&p->slot_gen};
+    for (size_t i = 0; i < sizeof per_access / sizeof *per_access; i++)
+        if (!(*per_access[i] = malloc(per * sizeof(uint64_t))))
+            return H5PACK_ENOMEM;
+    for (size_t i = 0; i < sizeof per_chunk / sizeof *per_chunk; i++)
+        if (!(*per_chunk[i] = calloc(nc, sizeof(uint64_t))))
+            return H5PACK_ENOMEM;
+    for (size_t i = 0; i < sizeof per_slot / sizeof *per_slot; i++)
+        if (!(*per_slot[i] = calloc(p->slots, sizeof(uint64_t))))
+            return H5PACK_ENOMEM;
     p->chunk_slot = calloc(nc, sizeof *p->chunk_slot);
-    p->seen_epoch = calloc(nc, sizeof *p->seen_epoch);
-    p->slot_chunk = calloc(p->slots, sizeof *p->slot_chunk);
-    p->slot_gen = calloc(p->slots, sizeof *p->slot_gen);
-    p->key = calloc(p->slots, sizeof *p->key);
+    p->out_slot = calloc(nc, sizeof *p->out_slot);
+    p->doomed_pos = calloc(nc, sizeof *p->doomed_pos);
+    p->doomed = calloc(p->slots, sizeof *p->doomed);
     p->heap = calloc(p->slots, sizeof *p->heap);
     p->heap_pos = calloc(p->slots, sizeof *p->heap_pos);
-    if (!p->next_use || !p->first_pos || !p->chunk_slot || !p->seen_epoch || !p->slot_chunk || !p->slot_gen ||
-        !p->key || !p->heap || !p->heap_pos)
+    if (!p->chunk_slot || !p->out_slot || !p->doomed_pos || !p->doomed || !p->heap || !p->heap_pos)
         return H5PACK_ENOMEM;
     if (epoch_alloc(&p->cur, p) || epoch_alloc(&p->nxt, p))
         return H5PACK_ENOMEM;
@@ -266,6 +427,7 @@ int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs,
     if (rc)
         goto fail;
     compute_next_uses(p);
+    plan_epoch(p);
     *out = p;
     return 0;
 fail:
@@ -278,7 +440,10 @@ void h5pack_planner_free(planner *p)
     if (!p)
         return;
     epoch_free(&p->cur), epoch_free(&p->nxt);
-    free(p->next_use), free(p->first_pos), free(p->chunk_slot), free(p->seen_epoch);
-    free(p->slot_chunk), free(p->slot_gen), free(p->key), free(p->heap), free(p->heap_pos);
+    free(p->next_use), free(p->victim), free(p->res_end);
+    free(p->first_pos), free(p->res_start), free(p->start_end), free(p->end), free(p->lastpos), free(p->nextpos);
+    free(p->seen_epoch);
+    free(p->slot_chunk), free(p->key), free(p->last_use), free(p->out_chunk), free(p->slot_gen);
+    free(p->chunk_slot), free(p->out_slot), free(p->doomed_pos), free(p->doomed), free(p->heap), free(p->heap_pos);
     free(p);
 }

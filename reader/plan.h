@@ -8,7 +8,12 @@
  *   - the next use of a cached chunk is looked up in the rest of the current epoch, then in the next
  *     epoch's sequence (the planner computes epoch e+1's order while in epoch e); a chunk used in
  *     neither counts as never used again. The victim is the cached chunk with the furthest next use;
- *     among chunks never used again, the one in the lowest slot index.
+ *     among chunks never used again, the one whose last use is earliest. That decides every hit and
+ *     miss (the simulator's Belady counts are these).
+ *   - the slot a load takes: the plan may evict, instead of that victim, any other cached chunk that
+ *     the rule above evicts later in the epoch without using it in between (swapping the two eviction
+ *     times changes no hit): it takes the one of them used longest ago, whose slot the reader's workers
+ *     are the most likely to be done with when they load ahead. The slots are the plan's, not Belady's.
  *   - the loaded chunk always enters the cache (the access needs it), even if its next use is later
  *     than every cached chunk's.
  * The plan is sequential and deterministic; the reader executes it with many threads, which changes

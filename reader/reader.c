@@ -1,10 +1,11 @@
 /* reader.c - the public reader API of h5pack.h: open (file, backend, pipeline), next/release, stats,
  * info, close, and the error messages. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_structs.h"
+#include "augment_config.h"
 #include "backend.h"
 #include "chunksrc.h"
 #include "clock.h"
@@ -22,13 +23,12 @@ struct h5pack_reader {
     double t_open;
     chunk_source *src;
     backend *be;
+    backend_params bp; /* what the backend was created with */
     pipeline *pipe;
     reader_setup setup;
     h5pack_info info;
 };
 
-/* Detail of the last failed h5pack_open() in this thread: the API promises it for r == NULL. */
-static _Thread_local char last_open_error[ERR_LEN];
 
 static char *copy_string(const char *s)
 {
@@ -47,12 +47,14 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     const h5pack_config *c = &r->cfg;
     backend_params bp;
     memset(&bp, 0, sizeof bp);
+    int rc = h5pack_augment_backend_params(c, g, &r->setup, &bp, r->err, sizeof r->err); /* also the ring size */
+    if (rc)
+        return rc;
     bp.channels = g->channels, bp.height = g->height, bp.width = g->width;
     bp.in_layout = g->layout;
     bp.out_layout = c->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : c->output_layout;
     bp.dtype = c->dtype;
     bp.batch_size = c->batch_size;
-    bp.slots = c->prefetch;
     bp.threads = r->setup.threads;
     memcpy(bp.mean, mean, sizeof bp.mean);
     memcpy(bp.std, std, sizeof bp.std);
@@ -61,6 +63,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.gpu_id = c->gpu_id;
     bp.device_memory_limit = c->device_memory_limit;
     bp.user_stream = c->cuda_stream;
+    r->bp = bp;
     int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)
         return h5pack_backend_cuda_create(&bp, &r->be, r->err, sizeof r->err);
@@ -72,6 +75,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     const source_geometry *g = h5pack_chunksrc_geometry(r->src);
     h5pack_info *in = &r->info;
     memset(in, 0, sizeof *in);
+    in->struct_size = sizeof *in;
     in->n_samples = g->n_samples;
     in->channels = g->channels, in->height = g->height, in->width = g->width;
     in->input_layout = g->layout;
@@ -95,6 +99,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     in->pinned_bytes = r->be->pinned_bytes;
     memcpy(in->mean, mean, sizeof in->mean);
     memcpy(in->std, std, sizeof in->std);
+    h5pack_augment_fill_info(&r->cfg, &r->bp, r->be, in);
 }
 
 /* Everything after the config check; on failure r->err names the file and the reason. */
@@ -114,7 +119,7 @@ static int open_reader(h5pack_reader *r, const char *path)
     if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
         (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
         return rc;
-    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->cfg.prefetch};
+    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->bp.slots, h5pack_augment_sample_echo(&r->cfg)};
     if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
         return rc;
     fill_info(r, mean, std);
@@ -133,38 +138,36 @@ static void release_resources(h5pack_reader *r)
     r->src = NULL;
 }
 
-static int fail_without_reader(int rc, const char *fmt, ...)
+/* WHAT (the file, or the call) and why, for h5pack_last_error(NULL). */
+static int fail_without_reader(int rc, const char *what, const char *why)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_open_error, sizeof last_open_error, fmt, ap);
-    va_end(ap);
+    h5pack_reader_set_thread_error("%s: %s", what, why);
     return rc;
 }
 
 H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_reader **out)
 {
     if (!out)
-        return fail_without_reader(H5PACK_EINVAL, "h5pack_open: out must not be NULL");
+        return fail_without_reader(H5PACK_EINVAL, "h5pack_open", "out must not be NULL");
     *out = NULL;
     if (!path || !path[0])
-        return fail_without_reader(H5PACK_EINVAL, "h5pack_open: no file name given");
-    h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
+        return fail_without_reader(H5PACK_EINVAL, "h5pack_open", "no file name given");
+    h5pack_config own;
     char err[ERR_LEN] = "";
-    int rc = h5pack_reader_check_config(cfg ? cfg : &defaults, err, sizeof err);
+    int rc = h5pack_reader_config_in(cfg, &own, err, sizeof err);
     if (rc)
-        return fail_without_reader(rc, "%s: %s", path, err);
+        return fail_without_reader(rc, path, err);
     h5pack_reader *r = calloc(1, sizeof *r);
     if (!r)
-        return fail_without_reader(H5PACK_ENOMEM, "%s: out of memory", path);
+        return fail_without_reader(H5PACK_ENOMEM, path, "out of memory");
     r->t_open = h5pack_clock_s();
-    r->cfg = cfg ? *cfg : defaults;
-    r->images_name = copy_string(r->cfg.images_dataset);
-    r->labels_name = copy_string(r->cfg.labels_dataset);
+    r->cfg = own;
+    r->images_name = copy_string(own.images_dataset);
+    r->labels_name = copy_string(own.labels_dataset);
     r->cfg.images_dataset = r->images_name, r->cfg.labels_dataset = r->labels_name;
-    if (!r->images_name || (cfg && cfg->labels_dataset && !r->labels_name)) {
+    if (!r->images_name || (own.labels_dataset && !r->labels_name)) {
         free(r->images_name), free(r->labels_name), free(r);
-        return fail_without_reader(H5PACK_ENOMEM, "%s: out of memory", path);
+        return fail_without_reader(H5PACK_ENOMEM, path, "out of memory");
     }
     rc = open_reader(r, path);
     if (rc) {
@@ -178,7 +181,7 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
             int room = (int)(sizeof r->err / 2); /* the reason keeps at least half the buffer */
             snprintf(r->err, sizeof r->err, "%.*s: %.*s", room - 3, path, room, detail);
         }
-        snprintf(last_open_error, sizeof last_open_error, "%s", r->err);
+        h5pack_reader_set_thread_error("%s", r->err);
     }
     *out = r;
     return rc;
@@ -188,7 +191,7 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
 
 H5PACK_API const char *h5pack_last_error(const h5pack_reader *r)
 {
-    return r ? r->err : last_open_error;
+    return r ? r->err : h5pack_reader_thread_error();
 }
 
 static int check_usable(h5pack_reader *r)
@@ -209,9 +212,25 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
         snprintf(r->err, sizeof r->err, "h5pack_next: batch must not be NULL");
         return H5PACK_EINVAL;
     }
-    memset(batch, 0, sizeof *batch);
-    batch->slot_ = -1; /* a failed next leaves a batch that h5pack_release rejects cleanly */
-    return h5pack_pipeline_next(r->pipe, batch, r->err, sizeof r->err);
+    /* Checked before a batch is taken from the ring: one the caller cannot receive would be lost. */
+    if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, sizeof r->err)))
+        return rc;
+    h5pack_batch own;
+    rc = h5pack_pipeline_next(r->pipe, &own, r->err, sizeof r->err);
+    if (rc != H5PACK_OK) /* a cleared batch (token 0): h5pack_release rejects it cleanly */
+        memset(&own, 0, sizeof own);
+    own.struct_size = sizeof own;
+    h5pack_abi_copy_out(batch, &own, &h5pack_abi_batch, r->err, sizeof r->err); /* cannot fail: checked */
+    return rc;
+}
+
+H5PACK_API int h5pack_set_output_size(h5pack_reader *r, uint32_t height, uint32_t width)
+{
+    int rc = check_usable(r);
+    if (rc)
+        return rc;
+    return h5pack_backend_set_output_size(r->be, height, width, h5pack_pipeline_next_epoch(r->pipe), &r->bp, r->err,
+                                          sizeof r->err);
 }
 
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
@@ -219,28 +238,43 @@ H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
     int rc = check_usable(r);
     if (rc)
         return rc;
-    return h5pack_pipeline_release(r->pipe, batch, r->err, sizeof r->err);
+    if (!batch) {
+        snprintf(r->err, sizeof r->err, "h5pack_release: batch must not be NULL");
+        return H5PACK_EINVAL;
+    }
+    if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, sizeof r->err)))
+        return rc;
+    return h5pack_pipeline_release(r->pipe, &batch->token, r->err, sizeof r->err); /* token: in every release */
+}
+
+/* The getters take a const reader; their failure message is the one thing they change in it. */
+static char *getter_err(const h5pack_reader *r)
+{
+    return ((h5pack_reader *)r)->err;
 }
 
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
 {
     if (!r || !stats || r->open_rc < 0 || !r->pipe)
         return !r || !stats ? H5PACK_EINVAL : H5PACK_ESTATE;
-    memset(stats, 0, sizeof *stats);
-    h5pack_pipeline_stats(r->pipe, stats);
-    stats->read_amplification = stats->bytes_needed ? (double)stats->bytes_read / (double)stats->bytes_needed : 0.0;
-    uint64_t uses = stats->chunk_hits + stats->chunk_misses;
-    stats->hit_rate = uses ? (double)stats->chunk_hits / (double)uses : 0.0;
-    stats->elapsed_s = h5pack_clock_s() - r->t_open;
-    return H5PACK_OK;
+    if (h5pack_abi_check(stats, &h5pack_abi_stats, getter_err(r), ERR_LEN))
+        return H5PACK_EINVAL;
+    h5pack_stats st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    h5pack_pipeline_stats(r->pipe, &st);
+    st.read_amplification = st.bytes_needed ? (double)st.bytes_read / (double)st.bytes_needed : 0.0;
+    uint64_t uses = st.chunk_hits + st.chunk_misses;
+    st.hit_rate = uses ? (double)st.chunk_hits / (double)uses : 0.0;
+    st.elapsed_s = h5pack_clock_s() - r->t_open;
+    return h5pack_abi_copy_out(stats, &st, &h5pack_abi_stats, getter_err(r), ERR_LEN);
 }
 
 H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info)
 {
     if (!r || !info || r->open_rc < 0 || !r->pipe)
         return !r || !info ? H5PACK_EINVAL : H5PACK_ESTATE;
-    *info = r->info;
-    return H5PACK_OK;
+    return h5pack_abi_copy_out(info, &r->info, &h5pack_abi_info, getter_err(r), ERR_LEN);
 }
 
 H5PACK_API void h5pack_close(h5pack_reader *r)

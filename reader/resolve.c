@@ -2,7 +2,10 @@
 #include "resolve.h"
 
 #include <stdio.h>
-#include <unistd.h>
+
+#include "cpus.h"
+
+#include "api_structs.h"
 
 static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
 static const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
@@ -14,6 +17,8 @@ static int enum_in(int v, int lo, int hi)
 
 int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_len)
 {
+    if (h5pack_abi_check(cfg, &h5pack_abi_config, err, err_len)) /* a zeroed struct is not "all fields 0" */
+        return H5PACK_EINVAL;
     const char *bad = NULL;
     if (!cfg->images_dataset || !cfg->images_dataset[0])
         bad = "images_dataset must name a dataset";
@@ -46,24 +51,20 @@ int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_l
     return H5PACK_EINVAL;
 }
 
-int h5pack_reader_default_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
-}
-
 int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
                          size_t err_len)
 {
-    out->threads = cfg->threads > 0 ? cfg->threads : h5pack_reader_default_threads();
+    out->threads = cfg->threads > 0 ? cfg->threads : h5pack_default_threads();
     size_t budget = g->chunk_bytes ? cfg->cache_bytes / g->chunk_bytes : 0;
     out->slots = budget < 1 ? 1 : budget;
     out->slots_allocated = out->slots < g->n_chunks ? out->slots : (size_t)g->n_chunks;
-    size_t window = cfg->window;
+    /* the order's window: never from threads or the cache (every rank must derive the same order) */
+    uint64_t window = cfg->window;
+    out->window_derived = window == 0;
     if (window == 0)
-        window = out->slots > (size_t)out->threads ? out->slots - (size_t)out->threads : 1;
+        window = h5pack_order_default_window(g->n_chunks, g->chunk_bytes);
     if (window > g->n_chunks)
-        window = (size_t)g->n_chunks;
+        window = g->n_chunks;
     order_params op = {cfg->order, g->n_samples, g->samples_per_chunk, window < 1 ? 1 : window, cfg->seed,
                        cfg->rank, cfg->world, cfg->drop_last, cfg->batch_size};
     out->op = op;
@@ -79,6 +80,40 @@ int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry 
         return H5PACK_EINVAL;
     }
     return 0;
+}
+
+uint64_t h5pack_reader_cache_need(const reader_setup *s, const source_geometry *g)
+{
+    if (s->op.kind != H5PACK_ORDER_CHUNK || !s->window_derived)
+        return 1;
+    uint64_t need = s->op.window + (uint64_t)s->threads;
+    return need < g->n_chunks ? need : g->n_chunks;
+}
+
+/* BYTES rounded up to a whole K, M or G (powers of 1024), the form every size option accepts. */
+static void size_text(uint64_t bytes, char *buf, size_t len)
+{
+    static const char unit[] = "KMG";
+    int u = bytes < ((uint64_t)1 << 20) ? 0 : (bytes < ((uint64_t)16 << 30) ? 1 : 2);
+    uint64_t scale = (uint64_t)1 << (10 * (u + 1));
+    snprintf(buf, len, "%llu%c", (unsigned long long)((bytes + scale - 1) / scale), unit[u]);
+}
+
+int h5pack_reader_check_cache(const reader_setup *s, const source_geometry *g, char *err, size_t err_len)
+{
+    uint64_t need = h5pack_reader_cache_need(s, g);
+    if (s->slots >= need)
+        return 0;
+    uint64_t bytes = need * g->chunk_bytes;
+    char want[32];
+    size_text(bytes, want, sizeof want);
+    snprintf(err, err_len,
+             "a cache of %zu chunks (%llu bytes each) cannot hold the chunk order's default window of %llu chunks "
+             "plus one chunk per worker thread (%d)%s: set cache_bytes to at least %llu (%s), or set window (the same "
+             "on every rank)",
+             s->slots, (unsigned long long)g->chunk_bytes, (unsigned long long)s->op.window, s->threads,
+             need == g->n_chunks ? " (here: the whole file)" : "", (unsigned long long)bytes, want);
+    return H5PACK_EINVAL;
 }
 
 int h5pack_reader_resolve_norm(const h5pack_config *cfg, const source_geometry *g, float mean[H5PACK_MAX_CHANNELS],

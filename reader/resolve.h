@@ -3,11 +3,13 @@
  * place, so h5pack_open() and h5pack_simulate() derive the very same access sequence and plan.
  *
  * Rules (documented in docs/reader.md):
- *   threads        config.threads, or the number of online cores when 0
+ *   threads        config.threads, or h5pack_default_threads() (cpus.h) when 0
  *   slots          max(1, cache_bytes / chunk_bytes): the plan's capacity. The cache allocates
  *                  min(slots, n_chunks) buffers (more could never be used; the plan is the same).
- *   window         config.window, or max(1, slots - threads) when 0; clamped to [1, n_chunks]
- */
+ *   window         config.window, or h5pack_order_default_window() (order.h: the file's geometry
+ *                  only) when 0; clamped to [1, n_chunks]. Neither threads nor the cache size enter
+ *                  the order, so every rank of a job derives the same one.
+ * The cache check (h5pack_reader_check_cache) is separate: the simulator replays any cache size. */
 #ifndef H5PACK_RESOLVE_H
 #define H5PACK_RESOLVE_H
 
@@ -22,20 +24,27 @@ typedef struct reader_setup {
     order_params op;
     size_t slots;           /* plan capacity */
     size_t slots_allocated; /* buffers the cache really needs: min(slots, n_chunks) */
+    int window_derived;     /* 1: the window is the default (config window 0) */
     int threads;
     uint64_t epochs;        /* 0 = endless */
 } reader_setup;
 
-/* Checks the config fields that need no file (EINVAL with the field's name in ERR). */
+/* Checks the config fields that need no file (EINVAL with the field's name in ERR), struct_size included. */
 int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_len);
-
-/* Online cores (at least 1). */
-int h5pack_reader_default_threads(void);
 
 /* Fills *OUT from CFG (already checked) and the geometry. EINVAL when no batch results (drop_last with
  * fewer samples per rank than one batch). */
 int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
                          size_t err_len);
+
+/* Slots the cache needs for S: with the CHUNK order and the derived window, the window plus one chunk
+ * being read per worker thread, capped by the number of chunks (a cache holding the whole file always
+ * works); 1 otherwise (an explicit window is taken as given: a cache smaller than it re-reads chunks). */
+uint64_t h5pack_reader_cache_need(const reader_setup *s, const source_geometry *g);
+
+/* EINVAL when the cache (S's slots) holds fewer than h5pack_reader_cache_need() chunks, with a message
+ * giving the smallest cache_bytes that works (exact, and rounded up with a size suffix). */
+int h5pack_reader_check_cache(const reader_setup *s, const source_geometry *g, char *err, size_t err_len);
 
 /* The per-channel mean/std in [0,1] units that the output uses. EINVAL for NORM_FILE on a file without
  * stored statistics, or a custom std of 0. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi.h"
+#include "api_structs.h"
 #include "chunksrc.h"
 #include "describe.h"
 #include "h5pack_sim.h"
@@ -15,10 +15,6 @@
 #include "sim_replay.h"
 
 #define ERR_LEN 1024
-
-/* The first release's structs end with these fields: shorter struct_sizes are errors. */
-#define SIM_PARAMS_MIN_SIZE (offsetof(h5pack_sim_params, chunk_samples) + sizeof(uint64_t))
-#define SIM_RESULT_MIN_SIZE (offsetof(h5pack_sim_result, stored_estimated) + sizeof(int))
 
 struct h5pack_sim {
     char *path;
@@ -50,12 +46,11 @@ static int sim_fail(char *err, size_t len, int code, const char *fmt, ...)
 static int check_params(const h5pack_sim_params *in, h5pack_sim_params *p, char *err, size_t len)
 {
     const h5pack_sim_params defaults = H5PACK_SIM_PARAMS_DEFAULTS;
-    const char *why = NULL;
     *p = defaults;
     if (!in)
         return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: NULL");
-    if (h5pack_abi_copy_in(p, sizeof *p, in, in->struct_size, SIM_PARAMS_MIN_SIZE, &why) < 0)
-        return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: %s", why);
+    if (h5pack_abi_copy_in(p, in, &h5pack_abi_sim_params, err, len) < 0)
+        return H5PACK_EINVAL;
     if ((int)p->policy < H5PACK_POLICY_BELADY || (int)p->policy > H5PACK_POLICY_HDF5)
         return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: unknown policy %d", (int)p->policy);
     if (p->order != H5PACK_SIM_ORDER_CONFIG && (p->order < H5PACK_ORDER_SEQUENTIAL || p->order > H5PACK_ORDER_CHUNK))
@@ -125,8 +120,8 @@ H5PACK_API int h5pack_sim_open(const char *path, const h5pack_config *cfg, h5pac
     *out = NULL;
     if (!path || !path[0])
         return fail_without_handle(H5PACK_EINVAL, "h5pack_sim_open: no file name given");
-    h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
-    int rc = h5pack_reader_check_config(cfg ? cfg : &defaults, msg, sizeof msg);
+    h5pack_config own_cfg; /* the caller's over the defaults (cfg NULL: the defaults), checked */
+    int rc = h5pack_reader_config_in(cfg, &own_cfg, msg, sizeof msg);
     if (rc < 0)
         return fail_without_handle(rc, "%s: %s", path, msg);
     h5pack_sim *sim = calloc(1, sizeof *sim);
@@ -134,7 +129,7 @@ H5PACK_API int h5pack_sim_open(const char *path, const h5pack_config *cfg, h5pac
         free(sim);
         return fail_without_handle(H5PACK_ENOMEM, "%s: out of memory", path);
     }
-    sim->cfg = cfg ? *cfg : defaults;
+    sim->cfg = own_cfg;
     rc = load_file(sim);
     if (rc < 0) {
         sim->open_rc = rc;
@@ -217,9 +212,8 @@ H5PACK_API int h5pack_sim_run(h5pack_sim *sim, const h5pack_sim_params *params, 
     sim->err[0] = '\0';
     if (!result)
         return sim_fail(sim->err, sizeof sim->err, H5PACK_EINVAL, "h5pack_sim_run: result must not be NULL");
-    if (result->struct_size < SIM_RESULT_MIN_SIZE)
-        return sim_fail(sim->err, sizeof sim->err, H5PACK_EINVAL,
-                        "h5pack_sim_result: struct_size is too small: initialise it with H5PACK_SIM_RESULT_INIT");
+    if (h5pack_abi_check(result, &h5pack_abi_sim_result, sim->err, sizeof sim->err))
+        return H5PACK_EINVAL;
     h5pack_sim_params p;
     sim_setup s;
     sim_counts c = {0};
@@ -232,21 +226,17 @@ H5PACK_API int h5pack_sim_run(h5pack_sim *sim, const h5pack_sim_params *params, 
     if (rc < 0)
         return rc;
     fill_counts(&c, &own);
-    const char *why = NULL;
-    if (h5pack_abi_copy_out(result, result->struct_size, &own, sizeof own, SIM_RESULT_MIN_SIZE, &why) < 0)
-        return sim_fail(sim->err, sizeof sim->err, H5PACK_EINVAL, "h5pack_sim_result: %s", why);
-    return 0;
+    return h5pack_abi_copy_out(result, &own, &h5pack_abi_sim_result, sim->err, sizeof sim->err);
 }
 
 H5PACK_API int h5pack_sim_describe(const h5pack_sim *sim, h5pack_file_desc *desc)
 {
-    const char *why = NULL;
     if (!sim || !desc)
         return H5PACK_EINVAL;
     if (sim->open_rc < 0)
         return H5PACK_ESTATE;
-    return h5pack_abi_copy_out(desc, desc->struct_size, &sim->desc, sizeof sim->desc, H5PACK_FILE_DESC_MIN_SIZE,
-                               &why);
+    char why[256]; /* sim is const here: the refusal is the return code only */
+    return h5pack_abi_copy_out(desc, &sim->desc, &h5pack_abi_file_desc, why, sizeof why);
 }
 
 H5PACK_API const char *h5pack_sim_last_error(const h5pack_sim *sim)

@@ -2,8 +2,11 @@
  * measured side by side in one run, with 1 thread (submit: what one worker does) and with N threads
  * (resubmit: OpenMP over the images of one batch, what an echo on the consumer thread does).
  *
- *   bench_convert_cpu [--batch N] [--size HxW] [--threads N] [--reps N]
+ *   bench_convert_cpu [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW]
  *
+ * The last cases are the resizing crops: stored images of --crop-from (256x256) resized to --size by
+ * a random resized crop (and a centre crop), float32 NHWC -> NCHW with flip: the geometry planned on the
+ * host per batch (included in the time) and PIL's antialiased bilinear filter.
  * Output: one line per case with output GB/s, memcpy GB/s with the same thread count, and their ratio.
  * It drives the internal backend interface directly (reader/backend.h): it measures the conversion
  * stage alone, without the file and cache side of the reader. */
@@ -24,6 +27,7 @@ typedef struct bench_opts {
     size_t batch;
     uint32_t height, width;
     int threads, reps;
+    uint32_t from_h, from_w; /* stored size of the resizing-crop cases */
 } bench_opts;
 
 static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threads)
@@ -39,7 +43,7 @@ static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threa
 
 static void convert_batch(backend *b, const backend_params *p, int use_resubmit, uint64_t key)
 {
-    int rc = use_resubmit ? b->ops->resubmit(b, 0, p->batch_size, key) : b->ops->submit(b, 0, p->batch_size, key);
+    int rc = use_resubmit ? b->ops->resubmit(b, 0, h5pack_backend_job(p->batch_size, key), NULL, 0) : b->ops->submit(b, 0, h5pack_backend_job(p->batch_size, key), NULL, 0);
     if (rc != H5PACK_OK) {
         fprintf(stderr, "bench_convert_cpu: conversion failed (%d)\n", rc);
         exit(1);
@@ -72,11 +76,17 @@ static const char *dtype_name(h5pack_dtype d)
     return names[d];
 }
 
-static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out, int flip, int pad)
+static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out, int flip, int pad,
+                     int crop)
 {
     backend_params p;
     memset(&p, 0, sizeof p);
     p.channels = 3, p.height = o->height, p.width = o->width;
+    if (crop) { /* CROP_RANDOM_RESIZED = 1, CROP_CENTER = 2 (augment_geom.h) */
+        p.crop = crop, p.height = o->from_h, p.width = o->from_w;
+        p.out_height = p.max_out_height = o->height, p.out_width = p.max_out_width = o->width;
+        p.scale_min = 0.08, p.scale_max = 1.0, p.ratio_min = 0.75, p.ratio_max = 4.0 / 3.0, p.center_ratio = 0.875;
+    }
     p.in_layout = in, p.out_layout = out, p.dtype = dtype;
     p.batch_size = o->batch, p.slots = 1, p.threads = o->threads;
     const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
@@ -90,7 +100,8 @@ static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, 
         exit(1);
     }
     uint8_t *input = b->ops->host_input(b, 0);
-    size_t in_bytes = p.batch_size * 3 * p.height * p.width, out_bytes = p.batch_size * h5pack_backend_output_image_bytes(&p);
+    size_t in_bytes = p.batch_size * 3 * p.height * p.width;
+    size_t out_bytes = p.batch_size * h5pack_backend_output_image_bytes(&p);
     rng_state rng = {7};
     for (size_t k = 0; k < in_bytes; k++)
         input[k] = (uint8_t)(rng_next(&rng) >> 56);
@@ -107,6 +118,9 @@ static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, 
             break;
         double tc, tm;
         time_pair(b, &p, pass == 1, dst, src, out_bytes, threads, o->reps, &tc, &tm);
+        if (crop)
+            printf("%s crop %ux%u->%ux%u ", crop == 1 ? "random resized" : "centre", p.height, p.width, o->height,
+                   o->width);
         printf("%-8s %s->%s flip=%d pad=%-2d threads=%d  convert %6.2f GB/s (%7.0f img/s)  memcpy %6.2f GB/s  "
                "ratio %.2f\n",
                dtype_name(dtype), in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", out == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc",
@@ -131,8 +145,11 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             o->threads = atoi(v), i++;
         else if (!strcmp(argv[i], "--reps") && v)
             o->reps = atoi(v), i++;
+        else if (!strcmp(argv[i], "--crop-from") && v && sscanf(v, "%ux%u", &o->from_h, &o->from_w) == 2)
+            i++;
         else {
-            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW]\n",
+                    argv[0]);
             return 1;
         }
     }
@@ -145,17 +162,19 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {64, 224, 224, 2, 10};
+    bench_opts o = {64, 224, 224, 2, 10, 256, 256};
     if (parse_args(argc, argv, &o))
         return 1;
     printf("CPU backend conversion, batch %zu of 3x%ux%u uint8 (output bytes/s; best of %d)\n", o.batch, o.height,
            o.width, o.reps);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NHWC, 0, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 4);
-    run_case(&o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
-    run_case(&o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
-    run_case(&o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NHWC, 0, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 4, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+    run_case(&o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4, 0);
+    run_case(&o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 0, 1);
+    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 2);
     return 0;
 }

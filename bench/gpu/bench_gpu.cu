@@ -3,9 +3,13 @@
 //      plain cudaMemcpyAsync of the same size from pinned memory (goal: ratio >= 0.9);
 //   2. the fused conversion kernel's bandwidth (bytes read + written per second) against a
 //      device-to-device cudaMemcpy of the output size (2 x bytes per second) (goal: ratio >= 0.8),
-//      for the common dtype / layout / augmentation cases.
+//      for the common dtype / layout / augmentation cases;
+//   3. the random resized crop kernel, stored --crop-from (256x256) -> --size (224x224), float32
+//      NHWC -> NCHW with flip: per batch the host plans the geometry, copies it, launches (all in the
+//      time); images/s and its output rate against a D2D copy of the output bytes; and the host
+//      planning alone per batch.
 //
-//   bench_gpu [--batch N] [--size HxW] [--iters N] [--gpu ID]
+//   bench_gpu [--batch N] [--size HxW] [--iters N] [--gpu ID] [--crop-from HxW]
 //
 // Prints "skipped: no GPU" and exits 77 on a machine without a usable GPU. It drives the internal
 // backend interface (reader/backend.h) directly, to measure the device stage without the file side.
@@ -13,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vector>
 
 extern "C" {
 #include "augment.h"
+#include "augment_plan.h"
 #include "backend.h"
 #include "clock.h"
 #include "sizes.h"
@@ -34,6 +40,7 @@ struct bench_opts {
     size_t batch;
     uint32_t height, width;
     int iters, gpu;
+    uint32_t from_h, from_w;
 };
 
 static backend_params params_of(const bench_opts &o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out,
@@ -75,10 +82,10 @@ static void cycle(backend *b, int slot, size_t count, uint64_t key)
 {
     b->ops->host_input(b, slot);
     b->ops->host_labels(b, slot);
-    ok_or_die(b->ops->submit(b, slot, count, key), "submit");
+    ok_or_die(b->ops->submit(b, slot, h5pack_backend_job(count, key), NULL, 0), "submit");
     h5pack_batch batch;
-    ok_or_die(b->ops->output(b, slot, count, &batch), "output");
-    ok_or_die(b->ops->release(b, slot), "release");
+    ok_or_die(b->ops->output(b, slot, count, &batch, NULL, 0), "output");
+    ok_or_die(b->ops->release(b, slot, NULL, 0), "release");
 }
 
 // Plain pinned H2D copies of BYTES, ITERS times, timed with events: bytes per second.
@@ -165,14 +172,14 @@ static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout 
     size_t in_bytes = o.batch * 3 * o.height * o.width, out_bytes = o.batch * h5pack_backend_output_image_bytes(&p);
     memset(b->ops->host_input(b, 0), 77, in_bytes);
     cycle(b, 0, o.batch, 0);
-    ok_or_die(b->ops->resubmit(b, 0, o.batch, 1), "resubmit"); // warm-up
+    ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, 1), NULL, 0), "resubmit"); // warm-up
     CUDA_OR_DIE(cudaDeviceSynchronize());
     double t0 = h5pack_clock_s();
     for (int i = 0; i < o.iters; i++) {
-        ok_or_die(b->ops->resubmit(b, 0, o.batch, (uint64_t)i + 2), "resubmit");
+        ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, (uint64_t)i + 2), NULL, 0), "resubmit");
         h5pack_batch batch;
-        ok_or_die(b->ops->output(b, 0, o.batch, &batch), "output");
-        ok_or_die(b->ops->release(b, 0), "release");
+        ok_or_die(b->ops->output(b, 0, o.batch, &batch, NULL, 0), "output");
+        ok_or_die(b->ops->release(b, 0, NULL, 0), "release");
     }
     CUDA_OR_DIE(cudaDeviceSynchronize());
     double dt = h5pack_clock_s() - t0;
@@ -181,6 +188,47 @@ static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout 
            "(goal >= 0.8)\n",
            names[dtype], in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", out == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", flip,
            pad, ours / 1e9, o.iters * (double)o.batch / dt, d2d / 1e9, ours / d2d);
+    b->ops->destroy(b);
+}
+
+// The random resized crop: echoes of one batch on the device, each with new boxes planned on the host.
+static void bench_rrc(const bench_opts &o)
+{
+    bench_opts s = o;
+    s.height = o.from_h, s.width = o.from_w;
+    backend_params p = params_of(s, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 0, 1);
+    p.crop = 1, p.out_height = p.max_out_height = o.height, p.out_width = p.max_out_width = o.width;
+    p.scale_min = 0.08, p.scale_max = 1.0, p.ratio_min = 0.75, p.ratio_max = 4.0 / 3.0, p.center_ratio = 0.875;
+    backend *b = create_or_die(p);
+    size_t in_bytes = o.batch * 3 * o.from_h * o.from_w, out_bytes = o.batch * h5pack_backend_output_image_bytes(&p);
+    memset(b->ops->host_input(b, 0), 77, in_bytes);
+    cycle(b, 0, o.batch, 0);
+    CUDA_OR_DIE(cudaDeviceSynchronize());
+    double t0 = h5pack_clock_s();
+    for (int i = 0; i < o.iters; i++) {
+        ok_or_die(b->ops->resubmit(b, 0, h5pack_backend_job(o.batch, (uint64_t)i + 2), NULL, 0), "resubmit");
+        h5pack_batch batch;
+        ok_or_die(b->ops->output(b, 0, o.batch, &batch, NULL, 0), "output");
+        ok_or_die(b->ops->release(b, 0, NULL, 0), "release");
+    }
+    CUDA_OR_DIE(cudaDeviceSynchronize());
+    double dt = h5pack_clock_s() - t0, d2d = d2d_bandwidth(out_bytes, o.iters);
+    // the host's share: planning one batch's geometry (boxes and taps), alone
+    aug_plan_params pp;
+    h5pack_backend_plan_params(&p, &pp);
+    std::vector<uint64_t> src(o.batch, 0);
+    std::vector<uint8_t> blob(h5pack_aug_blob_bytes(&pp, o.batch, o.height, o.width));
+    aug_job job;
+    double p0 = h5pack_clock_s();
+    for (int i = 0; i < o.iters; i++)
+        h5pack_aug_plan(&pp, (uint64_t)i, o.batch, o.height, o.width, src.data(), blob.data(), &job);
+    double plan = (h5pack_clock_s() - p0) / o.iters;
+    printf("random resized crop %ux%u -> %ux%u float32 nhwc->nchw flip, batch %zu: %.0f images/s, the output "
+           "at the pace of a %.0f GB/s copy; D2D copy of the output bytes %.0f GB/s (ratio %.3f); host planning "
+           "%.2f ms per batch (%.1f MB of geometry)\n",
+           o.from_h, o.from_w, o.height, o.width, o.batch, o.iters * (double)o.batch / dt,
+           2.0 * out_bytes * o.iters / dt / 1e9, d2d / 1e9, 2.0 * out_bytes * o.iters / dt / d2d, plan * 1e3,
+           blob.size() / 1e6);
     b->ops->destroy(b);
 }
 
@@ -197,8 +245,10 @@ static int parse_args(int argc, char **argv, bench_opts &o)
             o.iters = atoi(v), i++;
         else if (!strcmp(argv[i], "--gpu") && v)
             o.gpu = atoi(v), i++;
+        else if (!strcmp(argv[i], "--crop-from") && v && sscanf(v, "%ux%u", &o.from_h, &o.from_w) == 2)
+            i++;
         else {
-            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--iters N] [--gpu ID]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--iters N] [--gpu ID] [--crop-from HxW]\n", argv[0]);
             return 1;
         }
     }
@@ -211,7 +261,7 @@ static int parse_args(int argc, char **argv, bench_opts &o)
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {256, 224, 224, 100, 0};
+    bench_opts o = {256, 224, 224, 100, 0, 256, 256};
     if (parse_args(argc, argv, o))
         return 1;
     if (!h5pack_backend_cuda_available(o.gpu)) {
@@ -233,5 +283,6 @@ int main(int argc, char **argv)
     bench_kernel(o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
     bench_kernel(o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC, 0, 0);
     bench_kernel(o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
+    bench_rrc(o);
     return 0;
 }

@@ -25,17 +25,19 @@ e2e() {
 case "${1:-}" in
 prepare)
   cmake -S . -B build-backend-h200 -DCMAKE_BUILD_TYPE=Release -DH5PACK_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  cmake --build build-backend-h200 -j2 --target backend_gpu backend_cuda_setup backend_kernel_emulated bench_gpu \
+  cmake --build build-backend-h200 -j2 --target backend_gpu backend_cuda_setup backend_kernel_emulated \
+    backend_resample_emulated bench_gpu \
     h5pack_cli h5pack_gen_images h5pack_stats
   mkdir -p .git/info  # bundle.sh records .devbundle in .git/info/exclude
   ../shared/device/bundle.sh build-backend-h200/tests/backend/backend_gpu build-backend-h200/tests/backend/backend_cuda_setup \
-    build-backend-h200/tests/backend/backend_kernel_emulated build-backend-h200/bench/gpu/bench_gpu \
+    build-backend-h200/tests/backend/backend_kernel_emulated build-backend-h200/tests/backend/backend_resample_emulated \
+    build-backend-h200/bench/gpu/bench_gpu \
     build-backend-h200/h5pack build-backend-h200/h5pack-gen-images build-backend-h200/h5pack-stats
   ;;
 run)
   out=${OUT:-.}
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu-tests.log"
-  for t in backend_cuda_setup backend_kernel_emulated backend_gpu; do
+  for t in backend_cuda_setup backend_kernel_emulated backend_resample_emulated backend_gpu; do
     echo "== $t" | tee -a "$out/gpu-tests.log"
     "$t" 2>&1 | tee -a "$out/gpu-tests.log" || echo "$t: exit status $?" | tee -a "$out/gpu-tests.log"
   done

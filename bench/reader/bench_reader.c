@@ -1,10 +1,11 @@
 /* bench_reader.c - libh5pack's reader against what users run today, side by side in one run.
  *
- *   bench_reader [--file F.h5] [--gzip-file G.h5] [--n 4000] [--k 16] [--size 224] [--threads T]
- *                [--batch 256] [--epochs 3] [--cache-mib 256] [--dir DIR] [--rounds 3]
- *                [--only plain|gzip|rss|scaling|mmap]
+ *   bench_reader [--file F.h5] [--gzip-file G.h5] [--n 4000] [--k 16] [--size 224|HxW] [--threads T]
+ *                [--batch 256] [--epochs 3] [--cache-mib 512] [--window W] [--prefetch 4] [--dir DIR]
+ *                [--rounds 3]
+ *                [--only plain|gzip|rss|scaling|mmap|slow]
  *
- * Without --file it writes DIR/bench_reader.h5 (N images 3 x S x S, chunks of K, uncompressed, implicit
+ * Without --file it writes DIR/bench_reader.h5 (N images 3 x H x W, chunks of K, uncompressed, implicit
  * chunk index) and DIR/bench_reader_gz.h5 (N/4 images, gzip level 4), with the HDF5 C API. Measures:
  *   1. memcpy bandwidth (1 and T threads) on buffers larger than the caches;
  *   2. our reader, CHUNK order, T threads, dtype UINT8 and FLOAT32: samples/s, GB/s of uint8 images,
@@ -19,6 +20,9 @@
  *      reader then reads with pread, H5PACK_NO_MMAP=1, since a mapped file makes no pread to delay);
  *   7. only with --only mmap: uint8 through the mapped file (zero-copy, the default) against
  *      H5PACK_NO_MMAP=1 (pread into the cache), interleaved with memcpy, each round's ratios printed.
+ *   8. only with --only slow (run by slow_storage.sh, under LD_PRELOAD=libslow_pread.so): chunk reads
+ *      per second against the bound T reads per SLOW_PREAD_US, and the hits against the simulator's
+ *      Belady plan for the same configuration.
  * Uses only the public API (include/h5pack.h) and HDF5's. */
 #include <hdf5.h>
 #include <libdeflate.h>
@@ -32,12 +36,13 @@
 
 #include "clock.h"
 #include "h5pack.h"
+#include "h5pack_sim.h"
 #include "sizes.h"
 
 typedef struct options {
     const char *file, *gzip_file, *dir, *only;
-    uint64_t n, k, size, batch, epochs, cache_mib;
-    int threads, rounds;
+    uint64_t n, k, height, width, batch, epochs, cache_mib, window;
+    int threads, rounds, prefetch;
 } options;
 
 static double rss_mib(void)
@@ -55,24 +60,24 @@ static double rss_mib(void)
 /* ---- test files ---------------------------------------------------------------------------------- */
 
 /* Smooth gradients plus a little noise: compresses about as well as natural images do with deflate. */
-static void synth_images(uint8_t *out, uint64_t first, uint64_t count, uint64_t s)
+static void synth_images(uint8_t *out, uint64_t first, uint64_t count, uint64_t h, uint64_t w)
 {
     uint64_t x = first * 0x9E3779B97F4A7C15ull + 1;
     for (uint64_t i = 0; i < count; i++)
         for (uint64_t c = 0; c < 3; c++)
-            for (uint64_t y = 0; y < s; y++)
-                for (uint64_t z = 0; z < s; z++) {
+            for (uint64_t y = 0; y < h; y++)
+                for (uint64_t z = 0; z < w; z++) {
                     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
                     *out++ = (uint8_t)((first + i) * 17 + c * 60 + (y + z) / 2 + (x & 7));
                 }
 }
 
-static int write_file(const char *path, uint64_t n, uint64_t k, uint64_t s, int gzip)
+static int write_file(const char *path, uint64_t n, uint64_t k, uint64_t h, uint64_t w, int gzip)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hsize_t dims[4] = {n, 3, s, s}, chunk[4] = {k, 3, s, s};
+    hsize_t dims[4] = {n, 3, h, w}, chunk[4] = {k, 3, h, w};
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 4, chunk);
     if (gzip)
@@ -81,12 +86,12 @@ static int write_file(const char *path, uint64_t n, uint64_t k, uint64_t s, int 
         H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     hid_t space = H5Screate_simple(4, dims, NULL);
     hid_t d = H5Dcreate2(f, "images", H5T_NATIVE_UINT8, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    uint8_t *buf = malloc(k * 3 * s * s);
+    uint8_t *buf = malloc(k * 3 * h * w);
     int rc = f >= 0 && d >= 0 && buf ? 0 : -1;
     for (uint64_t first = 0; rc == 0 && first < n; first += k) {
         uint64_t count = first + k <= n ? k : n - first;
-        hsize_t start[4] = {first, 0, 0, 0}, cnt[4] = {count, 3, s, s};
-        synth_images(buf, first, count, s);
+        hsize_t start[4] = {first, 0, 0, 0}, cnt[4] = {count, 3, h, w};
+        synth_images(buf, first, count, h, w);
         hid_t mem = H5Screate_simple(4, cnt, NULL);
         H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL);
         rc = H5Dwrite(d, H5T_NATIVE_UINT8, mem, space, H5P_DEFAULT, buf) < 0 ? -1 : 0;
@@ -167,9 +172,9 @@ static void *inflate_worker(void *arg)
 /* MB/s of THREADS threads each inflating one synthetic chunk of K images over and over (best of 3). */
 static double inflate_mbps(const options *o, int threads)
 {
-    size_t bytes = (size_t)o->k * 3 * o->size * o->size;
+    size_t bytes = (size_t)o->k * 3 * o->height * o->width;
     uint8_t *src = malloc(bytes), *comp = malloc(bytes + bytes / 2 + 1024);
-    synth_images(src, 0, o->k, o->size);
+    synth_images(src, 0, o->k, o->height, o->width);
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(4);
     inflate_job job = {comp, libdeflate_zlib_compress(c, src, bytes, comp, bytes + bytes / 2 + 1024), bytes, 40};
     libdeflate_free_compressor(c);
@@ -193,30 +198,38 @@ static double inflate_mbps(const options *o, int threads)
 typedef struct run_result {
     double samples_per_s, gbps, hit_rate, read_amp, stall_fraction, seconds;
     double busy_read, busy_inflate, busy_assemble, busy_convert;
-    uint64_t samples, misses, n_indices;
+    uint64_t samples, hits, misses, n_indices;
     uint64_t *indices; /* epoch 0's sample order, when asked for */
     double rss_mib[16];
 } run_result;
+
+static h5pack_config bench_config(const options *o, h5pack_dtype dtype, int threads, uint64_t epochs)
+{
+    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
+    c.batch_size = o->batch, c.threads = threads, c.epochs = epochs, c.dtype = dtype, c.device = H5PACK_DEVICE_CPU;
+    c.cache_bytes = (size_t)o->cache_mib << 20;
+    c.window = (size_t)o->window;
+    c.prefetch = o->prefetch;
+    return c;
+}
 
 static int run_reader(const char *path, const options *o, h5pack_dtype dtype, int threads, uint64_t epochs,
                       int keep_indices, run_result *res)
 {
     memset(res, 0, sizeof *res);
-    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
-    c.batch_size = o->batch, c.threads = threads, c.epochs = epochs, c.dtype = dtype, c.device = H5PACK_DEVICE_CPU;
-    c.cache_bytes = (size_t)o->cache_mib << 20;
+    h5pack_config c = bench_config(o, dtype, threads, epochs);
     h5pack_reader *r = NULL;
     if (h5pack_open(path, &c, &r) != H5PACK_OK) {
         fprintf(stderr, "bench_reader: %s\n", h5pack_last_error(r));
         h5pack_close(r);
         return -1;
     }
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     h5pack_info_get(r, &info);
     uint64_t image_bytes = (uint64_t)info.channels * info.height * info.width;
     if (keep_indices)
         res->indices = malloc(info.samples_per_epoch * sizeof *res->indices);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     int rc;
     double t0 = h5pack_clock_s();
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
@@ -230,7 +243,7 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
             res->rss_mib[epoch] = rss_mib();
     }
     res->seconds = h5pack_clock_s() - t0;
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &st);
     if (rc != H5PACK_END)
         fprintf(stderr, "bench_reader: %s\n", h5pack_last_error(r));
@@ -238,6 +251,7 @@ static int run_reader(const char *path, const options *o, h5pack_dtype dtype, in
     res->samples_per_s = (double)res->samples / res->seconds;
     res->gbps = res->samples_per_s * (double)image_bytes / 1e9;
     res->hit_rate = st.hit_rate, res->read_amp = st.read_amplification, res->misses = st.chunk_misses;
+    res->hits = st.chunk_hits;
     res->stall_fraction = st.stall_s / res->seconds;
     res->busy_read = st.busy_read_s, res->busy_inflate = st.busy_inflate_s;
     res->busy_assemble = st.busy_assemble_s, res->busy_convert = st.busy_convert_s;
@@ -310,7 +324,7 @@ static uint64_t count_of(const char *v)
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){NULL, NULL, "/tmp", NULL, 4000, 16, 224, 256, 3, 256, 0, 3};
+    *o = (options){NULL, NULL, "/tmp", NULL, 4000, 16, 224, 224, 256, 3, 512, 0, 0, 3, 4};
     o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -328,8 +342,15 @@ static int parse(int argc, char **argv, options *o)
             o->n = count_of(v);
         else if (!strcmp(a, "--k"))
             o->k = count_of(v);
-        else if (!strcmp(a, "--size"))
-            o->size = count_of(v);
+        else if (!strcmp(a, "--size")) { /* S (square) or HxW */
+            char *end = NULL;
+            o->height = o->width = strtoull(v, &end, 10);
+            if (end && *end == 'x')
+                o->width = strtoull(end + 1, NULL, 10);
+            else if (!end || *end)
+                o->height = o->width = 0; /* parse() rejects it */
+        } else if (!strcmp(a, "--window"))
+            o->window = count_of(v);
         else if (!strcmp(a, "--batch"))
             o->batch = count_of(v);
         else if (!strcmp(a, "--epochs"))
@@ -340,11 +361,14 @@ static int parse(int argc, char **argv, options *o)
             o->threads = atoi(v);
         else if (!strcmp(a, "--rounds"))
             o->rounds = atoi(v);
+        else if (!strcmp(a, "--prefetch"))
+            o->prefetch = atoi(v);
         else
             return -1;
         i++;
     }
-    return o->n && o->k && o->size && o->batch && o->epochs && o->threads > 0 && o->threads <= 64 && o->rounds > 0 ? 0 : -1;
+    return o->n && o->k && o->height && o->width && o->batch && o->epochs && o->threads > 0 && o->threads <= 64 && o->rounds > 0 &&
+                   o->prefetch > 0 ? 0 : -1;
 }
 
 static const char *prepare(const char *given, const options *o, const char *name, uint64_t n, int gzip, char *buf)
@@ -353,12 +377,12 @@ static const char *prepare(const char *given, const options *o, const char *name
         return given;
     snprintf(buf, 512, "%s/%s", o->dir, name);
     double t0 = h5pack_clock_s();
-    if (write_file(buf, n, o->k, o->size, gzip) != 0) {
+    if (write_file(buf, n, o->k, o->height, o->width, gzip) != 0) {
         fprintf(stderr, "bench_reader: cannot write %s\n", buf);
         exit(1);
     }
     printf("wrote %s: %llu images 3x%llux%llu, chunks of %llu%s (%.1f s)\n", buf, (unsigned long long)n,
-           (unsigned long long)o->size, (unsigned long long)o->size, (unsigned long long)o->k,
+           (unsigned long long)o->height, (unsigned long long)o->width, (unsigned long long)o->k,
            gzip ? ", gzip level 4" : ", uncompressed", h5pack_clock_s() - t0);
     return buf;
 }
@@ -425,10 +449,21 @@ static void bench_uncompressed(const char *path, const options *o)
 }
 
 /* The gzip runs use a quarter of the cache: smaller than the file, so every epoch inflates again. */
+/* A window for a cache smaller than the default window needs: what the cache holds besides one chunk per
+ * thread, the same for every thread count (unless --window is given). */
+static uint64_t window_for(const options *o, int threads)
+{
+    if (o->window)
+        return o->window;
+    uint64_t slots = (o->cache_mib << 20) / (o->k * 3 * o->height * o->width);
+    return slots > (uint64_t)threads ? slots - (uint64_t)threads : 1;
+}
+
 static void bench_gzip(const char *path, const options *base)
 {
     options small = *base, *o = &small;
     small.cache_mib = base->cache_mib / 4 ? base->cache_mib / 4 : 1;
+    small.window = window_for(&small, 2); /* the default window (the whole file here) needs a larger cache */
     run_result one = {0}, two = {0}, r;
     double b1 = 0, bg = 0, i1 = 0, i2 = 0;
     run_reader(path, o, H5PACK_DTYPE_UINT8, 1, 1, 0, &r); /* page cache warm */
@@ -459,13 +494,16 @@ static void bench_gzip(const char *path, const options *base)
 
 /* Samples/s against the worker count on the uncompressed file. Run under LD_PRELOAD=libslow_pread.so with
  * SLOW_PREAD_US set, it shows how well the workers overlap slow reads (network storage). */
-static void bench_scaling(const char *path, const options *o)
+static void bench_scaling(const char *path, const options *given)
 {
+    options fixed = *given, *o = &fixed;
+    fixed.window = window_for(given, 16); /* one order for every thread count, which the cache holds */
     const char *slow = getenv("SLOW_PREAD_US");
     if (slow && !getenv("H5PACK_NO_MMAP"))
         setenv("H5PACK_NO_MMAP", "1", 1); /* a mapped file makes no pread for libslow_pread to delay */
-    printf("\n== worker scaling, uncompressed, CHUNK order, uint8, cache %llu MiB, %s\n",
-           (unsigned long long)o->cache_mib, slow ? "every chunk read delayed (SLOW_PREAD_US)" : "no added latency");
+    printf("\n== worker scaling, uncompressed, CHUNK order, uint8, cache %llu MiB, window %llu, %s\n",
+           (unsigned long long)o->cache_mib, (unsigned long long)o->window,
+           slow ? "every chunk read delayed (SLOW_PREAD_US)" : "no added latency");
     if (slow)
         printf("added latency per chunk read: %s us\n", slow);
     double base = 0;
@@ -527,6 +565,48 @@ static void bench_mmap(const char *path, const options *o)
            best[1].samples_per_s / best[0].samples_per_s);
 }
 
+/* Slow storage: every chunk read takes SLOW_PREAD_US longer (libslow_pread.so), and at most T reads can be
+ * in flight (one per worker), so T reads per delay is the bound; the ratio says how close the reader gets.
+ * The hits must be the Belady plan's (h5pack_simulate on the same configuration). */
+static void bench_slow(const char *path, const options *o)
+{
+    const char *slow = getenv("SLOW_PREAD_US"), *pre = getenv("LD_PRELOAD");
+    if (!slow || atol(slow) <= 0 || !pre || !strstr(pre, "slow_pread")) {
+        fprintf(stderr, "bench_reader --only slow: run it under LD_PRELOAD=.../libslow_pread.so with SLOW_PREAD_US "
+                        "set (bench/reader/slow_storage.sh does)\n");
+        exit(1);
+    }
+    setenv("H5PACK_NO_MMAP", "1", 1); /* a mapped file makes no pread for libslow_pread to delay */
+    double delay_s = (double)atol(slow) * 1e-6, bound = o->threads / delay_s;
+    printf("\n== slow storage: every chunk read +%.0f ms, CHUNK order, batch %llu, cache %llu MiB, window %llu%s, %d "
+           "threads, %llu epochs\n",
+           delay_s * 1e3, (unsigned long long)o->batch, (unsigned long long)o->cache_mib,
+           (unsigned long long)o->window, o->window ? "" : " (default)", o->threads, (unsigned long long)o->epochs);
+    run_result best = {0}, r;
+    for (int round = 0; round < o->rounds; round++) {
+        if (run_reader(path, o, H5PACK_DTYPE_UINT8, o->threads, o->epochs, 0, &r) != 0)
+            exit(1);
+        double reads = (double)r.misses / r.seconds;
+        printf("round %d: %7.0f samples/s  %6.1f chunk reads/s  = %.2f of the bound (%d reads per %.0f ms = %.0f/s)  "
+               "hits %llu misses %llu  stall %.1f%%\n",
+               round, r.samples_per_s, reads, reads / bound, o->threads, delay_s * 1e3, bound,
+               (unsigned long long)r.hits, (unsigned long long)r.misses, 100 * r.stall_fraction);
+        keep_best(&best, &r, round == 0);
+    }
+    h5pack_config c = bench_config(o, H5PACK_DTYPE_UINT8, o->threads, o->epochs);
+    h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
+    sp.policy = H5PACK_POLICY_BELADY, sp.cache_bytes = c.cache_bytes;
+    h5pack_sim_result sr = H5PACK_SIM_RESULT_INIT;
+    char err[512] = "";
+    if (h5pack_simulate(path, &c, &sp, &sr, err, sizeof err) != H5PACK_OK) {
+        fprintf(stderr, "bench_reader: simulate: %s\n", err);
+        exit(1);
+    }
+    printf("best: %.2f of the bound; hits %llu, Belady plan (h5pack_simulate) %llu: %s\n",
+           (double)best.misses / best.seconds / bound, (unsigned long long)best.hits, (unsigned long long)sr.hits,
+           best.hits == sr.hits && best.misses == sr.misses ? "same" : "DIFFERENT");
+}
+
 static void bench_rss(const char *path, const options *o)
 {
     run_result r;
@@ -542,7 +622,7 @@ int main(int argc, char **argv)
     options o;
     if (parse(argc, argv, &o) != 0) {
         fprintf(stderr, "usage: bench_reader [--file F.h5] [--gzip-file G.h5] [--dir DIR] [--n N] [--k K] "
-                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--rounds R] [--only plain|gzip|rss|scaling|mmap]\n");
+                        "[--size S] [--batch B] [--epochs E] [--cache-mib M] [--threads T] [--window W] [--prefetch P] [--rounds R] [--only plain|gzip|rss|scaling|mmap|slow]\n");
         return 1;
     }
     int plain_part = !o.only || strcmp(o.only, "gzip") != 0, gzip_part = !o.only || !strcmp(o.only, "gzip");
@@ -565,6 +645,8 @@ int main(int argc, char **argv)
         bench_scaling(plain, &o);
     if (plain_part && o.only && !strcmp(o.only, "mmap"))
         bench_mmap(plain, &o);
+    if (plain_part && o.only && !strcmp(o.only, "slow"))
+        bench_slow(plain, &o);
     if (plain && !o.file)
         remove(plain);
     if (gz && !o.gzip_file)

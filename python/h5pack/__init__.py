@@ -15,3 +15,11 @@ from .loader import H5packError, Loader, info, lib, version
 from ._convert import parse_size
 
 __all__ = ["Loader", "H5packError", "info", "version", "parse_size", "lib"]
+
+
+def __getattr__(name):
+    # h5pack.__version__ is the loaded library's version (include/h5pack.h is the one place it is written),
+    # asked for on first use so that `import h5pack` works before the library is built.
+    if name == "__version__":
+        return version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

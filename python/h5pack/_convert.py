@@ -122,3 +122,43 @@ def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
     cfg.norm = _lib.NORMS["custom"]
     for i in range(len(mean)):
         cfg.mean[i], cfg.std[i] = mean[i], std[i]
+
+
+def _size_pair(value, what):
+    """224 -> (224, 224); (h, w) -> (h, w); None -> (0, 0) (the library's default)."""
+    if value is None:
+        return 0, 0
+    if isinstance(value, int):
+        value = (value, value)
+    try:
+        h, w = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be an int or an (height, width) pair, got {value!r}") from None
+    if h < 1 or w < 1:
+        raise ValueError(f"{what} must be positive, got {value!r}")
+    return h, w
+
+
+def _range_pair(value, what):
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a (min, max) pair, got {value!r}") from None
+    if not 0 < lo <= hi:
+        raise ValueError(f"{what} must satisfy 0 < min <= max, got {value!r}")
+    return lo, hi
+
+
+def set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio):
+    """crop: None / "none", "random_resized", "center"; output_size int or (h, w) (None: the stored size);
+    max_output_size: the largest size set_output_size() may choose later (None: output_size)."""
+    cfg.crop = enum_value(_lib.CROPS, "none" if crop is None else crop, "crop")
+    if cfg.crop == _lib.CROPS["none"] and (output_size is not None or max_output_size is not None):
+        raise ValueError("output_size / max_output_size need crop='random_resized' or crop='center'")
+    cfg.output_height, cfg.output_width = _size_pair(output_size, "output_size")
+    cfg.max_output_height, cfg.max_output_width = _size_pair(max_output_size, "max_output_size")
+    cfg.scale_min, cfg.scale_max = _range_pair(scale, "scale")
+    cfg.ratio_min, cfg.ratio_max = _range_pair(ratio, "ratio")
+    if not 0 < float(center_ratio) <= 1:
+        raise ValueError(f"center_ratio must be in (0, 1], got {center_ratio!r}")
+    cfg.center_ratio = float(center_ratio)

@@ -2,6 +2,8 @@
 
 The structures below mirror the C header field by field; tests/python/test_abi.py compares their sizes
 and offsets with what a C compiler says, so a change in the header that is not repeated here fails a test.
+Every struct starts with struct_size, set to this binding's ctypes.sizeof when it is created: the library
+reads and writes only that many bytes, so the binding keeps working with a newer libh5pack.
 """
 import ctypes
 import glob
@@ -15,15 +17,26 @@ DEVICES = {"auto": 0, "cpu": 1, "cuda": 2}
 DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2, "uint8": 3}
 LAYOUTS = {"nchw": 0, "nhwc": 1, "auto": 2}
 NORMS = {"imagenet": 0, "file": 1, "custom": 2, "none": 3}
-OK, END, ESTATE, EINTERNAL = 0, 1, -10, -11
+CROPS = {"none": 0, "random_resized": 1, "center": 2}
+ECHO_MODES = {"batch": 0, "sample": 1}
+OK, END, EINVAL, ESTATE, EINTERNAL = 0, 1, -1, -10, -11
 
 _c_size = ctypes.c_size_t
 _u64, _u32, _i64 = ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int64
 _floats = ctypes.c_float * MAX_CHANNELS
 
 
-class Config(ctypes.Structure):
+class _Sized(ctypes.Structure):
+    """A public struct of h5pack.h: struct_size (its first field) is set on creation."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.struct_size = ctypes.sizeof(self)
+
+
+class Config(_Sized):
     _fields_ = [
+        ("struct_size", _c_size),
         ("images_dataset", ctypes.c_char_p),
         ("labels_dataset", ctypes.c_char_p),
         ("input_layout", ctypes.c_int),
@@ -50,11 +63,23 @@ class Config(ctypes.Structure):
         ("random_flip", ctypes.c_int),
         ("random_crop_padding", ctypes.c_int),
         ("cuda_stream", ctypes.c_void_p),
+        ("crop", ctypes.c_int),
+        ("output_height", _u32),
+        ("output_width", _u32),
+        ("max_output_height", _u32),
+        ("max_output_width", _u32),
+        ("scale_min", ctypes.c_double),
+        ("scale_max", ctypes.c_double),
+        ("ratio_min", ctypes.c_double),
+        ("ratio_max", ctypes.c_double),
+        ("center_ratio", ctypes.c_double),
+        ("echo_mode", ctypes.c_int),
     ]
 
 
-class Info(ctypes.Structure):
+class Info(_Sized):
     _fields_ = [
+        ("struct_size", _c_size),
         ("n_samples", _u64),
         ("channels", _u32),
         ("height", _u32),
@@ -80,11 +105,25 @@ class Info(ctypes.Structure):
         ("pinned_bytes", _u64),
         ("mean", _floats),
         ("std", _floats),
+        ("crop", ctypes.c_int),
+        ("output_height", _u32),
+        ("output_width", _u32),
+        ("max_output_height", _u32),
+        ("max_output_width", _u32),
+        ("echo_mode", ctypes.c_int),
+        ("ring_slots", ctypes.c_int),
+        ("echo_pool_bytes", _u64),
     ]
 
 
-class Batch(ctypes.Structure):
+class CropBox(ctypes.Structure):
+    _fields_ = [("y", ctypes.c_int32), ("x", ctypes.c_int32), ("height", ctypes.c_int32),
+                ("width", ctypes.c_int32), ("flip", ctypes.c_int32)]
+
+
+class Batch(_Sized):
     _fields_ = [
+        ("struct_size", _c_size),
         ("data", ctypes.c_void_p),
         ("labels", ctypes.c_void_p),
         ("labels_device", ctypes.c_void_p),
@@ -96,12 +135,15 @@ class Batch(ctypes.Structure):
         ("echo", _u32),
         ("on_device", ctypes.c_int),
         ("cuda_event", ctypes.c_void_p),
-        ("slot_", ctypes.c_int),
+        ("token", _u64),
+        ("boxes", ctypes.POINTER(CropBox)),
+        ("height", _u32),
+        ("width", _u32),
     ]
 
 
-class Stats(ctypes.Structure):
-    _fields_ = [(name, _u64) for name in (
+class Stats(_Sized):
+    _fields_ = [("struct_size", _c_size)] + [(name, _u64) for name in (
         "samples", "batches", "batches_fresh", "batches_echoed", "epochs_completed", "chunk_hits",
         "chunk_misses", "bytes_read", "bytes_inflated", "bytes_needed")] + [(name, ctypes.c_double) for name in (
             "read_amplification", "hit_rate", "elapsed_s", "stall_s", "busy_read_s", "busy_inflate_s",
@@ -112,6 +154,9 @@ class Stats(ctypes.Structure):
 
 
 STRUCTS = {"h5pack_config": Config, "h5pack_info": Info, "h5pack_batch": Batch, "h5pack_stats": Stats}
+# Array elements the library writes (a batch's boxes): fixed layout, no struct_size; versioned through the
+# struct that points at them.
+ELEMENTS = {"h5pack_crop_box": CropBox}
 
 
 def _package_dir():
@@ -164,12 +209,13 @@ def _declare(lib):
     sigs = {
         "h5pack_version_string": (ctypes.c_char_p, []),
         "h5pack_strerror": (ctypes.c_char_p, [ctypes.c_int]),
-        "h5pack_config_init": (None, [P(Config)]),
+        "h5pack_config_init": (ctypes.c_int, [P(Config)]),
         "h5pack_open": (ctypes.c_int, [ctypes.c_char_p, P(Config), P(ctypes.c_void_p)]),
         "h5pack_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),
         "h5pack_info_get": (ctypes.c_int, [ctypes.c_void_p, P(Info)]),
         "h5pack_next": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
         "h5pack_release": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
+        "h5pack_set_output_size": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32]),
         "h5pack_stats_get": (ctypes.c_int, [ctypes.c_void_p, P(Stats)]),
         "h5pack_close": (None, [ctypes.c_void_p]),
     }
@@ -182,7 +228,9 @@ def _declare(lib):
 def _check_config_layout(lib):
     """Cheap guard against a header/binding mismatch: the library's defaults must land where expected."""
     cfg = Config()
-    lib.h5pack_config_init(ctypes.byref(cfg))
+    if lib.h5pack_config_init(ctypes.byref(cfg)) != OK:
+        raise ImportError("h5pack: h5pack_config_init refused this binding's h5pack_config: "
+                          + (lib.h5pack_last_error(None) or b"").decode(errors="replace"))
     expected = (cfg.batch_size == 256 and cfg.cache_bytes == 1 << 30 and cfg.world == 1 and cfg.echo == 1
                 and cfg.prefetch == 4 and list(cfg.std) == [1.0] * MAX_CHANNELS and not cfg.cuda_stream)
     if not expected:

@@ -57,3 +57,11 @@ def host_int64(address, count, owner):
 
 def device_int64(address, count, gpu_id, owner):
     return torch.as_tensor(_CudaArray(address, (count,), "<i8", owner), device=f"cuda:{gpu_id}")
+
+
+def host_boxes(address, count):
+    """A (COUNT, 5) int32 copy of the batch's h5pack_crop_box array (y, x, height, width, flip)."""
+    if not address or not count:
+        return torch.zeros((count, 5), dtype=torch.int32)
+    raw = ctypes.string_at(address, count * 5 * 4)
+    return torch.frombuffer(bytearray(raw), dtype=torch.int32).view(count, 5)

@@ -43,9 +43,20 @@ def _open(path, cfg):
     return reader
 
 
+def _default_config():
+    """h5pack_config with the library's defaults (H5PACK_CONFIG_DEFAULTS)."""
+    cfg = _lib.Config()
+    rc = lib().h5pack_config_init(ctypes.byref(cfg))
+    if rc < 0:
+        raise _error(rc, None, "h5pack_config_init")
+    return cfg
+
+
 def _struct_dict(s):
     out = {}
     for name, _ in s._fields_:
+        if name == "struct_size":
+            continue
         v = getattr(s, name)
         if isinstance(v, bytes):
             v = v.decode(errors="replace")
@@ -61,6 +72,8 @@ def _info_dict(info):
     d["input_layout"], d["output_layout"] = names[info.input_layout], names[info.output_layout]
     d["dtype"] = {v: k for k, v in _lib.DTYPES.items()}[info.dtype]
     d["device"] = {v: k for k, v in _lib.DEVICES.items()}[info.device]
+    d["crop"] = {v: k for k, v in _lib.CROPS.items()}[info.crop]
+    d["echo_mode"] = {v: k for k, v in _lib.ECHO_MODES.items()}[info.echo_mode]
     d["mean"], d["std"] = d["mean"][:info.channels], d["std"][:info.channels]
     return d
 
@@ -69,11 +82,11 @@ def info(path, images="images", labels="labels"):
     """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict. Opens a small
     CPU reader (1 thread, 1-image batches) and closes it again. ``mean``/``std`` are the file's stored
     per-channel values (None for a file without them), not a normalisation default."""
-    cfg = _lib.Config()
-    lib().h5pack_config_init(ctypes.byref(cfg))
+    cfg = _default_config()
     cfg.images_dataset, cfg.labels_dataset = images.encode(), (labels or "").encode()
     cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
     cfg.cache_bytes = 1  # the reader keeps at least one chunk
+    cfg.order = _lib.ORDERS["sequential"]  # the chunk order's default window would want a larger cache
     # norm=file makes the reader report the file's mean/std; a file without them is refused: open again
     # without normalisation (a real failure then raises from that second open).
     cfg.norm, stored = _lib.NORMS["file"], True
@@ -91,7 +104,9 @@ def info(path, images="images", labels="labels"):
         if not stored:
             d["mean"] = d["std"] = None
         for k in ("threads", "cache_chunks", "window", "samples_per_epoch", "batches_per_epoch", "device",
-                  "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype"):
+                  "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype", "crop", "output_height",
+                  "output_width", "max_output_height", "max_output_width", "echo_mode", "ring_slots",
+                  "echo_pool_bytes"):
             d.pop(k)  # describe the reader opened here, not the file
         return d
     finally:
@@ -106,9 +121,17 @@ class Loader:
     """Iterable over shuffled, normalised batches of an h5pack file, like a torch DataLoader.
 
     Each ``for`` over the loader is one epoch: ``len(loader)`` = batches_per_epoch * echo batches of
-    ``(images, labels)`` (plus ``indices`` with ``return_indices=True``). ``images`` is a
+    ``(images, labels)`` (plus ``indices`` with ``with_indices=True``). ``images`` is a
     (B, C, H, W) tensor (``layout="nhwc"``: (B, H, W, C)) of ``dtype`` on the reader's device, ``labels``
     int64 (B,) on the same device (None for a file without labels), ``indices`` int64 (B,) file rows.
+
+    Augmentation (docs/augmentation.md): ``crop="random_resized"`` (torchvision's RandomResizedCrop with
+    ``scale`` and ``ratio``, PIL's antialiased bilinear resize) or ``crop="center"`` (the central
+    ``center_ratio`` of the shorter side) to ``output_size`` (int or (h, w); None = the stored size),
+    ``flip``, normalisation, all fused in one pass on the reader's device. ``set_output_size`` changes the
+    size from the next epoch on, up to ``max_output_size``. ``echo_mode="sample"`` delivers each sample
+    ``echo`` times per epoch in different batches instead of repeating whole batches. ``last_boxes`` has
+    the crop box and flip of each image of the latest batch.
 
     Zero copy: the tensors are views of the reader's batch buffers. A batch stays valid until the
     loader has yielded ``keep`` further batches (default 1: until the next batch arrives); then its
@@ -125,7 +148,9 @@ class Loader:
     def __init__(self, path, batch_size=256, order="chunk", cache="1G", echo=1, device="auto", seed=0,
                  rank=0, world=1, epochs=None, threads=None, dtype="float32", layout="nchw", norm="imagenet",
                  flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=1, copy=False,
-                 return_indices=False, images="images", labels="labels", device_memory_limit=0):
+                 return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
+                 output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
+                 echo_mode="batch", with_indices=False, max_output_size=None):
         self._reader = None
         self._held = collections.deque()
         if not 1 <= keep <= prefetch - 1:
@@ -135,11 +160,14 @@ class Loader:
             # the previous delivery is held: keep > 1 would fail at the second batch.
             raise ValueError(f"keep={keep} with echo={echo}: the echoes of a batch share its buffers, so each "
                              f"is valid only until the next one; use keep=1 (and .clone()) or copy=True")
-        self._keep, self._copy, self._return_indices = keep, copy, return_indices
+        self._keep, self._copy, self._return_indices = keep, copy, bool(with_indices or return_indices)
+        self._last_boxes = None
         self.path = os.fspath(path)
         cfg = self._config(batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
                            layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels,
                            device_memory_limit)
+        _convert.set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio)
+        cfg.echo_mode = _convert.enum_value(_lib.ECHO_MODES, echo_mode, "echo_mode")
         self._reader = _open(self.path, cfg)
         self._info = _lib.Info()
         rc = lib().h5pack_info_get(self._reader, ctypes.byref(self._info))
@@ -152,8 +180,7 @@ class Loader:
 
     def _config(self, batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
                 layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels, memlimit):
-        cfg = _lib.Config()
-        lib().h5pack_config_init(ctypes.byref(cfg))
+        cfg = _default_config()
         self._names = (images.encode(), (labels or "").encode())  # kept alive while cfg points at them
         cfg.images_dataset, cfg.labels_dataset = self._names
         cfg.batch_size, cfg.cache_bytes = int(batch_size), _convert.parse_size(cache)
@@ -185,9 +212,10 @@ class Loader:
             # in the config means "no stream to order against".
             cfg.cuda_stream = stream or 1
 
-    def _sample_shape(self):
+    def _sample_shape(self, height=None, width=None):
         i = self._info
-        return (i.channels, i.height, i.width) if i.output_layout == 0 else (i.height, i.width, i.channels)
+        h, w = height or i.output_height or i.height, width or i.output_width or i.width
+        return (i.channels, h, w) if i.output_layout == 0 else (h, w, i.channels)
 
     # ---- iteration ----------------------------------------------------------------------------------
 
@@ -247,8 +275,10 @@ class Loader:
 
     def _wrap(self, b):
         dt = self._info.dtype
-        shape = (b.count,) + self._shape
-        expected = b.count * self._shape[0] * self._shape[1] * self._shape[2] * _tensors.element_size(dt)
+        sample = self._sample_shape(b.height, b.width)  # the size can change per epoch (set_output_size)
+        shape = (b.count,) + sample
+        expected = b.count * sample[0] * sample[1] * sample[2] * _tensors.element_size(dt)
+        self._last_boxes = _tensors.host_boxes(ctypes.cast(b.boxes, ctypes.c_void_p).value, b.count)
         if b.bytes != expected:
             raise H5packError(_lib.EINTERNAL, f"{self.path}: batch holds {b.bytes} bytes, expected {expected}")
         if b.on_device:
@@ -275,6 +305,21 @@ class Loader:
     def info(self):
         """What the reader found and decided at open (h5pack_info) as a dict."""
         return _info_dict(self._info)
+
+    @property
+    def last_boxes(self):
+        """(B, 5) int32 tensor of the latest batch: each image's crop box in the stored image and its flip,
+        as columns y, x, height, width, flip (a copy: valid after the batch is released). None before the
+        first batch."""
+        return self._last_boxes
+
+    def set_output_size(self, size):
+        """With a resizing crop: deliver SIZE (int or (h, w)) from the next epoch on (the epoch after the
+        last batch yielded), at most max_output_size. Progressive resizing without reopening."""
+        h, w = _convert._size_pair(size, "size")
+        rc = lib().h5pack_set_output_size(self._reader, h, w)
+        if rc < 0:
+            raise _error(rc, self._reader, f"{self.path}: set_output_size({size!r})")
 
     @property
     def epoch(self):

@@ -25,6 +25,7 @@ extern "C" {
 
 struct convk_args {
     const uint8_t *in; // COUNT uint8 images in the input layout
+    const uint64_t *srcs; // or, when not NULL, the address of each image (a composed sample-echo batch)
     void *out;         // COUNT output images
     const void *table; // [C][256] elements of the output type (unused for uint8)
     uint32_t C, H, W;
@@ -40,7 +41,7 @@ struct convk_args {
 static inline convk_args convk_plan(const backend_params *p, size_t count)
 {
     convk_args a;
-    a.in = 0, a.out = 0, a.table = 0, a.key = 0;
+    a.in = 0, a.srcs = 0, a.out = 0, a.table = 0, a.key = 0;
     a.C = p->channels, a.H = p->height, a.W = p->width;
     a.in_nhwc = p->in_layout == H5PACK_LAYOUT_NHWC;
     a.out_nhwc = p->out_layout == H5PACK_LAYOUT_NHWC;
@@ -123,7 +124,7 @@ __host__ __device__ inline int convk_src_row(const convk_args &a, const convk_ti
 __host__ __device__ inline void convk_load(const convk_args &a, const convk_tile &t, uint32_t tid, uint32_t nt,
                                            uint8_t *tile)
 {
-    const uint8_t *img = a.in + t.image * a.C * a.H * a.W;
+    const uint8_t *img = a.srcs ? (const uint8_t *)(uintptr_t)a.srcs[t.image] : a.in + t.image * a.C * a.H * a.W;
     uint32_t total = t.nr * a.C * t.nx;
     // Digits in the input's memory order: NCHW (r, c, j), NHWC (r, j, c).
     uint32_t mid_n = a.in_nhwc ? t.nx : a.C, lo_n = a.in_nhwc ? a.C : t.nx;

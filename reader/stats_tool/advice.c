@@ -107,7 +107,7 @@ static void advise_window(const run_facts *f, advice *a)
     if (f->cfg.order == H5PACK_ORDER_CHUNK && in->window < 4 && in->n_chunks > in->window) {
         uint64_t want = (uint64_t)(16 + (size_t)in->threads) * in->chunk_bytes;
         advice_add(a, "The chunk order's window is only %zu chunk(s): each batch comes from very few chunks, which "
-                      "weakens shuffling. --cache %s gives a window of 16 chunks with %d threads.",
+                      "weakens shuffling. --window 16 (or 0, the default) with --cache %s or more (%d threads).",
                    in->window, size_text(want, s1, sizeof s1), in->threads);
     }
 }

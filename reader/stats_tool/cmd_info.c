@@ -109,10 +109,14 @@ static void print_reader(const reader_view *v, const char *images)
            (unsigned long long)d->n_samples, d->channels, d->height, d->width,
            d->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
     printf("  %s of %llu images (%s), %llu in all, stored %s (%.2f:1), filters: %s\n",
-           d->chunked ? "chunks" : "read units (no chunks)", (unsigned long long)d->samples_per_chunk, cb,
+           d->chunks_per_slab > 1 ? "slabs" : d->chunked ? "chunks" : "read units (no chunks)",
+           (unsigned long long)d->samples_per_chunk, cb,
            (unsigned long long)d->n_chunks, st,
            d->stored_bytes ? (double)(d->n_samples * d->image_bytes) / (double)d->stored_bytes : 0.0,
            d->n_filters ? d->filters : "none");
+    if (d->chunks_per_slab > 1)
+        printf("  HDF5 chunks split images: a slab is the %llu HDF5 chunks of its rows, read and assembled together\n",
+               (unsigned long long)d->chunks_per_slab);
     printf("  read path: %s%s\n", h5pack_read_path_name(d->read_path),
            d->fast_path ? " (fast path: workers read outside HDF5's lock)" : " (reads under HDF5's lock)");
     if (d->has_labels)
@@ -230,6 +234,7 @@ static void json_reader(json_out *j, const reader_view *v)
     json_u64(j, "samples_per_chunk", d->samples_per_chunk);
     json_u64(j, "n_chunks", d->n_chunks);
     json_u64(j, "chunk_bytes", d->chunk_bytes);
+    json_u64(j, "hdf5_chunks_per_slab", d->chunks_per_slab);
     json_u64(j, "stored_bytes", d->stored_bytes);
     json_bool(j, "compressed", d->compressed);
     json_string(j, "filters", d->filters);

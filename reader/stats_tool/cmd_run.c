@@ -136,12 +136,12 @@ static int close_epoch(run_state *s, const h5pack_stats *now_st, double now)
  * Counters are sampled after each release, so a boundary splits them between two batches. */
 static int consume(run_state *s, const run_opts *o, timeline *tl)
 {
-    h5pack_batch b;
-    h5pack_stats st;
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    h5pack_stats st = H5PACK_STATS_INIT;
     int rc;
     s->t0 = s->epoch_t0 = h5pack_clock_s();
-    h5pack_stats_get(s->r, &s->epoch_start);
-    st = s->epoch_start;
+    h5pack_stats_get(s->r, &st);
+    s->epoch_start = st;
     double last_release = s->t0;
     if (tl->f)
         tl->last = s->epoch_start, tl->last_t = 0.0;
@@ -321,9 +321,9 @@ int cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? 0 : rc;
     run_state s = {0};
-    h5pack_info in;
+    h5pack_info in = H5PACK_INFO_INIT;
     timeline tl;
-    h5pack_stats end;
+    h5pack_stats end = H5PACK_STATS_INIT;
     if ((rc = open_reader(&o, &s.r, &in)) != 0)
         return rc;
     if ((rc = open_timeline(&o, &tl)) != 0)

@@ -32,9 +32,9 @@ void usage_info(FILE *f)
 
 #define READER_OPTIONS                                                                                 \
     "  --batch N            batch size (default 256)\n"                                                \
-    "  --window W           chunks in the chunk order's window (default: cache chunks - threads)\n"    \
+    "  --window W           chunks in the chunk order's window (default: 256 MiB of chunks, >= 16)\n"  \
     "  --epochs E           epochs (default 1)\n"                                                      \
-    "  --threads T          worker threads (default: one per core; also sets the default window)\n"   \
+    "  --threads T          worker threads (default: usable CPUs / LOCAL_WORLD_SIZE)\n"             \
     "  --seed S             shuffle seed (default 0)\n"                                                \
     "  --rank R --world W   this rank's share of a distributed run (default 0 of 1)\n"                \
     "  --drop-last          drop the short last batch of each epoch\n"                                 \

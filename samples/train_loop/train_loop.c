@@ -72,7 +72,8 @@ static int parse_option(options *o, const char *name, const char *value)
 
 static int parse_args(int argc, char **argv, options *o)
 {
-    h5pack_config_init(&o->cfg);
+    const h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
+    o->cfg = defaults;
     o->cfg.batch_size = 64;
     o->cfg.epochs = 2;
     o->path = NULL;
@@ -146,7 +147,7 @@ static int run_epoch(h5pack_reader *r, model *m, uint64_t batches, epoch_totals 
 {
     memset(t, 0, sizeof *t);
     for (uint64_t i = 0; i < batches; i++) {
-        h5pack_batch b;
+        h5pack_batch b = H5PACK_BATCH_INIT;
         double t0 = h5pack_clock_s();
         int rc = h5pack_next(r, &b);
         double t1 = h5pack_clock_s();
@@ -180,7 +181,7 @@ static int train(const options *o, h5pack_reader *r, model *m, const h5pack_info
 {
     uint64_t per_epoch = in->batches_per_epoch * (o->cfg.echo ? o->cfg.echo : 1);
     double wait = 0, loop = 0;
-    h5pack_stats before, after;
+    h5pack_stats before = H5PACK_STATS_INIT, after = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &before);
     for (uint64_t e = 0; e < o->cfg.epochs; e++) {
         epoch_totals t;
@@ -207,7 +208,7 @@ int main(int argc, char **argv)
     options o;
     h5pack_reader *r = NULL;
     model *m = NULL;
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     char err[256] = "";
     int status = 1;
     if (parse_args(argc, argv, &o) < 0) {

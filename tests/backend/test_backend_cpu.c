@@ -39,7 +39,7 @@ static uint8_t *check_output(ring_case *rc, int slot, size_t count, uint64_t key
 {
     h5pack_batch batch;
     memset(&batch, 0, sizeof batch);
-    CHECK_OK(rc->b->ops->output(rc->b, slot, count, &batch));
+    CHECK_OK(rc->b->ops->output(rc->b, slot, count, &batch, NULL, 0));
     CHECK_EQ_INT(batch.bytes, count * rc->out_img);
     CHECK_EQ_INT(batch.on_device, 0);
     CHECK(batch.cuda_event == NULL && batch.labels_device == NULL);
@@ -64,15 +64,15 @@ static void test_echo_cycle(int augmented, int threads)
     size_t count = 7;
     fill_slot(&rc, 1, count, 42);
     uint64_t k0 = aug_batch_key(5, 0, 3, 0), k1 = aug_batch_key(5, 0, 3, 1), k2 = aug_batch_key(5, 0, 3, 2);
-    CHECK_OK(rc.b->ops->submit(rc.b, 1, count, k0));
+    CHECK_OK(rc.b->ops->submit(rc.b, 1, h5pack_backend_job(count, k0), NULL, 0));
     uint8_t *fresh = check_output(&rc, 1, count, k0);
-    CHECK_OK(rc.b->ops->release(rc.b, 1));
-    CHECK_OK(rc.b->ops->resubmit(rc.b, 1, count, k1));
+    CHECK_OK(rc.b->ops->release(rc.b, 1, NULL, 0));
+    CHECK_OK(rc.b->ops->resubmit(rc.b, 1, h5pack_backend_job(count, k1), NULL, 0));
     uint8_t *echo1 = check_output(&rc, 1, count, k1);
-    CHECK_OK(rc.b->ops->release(rc.b, 1));
-    CHECK_OK(rc.b->ops->resubmit(rc.b, 1, count, k2));
+    CHECK_OK(rc.b->ops->release(rc.b, 1, NULL, 0));
+    CHECK_OK(rc.b->ops->resubmit(rc.b, 1, h5pack_backend_job(count, k2), NULL, 0));
     uint8_t *echo2 = check_output(&rc, 1, count, k2);
-    CHECK_OK(rc.b->ops->release(rc.b, 1));
+    CHECK_OK(rc.b->ops->release(rc.b, 1, NULL, 0));
     size_t bytes = count * rc.out_img;
     if (augmented) {
         CHECK_MSG(memcmp(fresh, echo1, bytes) != 0 && memcmp(echo1, echo2, bytes) != 0,
@@ -103,7 +103,7 @@ static void test_thread_paths_equal(void)
             size_t count = 5;
             fill_slot(&rc, 0, count, 7);
             uint64_t key = aug_batch_key(1, 1, 1, 1);
-            CHECK_OK(t == 0 ? rc.b->ops->submit(rc.b, 0, count, key) : rc.b->ops->resubmit(rc.b, 0, count, key));
+            CHECK_OK(t == 0 ? rc.b->ops->submit(rc.b, 0, h5pack_backend_job(count, key), NULL, 0) : rc.b->ops->resubmit(rc.b, 0, h5pack_backend_job(count, key), NULL, 0));
             uint8_t *got = check_output(&rc, 0, count, key);
             if (!ref)
                 ref = got;
@@ -126,16 +126,18 @@ static void test_slots_independent(void)
     CHECK(rc.b->pinned_bytes >= 3 * p.batch_size * (rc.in_img + rc.out_img + 8));
     for (int s = 0; s < 3; s++) {
         fill_slot(&rc, s, p.batch_size, 100 + (uint64_t)s);
-        CHECK_OK(rc.b->ops->submit(rc.b, s, p.batch_size, (uint64_t)s));
+        CHECK_OK(rc.b->ops->submit(rc.b, s, h5pack_backend_job(p.batch_size, (uint64_t)s), NULL, 0));
     }
     fill_slot(&rc, 1, 3, 555); /* slot 1 again with a short batch */
-    CHECK_OK(rc.b->ops->submit(rc.b, 1, 3, 77));
+    CHECK_OK(rc.b->ops->submit(rc.b, 1, h5pack_backend_job(3, 77), NULL, 0));
     free(check_output(&rc, 0, p.batch_size, 0));
     free(check_output(&rc, 1, 3, 77));
     free(check_output(&rc, 2, p.batch_size, 2));
-    CHECK_EQ_INT(rc.b->ops->submit(rc.b, 3, 1, 0), H5PACK_EINVAL);
-    CHECK_EQ_INT(rc.b->ops->submit(rc.b, 0, p.batch_size + 1, 0), H5PACK_EINVAL);
-    CHECK_EQ_INT(rc.b->ops->release(rc.b, -1), H5PACK_EINVAL);
+    char err[128] = "";
+    CHECK_EQ_INT(rc.b->ops->submit(rc.b, 3, h5pack_backend_job(1, 0), err, sizeof err), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(err, "slot 3 of 3"); /* the op's own message, in the caller's buffer */
+    CHECK_EQ_INT(rc.b->ops->submit(rc.b, 0, h5pack_backend_job(p.batch_size + 1, 0), NULL, 0), H5PACK_EINVAL);
+    CHECK_EQ_INT(rc.b->ops->release(rc.b, -1, NULL, 0), H5PACK_EINVAL);
     rc.b->ops->destroy(rc.b);
 }
 

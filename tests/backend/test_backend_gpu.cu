@@ -1,5 +1,6 @@
 // test_backend_gpu.cu - the CUDA backend on a real GPU against the CPU backend: bit-identical output
-// for every dtype / layout pair / augmentation, poisoned device buffers fully overwritten, echoes on
+// for every dtype / layout pair / augmentation (resizing crops, composed sample-echo deliveries and
+// output size changes included), poisoned device buffers fully overwritten, echoes on
 // the device with fresh draws and no second copy, ring reuse under a slow consumer on its own stream,
 // and no device memory growth over many epochs. Prints "skipped: no GPU" and exits 77 without one.
 #include <cuda_runtime.h>
@@ -56,8 +57,8 @@ static void fill_both(pair &x, int slot, size_t count, uint64_t seed)
 static void compare_slot(pair &x, int slot, size_t count, const char *what)
 {
     h5pack_batch g, c;
-    CHECK_OK(x.gpu->ops->output(x.gpu, slot, count, &g));
-    CHECK_OK(x.cpu->ops->output(x.cpu, slot, count, &c));
+    CHECK_OK(x.gpu->ops->output(x.gpu, slot, count, &g, NULL, 0));
+    CHECK_OK(x.cpu->ops->output(x.cpu, slot, count, &c, NULL, 0));
     CHECK(g.on_device == 1 && g.cuda_event != NULL && g.labels_device != NULL);
     CHECK_EQ_INT(g.bytes, c.bytes);
     CUDA_OK(cudaEventSynchronize((cudaEvent_t)g.cuda_event));
@@ -71,14 +72,19 @@ static void compare_slot(pair &x, int slot, size_t count, const char *what)
     std::vector<int64_t> labels(count);
     CUDA_OK(cudaMemcpy(labels.data(), g.labels_device, count * 8, cudaMemcpyDeviceToHost));
     CHECK(memcmp(labels.data(), c.labels, count * 8) == 0);
-    CHECK_OK(x.gpu->ops->release(x.gpu, slot));
-    CHECK_OK(x.cpu->ops->release(x.cpu, slot));
+    const backend_box *gb = NULL, *cbx = NULL;
+    uint32_t gh, gw, ch, cw;
+    x.gpu->ops->geometry(x.gpu, slot, &gb, &gh, &gw);
+    x.cpu->ops->geometry(x.cpu, slot, &cbx, &ch, &cw);
+    CHECK(gh == ch && gw == cw && memcmp(gb, cbx, count * sizeof *gb) == 0);
+    CHECK_OK(x.gpu->ops->release(x.gpu, slot, NULL, 0));
+    CHECK_OK(x.cpu->ops->release(x.cpu, slot, NULL, 0));
 }
 
 static void poison_output(pair &x, int slot)
 {
     h5pack_batch g;
-    CHECK_OK(x.gpu->ops->output(x.gpu, slot, x.p.batch_size, &g));
+    CHECK_OK(x.gpu->ops->output(x.gpu, slot, x.p.batch_size, &g, NULL, 0));
     CUDA_OK(cudaMemset((void *)g.data, 0xA5, g.bytes));
     CUDA_OK(cudaDeviceSynchronize());
 }
@@ -87,13 +93,13 @@ static void poison_output(pair &x, int slot)
 static void check_tail_poisoned(pair &x, int slot, size_t count)
 {
     h5pack_batch g;
-    CHECK_OK(x.gpu->ops->output(x.gpu, slot, x.p.batch_size, &g));
+    CHECK_OK(x.gpu->ops->output(x.gpu, slot, x.p.batch_size, &g, NULL, 0));
     CUDA_OK(cudaDeviceSynchronize());
     std::vector<uint8_t> tail(g.bytes - count * x.out_img);
     CUDA_OK(cudaMemcpy(tail.data(), (const uint8_t *)g.data + count * x.out_img, tail.size(), cudaMemcpyDeviceToHost));
     for (size_t k = 0; k < tail.size(); k++)
         CHECK_MSG(tail[k] == 0xA5, "byte %zu after the batch was written", k);
-    CHECK_OK(x.gpu->ops->release(x.gpu, slot));
+    CHECK_OK(x.gpu->ops->release(x.gpu, slot, NULL, 0));
 }
 
 static void test_equal_to_cpu(void)
@@ -113,12 +119,12 @@ static void test_equal_to_cpu(void)
                         poison_output(x, 1);
                         fill_both(x, 1, count, 1000 + (uint64_t)cases);
                         uint64_t k0 = aug_batch_key(9, 0, (uint64_t)cases, 0), k1 = aug_batch_key(9, 0, (uint64_t)cases, 1);
-                        CHECK_OK(x.gpu->ops->submit(x.gpu, 1, count, k0));
-                        CHECK_OK(x.cpu->ops->submit(x.cpu, 1, count, k0));
+                        CHECK_OK(x.gpu->ops->submit(x.gpu, 1, h5pack_backend_job(count, k0), NULL, 0));
+                        CHECK_OK(x.cpu->ops->submit(x.cpu, 1, h5pack_backend_job(count, k0), NULL, 0));
                         compare_slot(x, 1, count, "fresh");
                         check_tail_poisoned(x, 1, count);
-                        CHECK_OK(x.gpu->ops->resubmit(x.gpu, 1, count, k1));
-                        CHECK_OK(x.cpu->ops->resubmit(x.cpu, 1, count, k1));
+                        CHECK_OK(x.gpu->ops->resubmit(x.gpu, 1, h5pack_backend_job(count, k1), NULL, 0));
+                        CHECK_OK(x.cpu->ops->resubmit(x.cpu, 1, h5pack_backend_job(count, k1), NULL, 0));
                         compare_slot(x, 1, count, "echo");
                         free_pair(x);
                         cases++;
@@ -132,14 +138,14 @@ static void test_echo_does_not_copy(void)
     backend_params p = naive_params(3, 64, 64, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
     pair x = make_pair(p);
     fill_both(x, 0, p.batch_size, 5);
-    CHECK_OK(x.gpu->ops->submit(x.gpu, 0, p.batch_size, 1));
+    CHECK_OK(x.gpu->ops->submit(x.gpu, 0, h5pack_backend_job(p.batch_size, 1), NULL, 0));
     CUDA_OK(cudaDeviceSynchronize());
     double copy0 = 0, copy1 = 0;
     x.gpu->ops->times(x.gpu, NULL, &copy0, NULL);
     CHECK(copy0 > 0);
-    CHECK_OK(x.gpu->ops->release(x.gpu, 0));
+    CHECK_OK(x.gpu->ops->release(x.gpu, 0, NULL, 0));
     for (uint32_t e = 1; e < 4; e++)
-        CHECK_OK(x.gpu->ops->resubmit(x.gpu, 0, p.batch_size, e));
+        CHECK_OK(x.gpu->ops->resubmit(x.gpu, 0, h5pack_backend_job(p.batch_size, e), NULL, 0));
     CUDA_OK(cudaDeviceSynchronize());
     x.gpu->ops->times(x.gpu, NULL, &copy1, NULL);
     CHECK_MSG(copy1 == copy0, "copy time moved on echoes: %g -> %g", copy0, copy1);
@@ -172,12 +178,12 @@ static void test_slow_consumer(void)
     for (int r = 0; r < rounds; r++) {
         int slot = r % 2;
         fill_both(x, slot, p.batch_size, 200 + (uint64_t)r);
-        CHECK_OK(x.gpu->ops->submit(x.gpu, slot, p.batch_size, (uint64_t)r));
+        CHECK_OK(x.gpu->ops->submit(x.gpu, slot, h5pack_backend_job(p.batch_size, (uint64_t)r), NULL, 0));
         h5pack_batch g;
-        CHECK_OK(x.gpu->ops->output(x.gpu, slot, p.batch_size, &g));
+        CHECK_OK(x.gpu->ops->output(x.gpu, slot, p.batch_size, &g, NULL, 0));
         spin_then_copy<<<64, 256, 0, user>>>((const uint8_t *)g.data, seen + bytes * r, bytes, 2000000);
         CUDA_OK(cudaGetLastError());
-        CHECK_OK(x.gpu->ops->release(x.gpu, slot));
+        CHECK_OK(x.gpu->ops->release(x.gpu, slot, NULL, 0));
     }
     CUDA_OK(cudaStreamSynchronize(user));
     std::vector<uint8_t> got(bytes), want(bytes), in(p.batch_size * x.in_img);
@@ -209,13 +215,13 @@ static void test_no_growth(void)
         for (int epoch = 0; epoch < 10; epoch++)
             for (int slot = 0; slot < p.slots; slot++) {
                 fill_both(x, slot, p.batch_size, (uint64_t)epoch);
-                CHECK_OK(x.gpu->ops->submit(x.gpu, slot, p.batch_size, (uint64_t)epoch));
+                CHECK_OK(x.gpu->ops->submit(x.gpu, slot, h5pack_backend_job(p.batch_size, (uint64_t)epoch), NULL, 0));
                 h5pack_batch g;
-                CHECK_OK(x.gpu->ops->output(x.gpu, slot, p.batch_size, &g));
-                CHECK_OK(x.gpu->ops->release(x.gpu, slot));
-                CHECK_OK(x.gpu->ops->resubmit(x.gpu, slot, p.batch_size, (uint64_t)epoch + 100));
-                CHECK_OK(x.gpu->ops->output(x.gpu, slot, p.batch_size, &g));
-                CHECK_OK(x.gpu->ops->release(x.gpu, slot));
+                CHECK_OK(x.gpu->ops->output(x.gpu, slot, p.batch_size, &g, NULL, 0));
+                CHECK_OK(x.gpu->ops->release(x.gpu, slot, NULL, 0));
+                CHECK_OK(x.gpu->ops->resubmit(x.gpu, slot, h5pack_backend_job(p.batch_size, (uint64_t)epoch + 100), NULL, 0));
+                CHECK_OK(x.gpu->ops->output(x.gpu, slot, p.batch_size, &g, NULL, 0));
+                CHECK_OK(x.gpu->ops->release(x.gpu, slot, NULL, 0));
             }
         x.gpu->ops->times(x.gpu, NULL, NULL, &dev1);
         CHECK_EQ_U64(dev0, dev1);
@@ -227,11 +233,54 @@ static void test_no_growth(void)
     printf("no growth: 20 open/close cycles x 10 epochs, free memory %zu -> %zu\n", free0, free1);
 }
 
+// Resizing crops (random resized and centre, every dtype and layout pair), a size change that redoes a
+// converted batch, and a composed delivery reading two slots and the pool: the GPU writes the CPU's
+// bytes, boxes and labels.
+static void test_crop_equal_to_cpu(void)
+{
+    int cases = 0;
+    for (int crop = 1; crop <= 2; crop++)
+        for (int dt = 0; dt <= H5PACK_DTYPE_UINT8; dt++)
+            for (int li = 0; li < 2; li++)
+                for (int lo = 0; lo < 2; lo++) {
+                    backend_params p = naive_params(3, 64, 80, (h5pack_dtype)dt, (h5pack_layout)li, (h5pack_layout)lo, 1, 0);
+                    p.slots = 3, p.crop = crop, p.pool_batches = 1;
+                    p.out_height = 56, p.out_width = 48, p.max_out_height = p.max_out_width = 64;
+                    p.scale_min = 0.08, p.scale_max = 1, p.ratio_min = 0.75, p.ratio_max = 4.0 / 3.0;
+                    p.center_ratio = 0.875;
+                    pair x = make_pair(p);
+                    for (int slot = 0; slot < 3; slot++) {
+                        fill_both(x, slot, p.batch_size, 50 + (uint64_t)slot);
+                        backend_job j = h5pack_backend_job(p.batch_size, 7 + (uint64_t)slot);
+                        j.epoch = (uint64_t)slot;
+                        CHECK_OK(x.gpu->ops->submit(x.gpu, slot, j, NULL, 0));
+                        CHECK_OK(x.cpu->ops->submit(x.cpu, slot, j, NULL, 0));
+                    }
+                    compare_slot(x, 0, p.batch_size, "crop");
+                    for (backend *b : {x.gpu, x.cpu}) {
+                        CHECK_OK(h5pack_backend_set_output_size(b, 24, 40, 1, &p, NULL, 0));
+                        CHECK_OK(b->ops->pool_store(b, 0, p.batch_size, 0, NULL, 0));
+                    }
+                    compare_slot(x, 1, p.batch_size, "crop after a size change");
+                    backend_source src[4] = {{1, 2}, {3, 0}, {2, 7}, {3, 5}};
+                    int64_t labels[4] = {4, 3, 2, 1};
+                    backend_job j = h5pack_backend_job(4, 99);
+                    j.sources = src, j.labels = labels, j.epoch = 2;
+                    CHECK_OK(x.gpu->ops->resubmit(x.gpu, 2, j, NULL, 0));
+                    CHECK_OK(x.cpu->ops->resubmit(x.cpu, 2, j, NULL, 0));
+                    compare_slot(x, 2, 4, "composed crop");
+                    free_pair(x);
+                    cases++;
+                }
+    printf("gpu == cpu for %d resizing-crop parameter sets\n", cases);
+}
+
 int main(void)
 {
     if (!h5pack_backend_cuda_available(0))
         SKIP_TEST("no GPU");
     test_equal_to_cpu();
+    test_crop_equal_to_cpu();
     test_echo_does_not_copy();
     test_slow_consumer();
     test_no_growth();

@@ -19,8 +19,8 @@ static void check_one(const backend_params *p, uint64_t key)
     CHECK(in && got && want);
     naive_fill_random(in, in_img * N_IMAGES, key ^ 0x1234);
     memset(got, 0xA5, out_img * (N_IMAGES + 1));
-    h5pack_backend_convert_ref(p, in, got, 0, 2, key);
-    h5pack_backend_convert_ref(p, in, got, 2, N_IMAGES - 2, key);
+    h5pack_backend_convert_ref(p, in, NULL, got, 0, 2, key);
+    h5pack_backend_convert_ref(p, in, NULL, got, 2, N_IMAGES - 2, key);
     naive_convert(p, in, want, N_IMAGES, key);
     for (size_t k = 0; k < out_img * N_IMAGES; k++)
         CHECK_MSG(got[k] == want[k],

@@ -25,7 +25,7 @@ static void *worker(void *arg)
 {
     worker_arg *w = arg;
     naive_fill_random(w->b->ops->host_input(w->b, w->slot), w->in_bytes, key_of(w->slot, w->round));
-    w->rc = w->b->ops->submit(w->b, w->slot, COUNT, key_of(w->slot, w->round));
+    w->rc = w->b->ops->submit(w->b, w->slot, h5pack_backend_job(COUNT, key_of(w->slot, w->round)), NULL, 0);
     return NULL;
 }
 
@@ -52,10 +52,10 @@ int main(void)
             CHECK(pthread_join(t[s], NULL) == 0);
             CHECK_OK(args[s].rc);
             h5pack_batch batch;
-            CHECK_OK(b->ops->output(b, s, COUNT, &batch));
+            CHECK_OK(b->ops->output(b, s, COUNT, &batch, NULL, 0));
             naive_convert(&p, b->ops->host_input(b, s), want, COUNT, key_of(s, round));
             CHECK_MSG(memcmp(batch.data, want, out_bytes) == 0, "slot %d round %d differs", s, round);
-            CHECK_OK(b->ops->release(b, s));
+            CHECK_OK(b->ops->release(b, s, NULL, 0));
         }
     }
     free(want);

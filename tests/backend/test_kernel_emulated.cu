@@ -10,13 +10,13 @@
 #include "cuda/convert_kernel.cuh"
 
 static void run_emulated(const backend_params &p, const uint8_t *in, void *out, size_t count, uint64_t key,
-                         uint32_t nt)
+                         uint32_t nt, const uint64_t *srcs = NULL)
 {
     float f32[H5PACK_MAX_CHANNELS][256];
     uint16_t t16[H5PACK_MAX_CHANNELS][256];
     h5pack_backend_build_table(&p, f32, t16);
     convk_args a = convk_plan(&p, count);
-    a.in = in, a.out = out, a.key = key;
+    a.in = in, a.out = out, a.key = key, a.srcs = srcs;
     std::vector<uint8_t> tile(CONVK_SMEM, 0xEE);
     if (p.dtype == H5PACK_DTYPE_FLOAT32) {
         a.table = f32;
@@ -44,12 +44,20 @@ static int check_case(uint32_t C, uint32_t H, uint32_t W, int dt, int li, int lo
     rng_state r = {key};
     for (auto &v : in)
         v = (uint8_t)(rng_next(&r) >> 56);
-    h5pack_backend_convert_ref(&p, in.data(), want.data(), 0, count, key);
+    h5pack_backend_convert_ref(&p, in.data(), NULL, want.data(), 0, count, key);
     run_emulated(p, in.data(), got.data(), count, key, nt);
     for (size_t k = 0; k < out_bytes; k++)
         CHECK_MSG(got[k] == want[k],
                   "byte %zu: %02x vs %02x (C=%u H=%u W=%u dtype=%d in=%d out=%d flip=%d pad=%d threads=%u)", k,
                   got[k], want[k], C, H, W, dt, li, lo, flip, pad, nt);
+    // A composed (sample-echo) batch: images gathered by address, here in reverse order.
+    std::vector<const uint8_t *> ptrs(count);
+    std::vector<uint64_t> addrs(count);
+    for (size_t i = 0; i < count; i++)
+        ptrs[i] = in.data() + (count - 1 - i) * C * H * W, addrs[i] = (uint64_t)(uintptr_t)ptrs[i];
+    h5pack_backend_convert_ref(&p, NULL, ptrs.data(), want.data(), 0, count, key);
+    run_emulated(p, NULL, got.data(), count, key, nt, addrs.data());
+    CHECK_MSG(got == want, "gathered batch differs (C=%u H=%u W=%u dtype=%d in=%d out=%d)", C, H, W, dt, li, lo);
     return 1;
 }
 

@@ -61,11 +61,13 @@ const char *test_tmpdir(const char *test_name)
     return dir;
 }
 
+/* The dataset's shape: 4-D by layout; rank 3 is (N,H,W) (gray: set c = 1); rank 2 is (N,H). */
 static void image_dims(const test_file *tf, hsize_t *dims)
 {
+    int rank = tf->rank ? tf->rank : 4;
     dims[0] = tf->n;
-    dims[1] = tf->nhwc ? tf->h : tf->c;
-    dims[2] = tf->nhwc ? tf->w : tf->h;
+    dims[1] = rank < 4 ? tf->h : tf->nhwc ? tf->h : tf->c;
+    dims[2] = rank < 4 ? tf->w : tf->nhwc ? tf->w : tf->h;
     dims[3] = tf->nhwc ? tf->c : tf->w;
 }
 
@@ -83,7 +85,7 @@ static hid_t make_dcpl(const test_file *tf, const hsize_t *dims, int rank)
     H5Pset_obj_track_times(dcpl, 0);
     if (tf->storage == STORE_CONTIGUOUS || tf->storage == STORE_EMPTY_CONTIGUOUS)
         return dcpl;
-    hsize_t chunk[4] = {tf->k, dims[1], dims[2], dims[3]};
+    hsize_t chunk[4] = {tf->k, dims[1], dims[2], dims[3]}; /* the first RANK entries count */
     if (tf->chunk_override[0])
         memcpy(chunk, tf->chunk_override, sizeof chunk);
     H5Pset_chunk(dcpl, rank, chunk);
@@ -114,13 +116,13 @@ static int write_pixels(hid_t dset, hid_t space, const test_file *tf, const hsiz
     uint8_t *px = make_pixels(tf);
     herr_t rc;
     if (tf->skip_chunks_from > 0) {
-        hsize_t start[4] = {0, 0, 0, 0}, count[4] = {(hsize_t)tf->skip_chunks_from * tf->k, dims[1], dims[2], dims[3]};
-        hid_t mem = H5Screate_simple(4, count, NULL);
+        hsize_t k = tf->chunk_override[0] ? tf->chunk_override[0] : tf->k;
+        hsize_t start[4] = {0, 0, 0, 0}, count[4] = {(hsize_t)tf->skip_chunks_from * k, dims[1], dims[2], dims[3]};
+        hid_t mem = H5Screate_simple(rank, count, NULL);
         H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
         rc = H5Dwrite(dset, H5T_NATIVE_UINT8, mem, space, H5P_DEFAULT, px);
         H5Sclose(mem);
-    } else {
-        (void)rank; /* H5S_ALL: HDF5 converts the uint8 pattern to the file's type and rank's extent */
+    } else { /* H5S_ALL: HDF5 converts the uint8 pattern to the file's type and rank's extent */
         rc = tf->n ? H5Dwrite(dset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, px) : 0;
     }
     free(px);
@@ -152,7 +154,7 @@ static int write_images(hid_t file, const test_file *tf)
     hid_t type = tf->image_type ? tf->image_type : H5T_NATIVE_UINT8;
     hid_t dset = H5Dcreate2(file, "images", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     int rc = dset < 0 ? -1 : 0;
-    if (!rc && tf->storage != STORE_EMPTY_CONTIGUOUS)
+    if (!rc && tf->storage != STORE_EMPTY_CONTIGUOUS && tf->skip_chunks_from >= 0)
         rc = write_pixels(dset, space, tf, dims, rank);
     if (!rc && tf->layout_attr)
         write_string_attr(dset, "layout", tf->layout_attr);
@@ -248,11 +250,12 @@ int test_file_write(const char *path, const test_file *tf)
 
 static int read_rows(hid_t dset, uint64_t first, uint64_t count, uint8_t *out)
 {
-    hsize_t dims[4];
+    hsize_t cnt[4];
     hid_t fspace = H5Dget_space(dset);
-    H5Sget_simple_extent_dims(fspace, dims, NULL);
-    hsize_t start[4] = {first, 0, 0, 0}, cnt[4] = {count, dims[1], dims[2], dims[3]};
-    hid_t mem = H5Screate_simple(4, cnt, NULL);
+    int rank = H5Sget_simple_extent_dims(fspace, cnt, NULL); /* 4, or 3 for gray images */
+    hsize_t start[4] = {first, 0, 0, 0};
+    cnt[0] = count;
+    hid_t mem = H5Screate_simple(rank, cnt, NULL);
     H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL);
     herr_t rc = H5Dread(dset, H5T_NATIVE_UINT8, mem, fspace, H5P_DEFAULT, out);
     H5Sclose(mem);

@@ -26,9 +26,9 @@ typedef struct test_file {
     int fletcher32;
     const char *layout_attr;  /* "layout" attribute on images, NULL = none */
     hid_t image_type;         /* 0 = H5T_NATIVE_UINT8 */
-    int rank;                 /* 0 = 4 */
-    hsize_t chunk_override[4]; /* nonzero: this chunk shape instead of (k, image dims) */
-    int skip_chunks_from;     /* >0: chunked storage, rows from this chunk on are never written */
+    int rank;                 /* 0 = 4; 3: (N,H,W) gray images (set c = 1); 2: (N,H), a bad file */
+    hsize_t chunk_override[4]; /* nonzero: this chunk shape (the first RANK entries) instead of (k, image dims) */
+    int skip_chunks_from;     /* >0: chunked storage, rows from this chunk on are never written; <0: none are */
     hsize_t userblock;        /* >0: a user block of this size before the HDF5 data (a power of 2 >= 512) */
     /* labels */
     int labels;               /* 1: write "labels" */

@@ -1,7 +1,8 @@
 """Writes the foreign HDF5 files of the chunksrc h5py test into OUTDIR: the layouts h5py users make
 (resizable chunked, gzip+shuffle NHWC, default contiguous, appended in pieces, partly written with a fill
-value, h5py's automatic chunks, lzf). Pixels follow the C tests' pattern (make_files.c test_pixel).
-Exit 77 when h5py is missing."""
+value, h5py's automatic chunks (chunks=True: shapes that split images) plain, gzip+shuffle, NHWC and 3-D
+gray, odd explicit chunks with fletcher32 and gzip, lzf). Pixels follow the C tests' pattern
+(make_files.c test_pixel). Exit 77 when h5py is missing."""
 import sys
 
 try:
@@ -23,6 +24,31 @@ def pattern(n, shape):
 def with_labels(f, n, classes=5, dtype="int64"):
     f["labels"] = (np.arange(n) % classes).astype(dtype)
     f["classes"] = ["class%d" % c for c in range(classes)]
+
+
+def autochunked(f, name, shape, n, **kw):
+    """A dataset with h5py's own chunk guess (chunks=True), which must split images for the test to mean
+    anything; N images of the pattern written (the rest stays the fill value)."""
+    d = f.create_dataset(name, shape=shape, dtype="uint8", chunks=True, **kw)
+    if tuple(d.chunks[1:]) == tuple(shape[1:]):
+        print("h5py's automatic chunks %s hold whole images: the test would prove nothing" % (d.chunks,))
+        sys.exit(1)
+    d[:n] = pattern(n, shape[1:])
+    print("%s %s: h5py chose chunks %s" % (name, shape, d.chunks))
+
+
+def write_autochunked(out):
+    with h5py.File(out + "/autochunk.h5", "w") as f:
+        autochunked(f, "images", (40, 3, 218, 178), 40)
+        with_labels(f, 40)
+    with h5py.File(out + "/autochunk_gzip.h5", "w") as f:
+        autochunked(f, "images", (40, 3, 218, 178), 40, compression="gzip", shuffle=True)
+    with h5py.File(out + "/autochunk_nhwc.h5", "w") as f:
+        autochunked(f, "images", (40, 218, 178, 3), 40, compression="gzip")
+    with h5py.File(out + "/autochunk_gray.h5", "w") as f:
+        autochunked(f, "images", (60, 218, 178), 60)
+    with h5py.File(out + "/issue13.h5", "w") as f:  # the issue's shape; 5 images written, gzip keeps it small
+        autochunked(f, "images", (3000, 3, 218, 178), 5, compression="gzip")
 
 
 def main(out):
@@ -54,12 +80,12 @@ def main(out):
         d = f.create_dataset("images", shape=(n, 3, 8, 10), chunks=(4, 3, 8, 10), dtype="uint8",
                              compression="gzip", fillvalue=7)
         d[:8] = pattern(8, (3, 8, 10))  # chunks 2.. never written: they read as the fill value 7
-    with h5py.File(out + "/autochunk.h5", "w") as f:
-        d = f.create_dataset("images", shape=(64, 3, 64, 64), dtype="uint8", chunks=True)
-        if tuple(d.chunks[1:]) == (3, 64, 64):
-            print("h5py's automatic chunks %s hold whole images: the test would prove nothing" % (d.chunks,))
-            sys.exit(1)
-        print("autochunk: h5py chose chunks %s" % (d.chunks,))
+    write_autochunked(out)
+    with h5py.File(out + "/odd_fletcher.h5", "w") as f:  # a checksum: the reader leaves it to HDF5
+        f.create_dataset("images", data=pattern(50, (3, 20, 30)), chunks=(7, 2, 5, 9), fletcher32=True)
+    with h5py.File(out + "/odd_gzip.h5", "w") as f:
+        f.create_dataset("images", data=pattern(50, (3, 20, 30)), chunks=(7, 2, 5, 9), maxshape=(None, 3, 20, 30),
+                         compression="gzip", shuffle=True)
     with h5py.File(out + "/lzf.h5", "w") as f:
         f.create_dataset("images", data=pattern(n, (3, 8, 10)), chunks=(4, 3, 8, 10), compression="lzf")
 

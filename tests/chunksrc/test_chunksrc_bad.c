@@ -1,6 +1,6 @@
 /* test_chunksrc_bad.c - files the reader must reject, each with the expected error code and a message
  * that names the file and the reason: missing file, not HDF5, missing dataset, wrong dtype, wrong rank,
- * zero samples, chunks splitting images, bad labels, bad layout attribute, too many channels. */
+ * zero samples, slabs too large to be read units, bad labels, bad layout attribute, too many channels. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +70,8 @@ static void test_bad_images(void)
     expect_case("uint16", &tf, H5PACK_EFORMAT, "holds uint16");
 
     tf = test_file_defaults();
-    tf.rank = 3;
-    expect_case("rank3", &tf, H5PACK_EFORMAT, "rank 3, shape (23,3,8)");
+    tf.rank = 2;
+    expect_case("rank2", &tf, H5PACK_EFORMAT, "rank 2, shape (23,8); expected 4-D images");
 
     tf = test_file_defaults();
     tf.n = 0;
@@ -79,12 +79,12 @@ static void test_bad_images(void)
     tf.labels = 0;
     expect_case("zero", &tf, H5PACK_EFORMAT, "zero samples");
 
+    /* Chunks of 100000 rows that split images: a slab would be 100000 whole images, 11 GiB. */
     tf = test_file_defaults();
-    tf.chunk_override[0] = 1;
-    tf.chunk_override[1] = 3;
-    tf.chunk_override[2] = 7;
-    tf.chunk_override[3] = 5;
-    expect_case("split", &tf, H5PACK_EFORMAT, "chunk shape (1,3,7,5) splits images; repack with h5pack or rechunk to (k,3,8,10)");
+    tf.n = 100000, tf.h = 200, tf.w = 200, tf.labels = 0, tf.write_classes = 0;
+    tf.storage = STORE_CHUNKED, tf.skip_chunks_from = -1; /* nothing written: a small file */
+    tf.chunk_override[0] = 100000, tf.chunk_override[1] = 1, tf.chunk_override[2] = 1, tf.chunk_override[3] = 1;
+    expect_case("huge-slab", &tf, H5PACK_EFORMAT, "spans 100000 images along the sample axis");
 
     tf = test_file_defaults();
     tf.layout_attr = "CHWN";

@@ -203,16 +203,18 @@ static void test_metadata(const char *dir)
     struct {
         const char *name;
         test_storage storage;
-        int gzip, fletcher32;
-    } cases[] = {{"implicit", STORE_IMPLICIT, 0, 0}, {"gzip", STORE_IMPLICIT, 4, 0},
-                 {"fletcher", STORE_IMPLICIT, 0, 1},  {"resizable", STORE_CHUNKED, 4, 0},
-                 {"contiguous", STORE_CONTIGUOUS, 0, 0}};
+        int gzip, fletcher32, split; /* split: chunks (5,2,3,4), slabs of 2x3x3 HDF5 chunks */
+    } cases[] = {{"implicit", STORE_IMPLICIT, 0, 0, 0}, {"gzip", STORE_IMPLICIT, 4, 0, 0},
+                 {"fletcher", STORE_IMPLICIT, 0, 1, 0},  {"resizable", STORE_CHUNKED, 4, 0, 0},
+                 {"contiguous", STORE_CONTIGUOUS, 0, 0, 0}, {"split-gzip", STORE_CHUNKED, 4, 0, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[600];
         test_file tf = test_file_defaults();
         tf.storage = cases[i].storage;
         tf.gzip = cases[i].gzip;
         tf.fletcher32 = cases[i].fletcher32;
+        if (cases[i].split)
+            memcpy(tf.chunk_override, (hsize_t[4]){5, 2, 3, 4}, sizeof tf.chunk_override);
         snprintf(path, sizeof path, "%s/meta-%s.h5", dir, cases[i].name);
         CHECK_OK(test_file_write(path, &tf));
         blob b = load(path);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "h5pack.h"
 #include "h5read.h"
 #include "image.h"
 #include "packer.h"
@@ -225,7 +226,7 @@ static void test_imagefolder_crop(void)
     check_string_attr(pf.file, "layout", "NCHW");
     check_string_attr(pf.file, "resize_mode", "crop");
     check_string_attr(pf.file, "compression", "none");
-    check_string_attr(pf.file, "h5pack_version", "0.1.0");
+    check_string_attr(pf.file, "h5pack_version", H5PACK_VERSION_STRING);
     hid_t d = H5Dopen2(pf.file, "images", H5P_DEFAULT);
     check_string_attr(d, "layout", "NCHW");
     hid_t dcpl = H5Dget_create_plist(d);

@@ -259,7 +259,7 @@ def check_dct_scaling():
 
 
 def check_scaled_444_422():
-    """Issue 12's repro: random 100x100 and 200x200 JPEGs in 4:4:4 and 4:2:2 (4:2:0 alongside), whose
+    """Random 100x100 and 200x200 JPEGs in 4:4:4 and 4:2:2 (4:2:0 alongside), whose
     DCT-scaled decode made memcheck flag pixels (a false report from libjpeg-turbo's SIMD code, see
     tests/memcheck). Where the converter picks a scale PIL's draft() has (1/2, 1/4, 1/8), its output must
     equal PIL's draft decode + resize exactly; the others (3/8 etc.) and every target go through the

@@ -1,5 +1,5 @@
-/* test_image_hostile - broken and hostile inputs (issue 7): each gives the right status and a reason,
- * never a crash (CI runs this under ASan+UBSan). Generates every input itself.
+/* test_image_hostile - broken and hostile inputs (truncated, corrupt, pixel bombs, other formats): each
+ * gives the right status and a reason, never a crash (CI runs this under ASan+UBSan). Generates every input itself.
  *   test_image_hostile [--write-corpus DIR]   (DIR: also save the generated inputs, for the fuzz corpus) */
 #include "image_testutil.h"
 

@@ -152,8 +152,25 @@ static void test_accesses(void)
     CHECK_EQ_U64(starts[3], 6);
 }
 
+/* The default window: 256 MiB of chunks, at least 16, at most all of them; geometry only. */
+static void test_default_window(void)
+{
+    const uint64_t mib = (uint64_t)1 << 20;
+    CHECK_EQ_U64(h5pack_order_default_window(12500, 8 * 150528), 222); /* 224x224 RGB, chunks of 8 */
+    CHECK_EQ_U64(h5pack_order_default_window(100000, 2 * mib), 128);  /* the converter's 2 MiB target */
+    CHECK_EQ_U64(h5pack_order_default_window(196, 768 * 1024), 196);  /* CIFAR: the whole file */
+    CHECK_EQ_U64(h5pack_order_default_window(1000, 64 * mib), 16);    /* huge chunks: at least 16 */
+    CHECK_EQ_U64(h5pack_order_default_window(5, 64 * mib), 5);        /* ... but never more than there are */
+    CHECK_EQ_U64(h5pack_order_default_window(1000000, 1024), 262144); /* tiny chunks: the byte budget */
+    CHECK_EQ_U64(h5pack_order_default_window(1, 1), 1);
+    CHECK_EQ_U64(h5pack_order_default_window(100, 0), 16);
+    CHECK_EQ_U64(h5pack_order_default_window(100, 256 * mib + 1), 16);
+    CHECK_EQ_U64(h5pack_order_default_window(100000, 256 * mib / 40), 40);
+}
+
 int main(void)
 {
+    test_default_window();
     test_each_sample_once();
     test_determinism();
     test_ranks();

@@ -1,7 +1,7 @@
 /* Prints the size of every public struct of include/h5pack.h and the offset of each field, one per line
  * ("h5pack_config.batch_size 16"). test_abi.py compares them with the ctypes mirror in python/h5pack/_lib.py.
  * The field list is the binding's: a field missing from the header does not compile, one missing from the
- * binding shows as a size mismatch. */
+ * binding shows as a size mismatch. Also the enum values, constants and the version numbers. */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -10,6 +10,7 @@
 int main(void)
 {
     printf("h5pack_config size %zu\n", sizeof(h5pack_config));
+    printf("h5pack_config.struct_size %zu\n", offsetof(h5pack_config, struct_size));
     printf("h5pack_config.images_dataset %zu\n", offsetof(h5pack_config, images_dataset));
     printf("h5pack_config.labels_dataset %zu\n", offsetof(h5pack_config, labels_dataset));
     printf("h5pack_config.input_layout %zu\n", offsetof(h5pack_config, input_layout));
@@ -36,7 +37,19 @@ int main(void)
     printf("h5pack_config.random_flip %zu\n", offsetof(h5pack_config, random_flip));
     printf("h5pack_config.random_crop_padding %zu\n", offsetof(h5pack_config, random_crop_padding));
     printf("h5pack_config.cuda_stream %zu\n", offsetof(h5pack_config, cuda_stream));
+    printf("h5pack_config.crop %zu\n", offsetof(h5pack_config, crop));
+    printf("h5pack_config.output_height %zu\n", offsetof(h5pack_config, output_height));
+    printf("h5pack_config.output_width %zu\n", offsetof(h5pack_config, output_width));
+    printf("h5pack_config.max_output_height %zu\n", offsetof(h5pack_config, max_output_height));
+    printf("h5pack_config.max_output_width %zu\n", offsetof(h5pack_config, max_output_width));
+    printf("h5pack_config.scale_min %zu\n", offsetof(h5pack_config, scale_min));
+    printf("h5pack_config.scale_max %zu\n", offsetof(h5pack_config, scale_max));
+    printf("h5pack_config.ratio_min %zu\n", offsetof(h5pack_config, ratio_min));
+    printf("h5pack_config.ratio_max %zu\n", offsetof(h5pack_config, ratio_max));
+    printf("h5pack_config.center_ratio %zu\n", offsetof(h5pack_config, center_ratio));
+    printf("h5pack_config.echo_mode %zu\n", offsetof(h5pack_config, echo_mode));
     printf("h5pack_info size %zu\n", sizeof(h5pack_info));
+    printf("h5pack_info.struct_size %zu\n", offsetof(h5pack_info, struct_size));
     printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));
     printf("h5pack_info.channels %zu\n", offsetof(h5pack_info, channels));
     printf("h5pack_info.height %zu\n", offsetof(h5pack_info, height));
@@ -62,7 +75,16 @@ int main(void)
     printf("h5pack_info.pinned_bytes %zu\n", offsetof(h5pack_info, pinned_bytes));
     printf("h5pack_info.mean %zu\n", offsetof(h5pack_info, mean));
     printf("h5pack_info.std %zu\n", offsetof(h5pack_info, std));
+    printf("h5pack_info.crop %zu\n", offsetof(h5pack_info, crop));
+    printf("h5pack_info.output_height %zu\n", offsetof(h5pack_info, output_height));
+    printf("h5pack_info.output_width %zu\n", offsetof(h5pack_info, output_width));
+    printf("h5pack_info.max_output_height %zu\n", offsetof(h5pack_info, max_output_height));
+    printf("h5pack_info.max_output_width %zu\n", offsetof(h5pack_info, max_output_width));
+    printf("h5pack_info.echo_mode %zu\n", offsetof(h5pack_info, echo_mode));
+    printf("h5pack_info.ring_slots %zu\n", offsetof(h5pack_info, ring_slots));
+    printf("h5pack_info.echo_pool_bytes %zu\n", offsetof(h5pack_info, echo_pool_bytes));
     printf("h5pack_batch size %zu\n", sizeof(h5pack_batch));
+    printf("h5pack_batch.struct_size %zu\n", offsetof(h5pack_batch, struct_size));
     printf("h5pack_batch.data %zu\n", offsetof(h5pack_batch, data));
     printf("h5pack_batch.labels %zu\n", offsetof(h5pack_batch, labels));
     printf("h5pack_batch.labels_device %zu\n", offsetof(h5pack_batch, labels_device));
@@ -74,8 +96,18 @@ int main(void)
     printf("h5pack_batch.echo %zu\n", offsetof(h5pack_batch, echo));
     printf("h5pack_batch.on_device %zu\n", offsetof(h5pack_batch, on_device));
     printf("h5pack_batch.cuda_event %zu\n", offsetof(h5pack_batch, cuda_event));
-    printf("h5pack_batch.slot_ %zu\n", offsetof(h5pack_batch, slot_));
+    printf("h5pack_batch.token %zu\n", offsetof(h5pack_batch, token));
+    printf("h5pack_batch.boxes %zu\n", offsetof(h5pack_batch, boxes));
+    printf("h5pack_batch.height %zu\n", offsetof(h5pack_batch, height));
+    printf("h5pack_batch.width %zu\n", offsetof(h5pack_batch, width));
+    printf("h5pack_crop_box size %zu\n", sizeof(h5pack_crop_box));
+    printf("h5pack_crop_box.y %zu\n", offsetof(h5pack_crop_box, y));
+    printf("h5pack_crop_box.x %zu\n", offsetof(h5pack_crop_box, x));
+    printf("h5pack_crop_box.height %zu\n", offsetof(h5pack_crop_box, height));
+    printf("h5pack_crop_box.width %zu\n", offsetof(h5pack_crop_box, width));
+    printf("h5pack_crop_box.flip %zu\n", offsetof(h5pack_crop_box, flip));
     printf("h5pack_stats size %zu\n", sizeof(h5pack_stats));
+    printf("h5pack_stats.struct_size %zu\n", offsetof(h5pack_stats, struct_size));
     printf("h5pack_stats.samples %zu\n", offsetof(h5pack_stats, samples));
     printf("h5pack_stats.batches %zu\n", offsetof(h5pack_stats, batches));
     printf("h5pack_stats.batches_fresh %zu\n", offsetof(h5pack_stats, batches_fresh));
@@ -108,7 +140,13 @@ int main(void)
            H5PACK_LAYOUT_AUTO);
     printf("enum.norm.imagenet %d\nenum.norm.file %d\nenum.norm.custom %d\nenum.norm.none %d\n", H5PACK_NORM_IMAGENET,
            H5PACK_NORM_FILE, H5PACK_NORM_CUSTOM, H5PACK_NORM_NONE);
-    printf("const.OK %d\nconst.END %d\nconst.ESTATE %d\nconst.EINTERNAL %d\nconst.MAX_CHANNELS %d\n", H5PACK_OK,
-           H5PACK_END, H5PACK_ESTATE, H5PACK_EINTERNAL, H5PACK_MAX_CHANNELS);
+    printf("enum.crop.none %d\nenum.crop.random_resized %d\nenum.crop.center %d\n", H5PACK_CROP_NONE,
+           H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER);
+    printf("enum.echo_mode.batch %d\nenum.echo_mode.sample %d\n", H5PACK_ECHO_BATCH, H5PACK_ECHO_SAMPLE);
+    printf("const.OK %d\nconst.END %d\nconst.EINVAL %d\nconst.ESTATE %d\nconst.EINTERNAL %d\nconst.MAX_CHANNELS %d\n",
+           H5PACK_OK, H5PACK_END, H5PACK_EINVAL, H5PACK_ESTATE, H5PACK_EINTERNAL, H5PACK_MAX_CHANNELS);
+    /* The header's version, which the library (h5pack.__version__) must report. */
+    printf("version.major %d\nversion.minor %d\nversion.patch %d\n", H5PACK_VERSION_MAJOR, H5PACK_VERSION_MINOR,
+           H5PACK_VERSION_PATCH);
     return 0;
 }

@@ -21,7 +21,7 @@ typedef struct h5spec {
     int labels;          /* 1: a uint16 "labels" dataset with label = sample % 7 */
     int stats;           /* 1: root "mean"/"std" float64[C] attributes */
     hid_t dtype;         /* 0: uint8 (else e.g. H5T_NATIVE_INT16 for a bad file) */
-    int rank3;           /* 1: a 3-D dataset (bad file) */
+    int rank3;           /* 1: a 3-D (N,H,W) dataset, nothing written (gray images, all the fill value 0) */
     int foreign;         /* as h5py writes: 1 = maxshape (None, ...) in the default file format (B-tree
                             chunk index), 2 = contiguous (no chunks) */
 } h5spec;

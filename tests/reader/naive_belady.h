@@ -1,7 +1,7 @@
 /* naive_belady.h - an independent, deliberately simple Belady (MIN) simulation for the tests: for every
  * miss with a full cache it scans the future accesses of each cached chunk (O(n * slots) per miss).
  * Same definition as reader/plan.h: next use looked up in the rest of the epoch, then in the next epoch
- * (when there is one); never used again counts as furthest; ties go to the lowest slot; free slots fill
+ * (when there is one); never used again counts as furthest; ties go to the chunk used longest ago; free slots fill
  * lowest first. Shares nothing with reader/plan.c but order.h's access sequence. */
 #ifndef H5PACK_TESTS_NAIVE_BELADY_H
 #define H5PACK_TESTS_NAIVE_BELADY_H
@@ -64,7 +64,7 @@ static inline void naive_belady(const order_params *p, size_t slots, uint64_t ru
 {
     naive_sequence(p, visible_epochs, s);
     uint64_t n_run = run_epochs ? s->epoch_end[run_epochs - 1] : 0;
-    uint64_t *held = malloc(slots * 8), *gen = calloc(slots, 8);
+    uint64_t *held = malloc(slots * 8), *gen = calloc(slots, 8), *last = calloc(slots, 8);
     size_t used = 0;
     for (uint64_t i = 0; i < n_run; i++) {
         naive_access *a = &s->acc[i];
@@ -74,6 +74,7 @@ static inline void naive_belady(const order_params *p, size_t slots, uint64_t ru
                 hit = j;
         if (hit < slots) {
             a->slot = hit, a->load = 0, a->gen = gen[hit], s->hits++;
+            last[hit] = i;
             continue;
         }
         size_t victim = used;
@@ -82,17 +83,18 @@ static inline void naive_belady(const order_params *p, size_t slots, uint64_t ru
             victim = 0;
             for (size_t j = 0; j < slots; j++) {
                 uint64_t nu = naive_next_use(s, i, held[j], visible_epochs);
-                if (j == 0 || nu > furthest)
+                if (j == 0 || nu > furthest || (nu == furthest && last[j] < last[victim]))
                     furthest = nu, victim = j;
             }
         } else {
             used++;
         }
         held[victim] = a->chunk;
+        last[victim] = i;
         a->slot = victim, a->load = 1, a->gen = ++gen[victim], s->misses++;
     }
     s->n = n_run;
-    free(held), free(gen);
+    free(held), free(gen), free(last);
 }
 
 static inline void naive_free(naive_sim *s)

@@ -1,7 +1,8 @@
 /* test_reader_belady.c - the threaded reader's chunk hits and misses equal an independent offline
  * Belady simulation (naive_belady.h) on small random cases (order, N, K, cache, batch, threads 1..4,
  * prefetch 1..4, epochs 1..3, ranks); bytes read and needed match the loads; the CHUNK order with a
- * cache of window + threads chunks reads every chunk once per epoch. */
+ * cache of window + threads chunks reads every chunk once per epoch; a cache too small for the default
+ * window is refused with the smallest size that works, and that size opens. */
 #include "chunksrc.h"
 #include "h5file.h"
 #include "h5pack.h"
@@ -43,14 +44,33 @@ static h5pack_stats run_reader(const char *path, const h5pack_config *cfg, h5pac
     int rc = h5pack_open(path, cfg, &r);
     CHECK_MSG(rc == 0, "%s", h5pack_last_error(r));
     CHECK_OK(h5pack_info_get(r, info));
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
         CHECK_OK(h5pack_release(r, &b));
     CHECK_MSG(rc == H5PACK_END, "next: %d %s", rc, h5pack_last_error(r));
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     h5pack_close(r);
     return st;
+}
+
+/* The default window does not fit: open fails with EINVAL and names NEED bytes; NEED - 1 fails too. */
+static void expect_refused(const char *path, h5pack_config *c, uint64_t need)
+{
+    char text[64];
+    snprintf(text, sizeof text, "at least %llu (", (unsigned long long)need);
+    size_t keep = c->cache_bytes;
+    h5pack_reader *r = NULL;
+    CHECK_EQ_INT(h5pack_open(path, c, &r), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), text);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), path);
+    h5pack_close(r);
+    c->cache_bytes = (size_t)need - 1;
+    r = NULL;
+    CHECK_EQ_INT(h5pack_open(path, c, &r), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), text);
+    h5pack_close(r);
+    c->cache_bytes = keep;
 }
 
 static void random_case(rng_state *g, int t)
@@ -75,7 +95,7 @@ static void random_case(rng_state *g, int t)
     uint64_t chunk_bytes = sp.k * 6, slots = 1 + rng_below(g, 8);
     c.cache_bytes = slots * chunk_bytes + rng_below(g, chunk_bytes); /* a partial chunk does not count */
     uint64_t n_chunks = (sp.n + sp.k - 1) / sp.k;
-    uint64_t window = c.window ? c.window : (slots > (uint64_t)c.threads ? slots - (uint64_t)c.threads : 1);
+    uint64_t window = c.window ? c.window : h5pack_order_default_window(n_chunks, chunk_bytes);
     c.drop_last = rng_below(g, 4) == 0;
     c.echo = 1 + (uint32_t)rng_below(g, 2); /* echoes make no chunk accesses */
     order_params op = {c.order, sp.n, sp.k, window > n_chunks ? n_chunks : window, c.seed, c.rank, c.world,
@@ -84,7 +104,12 @@ static void random_case(rng_state *g, int t)
         remove(path);
         return;
     }
-    h5pack_info info;
+    uint64_t need = window + (uint64_t)c.threads < n_chunks ? window + (uint64_t)c.threads : n_chunks;
+    if (c.order == H5PACK_ORDER_CHUNK && c.window == 0 && slots < need) {
+        expect_refused(path, &c, need * chunk_bytes);
+        c.cache_bytes = need * chunk_bytes, slots = need; /* the size the message gives opens */
+    }
+    h5pack_info info = H5PACK_INFO_INIT;
     h5pack_stats st = run_reader(path, &c, &info);
     expected e = simulate(path, &op, slots, c.epochs);
     CHECK_EQ_U64(info.window, op.window);
@@ -118,7 +143,7 @@ static void test_chunk_order_reads_once(void)
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.batch_size = 32, c.threads = 2, c.epochs = 1;
     c.window = 5;
     c.cache_bytes = (c.window + 2) * 10 * 48;
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     h5pack_stats st = run_reader(path, &c, &info);
     CHECK_EQ_U64(st.chunk_misses, 40);
     CHECK_EQ_U64(st.bytes_read, st.bytes_needed);
@@ -131,10 +156,13 @@ static void test_chunk_order_reads_once(void)
     CHECK_EQ_U64(st.bytes_inflated, 0);
     CHECK_EQ_U64(st.samples, 400);
     CHECK_EQ_U64(st.batches, 13);
-    c.window = 0; /* the default window, max(1, slots - threads), gives the same guarantee */
+    c.window = 0; /* the default window: all 40 chunks of this small file, so the cache must hold them all */
+    expect_refused(path, &c, 40 * 10 * 48);
+    c.cache_bytes = 40 * 10 * 48;
     st = run_reader(path, &c, &info);
-    CHECK_EQ_U64(info.window, 5);
+    CHECK_EQ_U64(info.window, 40);
     CHECK_EQ_U64(st.chunk_misses, 40);
+    c.cache_bytes = (5 + 2) * 10 * 48;
     c.order = H5PACK_ORDER_RANDOM; /* a random order with the same cache re-reads chunks */
     st = run_reader(path, &c, &info);
     CHECK(st.read_amplification > 2.0);

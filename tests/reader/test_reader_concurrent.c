@@ -21,6 +21,7 @@ static void *read_job(void *arg)
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.output_layout = H5PACK_LAYOUT_AUTO;
     c.batch_size = 12, c.threads = 2, c.epochs = 2, c.order = j->order, c.seed = 5;
     c.cache_bytes = 3 * j->spec.k * j->spec.c * j->spec.h * j->spec.w;
+    c.window = 1; /* explicit: the default window is the whole (small) file, more than the cache */
     h5pack_reader *r = NULL;
     if (h5pack_open(j->path, &c, &r) != H5PACK_OK) {
         fprintf(stderr, "%s\n", h5pack_last_error(r));
@@ -31,7 +32,7 @@ static void *read_job(void *arg)
     uint8_t *want = malloc(img);
     uint64_t seen = 0;
     int bad = 0, rc;
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++) {
             image_of(&j->spec, b.indices[i], want);

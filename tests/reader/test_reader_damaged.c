@@ -40,7 +40,7 @@ static void test_flipped_metadata(void)
         h5pack_reader *r = NULL;
         int rc = h5pack_open(path, &c, &r);
         if (rc == 0) {
-            h5pack_batch b;
+            h5pack_batch b = H5PACK_BATCH_INIT;
             while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
                 CHECK_OK(h5pack_release(r, &b));
         }

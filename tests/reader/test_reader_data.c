@@ -31,6 +31,7 @@ static h5pack_config base_config(h5pack_order order, size_t batch)
     c.order = order, c.batch_size = batch, c.epochs = 2, c.threads = 2, c.prefetch = 3;
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.output_layout = H5PACK_LAYOUT_AUTO;
     c.cache_bytes = 3 * 8 * 60; /* a few chunks: evictions happen */
+    c.window = 2; /* explicit: the default window of these small files is all of them, more than 3 chunks */
     c.seed = 11;
     return c;
 }
@@ -41,14 +42,14 @@ static void check_every_sample_once(const char *path, const h5spec *sp, h5pack_c
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &cfg, &r);
     CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     CHECK_EQ_U64(info.n_samples, sp->n);
     CHECK_EQ_INT(info.input_layout, sp->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
     uint8_t *truth = read_all_with_hdf5(path, sp);
     size_t img = (size_t)sp->c * sp->h * sp->w;
     unsigned *seen = calloc(sp->n, sizeof *seen);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     uint64_t batches = 0, expect_index = 0, expect_epoch = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         CHECK_EQ_U64(b.epoch, expect_epoch);
@@ -79,7 +80,7 @@ static void check_every_sample_once(const char *path, const h5spec *sp, h5pack_c
     CHECK_EQ_U64(batches, info.batches_per_epoch * cfg.epochs);
     for (uint64_t s = 0; s < sp->n; s++)
         CHECK_EQ_U64(seen[s], cfg.epochs);
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     CHECK_EQ_U64(st.samples, sp->n * cfg.epochs);
     CHECK_EQ_U64(st.batches_fresh, batches);
@@ -111,7 +112,7 @@ static uint64_t *epoch_indices(const char *path, h5pack_config cfg, uint64_t *n)
     CHECK_OK(h5pack_open(path, &cfg, &r));
     uint64_t *out = malloc(1000 * sizeof *out);
     *n = 0;
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while (h5pack_next(r, &b) == H5PACK_OK) {
         memcpy(out + *n, b.indices, b.count * sizeof *out);
         *n += b.count;
@@ -126,11 +127,12 @@ static void test_seed_determinism(void)
     for (int o = H5PACK_ORDER_RANDOM; o <= H5PACK_ORDER_CHUNK; o++) {
         h5pack_config c = base_config((h5pack_order)o, 16);
         uint64_t na, nb, nc;
+        c.window = 0, c.cache_bytes = (size_t)1 << 20; /* the default window: the file's geometry alone */
         uint64_t *a = epoch_indices(path_nchw, c, &na);
-        c.threads = 1; /* the thread count changes nothing but the window default: keep it explicit */
-        c.window = 4;
+        c.threads = 1, c.cache_bytes = (size_t)4 << 20; /* neither threads nor the cache change the order */
         uint64_t *a1 = epoch_indices(path_nchw, c, &na);
-        c.threads = 3;
+        CHECK(memcmp(a, a1, na * 8) == 0);
+        c.threads = 3, c.cache_bytes = (size_t)1 << 20;
         uint64_t *b = epoch_indices(path_nchw, c, &nb);
         CHECK_EQ_U64(na, nb);
         CHECK(memcmp(a1, b, na * 8) == 0); /* same seed, same order */
@@ -178,11 +180,11 @@ static void check_float(const char *path, const h5spec *sp, h5pack_norm norm, co
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "%s", h5pack_last_error(r));
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     for (uint32_t ch = 0; ch < sp->c; ch++) /* the normalisation in use is reported */
         CHECK(info.mean[ch] == mean[ch] && info.std[ch] == std[ch]);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     size_t img = (size_t)sp->c * sp->h * sp->w;
     while (h5pack_next(r, &b) == H5PACK_OK) {
         CHECK_EQ_U64(b.bytes, b.count * img * 4);
@@ -231,7 +233,7 @@ static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype 
     c.dtype = dtype, c.output_layout = out, c.epochs = 1;
     h5pack_reader *r = NULL;
     CHECK_OK(h5pack_open(path, &c, &r));
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     backend_params bp;
     memset(&bp, 0, sizeof bp);
@@ -243,12 +245,12 @@ static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype 
     memcpy(bp.mean, info.mean, sizeof bp.mean), memcpy(bp.std, info.std, sizeof bp.std);
     size_t img = (size_t)sp->c * sp->h * sp->w, out_img = h5pack_backend_output_image_bytes(&bp);
     uint8_t *in = malloc(c.batch_size * img), *want = malloc(c.batch_size * out_img);
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while (h5pack_next(r, &b) == H5PACK_OK) {
         CHECK_EQ_U64(b.bytes, b.count * out_img);
         for (size_t i = 0; i < b.count; i++)
             image_of(sp, b.indices[i], in + i * img);
-        h5pack_backend_convert_ref(&bp, in, want, 0, b.count, 0);
+        h5pack_backend_convert_ref(&bp, in, NULL, want, 0, b.count, 0);
         CHECK_MSG(memcmp(b.data, want, b.bytes) == 0, "dtype %d layout %d: batch %llu differs", dtype, out,
                   (unsigned long long)b.index);
         CHECK_OK(h5pack_release(r, &b));

@@ -28,10 +28,11 @@ int main(void)
     long threads0 = status_field("Threads:");
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.device = H5PACK_DEVICE_CPU, c.batch_size = 32, c.threads = 3, c.cache_bytes = 8 * 10 * 768;
+    c.window = 4; /* explicit: the default window is the whole file, more than the cache */
     for (int i = 0; i < 1000; i++) {
         h5pack_reader *r = NULL;
         CHECK_OK(h5pack_open(path, &c, &r));
-        h5pack_batch b;
+        h5pack_batch b = H5PACK_BATCH_INIT;
         if (i % 2)
             CHECK_OK(h5pack_next(r, &b));
         h5pack_close(r);
@@ -41,7 +42,7 @@ int main(void)
     h5pack_reader *r = NULL;
     CHECK_OK(h5pack_open(path, &c, &r));
     long rss[20] = {0};
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     int rc;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         uint64_t epoch = b.epoch, last = b.index + 1 == (sp.n + 31) / 32;

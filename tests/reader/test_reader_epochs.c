@@ -11,11 +11,11 @@ static uint64_t count_batches(const char *path, uint64_t epochs, uint64_t limit,
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
-    h5pack_info info;
+    h5pack_info info = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(r, &info));
     CHECK_EQ_U64(info.batches_per_epoch, 4);
     uint64_t n = 0;
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while (n < limit && (rc = h5pack_next(r, &b)) == H5PACK_OK) {
         CHECK_EQ_U64(b.epoch, n / 4);
         CHECK_EQ_U64(b.index, n % 4);

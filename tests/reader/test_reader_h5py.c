@@ -9,13 +9,14 @@ static void read_all(const char *path, const char *dataset, h5pack_order order)
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.images_dataset = dataset, c.order = order, c.batch_size = 10, c.epochs = 1, c.threads = 2;
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.cache_bytes = 3 * 4 * 90;
+    c.window = 2; /* explicit: the default window is the whole (small) file, more than the cache */
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "%s/%s: %s", path, dataset, h5pack_last_error(r));
     size_t img = 3 * 6 * 5;
     uint8_t want[90];
     int seen[53] = {0};
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++) {
             uint64_t s = b.indices[i];

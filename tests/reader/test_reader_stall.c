@@ -1,6 +1,6 @@
 /* test_reader_stall.c - stall_s is the time h5pack_next() kept the consumer waiting for data, including
- * the echo conversions the CPU backend runs inside h5pack_next() (they used to be left out, so a run
- * with --echo on the CPU reported a stall fraction near 0 while next() took much of the loop). */
+ * the echo conversions the CPU backend runs inside h5pack_next() (left out, a run with --echo on the CPU
+ * would report a stall fraction near 0 while next() took much of the loop). */
 #include <time.h>
 
 #include "clock.h"
@@ -27,8 +27,8 @@ int main(void)
     int rc = h5pack_open(path, &c, &r);
     CHECK_MSG(rc == 0, "open %s: %s", path, h5pack_last_error(r));
 
-    h5pack_batch b;
-    h5pack_stats st;
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_next(r, &b)); /* the first batch's wait (worker start-up) is left out below */
     CHECK_OK(h5pack_release(r, &b));
     CHECK_OK(h5pack_stats_get(r, &st));

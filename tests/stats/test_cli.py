@@ -64,6 +64,8 @@ def test_run_matches_simulate(path):
     for order in ("sequential", "random", "chunk"):
         for cache in ("1k", "6k", "20k"):
             common = ["--batch", 16, "--order", order, "--seed", 5, "--threads", 2, "--epochs", 2]
+            if order == "chunk":  # these caches are smaller than the default window (the whole file)
+                common += ["--window", 3]
             run = json.loads(tool("run", path, "--cache", cache, "--device", "cpu", *common, "--json").stdout)
             for key in ("samples", "batches", "chunk_hits", "chunk_misses", "hit_rate", "bytes_read",
                         "read_amplification", "samples_per_s", "stall_fraction"):
@@ -168,7 +170,8 @@ def test_what_if_chunks(path, tmp, gz):
 def test_info_matches_run(path, extra=()):
     """info's reader view (h5pack_describe) is what the opened reader reports (run --json config)."""
     info = json.loads(tool("info", path, "--json", *extra[:2]).stdout)
-    run = json.loads(tool("run", path, "--device", "cpu", "--threads", 2, "--cache", "8k", "--json", *extra).stdout)
+    run = json.loads(tool("run", path, "--device", "cpu", "--threads", 2, "--cache", "8k", "--window", 2, "--json",
+                          *extra).stdout)
     rd, cfg = info["reader"], run["config"]
     check(rd is not None and info["reader_error"] is None, f"{path}: info has a reader view: {info['reader_error']}")
     for key in ("samples_per_chunk", "n_chunks", "chunk_bytes", "fast_path", "compressed"):
@@ -230,8 +233,8 @@ def test_bad_inputs(tmp):
 
 def test_timeline_and_text(path, tmp):
     csv = os.path.join(tmp, "t.csv")
-    p = tool("run", path, "--batch", 8, "--cache", "6k", "--epochs", 3, "--threads", 2, "--device", "cpu",
-             "--timeline", csv, "--interval", "0.001", "--step-ms", "1")
+    p = tool("run", path, "--batch", 8, "--cache", "6k", "--window", 2, "--epochs", 3, "--threads", 2, "--device",
+             "cpu", "--timeline", csv, "--interval", "0.001", "--step-ms", "1")
     check("advice:" in p.stdout and "total" in p.stdout, "run text output has totals and advice")
     with open(csv) as f:
         lines = f.read().strip().split("\n")

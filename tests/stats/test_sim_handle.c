@@ -72,12 +72,11 @@ static h5pack_stats run_reader(const char *path, const h5pack_config *cfg)
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, cfg, &r);
     CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
         CHECK_OK(h5pack_release(r, &b));
     CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st;
-    memset(&st, 0, sizeof st);
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     h5pack_close(r);
     return st;
@@ -103,6 +102,7 @@ static void check_replays(const char *path)
 {
     const size_t chunk = 6 * IMG, caches[] = {chunk / 2, chunk * 3, chunk * 9 + 7, chunk * 40};
     h5pack_config cfg = base_config(H5PACK_ORDER_SEQUENTIAL, chunk, 16, 2);
+    cfg.window = 3; /* the default window (the whole small file) needs more than these caches hold */
     h5pack_sim *sim = open_sim(path, &cfg);
     h5pack_sim_result first[3][4][3];
     for (int pass = 0; pass < 2; pass++)
@@ -224,7 +224,8 @@ static void check_estimated(const char *path)
 }
 
 /* Random order, batch 1, a cache of 16 images: the larger the chunks, the more bytes each sample costs;
- * the chunk order's window is counted in what-if chunks (cache chunks - threads). */
+ * the chunk order's default window is counted in what-if chunks (256 MiB of them, at least 16, at most
+ * all), whatever the cache. */
 static void check_direction(const char *path)
 {
     h5pack_config cfg = base_config(H5PACK_ORDER_RANDOM, 1 << 20, 1, 1);
@@ -238,7 +239,8 @@ static void check_direction(const char *path)
                   (unsigned long long)r.bytes_read, r.read_amplification, (unsigned long long)last_bytes, last_amp);
         last_bytes = r.bytes_read, last_amp = r.read_amplification;
         h5pack_sim_result c = run(sim, H5PACK_POLICY_BELADY, (size_t)(40 * IMG), H5PACK_ORDER_CHUNK, k);
-        uint64_t slots = 40 / k, chunks = (implicit.n + k - 1) / k, window = slots > 2 ? slots - 2 : 1;
+        uint64_t chunks = (implicit.n + k - 1) / k, window = ((uint64_t)256 << 20) / (k * IMG);
+        window = window < 16 ? 16 : window;
         CHECK_EQ_U64(c.window, window < chunks ? window : chunks);
         CHECK_EQ_INT(c.order, H5PACK_ORDER_CHUNK);
     }
@@ -259,6 +261,7 @@ static void check_against_rechunked(const char *path)
         for (int o = 0; o < 3; o++)
             for (size_t cache = IMG * 7; cache < IMG * 400; cache *= 4) {
                 h5pack_config cfg = base_config((h5pack_order)o, cache, 16, 2);
+                cfg.window = 2; /* these caches hold less than the default window (the whole small file) */
                 h5pack_sim *sim = open_sim(path, &cfg);
                 h5pack_sim_result r = run(sim, H5PACK_POLICY_BELADY, cache, H5PACK_SIM_ORDER_CONFIG, ks[i]);
                 h5pack_sim_close(sim);

@@ -55,11 +55,11 @@ static h5pack_stats run_reader(const char *path, const h5pack_config *cfg)
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, cfg, &r);
     CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_batch b;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
         CHECK_OK(h5pack_release(r, &b));
     CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st;
+    h5pack_stats st = H5PACK_STATS_INIT;
     CHECK_OK(h5pack_stats_get(r, &st));
     h5pack_close(r);
     return st;
@@ -114,6 +114,8 @@ static void compare_grid(const char *path)
                 cfg.order = (h5pack_order)o, cfg.cache_bytes = caches[c], cfg.batch_size = batches[bi];
                 cfg.threads = 2, cfg.device = H5PACK_DEVICE_CPU, cfg.dtype = H5PACK_DTYPE_UINT8;
                 cfg.epochs = 2, cfg.seed = 7 + (uint64_t)c;
+                if (caches[c] < chunk * 36) /* smaller than the default window (all 34 chunks) + threads */
+                    cfg.window = 3;
                 compare(path, cfg);
             }
     /* explicit window, ranks, drop_last, echo, more epochs */
@@ -123,7 +125,9 @@ static void compare_grid(const char *path)
     cfg.epochs = 3;
     compare(path, cfg); /* window larger than the cache: chunks get read more than once */
     cfg.window = 0, cfg.rank = 1, cfg.world = 3, cfg.drop_last = 1, cfg.echo = 2;
+    cfg.cache_bytes = chunk * 34; /* the default window is the whole file */
     compare(path, cfg);
+    cfg.cache_bytes = chunk * 5;
     cfg.rank = 2, cfg.drop_last = 0, cfg.order = H5PACK_ORDER_RANDOM, cfg.echo = 1;
     compare(path, cfg);
 }

@@ -59,8 +59,8 @@ int main(int argc, char **argv)
         h5pack_close(r);
         return 1;
     }
-    h5pack_stats st;
-    h5pack_batch b;
+    h5pack_stats st = H5PACK_STATS_INIT;
+    h5pack_batch b = H5PACK_BATCH_INIT;
     unsigned long long samples = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         samples += b.count;
@@ -68,7 +68,6 @@ int main(int argc, char **argv)
     }
     if (rc != H5PACK_END)
         fprintf(stderr, "next: %s\n", h5pack_last_error(r));
-    memset(&st, 0, sizeof st);
     int stats_rc = h5pack_stats_get(r, &st);
     h5pack_close(r);
     if (stats_rc != 0 || !same_as_simulation(argv[1], &cfg, &st))

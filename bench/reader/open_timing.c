@@ -1,5 +1,5 @@
-/* chunksrc_open_timing.c - measures (not a test) how long h5pack_chunksrc_open takes on files with many chunks,
- * and what learning every chunk's stored size costs. Usage: chunksrc_open_timing [DIR]
+/* open_timing.c - measures (not a test) how long h5pack_chunksrc_open takes on files with many chunks,
+ * and what learning every chunk's stored size costs. Usage: open_timing [DIR]
  * Files: 20,000 implicit chunks; 2,000 and 10,000 gzip chunks in the latest format (no probe) and in the
  * default format (v1 B-tree index, probed in a child that also learns all stored sizes). */
 #include <stdio.h>

@@ -1,0 +1,73 @@
+/* augment_geom.h - per-image geometry of the resizing crops, computed on the host for each delivered
+ * batch: the crop box (torchvision's RandomResizedCrop sampling, or the centre crop), the flip, and the
+ * separable filter of PIL's antialiased bilinear resize of that box to the output size (first source
+ * pixel, tap count and normalised float32 weights of every output row and column). The kernel and the
+ * CPU code only gather and sum in the fixed order written here (augment_resample.h), which is what keeps
+ * CPU and GPU float32 bit-identical.
+ *
+ * Draws: image i of a delivery with augmentation key K (augment.h: seed, epoch, batch, echo) uses
+ * h = rng_mix64(K ^ (i * golden)) as today: flip = bit 0 of h; the crop's uniform draws come from the
+ * sequential generator seeded with h ^ AUG_CROP_STREAM, consumed as torchvision consumes its draws:
+ * per attempt one draw for the area fraction, one for the log aspect ratio; after an accepted attempt
+ * one for the row offset, one for the column offset. */
+#ifndef H5PACK_READER_AUGMENT_GEOM_H
+#define H5PACK_READER_AUGMENT_GEOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same values as h5pack_crop in h5pack.h. */
+enum { AUG_CROP_NONE = 0, AUG_CROP_RANDOM_RESIZED = 1, AUG_CROP_CENTER = 2 };
+
+#define AUG_CROP_STREAM 0x5DEECE66DA3B9F01ull
+#define AUG_RRC_ATTEMPTS 10
+
+typedef struct aug_box {
+    int32_t y, x, h, w; /* top row, left column, height, width in the stored image */
+} aug_box;
+
+typedef struct aug_crop_params {
+    int mode;                     /* AUG_CROP_* */
+    double scale_min, scale_max;  /* random resized: area fraction range */
+    double ratio_min, ratio_max;  /* random resized: aspect ratio (w/h) range, sampled log-uniformly */
+    double center_ratio;          /* centre: the kept fraction of the shorter side */
+} aug_crop_params;
+
+/* A 24-bit uniform float in [0, 1) from a 64-bit draw (the top 24 bits), exact in float32. */
+float h5pack_aug_unit_float(uint64_t x);
+
+/* An integer in [0, n) from a 64-bit draw (multiply-shift of the top 32 bits; bias below n / 2^32). */
+uint32_t h5pack_aug_int_below(uint64_t x, uint32_t n);
+
+/* torchvision RandomResizedCrop.get_params for an H x W image, its uniforms drawn from R (see above):
+ * float32 uniform_ draws (u * (b - a) + a in float32), log/exp of the ratio in float32, sqrt and
+ * round-half-even in double, 10 attempts, then the central fallback. */
+aug_box h5pack_aug_rrc_box(uint32_t H, uint32_t W, const aug_crop_params *cp, rng_state *r);
+
+/* The centre crop box for an OH x OW output: c = floor(center_ratio * min(H, W)) (at least 1); the box
+ * has the output's aspect ratio with its shorter side c (clamped to the image), centred (offsets
+ * rounded down). For a square output it is the central c x c square (torchvision Resize(256) +
+ * CenterCrop(224) on a 256-pixel image with center_ratio 224/256). */
+aug_box h5pack_aug_center_box(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, double center_ratio);
+
+/* Most taps an output pixel can have when resizing IN pixels to OUT: 2 * ceil(support) + 1 with
+ * support = max(1, IN / OUT) (PIL's bilinear filter widened by the downscale factor). */
+uint32_t h5pack_aug_max_taps(uint32_t in, uint32_t out);
+
+/* PIL's precompute_coeffs for the bilinear filter: resizing the IN pixels starting at OFFSET to OUT
+ * pixels. Output i reads pixels PAIRS[2i] .. PAIRS[2i] + PAIRS[2i+1] - 1 (absolute: OFFSET included)
+ * with weights W[i * K ..] (K >= h5pack_aug_max_taps(in, out); weights past the count are 0). Weights
+ * are computed and normalised in double as PIL does, then rounded to float32. */
+void h5pack_aug_axis_coeffs(uint32_t in, uint32_t offset, uint32_t out, uint32_t k, int32_t *pairs, float *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

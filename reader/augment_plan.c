@@ -1,0 +1,95 @@
+/* augment_plan.c - a delivery's resampling job on the host; see augment_plan.h. */
+#include "augment_plan.h"
+
+#define BLOB_ALIGN 16
+
+static size_t align_up(size_t n)
+{
+    return (n + BLOB_ALIGN - 1) / BLOB_ALIGN * BLOB_ALIGN;
+}
+
+/* Offsets of the blob's arrays (images, ry, wy, rx, wx) and its total size. */
+typedef struct blob_layout {
+    size_t images, ry, wy, rx, wx, total;
+    uint32_t ky, kx;
+} blob_layout;
+
+static blob_layout layout_of(const aug_plan_params *pp, size_t count, uint32_t oh, uint32_t ow)
+{
+    blob_layout l;
+    /* A box is never larger than the stored image: its taps are bounded by those of the whole image. */
+    l.ky = h5pack_aug_max_taps(pp->H, oh), l.kx = h5pack_aug_max_taps(pp->W, ow);
+    l.images = 0;
+    l.ry = align_up(count * sizeof(aug_image));
+    l.wy = l.ry + align_up(count * oh * 2 * sizeof(int32_t));
+    l.rx = l.wy + align_up(count * oh * l.ky * sizeof(float));
+    l.wx = l.rx + align_up(count * ow * 2 * sizeof(int32_t));
+    l.total = l.wx + align_up(count * ow * l.kx * sizeof(float));
+    return l;
+}
+
+size_t h5pack_aug_blob_bytes(const aug_plan_params *pp, size_t count, uint32_t oh, uint32_t ow)
+{
+    return layout_of(pp, count, oh, ow).total;
+}
+
+/* Words per image of one axis, o * (2 + taps(in, o)), bounded over 1 <= o <= max_o: with
+ * taps = 2 * ceil(max(1, in / o)) + 1 <= 2 * in / o + 5 it is at most 7 * max_o + 2 * in. */
+static size_t axis_words_bound(uint32_t in, uint32_t max_o)
+{
+    return 7 * (size_t)max_o + 2 * (size_t)in;
+}
+
+size_t h5pack_aug_blob_capacity(const aug_plan_params *pp, size_t count, uint32_t max_h, uint32_t max_w)
+{
+    size_t words = axis_words_bound(pp->H, max_h) + axis_words_bound(pp->W, max_w);
+    return count * (sizeof(aug_image) + 4 * words) + 5 * BLOB_ALIGN;
+}
+
+static aug_box draw_box(const aug_plan_params *pp, uint64_t h, uint32_t oh, uint32_t ow)
+{
+    if (pp->crop.mode == AUG_CROP_CENTER)
+        return h5pack_aug_center_box(pp->H, pp->W, oh, ow, pp->crop.center_ratio);
+    rng_state r = {h ^ AUG_CROP_STREAM};
+    return h5pack_aug_rrc_box(pp->H, pp->W, &pp->crop, &r);
+}
+
+void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+                     const uint64_t *src, void *blob, aug_job *job)
+{
+    blob_layout l = layout_of(pp, count, oh, ow);
+    uint8_t *base = blob;
+    aug_image *images = (aug_image *)(base + l.images);
+    int32_t *ry = (int32_t *)(base + l.ry), *rx = (int32_t *)(base + l.rx);
+    float *wy = (float *)(base + l.wy), *wx = (float *)(base + l.wx);
+    for (size_t i = 0; i < count; i++) {
+        uint64_t h = rng_mix64(key ^ (i * 0x9E3779B97F4A7C15ull)); /* as augment.h's aug_draw_for */
+        aug_box b = draw_box(pp, h, oh, ow);
+        aug_image *im = &images[i];
+        im->src = src[i];
+        im->y = b.y, im->x = b.x, im->h = b.h, im->w = b.w;
+        im->flip = pp->flip ? (int32_t)(h & 1) : 0;
+        im->reserved = 0;
+        h5pack_aug_axis_coeffs((uint32_t)b.h, (uint32_t)b.y, oh, l.ky, ry + i * oh * 2, wy + i * oh * l.ky);
+        h5pack_aug_axis_coeffs((uint32_t)b.w, (uint32_t)b.x, ow, l.kx, rx + i * ow * 2, wx + i * ow * l.kx);
+    }
+    job->count = (uint32_t)count;
+    job->C = pp->C, job->H = pp->H, job->W = pp->W;
+    job->out_h = oh, job->out_w = ow, job->ky = l.ky, job->kx = l.kx;
+    job->in_nhwc = pp->in_nhwc, job->out_nhwc = pp->out_nhwc, job->out_type = pp->out_type;
+    for (int c = 0; c < 4; c++)
+        job->nscale[c] = pp->nscale[c], job->nbias[c] = pp->nbias[c];
+    job->images = images, job->ry = ry, job->wy = wy, job->rx = rx, job->wx = wx;
+    job->out = NULL;
+}
+
+aug_job h5pack_aug_job_moved(const aug_job *job, const void *host_blob, uint64_t device_blob)
+{
+    aug_job d = *job;
+    const uint8_t *h = host_blob;
+#define MOVED(ptr) (void *)(uintptr_t)(device_blob + (uint64_t)((const uint8_t *)(ptr) - h))
+    d.images = MOVED(job->images);
+    d.ry = MOVED(job->ry), d.wy = MOVED(job->wy), d.rx = MOVED(job->rx), d.wx = MOVED(job->wx);
+#undef MOVED
+    return d;
+}

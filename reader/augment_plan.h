@@ -1,0 +1,46 @@
+/* augment_plan.h - builds a delivery's resampling job (augment_resample.h) on the host: draws each
+ * image's box and flip (augment_geom.h) and computes its taps into one contiguous blob, which the CUDA
+ * backend copies to the device as it is (the job's pointers are then moved by the same offset). */
+#ifndef H5PACK_READER_AUGMENT_PLAN_H
+#define H5PACK_READER_AUGMENT_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "augment_geom.h"
+#include "augment_resample.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct aug_plan_params {
+    uint32_t C, H, W;          /* stored image */
+    int in_nhwc, out_nhwc;
+    int out_type;              /* AUG_OUT_* */
+    float nscale[4], nbias[4]; /* normalisation: out = v * nscale + nbias */
+    aug_crop_params crop;      /* RANDOM_RESIZED or CENTER */
+    int flip;                  /* random horizontal flip */
+} aug_plan_params;
+
+/* Bytes of the blob of COUNT images resized to OH x OW. */
+size_t h5pack_aug_blob_bytes(const aug_plan_params *pp, size_t count, uint32_t oh, uint32_t ow);
+
+/* The most bytes a blob of COUNT images needs for any output size up to MAX_H x MAX_W (what a backend
+ * allocates once at open). */
+size_t h5pack_aug_blob_capacity(const aug_plan_params *pp, size_t count, uint32_t max_h, uint32_t max_w);
+
+/* Plans COUNT images with augmentation key KEY resized to OH x OW: SRC[i] is the address of image i's
+ * uint8 source. Writes the blob (h5pack_aug_blob_bytes bytes) at BLOB and points *JOB into it (job->out
+ * is left NULL). The draws depend on (KEY, i) only, not on OH x OW. */
+void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+                     const uint64_t *src, void *blob, aug_job *job);
+
+/* The same job with its blob pointers moved from HOST_BLOB to DEVICE_BLOB (a copy of the blob). */
+aug_job h5pack_aug_job_moved(const aug_job *job, const void *host_blob, uint64_t device_blob);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

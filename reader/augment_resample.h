@@ -1,0 +1,112 @@
+/* augment_resample.h - the resampling job of one delivery (crop box + PIL bilinear taps per image, made
+ * on the host by augment_plan.c) and the arithmetic that turns it into output values, shared by the CPU
+ * code (backend_resample.c) and the CUDA kernel (cuda/resample_kernel.cuh).
+ *
+ * Output pixel (y, x), channel c, of image i, with box B, flip F and taps (first, count, weights) per
+ * output row (ry, wy) and per output column (rx, wx), column index X = F ? out_w - 1 - x : x:
+ *   h(r, c, X) = sum over t < rx[X].count of wx[X][t] * src(r, rx[X].first + t, c)   (t ascending)
+ *   v(y, x, c) = sum over t < ry[y].count of wy[y][t] * h(ry[y].first + t, c, X)      (t ascending)
+ *   out = v * nscale[c] + nbias[c]  (float32; float16/bfloat16 rounded from it; uint8: v rounded, clamped)
+ * Every sum starts from 0.0f and every product and sum is rounded to float32 on its own: never fused
+ * into an FMA (the device code uses __fmul_rn / __fadd_rn, the host code is compiled with
+ * -ffp-contract=off), so both backends produce the same bits whatever order they visit pixels in. */
+#ifndef H5PACK_READER_AUGMENT_RESAMPLE_H
+#define H5PACK_READER_AUGMENT_RESAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "halfbits.h"
+#include "rng.h"
+
+#ifdef __CUDA_ARCH__
+#define AUG_FMUL(a, b) __fmul_rn((a), (b))
+#define AUG_FADD(a, b) __fadd_rn((a), (b))
+#else
+#define AUG_FMUL(a, b) ((a) * (b))
+#define AUG_FADD(a, b) ((a) + (b))
+#endif
+
+/* One output image of a resampling job. */
+typedef struct aug_image {
+    uint64_t src;        /* address of its uint8 source image (stored size and layout) */
+    int32_t y, x, h, w;  /* crop box in the stored image */
+    int32_t flip;
+    int32_t reserved;
+} aug_image;
+
+/* Output element types (the dtype's storage). */
+enum { AUG_OUT_F32 = 0, AUG_OUT_F16 = 1, AUG_OUT_BF16 = 2, AUG_OUT_U8 = 3 };
+
+/* A delivery's resampling job. The pointers address host memory on the CPU and device memory in the
+ * kernel (the same blob, copied). */
+typedef struct aug_job {
+    uint32_t count;              /* images */
+    uint32_t C, H, W;            /* stored image */
+    uint32_t out_h, out_w;
+    uint32_t ky, kx;             /* weights per output row / column (stride of wy / wx) */
+    int in_nhwc, out_nhwc;
+    int out_type;                /* AUG_OUT_* */
+    float nscale[4], nbias[4];   /* out = v * nscale[c] + nbias[c] */
+    const aug_image *images;     /* count */
+    const int32_t *ry;           /* count * out_h * 2: first source row (absolute), taps */
+    const float *wy;             /* count * out_h * ky */
+    const int32_t *rx;           /* count * out_w * 2: first source column (absolute), taps */
+    const float *wx;             /* count * out_w * kx */
+    void *out;                   /* count output images of out_h x out_w in the output layout */
+} aug_job;
+
+/* Index of channel c at (y, x) of an H x W x C image in NHWC or NCHW order. */
+H5PACK_HD size_t aug_pixel_index(int nhwc, uint32_t C, uint32_t H, uint32_t W, uint32_t y, uint32_t x, uint32_t c)
+{
+    return nhwc ? ((size_t)y * W + x) * C + c : ((size_t)c * H + y) * W + x;
+}
+
+/* h(r, c, X) for the source image SRC. */
+H5PACK_HD float aug_hsum(const aug_job *j, const uint8_t *src, uint32_t r, uint32_t c, const int32_t *rx,
+                         const float *wx)
+{
+    float acc = 0.0f;
+    int32_t first = rx[0], n = rx[1];
+    for (int32_t t = 0; t < n; t++) {
+        float v = (float)src[aug_pixel_index(j->in_nhwc, j->C, j->H, j->W, r, (uint32_t)(first + t), c)];
+        acc = AUG_FADD(acc, AUG_FMUL(wx[t], v));
+    }
+    return acc;
+}
+
+/* Column X of the x taps used by output column x of image IMG (the flip mirrors the output). */
+H5PACK_HD uint32_t aug_tap_column(const aug_job *j, const aug_image *img, uint32_t x)
+{
+    return img->flip ? j->out_w - 1 - x : x;
+}
+
+/* The stored element of output value V (float32 bits, 16-bit pattern, or uint8). */
+H5PACK_HD uint32_t aug_store_value(const aug_job *j, uint32_t c, float v)
+{
+    if (j->out_type == AUG_OUT_U8) {
+        float r = AUG_FADD(v, 0.5f);
+        return r <= 0.0f ? 0u : r >= 255.0f ? 255u : (uint32_t)r;
+    }
+    float o = AUG_FADD(AUG_FMUL(v, j->nscale[c]), j->nbias[c]);
+    if (j->out_type == AUG_OUT_F16)
+        return h5pack_float_to_half_bits(o);
+    if (j->out_type == AUG_OUT_BF16)
+        return h5pack_float_to_bfloat16_bits(o);
+    return h5pack_float_bits(o);
+}
+
+/* Writes element E of output pixel (y, x), channel c, of image I. */
+H5PACK_HD void aug_write(const aug_job *j, uint32_t i, uint32_t y, uint32_t x, uint32_t c, uint32_t e)
+{
+    size_t per_image = (size_t)j->C * j->out_h * j->out_w;
+    size_t k = (size_t)i * per_image + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, x, c);
+    if (j->out_type == AUG_OUT_F32)
+        ((uint32_t *)j->out)[k] = e;
+    else if (j->out_type == AUG_OUT_U8)
+        ((uint8_t *)j->out)[k] = (uint8_t)e;
+    else
+        ((uint16_t *)j->out)[k] = (uint16_t)e;
+}
+
+#endif

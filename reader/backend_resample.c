@@ -1,0 +1,92 @@
+/* backend_resample.c - the CPU side of a resampling job (augment_resample.h): for each image, the
+ * horizontal sums of the source rows the output needs, then the vertical sums, normalised and stored.
+ * The vertical pass runs with the output column innermost (it vectorises); each element still gets its
+ * products added in ascending tap order from 0.0f, exactly as the kernel computes it. */
+#include <stdlib.h>
+
+#include "augment_resample.h"
+#include "backend_resample.h"
+
+/* Rows [r0, r1) of the horizontal pass of image I into H: h[(r - r0) * C * out_w + c * out_w + x] is
+ * the value output column x (flip applied) reads from source row r. The same sums as aug_hsum, with the
+ * addressing hoisted out of the tap loop. */
+static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, float *h)
+{
+    const aug_image *img = &j->images[i];
+    const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
+    const int32_t *rx = j->rx + (size_t)i * j->out_w * 2;
+    const float *wx = j->wx + (size_t)i * j->out_w * j->kx;
+    size_t row_floats = (size_t)j->C * j->out_w;
+    /* element steps: along x, between channels, between rows */
+    size_t xs = j->in_nhwc ? j->C : 1, cs = j->in_nhwc ? 1 : (size_t)j->H * j->W, ys = j->in_nhwc ? (size_t)j->W * j->C : j->W;
+    for (int32_t r = r0; r < r1; r++)
+        for (uint32_t c = 0; c < j->C; c++) {
+            const uint8_t *row = src + (size_t)r * ys + c * cs;
+            float *dst = h + (size_t)(r - r0) * row_floats + (size_t)c * j->out_w;
+            for (uint32_t x = 0; x < j->out_w; x++) {
+                uint32_t X = aug_tap_column(j, img, x);
+                const uint8_t *p = row + (size_t)rx[2 * X] * xs;
+                const float *w = wx + (size_t)X * j->kx;
+                float acc = 0.0f;
+                for (int32_t t = 0; t < rx[2 * X + 1]; t++)
+                    acc = AUG_FADD(acc, AUG_FMUL(w[t], (float)p[(size_t)t * xs]));
+                dst[x] = acc;
+            }
+        }
+}
+
+/* acc[x] += w * src[x]: one product and one sum per element, in the element's tap order (vectorises
+ * across x without changing any result). */
+static void accumulate(float *restrict acc, const float *restrict src, float w, uint32_t n)
+{
+    for (uint32_t x = 0; x < n; x++)
+        acc[x] = AUG_FADD(acc[x], AUG_FMUL(w, src[x]));
+}
+
+/* Stores row Y, channel C of image I from the sums ACC: float32 directly (the common case: a multiply,
+ * an add and a store per value, as aug_store_value computes them), other types through it. */
+static void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
+{
+    if (j->out_type != AUG_OUT_F32) {
+        for (uint32_t x = 0; x < j->out_w; x++)
+            aug_write(j, i, y, x, c, aug_store_value(j, c, acc[x]));
+        return;
+    }
+    size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
+    size_t step = j->out_nhwc ? j->C : 1;
+    float *dst = (float *)j->out + first, scale = j->nscale[c], bias = j->nbias[c];
+    for (uint32_t x = 0; x < j->out_w; x++)
+        dst[x * step] = AUG_FADD(AUG_FMUL(acc[x], scale), bias);
+}
+
+/* Output row Y of image I from the horizontal rows H (starting at source row R0); ACC: out_w floats. */
+static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, int32_t r0, const float *h, float *acc)
+{
+    const int32_t *ry = j->ry + ((size_t)i * j->out_h + y) * 2;
+    const float *wy = j->wy + ((size_t)i * j->out_h + y) * j->ky;
+    size_t row_floats = (size_t)j->C * j->out_w;
+    for (uint32_t c = 0; c < j->C; c++) {
+        for (uint32_t x = 0; x < j->out_w; x++)
+            acc[x] = 0.0f;
+        for (int32_t t = 0; t < ry[1]; t++)
+            accumulate(acc, h + (size_t)(ry[0] + t - r0) * row_floats + (size_t)c * j->out_w, wy[t], j->out_w);
+        store_row(j, i, y, c, acc);
+    }
+}
+
+size_t h5pack_resample_scratch_floats(const aug_job *j)
+{
+    return ((size_t)j->H + 1) * j->C * j->out_w;
+}
+
+void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch)
+{
+    float *acc = scratch + (size_t)j->H * j->C * j->out_w;
+    for (uint32_t i = first; i < first + n; i++) {
+        const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
+        int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
+        horizontal(j, i, r0, r1, scratch);
+        for (uint32_t y = 0; y < j->out_h; y++)
+            vertical_row(j, i, y, r0, scratch, acc);
+    }
+}

@@ -1,0 +1,163 @@
+// resample_kernel.cuh - the resizing-crop kernel's per-block work (crop box + PIL bilinear taps made on
+// the host, augment_resample.h), written as __host__ __device__ code so that the same functions run on
+// the GPU (resample_kernel.cu) and, block by block, on the host (rsk_run_on_host, used by the tests on
+// machines without a GPU to compare the kernel's arithmetic with the CPU backend's, bit for bit).
+//
+// One block makes a tile of one output image: `rows` output rows x `tile_w` output columns, all
+// channels. Phase 1 computes the horizontal sums of the source rows the tile needs into shared memory
+// (float32); phase 2 sums them vertically, normalises and stores in the output's memory order. Every
+// element is computed exactly as augment_resample.h says (ascending taps, no FMA contraction), so the
+// tiling does not change a single bit.
+#ifndef H5PACK_RESAMPLE_KERNEL_CUH
+#define H5PACK_RESAMPLE_KERNEL_CUH
+
+#include <stdint.h>
+
+extern "C" {
+#include "augment_resample.h"
+#include "backend.h"
+}
+
+#define RSK_THREADS 256
+#define RSK_SMEM_FLOATS AUG_MAX_SPAN_FLOATS // 32 KiB of horizontal sums per block (the open checks fit)
+#define RSK_MAX_TILE_W 128
+
+struct rsk_args {
+    aug_job job;               // device pointers on the GPU
+    uint32_t tile_w, rows;     // output columns and rows per tile
+    uint32_t tiles_x, tiles_y; // tiles per image across and down
+    uint64_t blocks;           // count * tiles_y * tiles_x
+};
+
+// Source rows [first, end) that output rows [y0, y0 + n) of image I read.
+__host__ __device__ inline void rsk_row_span(const aug_job &j, uint32_t i, uint32_t y0, uint32_t n, int32_t *first,
+                                             int32_t *end)
+{
+    const int32_t *ry = j.ry + ((size_t)i * j.out_h + y0) * 2;
+    *first = ry[0];
+    *end = ry[2 * (n - 1)] + ry[2 * (n - 1) + 1];
+}
+
+// Largest number of source rows any tile of ROWS output rows needs, over the whole job (host data).
+static inline uint32_t rsk_max_span(const aug_job &j, uint32_t rows)
+{
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < j.count; i++)
+        for (uint32_t y0 = 0; y0 < j.out_h; y0 += rows) {
+            uint32_t n = j.out_h - y0 < rows ? j.out_h - y0 : rows;
+            int32_t a, b;
+            rsk_row_span(j, i, y0, n, &a, &b);
+            most = (uint32_t)(b - a) > most ? (uint32_t)(b - a) : most;
+        }
+    return most;
+}
+
+// Tile shape for host job J (its ry must be readable here): as many rows as fit the shared memory, up
+// to 16. Returns 0, or -1 when not even one output row of one column fits (an extreme downscale).
+static inline int rsk_plan(const aug_job &j, rsk_args *a)
+{
+    a->job = j;
+    a->tile_w = j.out_w < RSK_MAX_TILE_W ? j.out_w : RSK_MAX_TILE_W;
+    for (;;) {
+        for (uint32_t rows = 16; rows >= 1; rows /= 2) {
+            uint32_t r = rows < j.out_h ? rows : j.out_h;
+            if ((uint64_t)rsk_max_span(j, r) * j.C * a->tile_w <= RSK_SMEM_FLOATS) {
+                a->rows = r;
+                a->tiles_x = (j.out_w + a->tile_w - 1) / a->tile_w;
+                a->tiles_y = (j.out_h + r - 1) / r;
+                a->blocks = (uint64_t)j.count * a->tiles_x * a->tiles_y;
+                return 0;
+            }
+        }
+        if (a->tile_w == 1)
+            return -1;
+        a->tile_w = (a->tile_w + 1) / 2;
+    }
+}
+
+// What one block works on.
+struct rsk_tile {
+    uint32_t image, y0, x0, ny, nx;
+    int32_t r0, r1; // source rows of the horizontal pass
+};
+
+__host__ __device__ inline rsk_tile rsk_tile_of(const rsk_args &a, uint64_t blk)
+{
+    rsk_tile t;
+    uint64_t per_image = (uint64_t)a.tiles_x * a.tiles_y;
+    t.image = (uint32_t)(blk / per_image);
+    uint32_t rest = (uint32_t)(blk % per_image);
+    t.y0 = rest / a.tiles_x * a.rows;
+    t.x0 = rest % a.tiles_x * a.tile_w;
+    t.ny = a.job.out_h - t.y0 < a.rows ? a.job.out_h - t.y0 : a.rows;
+    t.nx = a.job.out_w - t.x0 < a.tile_w ? a.job.out_w - t.x0 : a.tile_w;
+    rsk_row_span(a.job, t.image, t.y0, t.ny, &t.r0, &t.r1);
+    return t;
+}
+
+// Phase 1: thread TID of NT computes its share of h[(r * C + c) * tile_w + x] for source rows r0 + r.
+// NHWC input: channel fastest, so neighbouring threads read neighbouring bytes.
+__host__ __device__ inline void rsk_horizontal(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
+                                               float *h)
+{
+    const aug_job &j = a.job;
+    const aug_image *img = &j.images[t.image];
+    const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
+    const int32_t *rx = j.rx + (size_t)t.image * j.out_w * 2;
+    const float *wx = j.wx + (size_t)t.image * j.out_w * j.kx;
+    uint32_t total = (uint32_t)(t.r1 - t.r0) * j.C * t.nx;
+    for (uint32_t k = tid; k < total; k += nt) {
+        uint32_t c, x, r;
+        if (j.in_nhwc)
+            c = k % j.C, x = k / j.C % t.nx, r = k / j.C / t.nx;
+        else
+            x = k % t.nx, c = k / t.nx % j.C, r = k / t.nx / j.C;
+        uint32_t X = aug_tap_column(&j, img, t.x0 + x);
+        h[(r * j.C + c) * a.tile_w + x] =
+            aug_hsum(&j, src, (uint32_t)t.r0 + r, c, rx + 2 * X, wx + (size_t)X * j.kx);
+    }
+}
+
+// Phase 2: thread TID of NT sums, normalises and stores its share of the tile, in the output's order.
+__host__ __device__ inline void rsk_vertical(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
+                                             const float *h)
+{
+    const aug_job &j = a.job;
+    uint32_t total = t.ny * j.C * t.nx;
+    for (uint32_t k = tid; k < total; k += nt) {
+        uint32_t c, x, r;
+        if (j.out_nhwc)
+            c = k % j.C, x = k / j.C % t.nx, r = k / j.C / t.nx;
+        else
+            x = k % t.nx, r = k / t.nx % t.ny, c = k / t.nx / t.ny;
+        uint32_t y = t.y0 + r;
+        const int32_t *ry = j.ry + ((size_t)t.image * j.out_h + y) * 2;
+        const float *wy = j.wy + ((size_t)t.image * j.out_h + y) * j.ky;
+        float acc = 0.0f;
+        for (int32_t q = 0; q < ry[1]; q++) {
+            float v = h[((uint32_t)(ry[0] + q - t.r0) * j.C + c) * a.tile_w + x];
+            acc = AUG_FADD(acc, AUG_FMUL(wy[q], v));
+        }
+        aug_write(&j, t.image, y, t.x0 + x, c, aug_store_value(&j, c, acc));
+    }
+}
+
+// The kernel's work done serially on the host, block by block, phase by phase. For the tests.
+inline void rsk_run_on_host(const rsk_args &a, uint32_t nt, float *smem)
+{
+    for (uint64_t blk = 0; blk < a.blocks; blk++) {
+        rsk_tile t = rsk_tile_of(a, blk);
+        for (uint32_t tid = 0; tid < nt; tid++)
+            rsk_horizontal(a, t, tid, nt, smem);
+        for (uint32_t tid = 0; tid < nt; tid++)
+            rsk_vertical(a, t, tid, nt, smem);
+    }
+}
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+// Enqueues the resampling kernel on STREAM (A's job pointers are device pointers).
+extern "C" cudaError_t h5pack_rsk_launch(const rsk_args &a, cudaStream_t stream);
+#endif
+
+#endif

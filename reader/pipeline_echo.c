@@ -1,0 +1,213 @@
+/* pipeline_echo.c - the consumer side's conversion of each delivery: the echoes of batch echo, and every
+ * delivery of sample echo (echo_sched.h): wait for the fresh batches the delivery reads ahead (they sit
+ * READY in the ring, untaken), keep the epoch's first E - 1 batches in the backend's pool, compose the
+ * delivery's sources, file rows and labels, and convert it into the delivered batch's slot. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "echo_sched.h"
+#include "pipeline_impl.h"
+
+struct echo_state {
+    echo_sched sched;
+    uint64_t per_epoch;       /* fresh batches per epoch (T) */
+    backend_source *sources;  /* B: the delivery being composed */
+    int64_t *labels;          /* B */
+    uint32_t *lag, *pos, *perm;
+    uint64_t *indices;        /* slots x B: each slot's current delivery's file rows */
+    uint64_t *pool_indices;   /* pool entries x B: the pooled batches' file rows */
+    size_t *pool_count;       /* per pool entry */
+    uint64_t *pool_epoch;     /* per pool entry: 1 + the epoch whose batch it holds */
+};
+
+int h5pack_pipeline_echo_start(pipeline *p)
+{
+    if (!p->pp.sample_echo)
+        return 0;
+    struct echo_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return H5PACK_ENOMEM;
+    p->sample = s;
+    const order_params *op = &p->pp.setup.op;
+    size_t B = (size_t)op->batch_size, slots = (size_t)p->pp.prefetch;
+    uint64_t n = h5pack_order_samples_per_epoch(op);
+    s->per_epoch = p->batches_per_epoch;
+    size_t last = s->per_epoch ? (size_t)(n - (s->per_epoch - 1) * B) : 0;
+    h5pack_echo_sched_init(&s->sched, p->pp.echo, s->per_epoch, B, last > B ? B : last, op->seed);
+    size_t pool = (size_t)h5pack_echo_pool_batches(&s->sched);
+    s->sources = malloc(B * sizeof *s->sources);
+    s->labels = malloc(B * sizeof *s->labels);
+    s->lag = malloc(B * sizeof *s->lag), s->pos = malloc(B * sizeof *s->pos), s->perm = malloc(B * sizeof *s->perm);
+    s->indices = malloc(slots * B * sizeof *s->indices);
+    s->pool_indices = malloc((pool ? pool : 1) * B * sizeof *s->pool_indices);
+    s->pool_count = calloc(pool ? pool : 1, sizeof *s->pool_count);
+    s->pool_epoch = calloc(pool ? pool : 1, sizeof *s->pool_epoch);
+    if (!s->sources || !s->labels || !s->lag || !s->pos || !s->perm || !s->indices || !s->pool_indices ||
+        !s->pool_count || !s->pool_epoch)
+        return H5PACK_ENOMEM;
+    return 0;
+}
+
+void h5pack_pipeline_echo_free(pipeline *p)
+{
+    struct echo_state *s = p->sample;
+    if (!s)
+        return;
+    free(s->sources), free(s->labels), free(s->lag), free(s->pos), free(s->perm);
+    free(s->indices), free(s->pool_indices), free(s->pool_count), free(s->pool_epoch);
+    free(s);
+    p->sample = NULL;
+}
+
+const uint64_t *h5pack_pipeline_delivery_indices(const pipeline *p, int slot)
+{
+    return p->sample->indices + (size_t)slot * p->pp.setup.op.batch_size;
+}
+
+uint64_t h5pack_pipeline_next_epoch(const pipeline *p)
+{
+    return p->next_fresh && p->batches_per_epoch ? (p->next_fresh - 1) / p->batches_per_epoch + 1 : 0;
+}
+
+static int slot_of(const pipeline *p, uint64_t ticket)
+{
+    return (int)(ticket % (uint64_t)p->pp.prefetch);
+}
+
+/* Fails the pipeline (every later next returns it) with WHAT and DETAIL. */
+static int fail(pipeline *p, int rc, const char *what, const char *detail, char *err, size_t err_len)
+{
+    p->failed = rc;
+    snprintf(p->failed_err, sizeof p->failed_err, "%s%s%s", what, detail[0] ? ": " : "", detail);
+    snprintf(err, err_len, "%s", p->failed_err);
+    return rc;
+}
+
+/* Tickets of the fresh batches group G of the epoch starting at ticket START reads ahead (not pooled,
+ * after G): into OUT, their number. */
+static int lookahead(const pipeline *p, uint64_t start, uint64_t g, uint64_t *out)
+{
+    const echo_sched *s = &p->sample->sched;
+    int n = 0;
+    if (!h5pack_echo_composed(s, g))
+        return 0;
+    for (uint32_t d = 1; d < s->echo; d++) {
+        uint64_t t = h5pack_echo_window(s, g, d);
+        if (t > g && !(h5pack_echo_pooled(s, t) && p->sample->pool_epoch[t] == start / p->sample->per_epoch + 1))
+            out[n++] = start + t;
+    }
+    return n;
+}
+
+int h5pack_pipeline_sample_check(pipeline *p, char *err, size_t err_len)
+{
+    uint64_t ticket = p->next_fresh, g = ticket % p->sample->per_epoch, ahead[64];
+    int n = lookahead(p, ticket - g, g, ahead);
+    /* Batch T read ahead is planned once its entry's previous batch (T - depth) is released, and bound
+     * once its backend slot's previous batch (T - prefetch) is: either one held would block forever. */
+    for (int k = 0; k < n; k++)
+        for (int w = 0; w < 2; w++) {
+            uint64_t back = w ? (uint64_t)p->depth : (uint64_t)p->pp.prefetch;
+            if (ahead[k] < back)
+                continue;
+            const ring_entry *e = h5pack_pipeline_entry(p, ahead[k] - back);
+            if (e->token && e->ticket == ahead[k] - back) {
+                snprintf(err, err_len,
+                         "batch %llu of epoch %llu is still unreleased and sample echo reads %u batches ahead into "
+                         "its buffer: release it first",
+                         (unsigned long long)e->index, (unsigned long long)e->epoch, p->pp.echo - 1);
+                return H5PACK_ESTATE;
+            }
+        }
+    return 0;
+}
+
+/* Waits until fresh batch TICKET is READY in its slot, leaving it there; 0 or the failure. */
+static int wait_ticket(pipeline *p, uint64_t ticket, char *err, size_t err_len)
+{
+    ring_entry *e = h5pack_pipeline_entry(p, ticket);
+    pthread_mutex_lock(&p->lock);
+    while (!atomic_load(&p->stop) && !(e->state == RING_READY && e->ticket == ticket))
+        pthread_cond_wait(&p->ready, &p->lock);
+    int ok = e->state == RING_READY && e->ticket == ticket;
+    pthread_mutex_unlock(&p->lock);
+    if (!ok)
+        return fail(p, H5PACK_ESTATE, "the reader is shutting down", "", err, err_len);
+    if (e->rc < 0)
+        return fail(p, e->rc, e->err, "", err, err_len);
+    return 0;
+}
+
+/* Sample echo, before group G's first delivery: the batches it reads ahead are ready, and the epoch's
+ * first E - 1 batches are in the pool (stored when first seen, i.e. at group 0). */
+static int prepare_group(pipeline *p, uint64_t start, uint64_t g, char *err, size_t err_len)
+{
+    struct echo_state *s = p->sample;
+    uint64_t ahead[64], epoch = start / s->per_epoch;
+    int n = lookahead(p, start, g, ahead), rc;
+    for (int k = 0; k < n; k++)
+        if ((rc = wait_ticket(p, ahead[k], err, err_len)))
+            return rc;
+    for (uint32_t d = 0; h5pack_echo_composed(&s->sched, g) && d < s->sched.echo; d++) {
+        uint64_t t = h5pack_echo_window(&s->sched, g, d);
+        if (!h5pack_echo_pooled(&s->sched, t) || s->pool_epoch[t] == epoch + 1)
+            continue;
+        const ring_entry *e = h5pack_pipeline_entry(p, start + t);
+        char detail[256] = "";
+        if ((rc = p->pp.be->ops->pool_store(p->pp.be, slot_of(p, start + t), e->count, (int)t, detail, sizeof detail)))
+            return fail(p, rc, "keeping a batch for sample echo failed", detail, err, err_len);
+        memcpy(s->pool_indices + t * s->sched.batch_size, e->indices, e->count * sizeof *e->indices);
+        s->pool_count[t] = e->count;
+        s->pool_epoch[t] = epoch + 1;
+    }
+    return 0;
+}
+
+/* Composes delivery ECHO of group G (epoch starting at START) into s->sources, s->labels and the
+ * slot's indices; returns its count. */
+static size_t compose(pipeline *p, int slot, uint64_t start, uint64_t g, uint32_t echo)
+{
+    struct echo_state *s = p->sample;
+    size_t B = s->sched.batch_size;
+    uint64_t *rows = s->indices + (size_t)slot * B;
+    size_t n = h5pack_echo_compose(&s->sched, start / s->per_epoch, g, echo, s->lag, s->pos, s->perm);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t t = h5pack_echo_window(&s->sched, g, s->lag[i]);
+        int pooled = h5pack_echo_pooled(&s->sched, t);
+        s->sources[i].buf = pooled ? p->pp.prefetch + (int32_t)t : slot_of(p, start + t);
+        s->sources[i].image = s->pos[i];
+        rows[i] = pooled ? s->pool_indices[t * B + s->pos[i]] : h5pack_pipeline_entry(p, start + t)->indices[s->pos[i]];
+        if (p->labels)
+            s->labels[i] = p->labels[rows[i]];
+    }
+    return n;
+}
+
+int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char *err, size_t err_len)
+{
+    ring_entry *e = &p->ring[entry];
+    int slot = h5pack_pipeline_ring_slot(p, e); /* the backend's ring slot (and sample echo's per-slot rows) */
+    backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, echo));
+    job.epoch = e->epoch;
+    if (p->sample) {
+        uint64_t g = e->index, start = e->ticket - g;
+        int rc = echo == 0 ? prepare_group(p, start, g, err, err_len) : 0;
+        if (rc)
+            return rc;
+        if (h5pack_echo_composed(&p->sample->sched, g)) {
+            job.count = compose(p, slot, start, g, echo);
+            job.sources = p->sample->sources;
+            job.labels = p->labels ? p->sample->labels : NULL;
+        } else { /* batch-echoed group: its own images */
+            memcpy(p->sample->indices + (size_t)slot * p->sample->sched.batch_size, e->indices,
+                   e->count * sizeof *e->indices);
+        }
+    }
+    char detail[256] = "";
+    int rc = p->pp.be->ops->resubmit(p->pp.be, slot, job, detail, sizeof detail);
+    if (rc)
+        return fail(p, rc, echo ? "converting an echoed batch failed" : "converting a batch failed", detail, err,
+                    err_len);
+    return 0;
+}

@@ -1,0 +1,207 @@
+/* test_resample.c - the host side of the resizing crops: PIL's bilinear taps on known values, the
+ * centre box, torchvision's sampling properties (bounds, ranges, the central fallback), the same key
+ * giving the same job and another key other boxes, and the CPU resampling against a double-precision
+ * sum over the same taps (layouts, flip, every dtype); an identity job returns the input exactly.
+ * The exact comparisons with torchvision's code and with PIL's pixels are in check_rrc_torchvision.py
+ * and tests/python/test_augment.py. */
+#include <math.h>
+
+#include "backend_resample.h"
+#include "resample_cases.h"
+
+static void test_taps_known(void)
+{
+    int32_t pairs[8];
+    float w[4 * 5];
+    /* 4 -> 2: scale 2, support 2; output 0 centred at 1.0 reads 0..2 with weights 0.75, 0.75, 0.25 / 1.75 */
+    CHECK_EQ_INT(h5pack_aug_max_taps(4, 2), 5);
+    h5pack_aug_axis_coeffs(4, 10, 2, 5, pairs, w);
+    CHECK_EQ_INT(pairs[0], 10);
+    CHECK_EQ_INT(pairs[1], 3);
+    CHECK_NEAR(w[0], 0.75 / 1.75, 1e-7);
+    CHECK_NEAR(w[1], 0.75 / 1.75, 1e-7);
+    CHECK_NEAR(w[2], 0.25 / 1.75, 1e-7);
+    CHECK(w[3] == 0.0f && w[4] == 0.0f);
+    CHECK_EQ_INT(pairs[2], 11); /* output 1 centred at 3.0: 1..3 (clamped at 4) */
+    CHECK_EQ_INT(pairs[3], 3);
+    /* same size: one tap of weight 1 (and a zero-weight neighbour, as PIL has) */
+    h5pack_aug_axis_coeffs(4, 0, 4, 3, pairs, w);
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ_INT(pairs[2 * i], i);
+        CHECK(w[3 * i] == 1.0f);
+    }
+    /* upscaling 2 -> 4: support 1, plain bilinear; weights sum to 1 everywhere */
+    h5pack_aug_axis_coeffs(2, 0, 4, h5pack_aug_max_taps(2, 4), pairs, w);
+    CHECK_NEAR(w[0], 1.0, 1e-7); /* output 0 centred at 0.25: pixel 0 only (pixel -1 is outside) */
+    for (uint32_t in = 1; in < 60; in += 7)
+        for (uint32_t out = 1; out < 50; out += 5) {
+            uint32_t k = h5pack_aug_max_taps(in, out);
+            int32_t *pr = malloc(sizeof(int32_t) * 2 * out);
+            float *wt = malloc(sizeof(float) * k * out);
+            CHECK(pr && wt);
+            h5pack_aug_axis_coeffs(in, 3, out, k, pr, wt);
+            for (uint32_t i = 0; i < out; i++) {
+                double sum = 0;
+                for (uint32_t t = 0; t < k; t++)
+                    sum += wt[i * k + t];
+                CHECK_NEAR(sum, 1.0, 1e-6);
+                CHECK(pr[2 * i] >= 3 && pr[2 * i + 1] >= 1 && (uint32_t)pr[2 * i + 1] <= k);
+                CHECK(pr[2 * i] + pr[2 * i + 1] <= 3 + (int)in);
+            }
+            free(pr), free(wt);
+        }
+}
+
+static void check_box(aug_box b, int y, int x, int h, int w)
+{
+    CHECK_MSG(b.y == y && b.x == x && b.h == h && b.w == w, "box (%d,%d,%d,%d), expected (%d,%d,%d,%d)", b.y, b.x, b.h,
+              b.w, y, x, h, w);
+}
+
+static void test_center_box(void)
+{
+    check_box(h5pack_aug_center_box(256, 256, 224, 224, 0.875), 16, 16, 224, 224);
+    check_box(h5pack_aug_center_box(256, 320, 224, 224, 0.875), 16, 48, 224, 224);
+    check_box(h5pack_aug_center_box(256, 256, 160, 160, 0.875), 16, 16, 224, 224); /* size-independent */
+    check_box(h5pack_aug_center_box(256, 256, 112, 224, 0.5), 64, 0, 128, 256);    /* wide: 128 x 256 */
+    check_box(h5pack_aug_center_box(256, 256, 100, 300, 0.5), 64, 0, 128, 256);    /* wider: clamped */
+    check_box(h5pack_aug_center_box(300, 200, 200, 100, 1.0), 0, 0, 300, 200);     /* tall output */
+    check_box(h5pack_aug_center_box(5, 5, 1, 1, 0.01), 2, 2, 1, 1);                 /* at least one pixel */
+}
+
+static void test_rrc_properties(void)
+{
+    aug_crop_params cp = {AUG_CROP_RANDOM_RESIZED, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0, 0.875};
+    double area_sum = 0;
+    int n = 20000, fallback = 0;
+    for (int i = 0; i < n; i++) {
+        rng_state r = {rng_mix64((uint64_t)i)};
+        aug_box b = h5pack_aug_rrc_box(256, 320, &cp, &r);
+        CHECK(b.h >= 1 && b.w >= 1 && b.y >= 0 && b.x >= 0 && b.y + b.h <= 256 && b.x + b.w <= 320);
+        double frac = (double)b.h * b.w / (256.0 * 320.0), ratio = (double)b.w / b.h;
+        area_sum += frac;
+        if (b.h == 256 && b.w == 320)
+            fallback++;
+        else
+            CHECK_MSG(frac > 0.07 && ratio > 0.70 && ratio < 1.42, "box %dx%d: area %.3f ratio %.3f", b.h, b.w, frac,
+                      ratio);
+    }
+    /* uniform area fraction in (0.08, 1), minus the rejected large ones: mean a little under 0.54 */
+    CHECK_MSG(area_sum / n > 0.40 && area_sum / n < 0.56, "mean area fraction %.3f", area_sum / n);
+    CHECK(fallback < n / 100);
+    /* a range that never fits: 10 attempts, then the central crop with the ratio clamped (200 / 100 > 4/3) */
+    aug_crop_params never = cp;
+    never.scale_min = 2.0, never.scale_max = 3.0;
+    rng_state r = {7};
+    check_box(h5pack_aug_rrc_box(100, 200, &never, &r), 0, 33, 100, 133);
+    check_box(h5pack_aug_rrc_box(300, 100, &never, &r), 83, 0, 133, 100);
+    check_box(h5pack_aug_rrc_box(50, 50, &never, &r), 0, 0, 50, 50);
+}
+
+static void test_same_key_same_job(void)
+{
+    aug_plan_params pp = rs_params(3, 40, 50, AUG_OUT_F32, 1, 0, AUG_CROP_RANDOM_RESIZED, 1);
+    rs_case a = rs_make(pp, 16, 20, 20, 99), b = rs_make(pp, 16, 20, 20, 99), c = rs_make(pp, 16, 20, 20, 100);
+    size_t bytes = h5pack_aug_blob_bytes(&pp, 16, 20, 20);
+    int boxes_differ = 0, flips = 0;
+    for (size_t i = 0; i < 16; i++) {
+        const aug_image *x = &a.job.images[i], *y = &b.job.images[i], *z = &c.job.images[i];
+        CHECK(x->y == y->y && x->x == y->x && x->h == y->h && x->w == y->w && x->flip == y->flip);
+        boxes_differ += x->y != z->y || x->x != z->x || x->h != z->h || x->w != z->w;
+        flips += x->flip;
+    }
+    CHECK(memcmp((const uint8_t *)a.blob + 16 * sizeof(aug_image), (const uint8_t *)b.blob + 16 * sizeof(aug_image),
+                 bytes - 16 * sizeof(aug_image)) == 0);
+    CHECK_MSG(boxes_differ >= 14, "another key must give other boxes (%d of 16 differ)", boxes_differ);
+    CHECK(flips > 0 && flips < 16);
+    /* the output size changes the taps, never the draws */
+    rs_case d = rs_make(pp, 16, 7, 33, 99);
+    for (size_t i = 0; i < 16; i++)
+        CHECK(a.job.images[i].y == d.job.images[i].y && a.job.images[i].w == d.job.images[i].w);
+    rs_free(&a), rs_free(&b), rs_free(&c), rs_free(&d);
+}
+
+/* Output element of the job, as double: the same taps summed in double precision. */
+static double reference_value(const rs_case *k, uint32_t i, uint32_t y, uint32_t x, uint32_t c)
+{
+    const aug_job *j = &k->job;
+    const aug_image *img = &j->images[i];
+    const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
+    uint32_t X = img->flip ? j->out_w - 1 - x : x;
+    const int32_t *ry = j->ry + ((size_t)i * j->out_h + y) * 2, *rx = j->rx + ((size_t)i * j->out_w + X) * 2;
+    const float *wy = j->wy + ((size_t)i * j->out_h + y) * j->ky, *wx = j->wx + ((size_t)i * j->out_w + X) * j->kx;
+    double v = 0;
+    for (int a = 0; a < ry[1]; a++)
+        for (int b = 0; b < rx[1]; b++)
+            v += (double)wy[a] * wx[b] *
+                 src[aug_pixel_index(j->in_nhwc, j->C, j->H, j->W, (uint32_t)(ry[0] + a), (uint32_t)(rx[0] + b), c)];
+    return v;
+}
+
+static double stored_value(const rs_case *k, const void *out, uint32_t i, uint32_t y, uint32_t x, uint32_t c)
+{
+    const aug_job *j = &k->job;
+    size_t e = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, x, c);
+    if (j->out_type == AUG_OUT_U8)
+        return ((const uint8_t *)out)[e];
+    float f;
+    memcpy(&f, (const uint32_t *)out + e, 4);
+    return ((double)f - j->nbias[c]) / j->nscale[c]; /* back to pixel units */
+}
+
+static void test_cpu_against_double(void)
+{
+    int cases = 0;
+    for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type += 3)
+        for (int li = 0; li < 2; li++)
+            for (int lo = 0; lo < 2; lo++)
+                for (int flip = 0; flip < 2; flip++) {
+                    aug_plan_params pp = rs_params(3, 37, 45, type, li, lo, AUG_CROP_RANDOM_RESIZED, flip);
+                    rs_case k = rs_make(pp, 6, 19, 23, 1000 + (uint64_t)cases++);
+                    void *out = malloc(k.out_bytes);
+                    float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
+                    CHECK(out && scratch);
+                    k.job.out = out;
+                    h5pack_resample_images(&k.job, 0, 6, scratch);
+                    double tol = type == AUG_OUT_U8 ? 0.5 + 1e-3 : 2e-3; /* uint8: rounded; float: ~ulps */
+                    for (uint32_t i = 0; i < 6; i++)
+                        for (uint32_t y = 0; y < 19; y++)
+                            for (uint32_t x = 0; x < 23; x++)
+                                for (uint32_t c = 0; c < 3; c++)
+                                    CHECK_NEAR(stored_value(&k, out, i, y, x, c), reference_value(&k, i, y, x, c), tol);
+                    free(out), free(scratch);
+                    rs_free(&k);
+                }
+}
+
+/* Centre crop of the whole image at its own size: every tap is 1, the output is the input. */
+static void test_identity(void)
+{
+    aug_plan_params pp = rs_params(3, 12, 9, AUG_OUT_U8, 1, 0, AUG_CROP_CENTER, 0);
+    pp.crop.center_ratio = 1.0;
+    rs_case k = rs_make(pp, 2, 12, 9, 5); /* 12 x 9 output: box is the whole 12 x 9 image */
+    uint8_t *out = malloc(k.out_bytes);
+    float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
+    CHECK(out && scratch);
+    k.job.out = out;
+    h5pack_resample_images(&k.job, 0, 2, scratch);
+    for (uint32_t i = 0; i < 2; i++)
+        for (uint32_t c = 0; c < 3; c++)
+            for (uint32_t y = 0; y < 12; y++)
+                for (uint32_t x = 0; x < 9; x++)
+                    CHECK_EQ_INT(out[i * 324 + (c * 12 + y) * 9 + x], k.in[i * 324 + (y * 9 + x) * 3 + c]);
+    free(out), free(scratch);
+    rs_free(&k);
+}
+
+int main(void)
+{
+    test_taps_known();
+    test_center_box();
+    test_rrc_properties();
+    test_same_key_same_job();
+    test_cpu_against_double();
+    test_identity();
+    printf("backend_resample: all checks passed\n");
+    return 0;
+}
