@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "reader_drain.h"
 #include "h5glue.h" /* h5pack_h5_lock_global */
 #include "h5pack.h"
 #include "h5pack_sim.h"
@@ -66,27 +67,12 @@ static void check_delivery(const char *path, const test_file *tf, h5pack_order o
     h5pack_close(r);
 }
 
-static h5pack_stats run_epochs(const char *path, const h5pack_config *c)
-{
-    h5pack_reader *r = NULL;
-    int rc = h5pack_open(path, c, &r);
-    CHECK_MSG(rc == 0, "%s: %s", path, h5pack_last_error(r));
-    h5pack_batch b = H5PACK_BATCH_INIT;
-    while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
-        CHECK_OK(h5pack_release(r, &b));
-    CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st = H5PACK_STATS_INIT;
-    CHECK_OK(h5pack_stats_get(r, &st));
-    h5pack_close(r);
-    return st;
-}
-
 /* The simulator plans slabs as the reader does: the same hits, misses and (stored) bytes. */
 static void check_belady(const char *path, h5pack_order order, size_t cache_bytes)
 {
     h5pack_config c = base_config();
     c.order = order, c.cache_bytes = cache_bytes;
-    h5pack_stats st = run_epochs(path, &c);
+    h5pack_stats st = test_drain_reader(path, &c);
     h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
     sp.cache_bytes = cache_bytes;
     h5pack_sim_result res = H5PACK_SIM_RESULT_INIT;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "reader_drain.h"
 #include "h5pack_sim.h"
 #include "test_files.h"
 
@@ -67,21 +68,6 @@ static void same_result(const h5pack_sim_result *a, const h5pack_sim_result *b, 
               "%s: replayed geometry differs", what);
 }
 
-static h5pack_stats run_reader(const char *path, const h5pack_config *cfg)
-{
-    h5pack_reader *r = NULL;
-    int rc = h5pack_open(path, cfg, &r);
-    CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_batch b = H5PACK_BATCH_INIT;
-    while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
-        CHECK_OK(h5pack_release(r, &b));
-    CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st = H5PACK_STATS_INIT;
-    CHECK_OK(h5pack_stats_get(r, &st));
-    h5pack_close(r);
-    return st;
-}
-
 static void check_defaults(void)
 {
     h5pack_sim_params p = H5PACK_SIM_PARAMS_DEFAULTS;
@@ -127,7 +113,7 @@ static void check_replays(const char *path)
                     CHECK_EQ_INT(r.hypothetical, 0);
                     if (p != H5PACK_POLICY_BELADY)
                         continue;
-                    h5pack_stats st = run_reader(path, &one);
+                    h5pack_stats st = test_drain_reader(path, &one);
                     CHECK_MSG(st.chunk_hits == r.hits && st.chunk_misses == r.misses && st.bytes_read == r.bytes_read,
                               "%s order %d cache %zu: reader %llu/%llu/%llu, handle %llu/%llu/%llu", path, o,
                               caches[c], (unsigned long long)st.chunk_hits, (unsigned long long)st.chunk_misses,
@@ -265,7 +251,7 @@ static void check_against_rechunked(const char *path)
                 h5pack_sim *sim = open_sim(path, &cfg);
                 h5pack_sim_result r = run(sim, H5PACK_POLICY_BELADY, cache, H5PACK_SIM_ORDER_CONFIG, ks[i]);
                 h5pack_sim_close(sim);
-                h5pack_stats st = run_reader(other, &cfg);
+                h5pack_stats st = test_drain_reader(other, &cfg);
                 CHECK_MSG(st.chunk_hits == r.hits && st.chunk_misses == r.misses && st.bytes_read == r.bytes_read,
                           "K %llu order %d cache %zu: reader on the K file %llu/%llu/%llu, what-if %llu/%llu/%llu",
                           (unsigned long long)ks[i], o, cache, (unsigned long long)st.chunk_hits,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "reader_drain.h"
 #include "h5pack_sim.h"
 
 enum { N = 203, C = 3, H = 8, W = 10, K = 6 }; /* 34 chunks, the last one short */
@@ -50,21 +51,6 @@ static void make_file(const char *path, int kind)
     H5Dclose(l), H5Sclose(lsp), H5Dclose(d), H5Pclose(dcpl), H5Sclose(sp), H5Fclose(f), H5Pclose(fapl);
 }
 
-static h5pack_stats run_reader(const char *path, const h5pack_config *cfg)
-{
-    h5pack_reader *r = NULL;
-    int rc = h5pack_open(path, cfg, &r);
-    CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_batch b = H5PACK_BATCH_INIT;
-    while ((rc = h5pack_next(r, &b)) == H5PACK_OK)
-        CHECK_OK(h5pack_release(r, &b));
-    CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st = H5PACK_STATS_INIT;
-    CHECK_OK(h5pack_stats_get(r, &st));
-    h5pack_close(r);
-    return st;
-}
-
 static h5pack_sim_result simulate(const char *path, const h5pack_config *cfg, h5pack_policy policy, size_t cache)
 {
     h5pack_sim_params sp = H5PACK_SIM_PARAMS_DEFAULTS;
@@ -80,7 +66,7 @@ static int cases;
 
 static void compare(const char *path, h5pack_config cfg)
 {
-    h5pack_stats st = run_reader(path, &cfg);
+    h5pack_stats st = test_drain_reader(path, &cfg);
     h5pack_sim_result b = simulate(path, &cfg, H5PACK_POLICY_BELADY, cfg.cache_bytes);
     CHECK_MSG(st.chunk_hits == b.hits && st.chunk_misses == b.misses && st.bytes_read == b.bytes_read,
               "%s order %d cache %zu batch %zu window %zu rank %u/%u drop_last %d epochs %llu: reader %llu hits "
