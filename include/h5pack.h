@@ -214,6 +214,16 @@ typedef struct h5pack_config {
     double ratio_min, ratio_max; /* 3/4, 4/3: random resized crop's aspect ratio (width / height) */
     double center_ratio;        /* 0.875 (224/256): centre crop's fraction of the shorter side */
     h5pack_echo_mode echo_mode; /* H5PACK_ECHO_BATCH */
+    /* Resume (docs/reader.md, "Exact resume"): the first delivery is batch start_batch of epoch
+       start_epoch (this rank's batch.index numbering), echo start_echo of it; everything from there on
+       (order, augmentation draws, echoes) equals the uninterrupted run's. All 0 = from the start. */
+    uint64_t start_epoch;       /* 0 */
+    uint64_t start_batch;       /* 0 */
+    uint32_t start_echo;        /* 0: with batch echo, the repeat to start at (0 .. echo - 1) */
+    /* Timeline (docs/stats.md, "Timeline"): a CSV row per interval while the reader runs. NULL = the
+       H5PACK_TIMELINE environment variable's file, if set; "" = none even when it is set. */
+    const char *timeline_path;  /* NULL */
+    double timeline_interval_s; /* 0: 1.0 s */
 } h5pack_config;
 
 /* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
@@ -228,7 +238,8 @@ typedef struct h5pack_config {
         .random_crop_padding = 0, .cuda_stream = NULL, .crop = H5PACK_CROP_NONE, .output_height = 0,      \
         .output_width = 0, .max_output_height = 0, .max_output_width = 0, .scale_min = 0.08,              \
         .scale_max = 1.0, .ratio_min = 0.75, .ratio_max = 4.0 / 3.0, .center_ratio = 0.875,               \
-        .echo_mode = H5PACK_ECHO_BATCH                                                                    \
+        .echo_mode = H5PACK_ECHO_BATCH, .start_epoch = 0, .start_batch = 0, .start_echo = 0,             \
+        .timeline_path = NULL, .timeline_interval_s = 0                                                   \
     }
 
 /* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
@@ -287,6 +298,12 @@ typedef struct h5pack_info {
     h5pack_echo_mode echo_mode;  /* as configured (SAMPLE with echo 1 delivers like BATCH) */
     int ring_slots;              /* batch buffers in the ring: prefetch, raised to echo + 1 for sample echo */
     uint64_t echo_pool_bytes;    /* sample echo's pool (device memory on the GPU, included in device_bytes) */
+    uint64_t order_fingerprint;  /* hash of everything the epoch order depends on (file geometry, seed,
+                                    order, window, world, batch size, drop_last, echo): ranks of one job
+                                    must agree (docs/reader.md, "Distributed training") */
+    uint32_t label_columns;      /* K: values per sample (1 for labels (N,), K for (N,K)); 0 without labels */
+    int label_rank;              /* 1 for labels (N,), 2 for (N,K); 0 without labels */
+    int labels_are_float;        /* 1: batch.labels_float (float32); 0: batch.labels (int64) */
 } h5pack_info;
 
 #define H5PACK_INFO_INIT {.struct_size = sizeof(h5pack_info)}
@@ -310,7 +327,8 @@ typedef struct h5pack_batch {
     size_t struct_size;      /* sizeof(h5pack_batch), set by H5PACK_BATCH_INIT */
     const void *data;        /* count images in the output dtype and layout; a CUDA device pointer when
                                 on_device, else host memory */
-    const int64_t *labels;   /* count labels on the host; NULL when the file has no labels */
+    const int64_t *labels;   /* count (* label_columns) labels on the host; NULL when the file has no
+                                labels or they are floating point (see labels_float) */
     const int64_t *labels_device; /* the same labels in device memory (GPU backend only, else NULL) */
     const uint64_t *indices; /* count sample indices (rows of the file), host memory */
     size_t count;            /* images in this batch (the last one of an epoch may be short) */
@@ -325,6 +343,10 @@ typedef struct h5pack_batch {
                                 next or a release); a stale copy or another reader's batch is refused */
     const h5pack_crop_box *boxes; /* count boxes on the host: where each image came from */
     uint32_t height, width;  /* size of this batch's images (progressive resizing changes it per epoch) */
+    uint32_t label_columns;  /* K: labels hold count * K values, row-major (1 for labels (N,)) */
+    const float *labels_float;        /* count * K float32 labels on the host when the file's labels are
+                                         floating point (then labels is NULL); else NULL */
+    const float *labels_float_device; /* the same in device memory (GPU backend only, else NULL) */
 } h5pack_batch;
 
 #define H5PACK_BATCH_INIT {.struct_size = sizeof(h5pack_batch)}

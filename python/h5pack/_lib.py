@@ -74,6 +74,11 @@ class Config(_Sized):
         ("ratio_max", ctypes.c_double),
         ("center_ratio", ctypes.c_double),
         ("echo_mode", ctypes.c_int),
+        ("start_epoch", _u64),
+        ("start_batch", _u64),
+        ("start_echo", _u32),
+        ("timeline_path", ctypes.c_char_p),
+        ("timeline_interval_s", ctypes.c_double),
     ]
 
 
@@ -113,6 +118,10 @@ class Info(_Sized):
         ("echo_mode", ctypes.c_int),
         ("ring_slots", ctypes.c_int),
         ("echo_pool_bytes", _u64),
+        ("order_fingerprint", _u64),
+        ("label_columns", _u32),
+        ("label_rank", ctypes.c_int),
+        ("labels_are_float", ctypes.c_int),
     ]
 
 
@@ -139,6 +148,9 @@ class Batch(_Sized):
         ("boxes", ctypes.POINTER(CropBox)),
         ("height", _u32),
         ("width", _u32),
+        ("label_columns", _u32),
+        ("labels_float", ctypes.c_void_p),
+        ("labels_float_device", ctypes.c_void_p),
     ]
 
 

@@ -48,6 +48,11 @@ int main(void)
     printf("h5pack_config.ratio_max %zu\n", offsetof(h5pack_config, ratio_max));
     printf("h5pack_config.center_ratio %zu\n", offsetof(h5pack_config, center_ratio));
     printf("h5pack_config.echo_mode %zu\n", offsetof(h5pack_config, echo_mode));
+    printf("h5pack_config.start_epoch %zu\n", offsetof(h5pack_config, start_epoch));
+    printf("h5pack_config.start_batch %zu\n", offsetof(h5pack_config, start_batch));
+    printf("h5pack_config.start_echo %zu\n", offsetof(h5pack_config, start_echo));
+    printf("h5pack_config.timeline_path %zu\n", offsetof(h5pack_config, timeline_path));
+    printf("h5pack_config.timeline_interval_s %zu\n", offsetof(h5pack_config, timeline_interval_s));
     printf("h5pack_info size %zu\n", sizeof(h5pack_info));
     printf("h5pack_info.struct_size %zu\n", offsetof(h5pack_info, struct_size));
     printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));
@@ -83,6 +88,10 @@ int main(void)
     printf("h5pack_info.echo_mode %zu\n", offsetof(h5pack_info, echo_mode));
     printf("h5pack_info.ring_slots %zu\n", offsetof(h5pack_info, ring_slots));
     printf("h5pack_info.echo_pool_bytes %zu\n", offsetof(h5pack_info, echo_pool_bytes));
+    printf("h5pack_info.order_fingerprint %zu\n", offsetof(h5pack_info, order_fingerprint));
+    printf("h5pack_info.label_columns %zu\n", offsetof(h5pack_info, label_columns));
+    printf("h5pack_info.label_rank %zu\n", offsetof(h5pack_info, label_rank));
+    printf("h5pack_info.labels_are_float %zu\n", offsetof(h5pack_info, labels_are_float));
     printf("h5pack_batch size %zu\n", sizeof(h5pack_batch));
     printf("h5pack_batch.struct_size %zu\n", offsetof(h5pack_batch, struct_size));
     printf("h5pack_batch.data %zu\n", offsetof(h5pack_batch, data));
@@ -100,6 +109,9 @@ int main(void)
     printf("h5pack_batch.boxes %zu\n", offsetof(h5pack_batch, boxes));
     printf("h5pack_batch.height %zu\n", offsetof(h5pack_batch, height));
     printf("h5pack_batch.width %zu\n", offsetof(h5pack_batch, width));
+    printf("h5pack_batch.label_columns %zu\n", offsetof(h5pack_batch, label_columns));
+    printf("h5pack_batch.labels_float %zu\n", offsetof(h5pack_batch, labels_float));
+    printf("h5pack_batch.labels_float_device %zu\n", offsetof(h5pack_batch, labels_float_device));
     printf("h5pack_crop_box size %zu\n", sizeof(h5pack_crop_box));
     printf("h5pack_crop_box.y %zu\n", offsetof(h5pack_crop_box, y));
     printf("h5pack_crop_box.x %zu\n", offsetof(h5pack_crop_box, x));

@@ -92,6 +92,20 @@ static void check_documented_defaults(const h5pack_config *c)
     CHECK_EQ_INT(c->random_flip, 0);
     CHECK_EQ_INT(c->random_crop_padding, 0);
     CHECK(c->cuda_stream == NULL);
+    CHECK_EQ_INT(c->crop, H5PACK_CROP_NONE);
+    CHECK_EQ_U64(c->output_height, 0);
+    CHECK_EQ_U64(c->output_width, 0);
+    CHECK_EQ_U64(c->max_output_height, 0);
+    CHECK_EQ_U64(c->max_output_width, 0);
+    CHECK(c->scale_min == 0.08 && c->scale_max == 1.0);
+    CHECK(c->ratio_min == 0.75 && c->ratio_max == 4.0 / 3.0);
+    CHECK(c->center_ratio == 0.875);
+    CHECK_EQ_INT(c->echo_mode, H5PACK_ECHO_BATCH);
+    CHECK_EQ_U64(c->start_epoch, 0);
+    CHECK_EQ_U64(c->start_batch, 0);
+    CHECK_EQ_U64(c->start_echo, 0);
+    CHECK(c->timeline_path == NULL);
+    CHECK(c->timeline_interval_s == 0.0);
 }
 
 static void test_defaults(void)

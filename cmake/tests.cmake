@@ -1,0 +1,77 @@
+# One way to register a test (docs/design.md, "How to add a test"). Included by tests/CMakeLists.txt.
+#
+#   h5pack_test(NAME name SOURCES a.c [b.c ...]      a C (or CUDA) test program
+#               [LIBS lib ...]                        default: h5pack_static h5pack_hdf5 m
+#               [INCLUDES dir ...]                    added to tests/, reader/ and reader/common/
+#               [DEFINES NAME=value ...] [ARGS arg ...]
+#               [LABELS label ...] [TIMEOUT seconds] [ENV NAME=value ...])
+#   h5pack_test(NAME name COMMAND program arg ...     any command (a script, a shell pipeline)
+#               [LABELS ...] [TIMEOUT ...] [ENV ...])
+#   h5pack_python_test(NAME name SCRIPT file.py [ARGS arg ...] [LABELS ...] [TIMEOUT ...] [ENV ...])
+#
+# Every test runs in its directory's build folder (files it writes stay there) and may exit 77 to say
+# "skipped: <why>" (no GPU, no h5py). Labels: "threads" = the ThreadSanitizer build runs it; "slow" = the
+# sanitizer builds skip it; "nosan" = never under a sanitizer; "python" = needs /usr/bin/python3's
+# numpy/h5py/torch. Python tests run Debian's /usr/bin/python3 with the binding on PYTHONPATH.
+
+set(H5PACK_TEST_PYTHON /usr/bin/python3 CACHE FILEPATH "python3 with numpy, h5py and torch for the tests")
+
+function(_h5pack_test_properties name)
+  cmake_parse_arguments(P "" "TIMEOUT" "LABELS;ENV" ${ARGN})
+  set(_props SKIP_RETURN_CODE 77)
+  if(P_TIMEOUT)
+    list(APPEND _props TIMEOUT ${P_TIMEOUT})
+  endif()
+  if(P_LABELS)
+    list(JOIN P_LABELS ";" _labels)
+    list(APPEND _props LABELS "${_labels}")
+  endif()
+  list(APPEND P_ENV "PYTHONDONTWRITEBYTECODE=1")
+  set_tests_properties(${name} PROPERTIES ${_props} ENVIRONMENT "${P_ENV}")
+endfunction()
+
+function(h5pack_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;INCLUDES;DEFINES;ARGS;LABELS;ENV;COMMAND" ${ARGN})
+  if(NOT T_NAME)
+    message(FATAL_ERROR "h5pack_test: NAME is required")
+  endif()
+  if(T_SOURCES)
+    set(_exe test_${T_NAME})
+    add_executable(${_exe} ${T_SOURCES})
+    if(NOT T_LIBS)
+      set(T_LIBS h5pack_static h5pack_hdf5 m)
+    endif()
+    target_link_libraries(${_exe} PRIVATE ${T_LIBS})
+    target_include_directories(${_exe} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/reader
+                               ${PROJECT_SOURCE_DIR}/reader/common ${T_INCLUDES})
+    if(T_DEFINES)
+      target_compile_definitions(${_exe} PRIVATE ${T_DEFINES})
+    endif()
+    add_test(NAME ${T_NAME} COMMAND ${_exe} ${T_ARGS} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  elseif(T_COMMAND)
+    add_test(NAME ${T_NAME} COMMAND ${T_COMMAND} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  else()
+    message(FATAL_ERROR "h5pack_test(${T_NAME}): give SOURCES or COMMAND")
+  endif()
+  _h5pack_test_properties(${T_NAME} TIMEOUT "${T_TIMEOUT}" LABELS ${T_LABELS} ENV ${T_ENV})
+endfunction()
+
+function(h5pack_python_test)
+  cmake_parse_arguments(T "" "NAME;SCRIPT;TIMEOUT" "ARGS;LABELS;ENV" ${ARGN})
+  if(NOT T_NAME OR NOT T_SCRIPT)
+    message(FATAL_ERROR "h5pack_python_test: NAME and SCRIPT are required")
+  endif()
+  if(NOT IS_ABSOLUTE "${T_SCRIPT}")
+    set(T_SCRIPT ${CMAKE_CURRENT_SOURCE_DIR}/${T_SCRIPT})
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${H5PACK_TEST_PYTHON} ${T_SCRIPT} ${T_ARGS}
+           WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  list(APPEND T_ENV "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  if(TARGET h5pack)
+    list(APPEND T_ENV "H5PACK_LIBRARY=$<TARGET_FILE:h5pack>")
+  endif()
+  _h5pack_test_properties(${T_NAME} TIMEOUT "${T_TIMEOUT}" LABELS python ${T_LABELS} ENV ${T_ENV})
+endfunction()
