@@ -325,6 +325,38 @@ static int write_labels(hid_t file, const h5out_metadata *m)
     return write_1d(file, H5PACK_DS_LABELS, ftype, H5T_NATIVE_UINT32, m->n, m->labels);
 }
 
+static hid_t table_file_type(const h5out_label_table *t)
+{
+    if (t->is_float)
+        return H5T_IEEE_F32LE;
+    switch (t->bytes) {
+    case 1: return t->is_signed ? H5T_STD_I8LE : H5T_STD_U8LE;
+    case 2: return t->is_signed ? H5T_STD_I16LE : H5T_STD_U16LE;
+    case 4: return t->is_signed ? H5T_STD_I32LE : H5T_STD_U32LE;
+    default: return t->is_signed ? H5T_STD_I64LE : H5T_STD_U64LE;
+    }
+}
+
+/* labels (n,K) from the table (n,) for one column; HDF5 converts int64 / double to the stored type. */
+static int write_table(hid_t file, uint64_t n, const h5out_label_table *t)
+{
+    hsize_t dims[2] = {n, t->columns};
+    hid_t space = H5Screate_simple(t->columns == 1 ? 1 : 2, dims, NULL), dcpl = untimed_dcpl(), dset = -1;
+    hid_t mtype = t->is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+    int rc = -1;
+    if (space >= 0 && dcpl >= 0)
+        dset = H5Dcreate2(file, H5PACK_DS_LABELS, table_file_type(t), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dset >= 0 && (n == 0 || H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->values) >= 0))
+        rc = 0;
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc == 0 ? write_strings(file, H5PACK_DS_LABEL_NAMES, t->names, t->columns) : -1;
+}
+
 static int write_skipped(hid_t file, const skip_list *s)
 {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), group = -1;
@@ -411,6 +443,8 @@ int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t er
         return h5_fail(err, err_len, "%s: cannot write the labels", o->path);
     if (m->has_classes && write_strings(o->file, H5PACK_DS_CLASSES, m->classes, m->n_classes) != 0)
         return h5_fail(err, err_len, "%s: cannot write the class names", o->path);
+    if (m->table && write_table(o->file, m->n, m->table) != 0)
+        return h5_fail(err, err_len, "%s: cannot write the labels from the table", o->path);
     if (write_strings(o->file, H5PACK_DS_FILENAMES, m->filenames, m->n) != 0)
         return h5_fail(err, err_len, "%s: cannot write the file names", o->path);
     if (write_skipped(o->file, m->skipped) != 0)

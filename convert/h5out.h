@@ -23,6 +23,15 @@ typedef struct h5out_geometry {
     int checksum;        /* fletcher32 after deflate */
 } h5out_geometry;
 
+/* Labels from a table (--labels): labels (n,K), or (n,) for one column, with label_names (K,). */
+typedef struct h5out_label_table {
+    uint64_t columns;          /* K */
+    const char *const *names;  /* K column names */
+    int is_float;              /* values are double, stored float32; else int64 stored in the type below */
+    int bytes, is_signed;      /* integer storage: 1, 2, 4 or 8 bytes, signed or not */
+    const void *values;        /* n x K, row-major, in the file's row order */
+} h5out_label_table;
+
 typedef struct h5out_metadata {
     uint64_t n;
     int has_classes;
@@ -37,6 +46,7 @@ typedef struct h5out_metadata {
     const char *chunk_reason;
     const char *compression;     /* "none", "gzip:4" */
     int checksum, shuffled;
+    const h5out_label_table *table; /* NULL: class labels (above) or none; else these (has_classes 0) */
 } h5out_metadata;
 
 /* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */

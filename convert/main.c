@@ -56,7 +56,11 @@ static void print_summary(const pack_options *o, const pack_report *r)
     fprintf(stderr, "h5pack:   images (%llu,%u,%u,%u) uint8 %s, %s stored (%s raw, %s%s), %llu chunks of %llu images\n",
             (unsigned long long)r->converted, d1, d2, d3, r->nhwc ? "NHWC" : "NCHW", stored, raw, compression,
             o->checksum ? " + fletcher32" : "", (unsigned long long)r->chunks, (unsigned long long)r->chunk_images);
-    if (r->has_classes)
+    if (o->labels_csv)
+        fprintf(stderr, "h5pack:   labels (%llu,%u) %s from %s%s%zu CSV rows name no image\n",
+                (unsigned long long)r->converted, r->label_columns, r->label_type, o->labels_csv,
+                r->label_columns == 1 ? " (stored (N,)); " : "; ", r->orphan_rows);
+    else if (r->has_classes)
         fprintf(stderr, "h5pack:   %u classes\n", r->n_classes);
     else
         fprintf(stderr, "h5pack:   flat folder: no labels\n");

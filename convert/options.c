@@ -95,7 +95,7 @@ void compression_text(const pack_options *o, char *buf, size_t len)
 typedef enum opt_id {
     OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
     OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
-    OPT_FORCE, OPT_MAX_PIXELS
+    OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS
 } opt_id;
 
 typedef struct opt_spec {
@@ -112,6 +112,7 @@ static const opt_spec option_table[] = {
     {"checksum", 0, 0, OPT_CHECKSUM},  {"threads", 'j', 1, OPT_THREADS},   {"quiet", 'q', 0, OPT_QUIET},
     {"verbose", 'v', 0, OPT_VERBOSE},  {"help", 'h', 0, OPT_HELP},         {"version", 'V', 0, OPT_VERSION},
     {"strict", 0, 0, OPT_STRICT},      {"force", 'f', 0, OPT_FORCE},       {"max-pixels", 0, 1, OPT_MAX_PIXELS},
+    {"labels", 0, 1, OPT_LABELS},
 };
 
 static const opt_spec *find_long(const char *name, size_t len)
@@ -201,6 +202,11 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
     case OPT_FORCE: o->force = 1; break;
     case OPT_MAX_PIXELS:
         return take_count("--max-pixels", value, 1, UINT64_MAX, "a pixel count >= 1", &o->max_pixels, err, len);
+    case OPT_LABELS:
+        if (!value[0])
+            return fail(err, len, "--labels: expected a CSV file name");
+        o->labels_csv = value;
+        break;
     }
     return OPTIONS_RUN;
 }
@@ -306,6 +312,12 @@ void options_print_usage(FILE *f)
             "  --channels 3|1      RGB (default) or gray\n"
             "  --max-pixels N      reject images over N pixels before decoding them (default 178956970,\n"
             "                      PIL's decompression-bomb limit)\n"
+            "Labels:\n"
+            "  --labels FILE.csv   labels from a CSV instead of class folders: a header row, then per image\n"
+            "                      its path relative to SRC_DIR (or a unique bare file name) and its\n"
+            "                      integer or float values (e.g. CelebA's 40 attributes of 1/-1); stored as\n"
+            "                      labels (N,K) in the smallest type that holds them, names in\n"
+            "                      label_names. Images without a row are skipped (\"no label row\")\n"
             "Layout:\n"
             "  --layout nchw|nhwc  images dataset (N,C,H,W) (default) or (N,H,W,C)\n"
             "  --seed S            seed of the packed order's shuffle (default 0)\n"

@@ -35,12 +35,13 @@ typedef struct pack_options {
     int strict;               /* --strict: a skipped file is an error */
     int force;                /* --force: overwrite an existing OUT */
     uint64_t max_pixels;      /* --max-pixels, default PACK_DEFAULT_MAX_PIXELS */
+    const char *labels_csv;   /* --labels FILE.csv: per-image labels from a CSV (NULL: class folders) */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
         NULL, NULL, 0, 0, RESIZE_CROP, 3, 0, 0, 0, 0, PACK_DEFAULT_BATCH, COMPRESS_NONE,                \
-            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS                             \
+            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL                       \
     }
 
 typedef enum options_result {

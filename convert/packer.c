@@ -11,7 +11,9 @@
 #include "chunking.h"
 #include "clock.h"
 #include "cpus.h"
+#include "csv_labels.h"
 #include "h5out.h"
+#include "label_match.h"
 #include "packorder.h"
 #include "pipeline.h"
 #include "progress.h"
@@ -25,6 +27,8 @@ typedef struct pack_ctx {
     const pack_options *o;
     pack_report *rep;
     scan_result scan;
+    label_table table;     /* --labels (n_rows 0 without) */
+    label_orphans orphans;
     size_t *order;
     decode_job_cfg job;
     chunk_choice chunk;
@@ -79,13 +83,43 @@ void pixel_mean_std(uint64_t sum, uint64_t sum_sq, uint64_t count, double *mean,
 
 /* ---- steps --------------------------------------------------------------------------------------- */
 
+#define ORPHANS_SHOWN_BY_DEFAULT 20
+
+/* CSV rows that name no image: listed like skipped files (20, or all with -v). */
+static void report_orphans(const pack_ctx *c)
+{
+    const label_orphans *o = &c->orphans;
+    size_t shown = c->o->verbosity >= 2 ? o->count : ORPHANS_SHOWN_BY_DEFAULT;
+    for (size_t i = 0; i < o->count && i < shown; i++)
+        info(c->o, "label row %s:%zu names no image: %s", c->table.path, c->table.lines[o->rows[i]],
+             c->table.keys[o->rows[i]]);
+    if (o->count > shown)
+        info(c->o, "... and %zu more label rows name no image (-v prints them)", o->count - shown);
+}
+
+/* --labels: reads the CSV and keeps the images it has a row for (the others become skipped files). */
+static int attach_label_table(pack_ctx *c, char *err, size_t len)
+{
+    if (!c->o->labels_csv)
+        return 0;
+    if (label_table_load(c->o->labels_csv, &c->table, err, len) != 0 ||
+        label_match(&c->table, &c->scan, &c->orphans, err, len) != 0)
+        return -1;
+    pack_report *r = c->rep;
+    r->label_columns = (uint32_t)c->table.n_columns;
+    snprintf(r->label_type, sizeof r->label_type, "%s", label_table_type(&c->table, NULL, NULL));
+    r->orphan_rows = c->orphans.count;
+    report_orphans(c);
+    return 0;
+}
+
 static pack_status scan_step(pack_ctx *c, char *err, size_t len)
 {
-    if (scan_source(c->o->src_dir, &c->scan, err, len) != 0)
+    if (scan_source(c->o->src_dir, &c->scan, err, len) != 0 || attach_label_table(c, err, len) != 0)
         return PACK_ERROR;
     pack_report *r = c->rep;
     r->candidates = c->scan.n_entries;
-    r->has_classes = c->scan.has_classes;
+    r->has_classes = c->scan.has_classes && !c->o->labels_csv; /* a table replaces the class folders */
     r->n_classes = (uint32_t)c->scan.n_classes;
     for (size_t i = 0; i < c->scan.n_warnings; i++)
         info(c->o, "warning: %s", c->scan.warnings[i]);
@@ -95,8 +129,8 @@ static pack_status scan_step(pack_ctx *c, char *err, size_t len)
         return PACK_STRICT;
     }
     if (c->scan.n_entries == 0) {
-        snprintf(err, len, "%s: no .jpg, .jpeg or .png files found%s", c->o->src_dir,
-                 c->scan.skipped.count ? " (see the skipped files above)" : "");
+        snprintf(err, len, "%s: no .jpg, .jpeg or .png files found%s%s", c->o->src_dir,
+                 c->o->labels_csv ? " that have a row in " : "", c->o->labels_csv ? c->o->labels_csv : "");
         return PACK_ERROR;
     }
     if (c->scan.has_classes && c->scan.n_classes > UINT32_MAX - 1) {
@@ -162,10 +196,14 @@ static void print_plan(pack_ctx *c)
         snprintf(shape, sizeof shape, "%u,%u,%u", j->height, j->width, j->channels);
     else
         snprintf(shape, sizeof shape, "%u,%u,%u", j->channels, j->height, j->width);
-    info(c->o, "%zu image files, %s; %d thread%s", c->scan.n_entries,
-         c->scan.has_classes ? "ImageFolder" : "flat folder (no labels)", c->rep->threads,
+    const char *kind = c->scan.has_classes ? "ImageFolder" : "flat folder (no labels)";
+    if (c->o->labels_csv)
+        kind = c->scan.has_classes ? "class folders, labels from the CSV" : "flat folder, labels from the CSV";
+    info(c->o, "%zu image files, %s; %d thread%s", c->scan.n_entries, kind, c->rep->threads,
          c->rep->threads == 1 ? "" : "s");
-    if (c->scan.has_classes)
+    if (c->o->labels_csv)
+        info(c->o, "labels (N,%zu) %s from %s", c->table.n_columns, c->rep->label_type, c->table.path);
+    else if (c->scan.has_classes)
         info(c->o, "%zu classes", c->scan.n_classes);
     info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
          c->chunk.reason);
@@ -240,14 +278,26 @@ static int shrink_to_converted(pack_ctx *c, char *err, size_t len)
     return 0;
 }
 
+/* --labels: the table's rows in the file's row order (int64 or double, as the table holds them). */
+static label_value *table_rows(const pack_ctx *c, uint64_t n)
+{
+    size_t k = c->table.n_columns;
+    label_value *v = malloc((n ? n : 1) * k * sizeof *v);
+    for (uint64_t i = 0; v && i < n; i++)
+        memcpy(v + i * k, c->table.values + c->scan.entries[c->pres.kept[i]].label_row * k, k * sizeof *v);
+    return v;
+}
+
 static int write_metadata(pack_ctx *c, char *err, size_t len)
 {
     uint64_t n = c->pres.converted;
+    h5out_label_table table = {c->table.n_columns, (const char *const *)c->table.names, c->table.is_float, 8, 1, NULL};
+    label_value *rows = c->o->labels_csv ? table_rows(c, n) : NULL;
     uint32_t *labels = malloc(n * sizeof *labels);
     const char **names = malloc(n * sizeof *names);
     char compression[32];
     int rc = -1;
-    if (!labels || !names) {
+    if (!labels || !names || (c->o->labels_csv && !rows)) {
         snprintf(err, len, "out of memory for %llu labels", (unsigned long long)n);
         goto done;
     }
@@ -256,16 +306,22 @@ static int write_metadata(pack_ctx *c, char *err, size_t len)
         names[i] = c->scan.entries[c->pres.kept[i]].name;
     }
     compression_text(c->o, compression, sizeof compression);
-    h5out_metadata m = {n, c->scan.has_classes, labels, (const char *const *)c->scan.classes,
+    h5out_metadata m = {n, c->rep->has_classes, labels, (const char *const *)c->scan.classes,
                         (uint32_t)c->scan.n_classes, names, &c->rep->skipped,
                         c->o->height ? resize_mode_name(c->o->resize) : "none",
                         {0}, {0}, (int64_t)c->chunk.images, (int64_t)c->chunk.target_bytes,
                         (int64_t)c->o->batch, (int64_t)c->o->seed, c->chunk.reason, compression,
-                        c->o->checksum, !c->o->keep_order};
+                        c->o->checksum, !c->o->keep_order, NULL};
     memcpy(m.mean, c->rep->mean, sizeof m.mean);
     memcpy(m.std, c->rep->std, sizeof m.std);
+    if (rows) {
+        label_table_type(&c->table, &table.bytes, &table.is_signed);
+        table.values = rows;
+        m.table = &table;
+    }
     rc = h5out_write_metadata(c->out, &m, err, len);
 done:
+    free(rows);
     free(labels);
     free(names);
     return rc;
@@ -320,6 +376,8 @@ static void cleanup(pack_ctx *c)
             safeout_discard(c->temp[i]);
     pipeline_result_free(&c->pres);
     scan_free(&c->scan);
+    label_table_free(&c->table);
+    label_orphans_free(&c->orphans);
     free(c->order);
 }
 

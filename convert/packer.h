@@ -29,6 +29,9 @@ typedef struct pack_report {
     size_t n_warnings;
     int has_classes;
     uint32_t n_classes;
+    uint32_t label_columns;       /* --labels: K (0 without a table) */
+    char label_type[16];          /* --labels: "int8" ... "float32" */
+    size_t orphan_rows;           /* --labels: CSV rows that name no image */
     uint32_t height, width, channels;
     int nhwc;
     uint64_t chunk_images, chunks;

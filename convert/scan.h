@@ -19,6 +19,7 @@ typedef struct scan_entry {
     char *relpath;  /* path relative to SRC_DIR, bytes as on disk */
     char *name;     /* the same, valid UTF-8 (invalid bytes escaped as \xNN): what the file records */
     uint32_t label; /* class index (0 in flat mode) */
+    size_t label_row; /* --labels: the CSV row of this image (set by label_match, not by the scan) */
 } scan_entry;
 
 typedef struct scan_result {

@@ -10,6 +10,7 @@
 #define H5PACK_DS_IMAGES "images"
 #define H5PACK_DS_LABELS "labels"
 #define H5PACK_DS_CLASSES "classes"
+#define H5PACK_DS_LABEL_NAMES "label_names" /* (K,) names of the columns of labels (N,K) or (N,) from a CSV */
 #define H5PACK_DS_FILENAMES "filenames"
 #define H5PACK_GROUP_SKIPPED "skipped"
 #define H5PACK_DS_SKIPPED_FILES "files"     /* inside H5PACK_GROUP_SKIPPED */
