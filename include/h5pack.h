@@ -467,6 +467,9 @@ typedef struct h5pack_file_desc {
     uint64_t chunks_per_slab;    /* HDF5 chunks per reader chunk: 1 when HDF5 chunks hold whole images (and
                                     for unchunked data); more when they split images (h5py's chunks=True),
                                     each reader chunk then being the slab of every HDF5 chunk of its rows */
+    uint32_t label_columns;      /* as h5pack_info.label_columns: K, 0 without labels */
+    int label_rank;              /* as h5pack_info.label_rank: 1 for (N,), 2 for (N,K), 0 without labels */
+    int labels_are_float;        /* as h5pack_info.labels_are_float */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

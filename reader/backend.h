@@ -2,7 +2,8 @@
  * the reader core (file -> cache -> uint8 batch) never knows whether a GPU is there.
  *
  * Ring model: the core owns `slots` ring entries (config.prefetch). For each slot the backend owns
- *   - a host uint8 input buffer (pinned on CUDA) of batch_size images, and a host int64 label buffer,
+ *   - a host uint8 input buffer (pinned on CUDA) of batch_size images, and a host label buffer of
+ *     batch_size rows of label_bytes (int64 or float32 values; host_labels gives it as int64_t *),
  *   - the output buffer(s) the consumer sees (host floats on CPU; device buffers on CUDA), sized for
  *     the largest output size allowed (max_out_height x max_out_width with a resizing crop),
  *   - per delivery, the host-made geometry (augment_plan.h: crop boxes, flips, filter taps), copied to
@@ -36,6 +37,7 @@ typedef struct backend_params {
     h5pack_layout out_layout; /* NCHW or NHWC */
     h5pack_dtype dtype;
     size_t batch_size;
+    size_t label_bytes;       /* one sample's labels: K int64 or K float32 values (0 = one int64) */
     int slots;
     int threads;              /* CPU backend: threads for a conversion done on the consumer thread */
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS]; /* output = (x/255 - mean) / std */
@@ -66,7 +68,7 @@ typedef struct backend_job {
     uint64_t key;                  /* augmentation key of this delivery (augment.h) */
     uint64_t epoch;                /* picks the output size (h5pack_backend_set_output_size) */
     const backend_source *sources; /* NULL: images 0..count-1 of the slot itself */
-    const int64_t *labels;         /* with sources: the delivery's labels (NULL: the file has none) */
+    const int64_t *labels;         /* with sources: the delivery's label rows, label_bytes each (NULL: none) */
     int convert;                   /* submit: 0 = only take the uint8 batch in (sample echo) */
 } backend_job;
 
@@ -131,6 +133,12 @@ static inline backend_job h5pack_backend_job(size_t count, uint64_t key)
 {
     backend_job j = {count, key, 0, NULL, NULL, 1};
     return j;
+}
+
+/* Bytes of one sample's labels in the label buffers (backend_params.label_bytes, 0 meaning one int64). */
+static inline size_t h5pack_backend_label_bytes(const backend_params *p)
+{
+    return p->label_bytes ? p->label_bytes : sizeof(int64_t);
 }
 
 /* Output size of EPOCH's batches. */

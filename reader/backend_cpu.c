@@ -65,10 +65,16 @@ static uint8_t *cpu_host_input(backend *b, int slot)
     return cb->inputs + (size_t)slot * cb->in_slot_bytes;
 }
 
+/* A slot's label rows, rounded up so that every slot's buffer stays 64-byte aligned. */
+static size_t label_slot_bytes(const backend_params *p)
+{
+    return (p->batch_size * h5pack_backend_label_bytes(p) + 63) & ~(size_t)63;
+}
+
 static int64_t *cpu_host_labels(backend *b, int slot)
 {
     cpu_backend *cb = cpu_of(b);
-    return cb->labels + (size_t)slot * cb->p.batch_size;
+    return (int64_t *)(void *)((uint8_t *)cb->labels + (size_t)slot * label_slot_bytes(&cb->p));
 }
 
 static void *cpu_output_of(cpu_backend *cb, int slot)
@@ -140,7 +146,7 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
     if (rc)
         return rc;
     if (job.sources && job.labels)
-        memcpy(cpu_host_labels(&cb->base, slot), job.labels, job.count * sizeof(int64_t));
+        memcpy(cpu_host_labels(&cb->base, slot), job.labels, job.count * h5pack_backend_label_bytes(&cb->p));
     s->job.labels = NULL; /* copied: a redo (output size changed) must not read the caller's buffer */
     h5pack_backend_size_for(&cb->base, job.epoch, &s->out_h, &s->out_w);
     aug_job aj, *ajp = NULL;
@@ -314,7 +320,7 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
         cb->blob_bytes = h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width);
     size_t slots = (size_t)p->slots, pool_bytes = (size_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
     cb->inputs = alloc_aligned(slots * cb->in_slot_bytes);
-    cb->labels = alloc_aligned(slots * p->batch_size * sizeof(int64_t));
+    cb->labels = alloc_aligned(slots * label_slot_bytes(p));
     cb->outputs = cb->passthrough ? NULL : alloc_aligned(slots * cb->out_slot_bytes);
     cb->pool = pool_bytes ? alloc_aligned(pool_bytes) : NULL;
     if (!cb->inputs || !cb->labels || (!cb->passthrough && !cb->outputs) || (pool_bytes && !cb->pool) ||

@@ -51,7 +51,11 @@ typedef struct source_geometry {
     chunksrc_path path;
     int compressed;             /* a deflate filter is present */
     int has_labels;
-    uint32_t n_classes;         /* length of "classes", else max label + 1, 0 without labels */
+    uint32_t n_classes;         /* length of "classes", else max label + 1, 0 without labels (and for
+                                   table labels: several columns, floats, negative values) */
+    uint32_t label_columns;     /* K: values per sample (1 for (N,)); 0 without labels */
+    int label_rank;             /* 1: (N,), 2: (N,K); 0 without labels */
+    int labels_are_float;       /* float32 rows (h5pack_chunksrc_label_rows), else int64 */
     int has_stats;              /* root attributes "mean" and "std" (C float64 values in [0,1]) */
     double mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     int located;                /* raw path with every chunk located at open: reads take no lock */
@@ -82,8 +86,18 @@ int h5pack_chunksrc_open(const char *path, const char *images, const char *label
 
 const source_geometry *h5pack_chunksrc_geometry(const chunk_source *s);
 
-/* All N labels as int64 (read once at open), or NULL without labels. */
+/* All N x K integer labels as int64, row-major (read once at open), or NULL without labels or when they
+ * are floating point. */
 const int64_t *h5pack_chunksrc_labels(const chunk_source *s);
+
+/* All N rows of labels: K int64 or K float32 values each (labels_are_float), NULL without labels. */
+const void *h5pack_chunksrc_label_rows(const chunk_source *s);
+
+/* Bytes of one sample's labels: K * 8 (int64) or K * 4 (float32); 0 without labels. */
+static inline size_t h5pack_chunksrc_label_bytes(const source_geometry *g)
+{
+    return g->has_labels ? (size_t)g->label_columns * (g->labels_are_float ? 4 : 8) : 0;
+}
 
 /* Bytes the read of CHUNK takes from the file (stored size, summed over a slab's HDF5 chunks; for
  * compressed chunks the compressed size). */

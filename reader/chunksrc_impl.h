@@ -49,7 +49,8 @@ struct chunk_source {
     uint64_t *chunk_size;     /* stored bytes, 0 = never written (reads as the fill value) */
     uint8_t *chunk_deflated;  /* 1: the deflate filter was applied to this chunk (filter mask bit clear) */
 
-    int64_t *labels;
+    int64_t *labels;          /* integer labels, N x K */
+    float *labels_float;      /* floating-point labels, N x K */
 
     /* implicit / contiguous, uncompressed: the data range mapped read-only (chunksrc_map.c), or NULL. */
     const uint8_t *map;

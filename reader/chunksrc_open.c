@@ -419,6 +419,11 @@ const int64_t *h5pack_chunksrc_labels(const chunk_source *s)
     return s->labels;
 }
 
+const void *h5pack_chunksrc_label_rows(const chunk_source *s)
+{
+    return s->labels_float ? (const void *)s->labels_float : (const void *)s->labels;
+}
+
 uint64_t h5pack_chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk)
 {
     uint64_t k = s->g.samples_per_chunk, first = chunk * k;
@@ -444,6 +449,7 @@ static void chunksrc_close_in_process(chunk_source *s)
     free(s->chunk_size);
     free(s->chunk_deflated);
     free(s->labels);
+    free(s->labels_float);
     free(s->path);
     free(s);
 }

@@ -56,6 +56,19 @@ static uint64_t new_token(pipeline *p, int slot)
     return p->token_tag | (p->deliveries & serial_mask) << PIPELINE_TOKEN_SLOT_BITS | (uint64_t)slot;
 }
 
+/* The backend gave its label buffers as int64: none without labels; float32 rows for float labels. */
+static void set_labels(const pipeline *p, h5pack_batch *batch)
+{
+    batch->label_columns = p->labels ? p->geo->label_columns : 0;
+    if (!p->labels) {
+        batch->labels = NULL, batch->labels_device = NULL;
+    } else if (p->geo->labels_are_float) {
+        batch->labels_float = (const float *)(const void *)batch->labels;
+        batch->labels_float_device = (const float *)(const void *)batch->labels_device;
+        batch->labels = NULL, batch->labels_device = NULL;
+    }
+}
+
 /* Hands out echo ECHO of the batch in entry SLOT (already converted for it). */
 static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, char *err, size_t err_len)
 {
@@ -65,8 +78,7 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
     int rc = p->pp.be->ops->output(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count, batch, detail, sizeof detail);
     if (rc)
         return backend_fail(p, rc, "the backend could not hand out the batch", detail, err, err_len);
-    if (!p->labels)
-        batch->labels = NULL, batch->labels_device = NULL;
+    set_labels(p, batch);
     const backend_box *boxes = NULL; /* backend_box has h5pack_crop_box's layout (backend_geom.c) */
     p->pp.be->ops->geometry(p->pp.be, h5pack_pipeline_ring_slot(p, e), &boxes, &batch->height, &batch->width);
     batch->boxes = (const h5pack_crop_box *)(const void *)boxes;
@@ -303,7 +315,8 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
         return H5PACK_ENOMEM;
     p->pp = *pp;
     p->geo = h5pack_chunksrc_geometry(pp->src);
-    p->labels = h5pack_chunksrc_labels(pp->src);
+    p->labels = h5pack_chunksrc_label_rows(pp->src);
+    p->label_bytes = h5pack_chunksrc_label_bytes(p->geo);
     p->echo_slot = -1;
     p->token_tag = next_token_tag() << PIPELINE_TOKEN_TAG_SHIFT;
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);

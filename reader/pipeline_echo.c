@@ -13,7 +13,7 @@ struct echo_state {
     echo_sched sched;
     uint64_t per_epoch;       /* fresh batches per epoch (T) */
     backend_source *sources;  /* B: the delivery being composed */
-    int64_t *labels;          /* B */
+    uint8_t *labels;          /* B label rows */
     uint32_t *lag, *pos, *perm;
     uint64_t *indices;        /* slots x B: each slot's current delivery's file rows */
     uint64_t *pool_indices;   /* pool entries x B: the pooled batches' file rows */
@@ -37,7 +37,7 @@ int h5pack_pipeline_echo_start(pipeline *p)
     h5pack_echo_sched_init(&s->sched, p->pp.echo, s->per_epoch, B, last > B ? B : last, op->seed);
     size_t pool = (size_t)h5pack_echo_pool_batches(&s->sched);
     s->sources = malloc(B * sizeof *s->sources);
-    s->labels = malloc(B * sizeof *s->labels);
+    s->labels = malloc(B * (p->label_bytes ? p->label_bytes : 1));
     s->lag = malloc(B * sizeof *s->lag), s->pos = malloc(B * sizeof *s->pos), s->perm = malloc(B * sizeof *s->perm);
     s->indices = malloc(slots * B * sizeof *s->indices);
     s->pool_indices = malloc((pool ? pool : 1) * B * sizeof *s->pool_indices);
@@ -179,7 +179,7 @@ static size_t compose(pipeline *p, int slot, uint64_t start, uint64_t g, uint32_
         s->sources[i].image = s->pos[i];
         rows[i] = pooled ? s->pool_indices[t * B + s->pos[i]] : h5pack_pipeline_entry(p, start + t)->indices[s->pos[i]];
         if (p->labels)
-            s->labels[i] = p->labels[rows[i]];
+            memcpy(s->labels + i * p->label_bytes, p->labels + rows[i] * p->label_bytes, p->label_bytes);
     }
     return n;
 }
@@ -198,7 +198,7 @@ int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char
         if (h5pack_echo_composed(&p->sample->sched, g)) {
             job.count = compose(p, slot, start, g, echo);
             job.sources = p->sample->sources;
-            job.labels = p->labels ? p->sample->labels : NULL;
+            job.labels = p->labels ? (const int64_t *)(const void *)p->sample->labels : NULL;
         } else { /* batch-echoed group: its own images */
             memcpy(p->sample->indices + (size_t)slot * p->sample->sched.batch_size, e->indices,
                    e->count * sizeof *e->indices);

@@ -86,7 +86,8 @@ typedef struct worker {
 struct pipeline {
     pipeline_params pp;
     const source_geometry *geo;
-    const int64_t *labels;
+    const uint8_t *labels;  /* N rows of label_bytes (int64 or float32 values), NULL without labels */
+    size_t label_bytes;
     uint64_t total_batches; /* 0 = endless */
     uint64_t batches_per_epoch;
     planner *plan;

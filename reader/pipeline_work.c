@@ -123,8 +123,8 @@ static void finish_batch(pipeline *p, ring_entry *e)
     int rc = e->rc;
     pthread_mutex_unlock(&p->lock);
     if (rc == 0 && p->labels)
-        for (size_t i = 0; i < e->count; i++)
-            e->host_labels[i] = p->labels[e->indices[i]];
+        for (size_t i = 0, lb = p->label_bytes; i < e->count; i++)
+            memcpy((uint8_t *)e->host_labels + i * lb, p->labels + e->indices[i] * lb, lb);
     char detail[256] = "";
     backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
     job.epoch = e->epoch;

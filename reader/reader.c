@@ -55,6 +55,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.out_layout = c->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : c->output_layout;
     bp.dtype = c->dtype;
     bp.batch_size = c->batch_size;
+    bp.label_bytes = h5pack_chunksrc_label_bytes(g);
     bp.threads = r->setup.threads;
     memcpy(bp.mean, mean, sizeof bp.mean);
     memcpy(bp.std, std, sizeof bp.std);
@@ -83,6 +84,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     in->dtype = r->cfg.dtype;
     in->has_labels = g->has_labels;
     in->n_classes = g->n_classes;
+    in->label_columns = g->label_columns, in->label_rank = g->label_rank, in->labels_are_float = g->labels_are_float;
     in->samples_per_chunk = g->samples_per_chunk;
     in->n_chunks = g->n_chunks;
     in->chunk_bytes = g->chunk_bytes;

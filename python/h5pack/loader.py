@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from . import _convert, _lib, _tensors
+from . import _convert, _labels, _lib, _tensors
 
 _LIB = None
 
@@ -123,7 +123,8 @@ class Loader:
     Each ``for`` over the loader is one epoch: ``len(loader)`` = batches_per_epoch * echo batches of
     ``(images, labels)`` (plus ``indices`` with ``with_indices=True``). ``images`` is a
     (B, C, H, W) tensor (``layout="nhwc"``: (B, H, W, C)) of ``dtype`` on the reader's device, ``labels``
-    int64 (B,) on the same device (None for a file without labels), ``indices`` int64 (B,) file rows.
+    int64 (B,) on the same device (None for a file without labels; (B, K) for labels (N, K), float32 when
+    the file's labels are floating point), ``indices`` int64 (B,) file rows.
 
     Augmentation (docs/augmentation.md): ``crop="random_resized"`` (torchvision's RandomResizedCrop with
     ``scale`` and ``ratio``, PIL's antialiased bilinear resize) or ``crop="center"`` (the central
@@ -291,13 +292,8 @@ class Loader:
         return images, labels, _tensors.host_int64(b.indices, b.count, self)
 
     def _labels(self, b):
-        if b.on_device and b.labels_device:
-            return _tensors.device_int64(b.labels_device, b.count, self._gpu, self)
-        if not b.labels:
-            return None
-        labels = _tensors.host_int64(b.labels, b.count, self)
-        # A backend that keeps labels on the host only: a small copy, so labels sit next to the images.
-        return labels.to(f"cuda:{self._gpu}") if b.on_device else labels
+        # (B,) or (B, K), int64 or float32, as the file's labels (N,) / (N, K) are (see _labels.py)
+        return _labels.batch_labels(b, self._info, self._gpu, self)
 
     # ---- information and lifetime ----------------------------------------------------------------
 

@@ -109,8 +109,8 @@ static int copy_in(cuda_backend *cb, cuda_slot *s, size_t count, char *err, size
         e = cudaMemcpyAsync(s->dev_in, s->host_in, count * cb->in_image_bytes, cudaMemcpyHostToDevice,
                             cb->copy_stream);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(s->dev_labels, s->host_labels, count * sizeof(int64_t), cudaMemcpyHostToDevice,
-                            cb->copy_stream);
+        e = cudaMemcpyAsync(s->dev_labels, s->host_labels, count * h5pack_backend_label_bytes(&cb->p),
+                            cudaMemcpyHostToDevice, cb->copy_stream);
     if (e == cudaSuccess)
         e = cudaEventRecord(s->copy_t1, cb->copy_stream);
     s->copy_pending = e == cudaSuccess;

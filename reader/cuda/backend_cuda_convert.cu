@@ -119,8 +119,9 @@ extern "C" int h5pack_cuda_convert(cuda_backend *cb, int slot, backend_job job, 
         if ((rc = source_addresses(cb, slot, job, addrs, err, err_len)))
             return rc;
         if (s->composed && labels) {
-            memcpy(s->geo_host + cb->geo_labels_off, labels, job.count * sizeof(int64_t));
-            HOT_CHECK(cb, copy_geometry(cb, s, cb->geo_labels_off, job.count * sizeof(int64_t)));
+            size_t bytes = job.count * h5pack_backend_label_bytes(&cb->p); // K int64 or float32 per image
+            memcpy(s->geo_host + cb->geo_labels_off, labels, bytes);
+            HOT_CHECK(cb, copy_geometry(cb, s, cb->geo_labels_off, bytes));
         }
         rc = cb->p.crop != AUG_CROP_NONE ? launch_resample(cb, s, job, addrs, err, err_len)
                                          : launch_plain(cb, s, job, err, err_len);

@@ -63,7 +63,7 @@ static size_t plan_geometry(cuda_backend *cb)
                       : 0;
     cb->geo_srcs_off = round_up(blob, ALIGN);
     cb->geo_labels_off = cb->geo_srcs_off + round_up(p->batch_size * sizeof(uint64_t), ALIGN);
-    return cb->geo_labels_off + round_up(p->batch_size * sizeof(int64_t), ALIGN);
+    return cb->geo_labels_off + round_up(p->batch_size * h5pack_backend_label_bytes(p), ALIGN);
 }
 
 // Sizes of the ring; the device total is checked against the cap before anything is allocated.
@@ -78,7 +78,7 @@ static int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
     }
     cb->in_image_bytes = (size_t)p->channels * p->height * p->width;
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, ALIGN);
-    cb->labels_slot_bytes = round_up(p->batch_size * sizeof(int64_t), ALIGN);
+    cb->labels_slot_bytes = round_up(p->batch_size * h5pack_backend_label_bytes(p), ALIGN);
     cb->out_slot_bytes = round_up(h5pack_backend_output_image_bytes(p) * p->batch_size, ALIGN);
     cb->geo_slot_bytes = plan_geometry(cb);
     size_t slots = (size_t)p->slots;

@@ -119,8 +119,15 @@ static void print_reader(const reader_view *v, const char *images)
                (unsigned long long)d->chunks_per_slab);
     printf("  read path: %s%s\n", h5pack_read_path_name(d->read_path),
            d->fast_path ? " (fast path: workers read outside HDF5's lock)" : " (reads under HDF5's lock)");
-    if (d->has_labels)
-        printf("  labels: %u classes\n", d->n_classes);
+    if (d->has_labels && d->label_rank == 2)
+        printf("  labels: (N,%u) %s per image%s\n", d->label_columns, d->labels_are_float ? "float32" : "int64",
+               d->label_columns == 1 && d->n_classes ? "" : " (no class count)");
+    else if (d->has_labels && d->labels_are_float)
+        printf("  labels: (N,) float32 per image (no class count)\n");
+    else if (d->has_labels && d->n_classes)
+        printf("  labels: (N,) int64, %u classes\n", d->n_classes);
+    else if (d->has_labels)
+        printf("  labels: (N,) int64 (no class count: some are negative)\n");
     else
         printf("  labels: none\n");
 }
@@ -243,6 +250,9 @@ static void json_reader(json_out *j, const reader_view *v)
     json_bool(j, "mapped", d->mapped);
     json_bool(j, "has_labels", d->has_labels);
     json_u64(j, "n_classes", d->n_classes);
+    json_u64(j, "label_columns", d->label_columns);
+    json_i64(j, "label_rank", d->label_rank);
+    json_bool(j, "labels_are_float", d->labels_are_float);
     json_bool(j, "has_pixel_stats", d->has_pixel_stats);
     json_object_end(j);
     json_string(j, "reader_error", NULL);
