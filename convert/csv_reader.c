@@ -91,11 +91,8 @@ static int read_quoted(csv_reader *r, char *err, size_t len)
 {
     size_t opened = r->line;
     for (;;) {
-        if (at_end(r)) {
-            char what[96];
-            snprintf(what, sizeof what, "unterminated quoted field (the quote opens on line %zu)", opened);
-            return fail(err, len, r->line, what);
-        }
+        if (at_end(r))
+            return fail(err, len, opened, "unterminated quoted field (it runs to the end of the file)");
         char c = r->text[r->pos];
         size_t br = line_break_len(r);
         if (c == '"' && r->pos + 1 < r->len && r->text[r->pos + 1] == '"') {
