@@ -1,0 +1,197 @@
+/* test_reader_labels.c - labels (N,K) and float labels through the reader: every delivered batch holds, for
+ * each of its indices, exactly the file's row (K int64 or float32 values), in every order, with batch and
+ * sample echo, for each rank of world 2; h5pack_info and h5pack_describe give the label shape; class
+ * counts follow docs/reader.md; label types the reader cannot use are refused naming the file. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "h5pack.h"
+
+#define N 53
+#define K_MAX 5
+
+typedef struct label_case {
+    const char *name;
+    hid_t ftype;     /* stored type */
+    int rank;        /* 1: (N,), 2: (N,K) */
+    uint32_t k;
+    int is_float;
+    int negatives;   /* single column: some values negative */
+    int label_names; /* a label_names dataset (as h5pack --labels writes) */
+    uint32_t n_classes; /* expected h5pack_info.n_classes */
+} label_case;
+
+/* The value of row I, column J in each case (exact in every stored type used). */
+static double value_at(const label_case *c, uint64_t i, uint32_t j)
+{
+    if (c->is_float)
+        return (double)i * 0.5 - (double)j * 0.25;
+    if (c->k > 1)
+        return ((i * 7 + j * 3) % 2) ? 1 : -1; /* CelebA-like 1/-1 */
+    return c->negatives ? (double)((int64_t)(i % 5) - 2) : (double)(i % 6);
+}
+
+static void write_images(hid_t f)
+{
+    hsize_t dims[4] = {N, 1, 2, 2}, chunk[4] = {8, 1, 2, 2};
+    static uint8_t px[N * 4];
+    for (size_t i = 0; i < sizeof px; i++)
+        px[i] = (uint8_t)(i / 4);
+    hid_t space = H5Screate_simple(4, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 4, chunk) >= 0);
+    hid_t d = H5Dcreate2(f, "images", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, px) >= 0);
+    H5Dclose(d), H5Pclose(dcpl), H5Sclose(space);
+}
+
+static void write_label_names(hid_t f, uint32_t k)
+{
+    const char *names[K_MAX] = {"Smiling", "Bald", "Young", "Male", "Eyeglasses"};
+    hsize_t n = k;
+    hid_t t = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &n, NULL);
+    H5Tset_size(t, H5T_VARIABLE);
+    hid_t d = H5Dcreate2(f, "label_names", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0);
+    H5Dclose(d), H5Sclose(space), H5Tclose(t);
+}
+
+static const char *write_case(const label_case *c)
+{
+    static char path[256];
+    static double v[N * K_MAX];
+    snprintf(path, sizeof path, "labels_%s.h5", c->name);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(f >= 0);
+    write_images(f);
+    for (uint64_t i = 0; i < N; i++)
+        for (uint32_t j = 0; j < c->k; j++)
+            v[i * c->k + j] = value_at(c, i, j);
+    hsize_t dims[2] = {N, c->k};
+    hid_t space = H5Screate_simple(c->rank, dims, NULL);
+    hid_t d = H5Dcreate2(f, "labels", c->ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d), H5Sclose(space);
+    if (c->label_names)
+        write_label_names(f, c->k);
+    H5Fclose(f);
+    return path;
+}
+
+static void check_batch(const label_case *c, const h5pack_batch *b)
+{
+    CHECK_EQ_INT(b->label_columns, c->k);
+    CHECK(c->is_float ? (b->labels_float && !b->labels) : (b->labels && !b->labels_float));
+    for (size_t i = 0; i < b->count; i++)
+        for (uint32_t j = 0; j < c->k; j++) {
+            double want = value_at(c, b->indices[i], j);
+            double got = c->is_float ? (double)b->labels_float[i * c->k + j] : (double)b->labels[i * c->k + j];
+            if (got != want)
+                CHECK_MSG(0, "%s: sample %llu column %u: %g, expected %g", c->name,
+                          (unsigned long long)b->indices[i], j, got, want);
+        }
+}
+
+static void check_info(const label_case *c, h5pack_reader *r)
+{
+    h5pack_info in = H5PACK_INFO_INIT;
+    CHECK_OK(h5pack_info_get(r, &in));
+    CHECK_EQ_INT(in.label_columns, c->k);
+    CHECK_EQ_INT(in.label_rank, c->rank);
+    CHECK_EQ_INT(in.labels_are_float, c->is_float);
+    CHECK_EQ_INT(in.n_classes, c->n_classes);
+}
+
+/* Reads 2 epochs of PATH and checks every delivery; returns the deliveries seen. */
+static size_t read_all(const label_case *c, const char *path, h5pack_order order, uint32_t echo,
+                       h5pack_echo_mode mode, uint32_t rank)
+{
+    h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
+    cfg.batch_size = 8, cfg.order = order, cfg.echo = echo, cfg.echo_mode = mode, cfg.epochs = 2;
+    cfg.world = 2, cfg.rank = rank, cfg.device = H5PACK_DEVICE_CPU, cfg.dtype = H5PACK_DTYPE_UINT8;
+    cfg.threads = 2, cfg.seed = 7;
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, &cfg, &r);
+    CHECK_MSG(rc == 0, "%s: %s", path, h5pack_last_error(r));
+    check_info(c, r);
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    size_t deliveries = 0;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        check_batch(c, &b);
+        deliveries++;
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    CHECK_MSG(rc == H5PACK_END, "%s: %s", path, h5pack_last_error(r));
+    h5pack_close(r);
+    return deliveries;
+}
+
+static void check_describe(const label_case *c, const char *path)
+{
+    h5pack_file_desc d = H5PACK_FILE_DESC_INIT;
+    char err[512];
+    CHECK_OK(h5pack_describe(path, NULL, &d, err, sizeof err));
+    CHECK_EQ_INT(d.label_columns, c->k);
+    CHECK_EQ_INT(d.label_rank, c->rank);
+    CHECK_EQ_INT(d.labels_are_float, c->is_float);
+    CHECK_EQ_INT(d.n_classes, c->n_classes);
+}
+
+static void run_case(const label_case *c)
+{
+    const char *path = write_case(c);
+    check_describe(c, path);
+    for (uint32_t rank = 0; rank < 2; rank++) {
+        size_t per_epoch = (N + 1) / 2 / 8 + 1; /* 27 samples per rank: 4 batches */
+        CHECK_EQ_U64(read_all(c, path, H5PACK_ORDER_CHUNK, 1, H5PACK_ECHO_BATCH, rank), 2 * per_epoch);
+        CHECK_EQ_U64(read_all(c, path, H5PACK_ORDER_RANDOM, 2, H5PACK_ECHO_BATCH, rank), 4 * per_epoch);
+        CHECK(read_all(c, path, H5PACK_ORDER_RANDOM, 2, H5PACK_ECHO_SAMPLE, rank) >= 4 * per_epoch - 2);
+    }
+    printf("ok: %s\n", c->name);
+}
+
+/* Label datasets the reader cannot deliver: refused at open, naming the file and the reason. */
+static void check_refused(const char *name, hid_t ftype, int rank, const char *what)
+{
+    char path[64];
+    hsize_t dims[3] = {N, 2, 2};
+    snprintf(path, sizeof path, "labels_bad_%s.h5", name);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    write_images(f);
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(f, "labels", ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(d >= 0);
+    H5Dclose(d), H5Sclose(space), H5Fclose(f);
+    h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
+    cfg.device = H5PACK_DEVICE_CPU, cfg.batch_size = 8;
+    h5pack_reader *r = NULL;
+    CHECK_EQ_INT(h5pack_open(path, &cfg, &r), H5PACK_EFORMAT);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), path);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), what);
+    printf("ok: %s refused: %s\n", name, h5pack_last_error(r));
+    h5pack_close(r);
+}
+
+int main(void)
+{
+    const label_case cases[] = {
+        {.name = "int8_NK", .ftype = H5T_STD_I8LE, .rank = 2, .k = 5, .label_names = 1, .n_classes = 0},
+        {.name = "float32_NK", .ftype = H5T_IEEE_F32LE, .rank = 2, .k = 3, .is_float = 1, .n_classes = 0},
+        {.name = "float64_N", .ftype = H5T_IEEE_F64LE, .rank = 1, .k = 1, .is_float = 1, .n_classes = 0},
+        {.name = "uint16_N", .ftype = H5T_STD_U16LE, .rank = 1, .k = 1, .n_classes = 6},
+        {.name = "int8_N_neg", .ftype = H5T_STD_I8LE, .rank = 1, .k = 1, .negatives = 1, .label_names = 1,
+         .n_classes = 0},
+        {.name = "int32_N1", .ftype = H5T_STD_I32LE, .rank = 2, .k = 1, .n_classes = 6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i]);
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 4);
+    check_refused("string", str, 1, "expected integers or floats");
+    H5Tclose(str);
+    check_refused("rank3", H5T_STD_I8LE, 3, "expected (N,) or (N,K)");
+    printf("all reader label checks passed\n");
+    return 0;
+}
