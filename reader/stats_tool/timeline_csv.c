@@ -41,9 +41,9 @@ static int chomp(char *line, size_t cap, int *too_long)
     return (int)len;
 }
 
-static int header_columns(char *line, const char *path, int *idx, int *n_cols, char *err, size_t err_len)
+static int header_columns(char *line, const char *path, int *idx, char **f, int *n_cols, char *err,
+                          size_t err_len)
 {
-    char *f[MAX_COLS];
     int n = split(line, f);
     if (n < 0) {
         snprintf(err, err_len, "%s:1: more than %d columns: not a timeline CSV", path, MAX_COLS);
@@ -92,8 +92,9 @@ static int grow(timeline_csv *c, size_t *cap)
     return 0;
 }
 
-static int read_row(char *line, const char *path, long lineno, const int *idx, int n_cols, timeline_csv *c,
-                    char *err, size_t err_len)
+/* Every field must be a number (all of the timeline's columns are); the plotted ones are kept. */
+static int read_row(char *line, const char *path, long lineno, const int *idx, char *const *names, int n_cols,
+                    timeline_csv *c, char *err, size_t err_len)
 {
     char *f[MAX_COLS];
     int n = split(line, f);
@@ -101,16 +102,15 @@ static int read_row(char *line, const char *path, long lineno, const int *idx, i
         snprintf(err, err_len, "%s:%ld: %d fields, the header has %d", path, lineno, n < 0 ? MAX_COLS : n, n_cols);
         return -1;
     }
-    double *dst[C_N] = {c->t, c->samples_per_s, c->read_mb, c->delivered_mb, c->stall, c->hit_rate, c->device_idle};
-    for (int k = 0; k < C_N; k++) {
-        double v = NAN;
-        if (idx[k] >= 0 && parse_value(f[idx[k]], &v)) {
-            snprintf(err, err_len, "%s:%ld: column '%s': '%.40s' is not a number", path, lineno, col_names[k],
-                     f[idx[k]]);
+    double v[MAX_COLS];
+    for (int k = 0; k < n; k++)
+        if (parse_value(f[k], &v[k])) {
+            snprintf(err, err_len, "%s:%ld: column '%.40s': '%.40s' is not a number", path, lineno, names[k], f[k]);
             return -1;
         }
-        dst[k][c->n] = v;
-    }
+    double *dst[C_N] = {c->t, c->samples_per_s, c->read_mb, c->delivered_mb, c->stall, c->hit_rate, c->device_idle};
+    for (int k = 0; k < C_N; k++)
+        dst[k][c->n] = idx[k] >= 0 ? v[idx[k]] : NAN;
     if (!isfinite(c->t[c->n]) || (c->n && c->t[c->n] < c->t[c->n - 1])) {
         snprintf(err, err_len, "%s:%ld: t_s must be a number not below the previous row's", path, lineno);
         return -1;
@@ -123,14 +123,15 @@ static int read_row(char *line, const char *path, long lineno, const int *idx, i
 
 static int read_lines(FILE *f, const char *path, timeline_csv *c, char *err, size_t err_len)
 {
-    char line[MAX_LINE];
+    char line[MAX_LINE], head[MAX_LINE], *names[MAX_COLS];
     int idx[C_N], n_cols = 0, too_long;
     if (!fgets(line, sizeof line, f)) {
         snprintf(err, err_len, "%s: empty file: not a timeline CSV", path);
         return -1;
     }
     chomp(line, sizeof line, &too_long);
-    if (too_long || header_columns(line, path, idx, &n_cols, err, err_len)) {
+    memcpy(head, line, sizeof head);
+    if (too_long || header_columns(head, path, idx, names, &n_cols, err, err_len)) {
         if (too_long)
             snprintf(err, err_len, "%s:1: header line too long: not a timeline CSV", path);
         return -1;
@@ -147,7 +148,7 @@ static int read_lines(FILE *f, const char *path, timeline_csv *c, char *err, siz
             snprintf(err, err_len, "%s: out of memory", path);
             return -1;
         }
-        if (read_row(line, path, lineno, idx, n_cols, c, err, err_len))
+        if (read_row(line, path, lineno, idx, names, n_cols, c, err, err_len))
             return -1;
     }
     if (!c->n) {
