@@ -24,7 +24,8 @@ function(_h5pack_test_properties name)
   endif()
   list(APPEND P_ENV "PYTHONDONTWRITEBYTECODE=1")
   set_tests_properties(${name} PROPERTIES ${_props} ENVIRONMENT "${P_ENV}")
-  if(P_LABELS) # apart: a list of several labels would split into separate arguments inside _props
+  if(P_LABELS)
+    # quoted on its own: a list value inside PROPERTIES would split into stray arguments
     set_tests_properties(${name} PROPERTIES LABELS "${P_LABELS}")
   endif()
 endfunction()
