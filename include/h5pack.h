@@ -275,7 +275,8 @@ typedef struct h5pack_info {
     h5pack_layout output_layout; /* NCHW or NHWC as delivered */
     h5pack_dtype dtype;
     int has_labels;
-    uint32_t n_classes;          /* from the "classes" dataset, or max label + 1; 0 without labels */
+    uint32_t n_classes;          /* from the "classes" dataset, or max label + 1; 0 without labels and for
+                                    labels that are no class indices ((N,K), float, negative: reader.md) */
     uint64_t samples_per_chunk;  /* images per chunk (for a contiguous dataset: per read unit) */
     uint64_t n_chunks;
     uint64_t chunk_bytes;        /* decompressed bytes of one full chunk */
