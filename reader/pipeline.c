@@ -305,6 +305,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     p->geo = h5pack_chunksrc_geometry(pp->src);
     p->labels = h5pack_chunksrc_labels(pp->src);
     p->echo_slot = -1;
+    p->direct = h5pack_pipeline_direct(pp);
     p->token_tag = next_token_tag() << PIPELINE_TOKEN_TAG_SHIFT;
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */

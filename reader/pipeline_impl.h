@@ -116,6 +116,7 @@ struct pipeline {
     uint32_t *mark_access; /* planning scratch, per chunk: its access index in that batch */
     worker *workers;
     int n_started;
+    const struct backend_conv *direct; /* the CPU one-pass path (uses convert into the output), or NULL */
     /* consumer side (consumer thread only) */
     uint64_t next_fresh;
     uint64_t token_tag;    /* this pipeline's tag, already shifted into place */
@@ -163,6 +164,11 @@ int h5pack_pipeline_can_bind(const pipeline *p);
 void h5pack_pipeline_bind_batch(pipeline *p);
 
 void *h5pack_pipeline_worker_main(void *arg);
+
+/* The conversion the workers apply straight from the chunks (the CPU backend's one-pass path,
+ * backend_convert.h), or NULL for the two-pass path: another backend, a resizing crop, any echo, or the
+ * environment variable H5PACK_TWO_PASS set to anything but "" or "0" (tests and benches compare them). */
+const struct backend_conv *h5pack_pipeline_direct(const pipeline_params *pp);
 
 /* pipeline_echo.c: the conversion of each delivery on the consumer side. */
 int h5pack_pipeline_echo_start(pipeline *p);
