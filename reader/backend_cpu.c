@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifdef H5PACK_HAVE_OPENMP
 #include <omp.h>
@@ -287,10 +288,23 @@ void h5pack_backend_cpu_add_convert_ns(backend *b, uint64_t ns)
     atomic_fetch_add(&cpu_of(b)->convert_ns, ns);
 }
 
+/* Buffers of at least HUGE_MIN bytes are aligned to huge pages and asked for them (Linux THP in
+ * "madvise" mode, the common default): a float32 batch of 256 CelebA images is 119 MB, 29,000 small
+ * pages whose first-touch faults and TLB misses otherwise cost the first epoch about a third more. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN ((size_t)8 << 20)
+
 static void *alloc_aligned(size_t bytes)
 {
     void *ptr = NULL;
-    return posix_memalign(&ptr, CPU_ALIGN, bytes ? bytes : CPU_ALIGN) == 0 ? ptr : NULL;
+    size_t align = bytes >= HUGE_MIN ? HUGE_PAGE : CPU_ALIGN;
+    if (posix_memalign(&ptr, align, bytes ? bytes : CPU_ALIGN) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= HUGE_MIN) /* a hint: without THP the buffer simply keeps small pages */
+        (void)madvise(ptr, bytes, MADV_HUGEPAGE);
+#endif
+    return ptr;
 }
 
 /* The per-slot bookkeeping; 0 or -1 without memory. */
