@@ -12,7 +12,9 @@
 # Every contender runs EPOCHS epochs (DataLoader with persistent workers); rates are samples/s over the
 # whole run, h5pack's steady state (epochs after the first: chunks cached) is printed too. ROUNDS rounds
 # interleave the contenders so that a change in machine load hits all of them alike; each round prints its
-# own ratios. Run on demand (about 30 s per round after the first run's image generation).
+# own ratios. CPU seconds (user + system, the DataLoader's worker processes included) per sample are
+# printed as well: on a machine shared with other work wall-clock rates move with the load, CPU per
+# sample much less. Run on demand (about 30 s per round after the first run's image generation).
 #
 #   bash bench/reader/float_path.sh BUILD_DIR [THREADS=2] [N=4096] [EPOCHS=3] [ROUNDS=3]
 #
@@ -42,16 +44,21 @@ if [ ! -d "$img" ]; then
 fi
 [ -f "$file" ] || "$build/h5pack" -q -f --chunk 16 "$img" "$file"
 cat "$file" >/dev/null # page cache: every contender reads from memory
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+cpu_timed() { /usr/bin/time -f "%U %S" -o "$cpu_file" "$@"; }
+cpu_of() { awk '{ printf "%.2f", $1 + $2 }' "$cpu_file"; }
 image_bytes=$((3 * 218 * 178 * 4))
 samples=$((n * epochs))
 
-h5pack_rate() { # [ENV=VALUE...] STATS_BINARY: prints "TOTAL_RATE STEADY_RATE"
-  env "$@" run "$file" --device cpu --threads "$threads" --epochs "$epochs" --batch 256 --json |
-    "$py" -c 'import json, sys
+h5pack_rate() { # [ENV=VALUE...] STATS_BINARY: prints "TOTAL_RATE STEADY_RATE CPU_SECONDS"
+  local json
+  json=$(cpu_timed env "$@" run "$file" --device cpu --threads "$threads" --epochs "$epochs" --batch 256 --json)
+  echo "$json" | "$py" -c 'import json, sys
 d = json.load(sys.stdin)
 rest = d["epochs"][1:]
 steady = sum(e["samples"] for e in rest) / sum(e["seconds"] for e in rest) if rest else d["samples_per_s"]
-print("%.1f %.1f" % (d["samples_per_s"], steady))'
+print("%.1f %.1f" % (d["samples_per_s"], steady), sys.argv[1])' "$(cpu_of)"
 }
 rate_of() { sed -n 's/.* = \([0-9.]*\) samples\/s.*/\1/p'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -59,11 +66,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "float32 NCHW, $n images 3x218x178 in chunks of 16, batch 256, $threads threads, $epochs epochs," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
-  read -r one one_steady < <(h5pack_rate H5PACK_TWO_PASS=0 "$stats")
-  read -r two two_steady < <(h5pack_rate H5PACK_TWO_PASS=1 "$stats")
+  read -r one one_steady one_cpu < <(h5pack_rate H5PACK_TWO_PASS=0 "$stats")
+  read -r two two_steady two_cpu < <(h5pack_rate H5PACK_TWO_PASS=1 "$stats")
   old=""
-  if [ -n "${OLD_STATS:-}" ]; then read -r old old_steady < <(h5pack_rate H5PACK_UNUSED=0 "$OLD_STATS"); fi
-  dl=$("$py" "$here/dataloader_h5py.py" "$file" "$threads" 256 "$epochs" | rate_of)
+  if [ -n "${OLD_STATS:-}" ]; then read -r old old_steady old_cpu < <(h5pack_rate H5PACK_UNUSED=0 "$OLD_STATS"); fi
+  dl=$(cpu_timed "$py" "$here/dataloader_h5py.py" "$file" "$threads" 256 "$epochs" | rate_of)
+  dl_cpu=$(cpu_of)
   ms=$("$floor" --image-bytes "$image_bytes" --samples "$samples" --threads "$threads" --stream 0 | rate_of)
   st=$("$floor" --image-bytes "$image_bytes" --samples "$samples" --threads "$threads" --stream 1 | rate_of)
   echo "round $r (load $(cut -d' ' -f1 /proc/loadavg)): samples/s: one-pass $one (steady $one_steady)," \
@@ -72,6 +80,9 @@ for r in $(seq 1 "$rounds"); do
     "${old:+  old / dataloader $(ratio "$old" "$dl")x}"
   echo "  one-pass / two-pass $(ratio "$one" "$two")x (steady $(ratio "$one_steady" "$two_steady")x)" \
     "${old:+  one-pass / old $(ratio "$one" "$old")x (steady $(ratio "$one_steady" "$old_steady")x)}"
+  echo "  CPU seconds: one-pass $one_cpu, two-pass $two_cpu${old:+, old $old_cpu}, dataloader $dl_cpu;" \
+    "samples per CPU second one-pass / dataloader $(ratio "$dl_cpu" "$one_cpu")x," \
+    "two-pass / dataloader $(ratio "$dl_cpu" "$two_cpu")x${old:+, old / dataloader $(ratio "$dl_cpu" "$old_cpu")x}"
   echo "  one-pass / memset write $(ratio "$one" "$ms")   one-pass / streaming write $(ratio "$one" "$st")" \
     "  (steady: $(ratio "$one_steady" "$ms") / $(ratio "$one_steady" "$st"))"
 done
