@@ -48,39 +48,43 @@ static backend_strides layout_strides(h5pack_layout layout, size_t C, size_t H, 
     return s;
 }
 
-/* d[k] = t[s[k * IS]] for k < N into contiguous D: the aligned body with 16-byte non-temporal stores of
- * four lookups each. Inlined with IS = 1 for plain runs (the common case: no stride arithmetic). */
-static inline __attribute__((always_inline)) void stream_run32(const uint32_t *restrict t,
-                                                               const uint8_t *restrict s, ptrdiff_t is,
-                                                               uint32_t *restrict d, size_t n)
+/* d[k] = t[s[k]] for k < N: the aligned body with 16-byte non-temporal stores of four lookups each. */
+static void stream_run32(const uint32_t *restrict t, const uint8_t *restrict s, uint32_t *restrict d, size_t n)
 {
     size_t k = 0;
 #ifdef __SSE2__
     for (; k < n && ((uintptr_t)(d + k) & 15); k++)
-        d[k] = t[s[(ptrdiff_t)k * is]];
+        d[k] = t[s[k]];
     for (; k + 8 <= n; k += 8) {
-        const uint8_t *q = s + (ptrdiff_t)k * is;
-        __m128i a = _mm_setr_epi32((int)t[q[0]], (int)t[q[is]], (int)t[q[2 * is]], (int)t[q[3 * is]]);
-        __m128i b = _mm_setr_epi32((int)t[q[4 * is]], (int)t[q[5 * is]], (int)t[q[6 * is]], (int)t[q[7 * is]]);
+        const uint8_t *q = s + k;
+        __m128i a = _mm_setr_epi32((int)t[q[0]], (int)t[q[1]], (int)t[q[2]], (int)t[q[3]]);
+        __m128i b = _mm_setr_epi32((int)t[q[4]], (int)t[q[5]], (int)t[q[6]], (int)t[q[7]]);
         _mm_stream_si128((__m128i *)(void *)(d + k), a);
         _mm_stream_si128((__m128i *)(void *)(d + k + 4), b);
     }
 #endif
     for (; k < n; k++)
-        d[k] = t[s[(ptrdiff_t)k * is]];
+        d[k] = t[s[k]];
 }
 
 #ifdef HAVE_AVX2_PATH
-/* d[k] = ((float)s[k] / 255 - MEAN) / STD for k < N, eight lanes at a time (non-temporal when STREAM). */
+/* d[k] = ((float)s[k * STEP] / 255 - MEAN) / STD for k < N, STEP +1 or -1 (a flipped row: eight bytes
+ * loaded and reversed), eight lanes at a time (non-temporal when STREAM). */
 __attribute__((target("avx2"))) static void arith_run_avx2(float mean, float std, const uint8_t *restrict s,
-                                                          float *restrict d, size_t n, int stream)
+                                                          ptrdiff_t step, float *restrict d, size_t n, int stream)
 {
     const __m256 k255 = _mm256_set1_ps(255.0f), m = _mm256_set1_ps(mean), sd = _mm256_set1_ps(std);
+    const __m128i reverse = _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 8, 9, 10, 11, 12, 13, 14, 15);
     size_t k = 0;
     for (; k < n && ((uintptr_t)(d + k) & 31); k++)
-        d[k] = ((float)s[k] / 255.0f - mean) / std;
+        d[k] = ((float)s[(ptrdiff_t)k * step] / 255.0f - mean) / std;
     for (; k + 8 <= n; k += 8) {
-        __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s + k))));
+        __m128i b;
+        if (step > 0)
+            b = _mm_loadl_epi64((const __m128i *)(const void *)(s + k));
+        else /* bytes s[-k-7] .. s[-k], in reverse */
+            b = _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(s - k - 7)), reverse);
+        __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b));
         x = _mm256_div_ps(_mm256_sub_ps(_mm256_div_ps(x, k255), m), sd);
         if (stream)
             _mm256_stream_ps(d + k, x);
@@ -88,7 +92,7 @@ __attribute__((target("avx2"))) static void arith_run_avx2(float mean, float std
             _mm256_store_ps(d + k, x);
     }
     for (; k < n; k++)
-        d[k] = ((float)s[k] / 255.0f - mean) / std;
+        d[k] = ((float)s[(ptrdiff_t)k * step] / 255.0f - mean) / std;
 }
 
 /* 1 when the CPU has AVX2 and the vector expression gives every table entry of CV bit for bit. */
@@ -102,7 +106,7 @@ static int arith_exact(const backend_conv *cv)
     for (int i = 0; i < 256; i++)
         v[i] = (uint8_t)i;
     for (size_t c = 0; c < cv->C; c++) {
-        arith_run_avx2(cv->mean[c], cv->std[c], v, got, 256, 0);
+        arith_run_avx2(cv->mean[c], cv->std[c], v, 1, got, 256, 0);
         if (memcmp(got, cv->t32[c], sizeof got) != 0)
             return 0;
     }
@@ -110,24 +114,22 @@ static int arith_exact(const backend_conv *cv)
 }
 #endif
 
-/* A contiguous output run of N elements from source step IS; STREAM: non-temporal (float32 only);
- * CH >= 0: channel CH of a conversion whose AVX2 expression is exact (step 1 only). */
+/* A contiguous output run of N elements of channel CH from source step IS. J->stream (whole planes
+ * only: mixing non-temporal and ordinary stores in one cache line, as padded rows would, is slow):
+ * non-temporal stores. */
 static void contig_uint32_t(const image_job *j, int ch, const uint32_t *restrict t, const uint8_t *restrict s,
                             ptrdiff_t is, uint32_t *restrict d, size_t n)
 {
-    int stream = j->stream;
 #ifdef HAVE_AVX2_PATH
-    if (j->cv->arith && is == 1 && ch >= 0) {
-        arith_run_avx2(j->cv->mean[ch], j->cv->std[ch], s, (float *)(void *)d, n, stream);
+    if (j->cv->arith && (is == 1 || is == -1)) {
+        arith_run_avx2(j->cv->mean[ch], j->cv->std[ch], s, is, (float *)(void *)d, n, j->stream);
         return;
     }
 #else
     (void)ch;
 #endif
-    if (stream && is == 1)
-        stream_run32(t, s, 1, d, n);
-    else if (stream)
-        stream_run32(t, s, is, d, n);
+    if (j->stream && is == 1)
+        stream_run32(t, s, d, n);
     else if (is == 1)
         for (size_t k = 0; k < n; k++)
             d[k] = t[s[k]];
@@ -137,8 +139,8 @@ static void contig_uint32_t(const image_job *j, int ch, const uint32_t *restrict
 }
 
 #define DEFINE_CONTIG(T)                                                                                \
-    static void contig_##T(const image_job *j, int ch, const T *restrict t, const uint8_t *restrict s, \
-                           ptrdiff_t is, T *restrict d, size_t n)                                       \
+    static void contig_##T(const image_job *j, int ch, const T *t, const uint8_t *s, ptrdiff_t is, T *d, \
+                           size_t n)                                                                    \
     {                                                                                                   \
         (void)j, (void)ch;                                                                              \
         if (is == 1)                                                                                    \
@@ -184,7 +186,7 @@ DEFINE_CONTIG(uint8_t)
                         T *out, size_t n)                                                             \
     {                                                                                                 \
         ptrdiff_t is = step * j->in.x, os = j->out.x;                                                 \
-        if (j->stream && os == 1) { /* NCHW output: one contiguous run per channel */                \
+        if (j->cv->arith && os == 1 && (is == 1 || is == -1)) { /* float32 NCHW from NCHW: AVX2 */   \
             for (size_t c = 0; c < j->C; c++)                                                         \
                 contig_##T(j, (int)c, tab[c], in + (ptrdiff_t)c * j->in.c, is,                        \
                            out + (ptrdiff_t)c * j->out.c, n);                                         \
@@ -285,6 +287,7 @@ void h5pack_backend_conv_image(const backend_conv *cv, const uint8_t *src, void 
     image_job j = {.cv = cv, .C = cv->C, .H = cv->H, .W = cv->W, .in = cv->in, .out = cv->out, .pad = cv->pad,
                    .stream = cv->stream};
     j.draw = aug_draw_for(key, i, cv->flip, cv->pad);
+    j.stream = cv->stream && cv->same_layout && !j.draw.flip && cv->pad == 0; /* whole planes only */
     void *dst = (uint8_t *)out + i * cv->out_bytes;
     if (cv->raw && cv->same_layout)
         memcpy(dst, src, cv->in_bytes);

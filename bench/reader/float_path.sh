@@ -66,8 +66,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "float32 NCHW, $n images 3x218x178 in chunks of 16, batch 256, $threads threads, $epochs epochs," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
-  read -r one one_steady one_cpu < <(h5pack_rate H5PACK_TWO_PASS=0 "$stats")
-  read -r two two_steady two_cpu < <(h5pack_rate H5PACK_TWO_PASS=1 "$stats")
+  # The first reader process after the other contenders pays about 0.5 s more kernel time (measured:
+  # whichever path ran first in a round, the other ran with 0.5 s less CPU): its 476 MB output ring is
+  # memory the kernel must first free up and zero. An untimed run takes that cost (WARMUP=0 skips it:
+  # then it lands on the round's first path); odd rounds run one-pass first, even rounds two-pass first.
+  [ "${WARMUP:-1}" = 0 ] || "$stats" run "$file" --device cpu --threads "$threads" --epochs 1 >/dev/null
+  if [ $((r % 2)) -eq 1 ]; then
+    read -r one one_steady one_cpu < <(h5pack_rate H5PACK_TWO_PASS=0 "$stats")
+    read -r two two_steady two_cpu < <(h5pack_rate H5PACK_TWO_PASS=1 "$stats")
+  else
+    read -r two two_steady two_cpu < <(h5pack_rate H5PACK_TWO_PASS=1 "$stats")
+    read -r one one_steady one_cpu < <(h5pack_rate H5PACK_TWO_PASS=0 "$stats")
+  fi
   old=""
   if [ -n "${OLD_STATS:-}" ]; then read -r old old_steady old_cpu < <(h5pack_rate H5PACK_UNUSED=0 "$OLD_STATS"); fi
   dl=$(cpu_timed "$py" "$here/dataloader_h5py.py" "$file" "$threads" 256 "$epochs" | rate_of)
