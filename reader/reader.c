@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "resolve.h"
 #include "resume.h"
+#include "timeline.h"
 
 #define ERR_LEN 512
 
@@ -26,6 +27,7 @@ struct h5pack_reader {
     backend *be;
     backend_params bp; /* what the backend was created with */
     pipeline *pipe;
+    h5pack_timeline *timeline; /* NULL: none asked for */
     reader_setup setup;
     h5pack_info info;
 };
@@ -127,12 +129,17 @@ static int open_reader(h5pack_reader *r, const char *path)
     if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
         return rc;
     fill_info(r, mean, std);
-    return 0;
+    /* the config's path is the caller's string: the timeline resolves and copies it now */
+    rc = h5pack_timeline_open(&r->cfg, r->pipe, r->be, r->t_open, &r->timeline, r->err, sizeof r->err);
+    r->cfg.timeline_path = NULL;
+    return rc;
 }
 
 /* Frees what open_reader built, keeping the reader itself and its message. */
 static void release_resources(h5pack_reader *r)
 {
+    h5pack_timeline_close(r->timeline); /* its last row reads the backend */
+    r->timeline = NULL;
     h5pack_pipeline_free(r->pipe); /* first: stops the workers that use the backend and the source */
     r->pipe = NULL;
     if (r->be)
@@ -220,7 +227,9 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
     if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, sizeof r->err)))
         return rc;
     h5pack_batch own;
+    h5pack_timeline_enter(r->timeline);
     rc = h5pack_pipeline_next(r->pipe, &own, r->err, sizeof r->err);
+    h5pack_timeline_leave(r->timeline, rc == H5PACK_OK ? &own : NULL);
     if (rc != H5PACK_OK) /* a cleared batch (token 0): h5pack_release rejects it cleanly */
         memset(&own, 0, sizeof own);
     own.struct_size = sizeof own;

@@ -133,6 +133,10 @@ class Loader:
     ``echo`` times per epoch in different batches instead of repeating whole batches. ``last_boxes`` has
     the crop box and flip of each image of the latest batch.
 
+    ``timeline="run.csv"`` makes the reader write a CSV row every ``timeline_interval`` seconds (default
+    1) while it lives: samples/s, MB/s, stall fraction, hit rate, GPU idle (docs/stats.md, "Timeline");
+    None uses ``$H5PACK_TIMELINE`` when set, ``""`` writes none.
+
     Zero copy: the tensors are views of the reader's batch buffers. A batch stays valid until the
     loader has yielded ``keep`` further batches (default 1: until the next batch arrives); then its
     buffer goes back to the reader and is refilled. Keep a batch longer with ``.clone()``, or pass
@@ -155,7 +159,8 @@ class Loader:
                  flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=1, copy=False,
                  return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
-                 echo_mode="batch", with_indices=False, max_output_size=None):
+                 echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
+                 timeline_interval=None):
         self._reader = None
         self._held = collections.deque()
         if not 1 <= keep <= prefetch - 1:
@@ -173,6 +178,10 @@ class Loader:
                            device_memory_limit)
         _convert.set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio)
         cfg.echo_mode = _convert.enum_value(_lib.ECHO_MODES, echo_mode, "echo_mode")
+        # timeline: None = $H5PACK_TIMELINE (if set), "" = none, else the CSV file (docs/stats.md "Timeline")
+        if timeline is not None:
+            cfg.timeline_path = os.fsencode(timeline)
+        cfg.timeline_interval_s = float(timeline_interval or 0)
         self._cfg, self._ranks_checked, self._iterating = cfg, False, False
         self._open_at(0, 0, 0)
 
