@@ -106,7 +106,7 @@ def info(path, images="images", labels="labels"):
         for k in ("threads", "cache_chunks", "window", "samples_per_epoch", "batches_per_epoch", "device",
                   "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype", "crop", "output_height",
                   "output_width", "max_output_height", "max_output_width", "echo_mode", "ring_slots",
-                  "echo_pool_bytes"):
+                  "echo_pool_bytes", "order_fingerprint"):
             d.pop(k)  # describe the reader opened here, not the file
         return d
     finally:
