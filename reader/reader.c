@@ -12,6 +12,7 @@
 #include "h5pack.h"
 #include "pipeline.h"
 #include "resolve.h"
+#include "resume.h"
 #include "timeline.h"
 
 #define ERR_LEN 512
@@ -104,6 +105,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     memcpy(in->mean, mean, sizeof in->mean);
     memcpy(in->std, std, sizeof in->std);
     h5pack_augment_fill_info(&r->cfg, &r->bp, r->be, in);
+    in->order_fingerprint = h5pack_order_fingerprint(&r->cfg, &r->setup, g);
 }
 
 /* Everything after the config check; on failure r->err names the file and the reason. */
@@ -121,9 +123,11 @@ static int open_reader(h5pack_reader *r, const char *path)
     }
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
+        (rc = h5pack_reader_check_start(&r->cfg, &r->setup, r->err, sizeof r->err)) ||
         (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
         return rc;
-    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->bp.slots, h5pack_augment_sample_echo(&r->cfg)};
+    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->bp.slots, h5pack_augment_sample_echo(&r->cfg),
+                          r->cfg.start_epoch, r->cfg.start_batch, r->cfg.start_echo};
     if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
         return rc;
     fill_info(r, mean, std);

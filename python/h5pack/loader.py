@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from . import _convert, _labels, _lib, _tensors
+from . import _convert, _labels, _lib, _resume, _tensors
 
 _LIB = None
 
@@ -106,7 +106,7 @@ def info(path, images="images", labels="labels"):
         for k in ("threads", "cache_chunks", "window", "samples_per_epoch", "batches_per_epoch", "device",
                   "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype", "crop", "output_height",
                   "output_width", "max_output_height", "max_output_width", "echo_mode", "ring_slots",
-                  "echo_pool_bytes"):
+                  "echo_pool_bytes", "order_fingerprint"):
             d.pop(k)  # describe the reader opened here, not the file
         return d
     finally:
@@ -148,6 +148,11 @@ class Loader:
 
     A ``for`` left early (``break``) leaves the reader mid-epoch: the next ``for`` yields the rest of
     that epoch. With ``epochs=N`` the loader stops after N epochs (later ``for`` loops yield nothing).
+
+    Resume and distributed training (docs/python.md, "Resume"): ``state_dict()`` / ``load_state_dict()``
+    (torchdata's StatefulDataLoader convention) continue an interrupted run exactly, batch for batch;
+    ``set_epoch(e)`` (DistributedSampler's convention) makes the next ``for`` run epoch ``e``. Under
+    torch.distributed the first ``for`` checks that every rank's ``fingerprint`` agrees.
     """
 
     def __init__(self, path, batch_size=256, order="chunk", cache="1G", echo=1, device="auto", seed=0,
@@ -178,13 +183,28 @@ class Loader:
         if timeline is not None:
             cfg.timeline_path = os.fsencode(timeline)
         cfg.timeline_interval_s = float(timeline_interval or 0)
-        self._reader = _open(self.path, cfg)
+        self._cfg, self._ranks_checked, self._iterating = cfg, False, False
+        self._open_at(0, 0, 0)
+
+    def _open_at(self, epoch, batch, echo):
+        """(Re)opens the reader so that its first delivery is echo ECHO of batch BATCH of epoch EPOCH; if
+        that fails, the loader stays where it was (and the error is raised)."""
+        e = self._echo_factor
+        before = (self._epochs_done, self._pos // e, self._pos % e) if self._reader is not None else None
+        self.close()  # first: two readers at once would hold two caches
+        self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, batch, echo
+        try:
+            self._reader = _open(self.path, self._cfg)
+        except H5packError:
+            if before is not None:
+                self._open_at(*before)
+            raise
         self._info = _lib.Info()
         rc = lib().h5pack_info_get(self._reader, ctypes.byref(self._info))
         if rc < 0:
             raise _error(rc, self._reader, f"{self.path}: info")
         self._shape = self._sample_shape()
-        self._pos, self._epochs_done, self._iterating = 0, 0, False
+        self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
 
     # ---- configuration ------------------------------------------------------------------------------
 
@@ -237,6 +257,9 @@ class Loader:
             raise H5packError(_lib.ESTATE, f"{self.path}: the loader is closed")
         if self._iterating:
             raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop is still running)")
+        if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
+            _resume.distributed_check(self._info.order_fingerprint, self.path)
+            self._ranks_checked = True
         return self._epoch_iter()
 
     def _epoch_iter(self):
@@ -328,8 +351,47 @@ class Loader:
 
     @property
     def epoch(self):
-        """Epochs completed by iterating this loader."""
+        """The epoch the next batch belongs to: epochs completed since epoch 0 (across a resume too)."""
         return self._epochs_done
+
+    # ---- resume (docs/python.md, "Resume") --------------------------------------------------------------
+
+    @property
+    def fingerprint(self):
+        """h5pack_info.order_fingerprint as 16 hex digits: equal on every rank of one job, and between a
+        run and its resume (rank, threads, cache and prefetch do not enter it)."""
+        return _resume.fingerprint_text(self._info.order_fingerprint)
+
+    def state_dict(self):
+        """Where the stream stands: the position (epoch, batch, echo) of the NEXT batch to deliver, the
+        fingerprint and the settings it hashes, as plain JSON-serialisable data. Save it with the model's."""
+        e = self._echo_factor
+        return _resume.make_state(self._epochs_done, self._pos // e, self._pos % e, self._info.order_fingerprint,
+                                  _resume.settings(self._cfg, self._info))
+
+    def load_state_dict(self, state_dict):
+        """Continues the stream saved by state_dict(): the next ``for`` yields the rest of the interrupted
+        epoch (the very batches, augmentation and echoes the uninterrupted run would have), later loops the
+        following epochs. ValueError when the state was saved with other order settings (it names them).
+        Reopens the reader: batches held from this loader become invalid, stats() restart."""
+        if self._iterating:
+            raise RuntimeError("h5pack.Loader.load_state_dict: not while a for loop over the loader runs")
+        epoch, batch, echo = _resume.check_state(state_dict, self._info.order_fingerprint,
+                                                 _resume.settings(self._cfg, self._info), self.path)
+        self._open_at(epoch, batch, echo)
+
+    def set_epoch(self, epoch):
+        """DistributedSampler's convention: the next ``for`` runs epoch EPOCH. When the loader already
+        stands in that epoch (at its start, or mid-way after load_state_dict or a ``break``), nothing
+        changes, so calling set_epoch(e) before each epoch also works after a resume; any other epoch
+        reopens the reader at its first batch (stats() restart)."""
+        epoch = int(epoch)
+        if epoch < 0:
+            raise ValueError(f"set_epoch({epoch}): epochs count from 0")
+        if self._iterating:
+            raise RuntimeError("h5pack.Loader.set_epoch: not while a for loop over the loader runs")
+        if epoch != self._epochs_done:
+            self._open_at(epoch, 0, 0)
 
     def stats_struct(self):
         s = _lib.Stats()

@@ -165,6 +165,7 @@ static void print_text(const run_opts *o, const h5pack_info *in, const run_state
     printf("        order %s, batch %zu, cache %s = %zu chunks, window %zu, echo %u, %d threads, device %s, "
            "rank %u of %u\n", order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, in->window,
            o->cfg.echo, in->threads, in->device_name, o->cfg.rank, o->cfg.world);
+    printf("        order fingerprint %016llx\n", (unsigned long long)in->order_fingerprint);
     printf("\n%-6s %9s %15s %9s %9s %8s %11s %7s %11s %9s %8s\n", "epoch", "samples", "batches f/e", "hits",
            "misses", "hit_rate", "read", "amplif", "samples/s", "MB/s", "waited");
     for (size_t i = 0; i < s->n_epochs; i++) {
@@ -216,6 +217,9 @@ static void print_json(const run_opts *o, const h5pack_info *in, const run_state
     json_u64(&j, "seed", o->cfg.seed);
     json_u64(&j, "rank", o->cfg.rank);
     json_u64(&j, "world", o->cfg.world);
+    char fp[17];
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)in->order_fingerprint);
+    json_string(&j, "order_fingerprint", fp);
     json_string(&j, "device", in->device_name);
     json_double(&j, "step_ms", o->step_ms);
     json_u64(&j, "chunk_bytes", in->chunk_bytes);
