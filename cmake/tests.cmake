@@ -1,7 +1,9 @@
 # One way to register a test (docs/design.md, "How to add a test"). Included by tests/CMakeLists.txt.
 #
 #   h5pack_test(NAME name SOURCES a.c [b.c ...]      a C (or CUDA) test program
-#               [LIBS lib ...]                        default: h5pack_static h5pack_hdf5 m
+#               [LIBS lib ...]                        default: h5pack_static h5fixture h5pack_hdf5 m
+#                                                     (h5fixture: tests/fixtures/h5fixture.h, the one
+#                                                     writer of test HDF5 files; add it to other LIBS)
 #               [INCLUDES dir ...]                    added to tests/, reader/ and reader/common/
 #               [DEFINES NAME=value ...] [COMPILE_OPTIONS option ...] [ARGS arg ...]
 #               [LABELS label ...] [TIMEOUT seconds] [ENV NAME=value ...])
@@ -39,7 +41,7 @@ function(h5pack_test)
     set(_exe test_${T_NAME})
     add_executable(${_exe} ${T_SOURCES})
     if(NOT T_LIBS)
-      set(T_LIBS h5pack_static h5pack_hdf5 m)
+      set(T_LIBS h5pack_static h5fixture h5pack_hdf5 m)
     endif()
     target_link_libraries(${_exe} PRIVATE ${T_LIBS})
     target_include_directories(${_exe} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/reader
