@@ -1,13 +1,17 @@
 /* test_reader_h5py.c - files written by h5py itself (make_h5py_file.py): a gzip dataset with
  * maxshape=(None, ...) and a contiguous one, read in every order; every byte and label checked. */
+#include <string.h>
+#include <stdio.h>
+
 #include <sys/wait.h>
 
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 static void read_all(const char *path, const char *dataset, h5pack_order order)
 {
-    const h5spec sp = {53, 3, 6, 5, 4, 0, 0, 1, 0, 0, 0, 0};
+    const h5fix_file sp = {.n = 53, .c = 3, .h = 6, .w = 5, .k = 4, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.images_dataset = dataset, c.order = order, c.batch_size = 10, c.epochs = 1, c.threads = 2;
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.cache_bytes = 3 * 4 * 90;
@@ -24,7 +28,7 @@ static void read_all(const char *path, const char *dataset, h5pack_order order)
             uint64_t s = b.indices[i];
             CHECK(s < 53 && !seen[s]);
             seen[s] = 1;
-            image_of(&sp, s, want);
+            h5fix_image(&sp, s, want);
             CHECK_MSG(memcmp((const uint8_t *)b.data + i * img, want, img) == 0, "%s sample %llu differs", dataset,
                       (unsigned long long)s);
             CHECK_EQ_INT(b.labels[i], (int64_t)(s % 7));
