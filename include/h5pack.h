@@ -216,7 +216,9 @@ typedef struct h5pack_config {
     h5pack_echo_mode echo_mode; /* H5PACK_ECHO_BATCH */
     /* Resume (docs/reader.md, "Exact resume"): the first delivery is batch start_batch of epoch
        start_epoch (this rank's batch.index numbering), echo start_echo of it; everything from there on
-       (order, augmentation draws, echoes) equals the uninterrupted run's. All 0 = from the start. */
+       (order, augmentation draws, echoes) equals the uninterrupted run's. All 0 = from the start.
+       start_batch >= batches_per_epoch or start_echo >= echo is H5PACK_EINVAL. `epochs` still counts
+       from epoch 0: the run ends after epoch epochs - 1 (a start at or past it delivers nothing). */
     uint64_t start_epoch;       /* 0 */
     uint64_t start_batch;       /* 0 */
     uint32_t start_echo;        /* 0: with batch echo, the repeat to start at (0 .. echo - 1) */
@@ -298,9 +300,10 @@ typedef struct h5pack_info {
     h5pack_echo_mode echo_mode;  /* as configured (SAMPLE with echo 1 delivers like BATCH) */
     int ring_slots;              /* batch buffers in the ring: prefetch, raised to echo + 1 for sample echo */
     uint64_t echo_pool_bytes;    /* sample echo's pool (device memory on the GPU, included in device_bytes) */
-    uint64_t order_fingerprint;  /* hash of everything the epoch order depends on (file geometry, seed,
-                                    order, window, world, batch size, drop_last, echo): ranks of one job
-                                    must agree (docs/reader.md, "Distributed training") */
+    uint64_t order_fingerprint;  /* hash of everything the epoch order and the draws depend on (file
+                                    geometry, seed, order, window, world, batch size, drop_last, echo and
+                                    its mode, crop, flip, padding; not rank, threads or cache): ranks of
+                                    one job must agree (docs/reader.md, "Distributed training") */
     uint32_t label_columns;      /* K: values per sample (1 for labels (N,), K for (N,K)); 0 without labels */
     int label_rank;              /* 1 for labels (N,), 2 for (N,K); 0 without labels */
     int labels_are_float;        /* 1: batch.labels_float (float32); 0: batch.labels (int64) */
@@ -467,6 +470,7 @@ typedef struct h5pack_file_desc {
     uint64_t chunks_per_slab;    /* HDF5 chunks per reader chunk: 1 when HDF5 chunks hold whole images (and
                                     for unchunked data); more when they split images (h5py's chunks=True),
                                     each reader chunk then being the slab of every HDF5 chunk of its rows */
+    uint64_t order_fingerprint;  /* as h5pack_info.order_fingerprint for this cfg (the one on every rank) */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

@@ -68,6 +68,8 @@ typedef struct backend_job {
     const backend_source *sources; /* NULL: images 0..count-1 of the slot itself */
     const int64_t *labels;         /* with sources: the delivery's labels (NULL: the file has none) */
     int convert;                   /* submit: 0 = only take the uint8 batch in (sample echo) */
+    int pixels_done;               /* submit, CPU only: the workers already wrote the output (one-pass
+                                    * path, backend_convert.h): record the job and its boxes only */
 } backend_job;
 
 /* The crop box and flip of one delivered image (the public h5pack_crop_box's layout). */
@@ -129,7 +131,7 @@ struct backend {
 /* A job for COUNT images of the slot itself with KEY (epoch 0, converted). */
 static inline backend_job h5pack_backend_job(size_t count, uint64_t key)
 {
-    backend_job j = {count, key, 0, NULL, NULL, 1};
+    backend_job j = {count, key, 0, NULL, NULL, 1, 0};
     return j;
 }
 

@@ -7,6 +7,7 @@
 
 #include "api_structs.h"
 #include "resolve.h"
+#include "resume.h"
 
 _Static_assert((int)H5PACK_READ_IMPLICIT == (int)CHUNKSRC_IMPLICIT && (int)H5PACK_READ_CONTIGUOUS == (int)CHUNKSRC_CONTIGUOUS &&
                    (int)H5PACK_READ_RAW_DEFLATE == (int)CHUNKSRC_RAW_DEFLATE && (int)H5PACK_READ_HDF5 == (int)CHUNKSRC_HDF5,
@@ -77,6 +78,7 @@ int h5pack_describe_source(const chunk_source *src, const h5pack_config *cfg, h5
     out->threads = rs.threads;
     out->samples_per_epoch = h5pack_order_samples_per_epoch(&rs.op);
     out->batches_per_epoch = h5pack_order_batches_per_epoch(&rs.op);
+    out->order_fingerprint = h5pack_order_fingerprint(cfg, &rs, g);
     return 0;
 }
 

@@ -103,6 +103,45 @@ static int next_echo(pipeline *p, h5pack_batch *batch, char *err, size_t err_len
     return deliver(p, slot, e->echoes_delivered, batch, err, err_len);
 }
 
+/* Gives entry E's batch and ring slot back to the workers (the consumer holds no delivery of it). */
+static void free_entry(pipeline *p, ring_entry *e)
+{
+    pthread_mutex_lock(&p->lock);
+    e->state = RING_FREE; /* the entry can take a new plan, the ring slot a new batch */
+    p->slot_busy[h5pack_pipeline_ring_slot(p, e)] = 0;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Resume with sample echo: takes the prefill batches (the resumed epoch's first ones, which its last
+ * groups read again), keeps them in the pool and frees their slots. Never delivered, so they count in
+ * no batch or sample counter; their reads do count (bytes_read, misses): they happened. */
+static int take_prefill(pipeline *p, char *err, size_t err_len)
+{
+    while (p->prefill_left) {
+        uint64_t t = p->next_fresh;
+        if (wait_ready(p, t) < 0)
+            return fail(p, H5PACK_ESTATE, "the reader is shutting down", err, err_len);
+        ring_entry *e = h5pack_pipeline_entry(p, t);
+        if (e->rc < 0)
+            return fail(p, e->rc, e->err, err, err_len);
+        int rc = h5pack_pipeline_pool_prefill(p, (int)(e - p->ring), err, err_len);
+        if (rc)
+            return rc;
+        batch_counts c = e->counts;
+        c.bytes_needed = 0; /* bytes_needed is about delivered batches */
+        add_counts(&p->delivered, &c);
+        char detail[256] = "";
+        rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e), detail, sizeof detail);
+        if (rc)
+            return backend_fail(p, rc, "the backend could not release a pooled batch", detail, err, err_len);
+        free_entry(p, e);
+        p->next_fresh++;
+        p->prefill_left--;
+    }
+    return 0;
+}
+
 int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err_len)
 {
     if (p->failed) {
@@ -111,8 +150,11 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
     }
     if (p->echo_slot >= 0)
         return next_echo(p, batch, err, err_len);
-    if (p->total_batches && p->next_fresh >= p->total_batches)
+    if (p->nothing_left || (p->total_batches && p->next_fresh >= p->total_batches))
         return H5PACK_END;
+    int rc = p->prefill_left ? take_prefill(p, err, err_len) : 0;
+    if (rc)
+        return rc;
     uint64_t t = p->next_fresh, prefetch = (uint64_t)p->pp.prefetch;
     const ring_entry *old = t >= prefetch ? h5pack_pipeline_entry(p, t - prefetch) : NULL;
     if (old && old->token && old->ticket == t - prefetch) { /* its ring slot holds a batch not released */
@@ -122,7 +164,7 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
                  (unsigned long long)old->index, (unsigned long long)old->epoch, p->pp.prefetch);
         return H5PACK_ESTATE;
     }
-    int rc = p->sample ? h5pack_pipeline_sample_check(p, err, err_len) : 0;
+    rc = p->sample ? h5pack_pipeline_sample_check(p, err, err_len) : 0;
     if (rc)
         return rc;
     if (wait_ready(p, t) < 0)
@@ -130,17 +172,22 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
     ring_entry *e = h5pack_pipeline_entry(p, t);
     if (e->rc < 0)
         return fail(p, e->rc, e->err, err, err_len);
+    uint32_t echo = p->start_echo; /* a resumed run's first delivery may be an echo */
+    p->start_echo = 0;
     p->next_fresh++;
-    p->batches_fresh++;
+    if (echo)
+        p->batches_echoed++;
+    else
+        p->batches_fresh++;
     add_counts(&p->delivered, &e->counts);
-    if (p->sample) { /* sample echo converts every delivery here (the workers only copied the batch in) */
+    if (p->sample || echo) { /* sample echo converts every delivery here (the workers only copied the batch in) */
         double t0 = h5pack_clock_s();
-        rc = h5pack_pipeline_prepare_delivery(p, (int)(e - p->ring), 0, err, err_len);
+        rc = h5pack_pipeline_prepare_delivery(p, (int)(e - p->ring), echo, err, err_len);
         p->stall_s += h5pack_clock_s() - t0;
         if (rc)
             return rc;
     }
-    return deliver(p, (int)(e - p->ring), 0, batch, err, err_len);
+    return deliver(p, (int)(e - p->ring), echo, batch, err, err_len);
 }
 
 int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len)
@@ -171,11 +218,7 @@ int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_
                  detail[0] ? detail : h5pack_strerror(rc));
     if (e->echoes_delivered < p->pp.echo)
         return rc; /* more echoes of this batch to come: the slot stays ours */
-    pthread_mutex_lock(&p->lock);
-    e->state = RING_FREE; /* the entry can take a new plan, the ring slot a new batch */
-    p->slot_busy[h5pack_pipeline_ring_slot(p, e)] = 0;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->lock);
+    free_entry(p, e);
     return rc;
 }
 
@@ -279,6 +322,32 @@ static int start_workers(pipeline *p, char *err, size_t err_len)
     return 0;
 }
 
+/* The start position (pipeline_impl.h, "Resume"): the tickets' numbering, the planner that starts there,
+ * and the run's end counted in tickets (epochs counts from epoch 0, whatever the start). */
+static int resume_setup(pipeline *p)
+{
+    const pipeline_params *pp = &p->pp;
+    uint64_t bpe = p->batches_per_epoch, g = pp->start_batch;
+    if (bpe && pp->start_epoch > (UINT64_MAX - g) / bpe)
+        return H5PACK_EINVAL;
+    p->pos0 = pp->start_epoch * bpe;
+    p->resume_g = g;
+    p->prefill = h5pack_pipeline_prefill_count(p, g);
+    p->prefill_left = p->prefill;
+    p->start_echo = pp->start_echo;
+    uint64_t start = p->pos0 + g;
+    if (p->total_batches) { /* finite: the tickets up to the end */
+        if (start >= p->total_batches)
+            p->nothing_left = 1; /* no planner: planning_done() and next() see nothing_left */
+        else
+            p->total_batches = p->total_batches - start + p->prefill;
+    }
+    if (p->nothing_left)
+        return 0;
+    return h5pack_planner_create_at(&pp->setup.op, pp->setup.slots, pp->setup.epochs, pp->start_epoch, p->prefill, g,
+                                    &p->plan);
+}
+
 /* 1..65535, a different one for each pipeline opened in the process (until it wraps). */
 static uint64_t next_token_tag(void)
 {
@@ -305,6 +374,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     p->geo = h5pack_chunksrc_geometry(pp->src);
     p->labels = h5pack_chunksrc_labels(pp->src);
     p->echo_slot = -1;
+    p->direct = h5pack_pipeline_direct(pp);
     p->token_tag = next_token_tag() << PIPELINE_TOKEN_TAG_SHIFT;
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */
@@ -314,13 +384,13 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->ready, NULL);
-    rc = h5pack_planner_create(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &p->plan);
+    rc = h5pack_pipeline_echo_start(p);
+    if (rc == 0)
+        rc = resume_setup(p);
     if (rc == 0)
         rc = h5pack_cache_create(pp->setup.slots_allocated, (size_t)p->geo->chunk_bytes, h5pack_pipeline_load_chunk, p, &p->cache);
     if (rc == 0)
         rc = ring_alloc(p);
-    if (rc == 0)
-        rc = h5pack_pipeline_echo_start(p);
     if (rc == 0)
         rc = start_workers(p, err, err_len);
     if (rc)

@@ -30,6 +30,10 @@ typedef struct pipeline_params {
     uint32_t echo;      /* >= 1 */
     int prefetch;       /* >= 1 (sample echo: >= echo + 1) */
     int sample_echo;    /* 1: echo per sample (pipeline_echo.c, echo_sched.h), 0: per batch */
+    /* resume: the first delivery is echo start_echo of batch start_batch of epoch start_epoch (checked by
+       the caller: start_batch < batches per epoch, start_echo < echo) */
+    uint64_t start_epoch, start_batch;
+    uint32_t start_echo;
 } pipeline_params;
 
 /* Allocates the cache and the ring and starts the workers. */

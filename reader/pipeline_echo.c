@@ -67,7 +67,18 @@ const uint64_t *h5pack_pipeline_delivery_indices(const pipeline *p, int slot)
 
 uint64_t h5pack_pipeline_next_epoch(const pipeline *p)
 {
-    return p->next_fresh && p->batches_per_epoch ? (p->next_fresh - 1) / p->batches_per_epoch + 1 : 0;
+    if (p->next_fresh <= p->prefill || !p->batches_per_epoch) /* nothing delivered yet: the start's epoch */
+        return p->pp.start_epoch;
+    return h5pack_pipeline_pos_of(p, p->next_fresh - 1) / p->batches_per_epoch + 1;
+}
+
+uint64_t h5pack_pipeline_prefill_count(const pipeline *p, uint64_t g)
+{
+    const echo_sched *s = p->sample ? &p->sample->sched : NULL;
+    if (!s || !h5pack_echo_composed(s, g)) /* a batch-echoed group on: the pool is not read again */
+        return 0;
+    uint64_t pooled = (uint64_t)h5pack_echo_pool_batches(s);
+    return g < pooled ? g : pooled;
 }
 
 static int slot_of(const pipeline *p, uint64_t ticket)
@@ -84,9 +95,9 @@ static int fail(pipeline *p, int rc, const char *what, const char *detail, char 
     return rc;
 }
 
-/* Tickets of the fresh batches group G of the epoch starting at ticket START reads ahead (not pooled,
- * after G): into OUT, their number. */
-static int lookahead(const pipeline *p, uint64_t start, uint64_t g, uint64_t *out)
+/* Tickets of the fresh batches group G of EPOCH reads ahead (not pooled, after G): into OUT, their
+ * number. */
+static int lookahead(const pipeline *p, uint64_t epoch, uint64_t g, uint64_t *out)
 {
     const echo_sched *s = &p->sample->sched;
     int n = 0;
@@ -94,16 +105,16 @@ static int lookahead(const pipeline *p, uint64_t start, uint64_t g, uint64_t *ou
         return 0;
     for (uint32_t d = 1; d < s->echo; d++) {
         uint64_t t = h5pack_echo_window(s, g, d);
-        if (t > g && !(h5pack_echo_pooled(s, t) && p->sample->pool_epoch[t] == start / p->sample->per_epoch + 1))
-            out[n++] = start + t;
+        if (t > g && !(h5pack_echo_pooled(s, t) && p->sample->pool_epoch[t] == epoch + 1))
+            out[n++] = h5pack_pipeline_ticket_of(p, epoch, t);
     }
     return n;
 }
 
 int h5pack_pipeline_sample_check(pipeline *p, char *err, size_t err_len)
 {
-    uint64_t ticket = p->next_fresh, g = ticket % p->sample->per_epoch, ahead[64];
-    int n = lookahead(p, ticket - g, g, ahead);
+    uint64_t pos = h5pack_pipeline_pos_of(p, p->next_fresh), ahead[64];
+    int n = lookahead(p, pos / p->sample->per_epoch, pos % p->sample->per_epoch, ahead);
     /* Batch T read ahead is planned once its entry's previous batch (T - depth) is released, and bound
      * once its backend slot's previous batch (T - prefetch) is: either one held would block forever. */
     for (int k = 0; k < n; k++)
@@ -139,13 +150,35 @@ static int wait_ticket(pipeline *p, uint64_t ticket, char *err, size_t err_len)
     return 0;
 }
 
-/* Sample echo, before group G's first delivery: the batches it reads ahead are ready, and the epoch's
- * first E - 1 batches are in the pool (stored when first seen, i.e. at group 0). */
-static int prepare_group(pipeline *p, uint64_t start, uint64_t g, char *err, size_t err_len)
+/* Keeps fresh batch T (epoch-local) of EPOCH, in ring entry E, in pool entry T. */
+static int pool_keep(pipeline *p, const ring_entry *e, uint64_t epoch, uint64_t t, char *err, size_t err_len)
 {
     struct echo_state *s = p->sample;
-    uint64_t ahead[64], epoch = start / s->per_epoch;
-    int n = lookahead(p, start, g, ahead), rc;
+    char detail[256] = "";
+    int rc = p->pp.be->ops->pool_store(p->pp.be, h5pack_pipeline_ring_slot(p, e), e->count, (int)t, detail,
+                                       sizeof detail);
+    if (rc)
+        return fail(p, rc, "keeping a batch for sample echo failed", detail, err, err_len);
+    memcpy(s->pool_indices + t * s->sched.batch_size, e->indices, e->count * sizeof *e->indices);
+    s->pool_count[t] = e->count;
+    s->pool_epoch[t] = epoch + 1;
+    return 0;
+}
+
+int h5pack_pipeline_pool_prefill(pipeline *p, int entry, char *err, size_t err_len)
+{
+    const ring_entry *e = &p->ring[entry];
+    return pool_keep(p, e, e->epoch, e->index, err, err_len);
+}
+
+/* Sample echo, before group G's first delivery: the batches it reads ahead are ready, and the epoch's
+ * first E - 1 batches are in the pool (stored when first seen, i.e. at group 0; on resume, the ones
+ * before the start were stored by the prefill). */
+static int prepare_group(pipeline *p, uint64_t epoch, uint64_t g, char *err, size_t err_len)
+{
+    struct echo_state *s = p->sample;
+    uint64_t ahead[64];
+    int n = lookahead(p, epoch, g, ahead), rc;
     for (int k = 0; k < n; k++)
         if ((rc = wait_ticket(p, ahead[k], err, err_len)))
             return rc;
@@ -153,31 +186,28 @@ static int prepare_group(pipeline *p, uint64_t start, uint64_t g, char *err, siz
         uint64_t t = h5pack_echo_window(&s->sched, g, d);
         if (!h5pack_echo_pooled(&s->sched, t) || s->pool_epoch[t] == epoch + 1)
             continue;
-        const ring_entry *e = h5pack_pipeline_entry(p, start + t);
-        char detail[256] = "";
-        if ((rc = p->pp.be->ops->pool_store(p->pp.be, slot_of(p, start + t), e->count, (int)t, detail, sizeof detail)))
-            return fail(p, rc, "keeping a batch for sample echo failed", detail, err, err_len);
-        memcpy(s->pool_indices + t * s->sched.batch_size, e->indices, e->count * sizeof *e->indices);
-        s->pool_count[t] = e->count;
-        s->pool_epoch[t] = epoch + 1;
+        if ((rc = pool_keep(p, h5pack_pipeline_entry(p, h5pack_pipeline_ticket_of(p, epoch, t)), epoch, t, err,
+                            err_len)))
+            return rc;
     }
     return 0;
 }
 
-/* Composes delivery ECHO of group G (epoch starting at START) into s->sources, s->labels and the
- * slot's indices; returns its count. */
-static size_t compose(pipeline *p, int slot, uint64_t start, uint64_t g, uint32_t echo)
+/* Composes delivery ECHO of group G of EPOCH into s->sources, s->labels and the slot's indices; returns
+ * its count. */
+static size_t compose(pipeline *p, int slot, uint64_t epoch, uint64_t g, uint32_t echo)
 {
     struct echo_state *s = p->sample;
     size_t B = s->sched.batch_size;
     uint64_t *rows = s->indices + (size_t)slot * B;
-    size_t n = h5pack_echo_compose(&s->sched, start / s->per_epoch, g, echo, s->lag, s->pos, s->perm);
+    size_t n = h5pack_echo_compose(&s->sched, epoch, g, echo, s->lag, s->pos, s->perm);
     for (size_t i = 0; i < n; i++) {
         uint64_t t = h5pack_echo_window(&s->sched, g, s->lag[i]);
         int pooled = h5pack_echo_pooled(&s->sched, t);
-        s->sources[i].buf = pooled ? p->pp.prefetch + (int32_t)t : slot_of(p, start + t);
+        uint64_t ticket = pooled ? 0 : h5pack_pipeline_ticket_of(p, epoch, t);
+        s->sources[i].buf = pooled ? p->pp.prefetch + (int32_t)t : slot_of(p, ticket);
         s->sources[i].image = s->pos[i];
-        rows[i] = pooled ? s->pool_indices[t * B + s->pos[i]] : h5pack_pipeline_entry(p, start + t)->indices[s->pos[i]];
+        rows[i] = pooled ? s->pool_indices[t * B + s->pos[i]] : h5pack_pipeline_entry(p, ticket)->indices[s->pos[i]];
         if (p->labels)
             s->labels[i] = p->labels[rows[i]];
     }
@@ -191,12 +221,13 @@ int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char
     backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, echo));
     job.epoch = e->epoch;
     if (p->sample) {
-        uint64_t g = e->index, start = e->ticket - g;
-        int rc = echo == 0 ? prepare_group(p, start, g, err, err_len) : 0;
+        uint64_t g = e->index;
+        /* a group's first delivery (echo 0, or a resumed run's first, whatever its echo) prepares it */
+        int rc = echo == 0 || p->deliveries == 0 ? prepare_group(p, e->epoch, g, err, err_len) : 0;
         if (rc)
             return rc;
         if (h5pack_echo_composed(&p->sample->sched, g)) {
-            job.count = compose(p, slot, start, g, echo);
+            job.count = compose(p, slot, e->epoch, g, echo);
             job.sources = p->sample->sources;
             job.labels = p->labels ? p->sample->labels : NULL;
         } else { /* batch-echoed group: its own images */

@@ -87,7 +87,7 @@ struct pipeline {
     pipeline_params pp;
     const source_geometry *geo;
     const int64_t *labels;
-    uint64_t total_batches; /* 0 = endless */
+    uint64_t total_batches; /* tickets to plan (the end of the configured epochs); 0 = endless */
     uint64_t batches_per_epoch;
     planner *plan;
     chunk_cache *cache;
@@ -116,6 +116,7 @@ struct pipeline {
     uint32_t *mark_access; /* planning scratch, per chunk: its access index in that batch */
     worker *workers;
     int n_started;
+    const struct backend_conv *direct; /* the CPU one-pass path (uses convert into the output), or NULL */
     /* consumer side (consumer thread only) */
     uint64_t next_fresh;
     uint64_t token_tag;    /* this pipeline's tag, already shifted into place */
@@ -127,7 +128,28 @@ struct pipeline {
     uint64_t samples, batches_fresh, batches_echoed, epochs_completed;
     double stall_s;
     struct echo_state *sample; /* sample echo's consumer state (pipeline_echo.c), NULL for batch echo */
+    /* Resume. Tickets number the planned batches from 0; a batch's position is epoch * batches_per_epoch
+     * + index. Ticket t is position pos0 + t, except that positions [pos0 + prefill, pos0 + resume_g) are
+     * never planned (the skipped part of the first epoch): from ticket `prefill` on, add resume_g - prefill.
+     * The `prefill` batches are sample echo's pool (the first epoch's first E - 1 batches, which its last
+     * groups read again): taken and pooled but never delivered. No resume: all 0, ticket = position. */
+    uint64_t pos0, resume_g, prefill;
+    uint64_t prefill_left;     /* consumer: prefill batches not yet pooled */
+    uint32_t start_echo;       /* consumer: the echo of the first delivery, 0 once it is made */
+    int nothing_left;          /* the start lies at or past the configured end: H5PACK_END at once */
 };
+
+/* The position (epoch * batches_per_epoch + index) of ticket T, and back. */
+static inline uint64_t h5pack_pipeline_pos_of(const pipeline *p, uint64_t t)
+{
+    return p->pos0 + t + (t >= p->prefill ? p->resume_g - p->prefill : 0);
+}
+
+static inline uint64_t h5pack_pipeline_ticket_of(const pipeline *p, uint64_t epoch, uint64_t index)
+{
+    uint64_t pos = epoch * p->batches_per_epoch + index;
+    return pos - p->pos0 - (pos >= p->pos0 + p->resume_g ? p->resume_g - p->prefill : 0);
+}
 
 static inline ring_entry *h5pack_pipeline_entry(const pipeline *p, uint64_t ticket)
 {
@@ -164,6 +186,11 @@ void h5pack_pipeline_bind_batch(pipeline *p);
 
 void *h5pack_pipeline_worker_main(void *arg);
 
+/* The conversion the workers apply straight from the chunks (the CPU backend's one-pass path,
+ * backend_convert.h), or NULL for the two-pass path: another backend, a resizing crop, any echo, or the
+ * environment variable H5PACK_TWO_PASS set to anything but "" or "0" (tests and benches compare them). */
+const struct backend_conv *h5pack_pipeline_direct(const pipeline_params *pp);
+
 /* pipeline_echo.c: the conversion of each delivery on the consumer side. */
 int h5pack_pipeline_echo_start(pipeline *p);
 void h5pack_pipeline_echo_free(pipeline *p);
@@ -171,6 +198,13 @@ void h5pack_pipeline_echo_free(pipeline *p);
 /* Sample echo: H5PACK_ESTATE (with the batch to release in ERR) when a batch the next delivery reads
  * ahead would land in a slot the consumer still holds; else 0. Nothing is taken. */
 int h5pack_pipeline_sample_check(pipeline *p, char *err, size_t err_len);
+
+/* Sample echo, resume: keeps the prefill batch in ENTRY (taken, never delivered) in its pool entry. */
+int h5pack_pipeline_pool_prefill(pipeline *p, int entry, char *err, size_t err_len);
+
+/* Sample echo, resume at batch G of an epoch: how many of its first batches must be pooled first (the
+ * pooled ones before G, when a composed group from G on reads them); 0 without sample echo. */
+uint64_t h5pack_pipeline_prefill_count(const pipeline *p, uint64_t g);
 
 /* Converts delivery ECHO of the batch in SLOT before it is handed out: an echo of batch echo, or any
  * delivery of sample echo (waits for the batches it reads ahead, pools, composes). A failure fails the

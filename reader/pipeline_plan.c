@@ -50,7 +50,7 @@ static void group_by_access(pipeline *p, ring_entry *e)
 
 int h5pack_pipeline_planning_done(const pipeline *p)
 {
-    return p->plan_failed || (p->total_batches && p->next_ticket >= p->total_batches);
+    return p->plan_failed || p->nothing_left || (p->total_batches && p->next_ticket >= p->total_batches);
 }
 
 int h5pack_pipeline_can_plan(const pipeline *p)

@@ -1,10 +1,13 @@
 /* pipeline_work.c - the worker side of the pipeline: loads chunks into the cache (ahead of the ring when
- * the plan allows), copies each batch's images out of the cache, hands finished batches to the backend;
- * the worker loop that picks the next step (the scheme and why it cannot deadlock: pipeline_impl.h). */
+ * the plan allows), copies each batch's images out of the cache (or, on the CPU one-pass path, converts
+ * them straight into the output batch), hands finished batches to the backend; the worker loop that
+ * picks the next step (the scheme and why it cannot deadlock: pipeline_impl.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "augment.h"
+#include "backend_convert.h"
 #include "pipeline_impl.h"
 
 /* Pending loads looked at per search for one that can start: keeps the search short when many loads
@@ -115,6 +118,26 @@ static void copy_group(const pipeline *p, const ring_entry *e, size_t j, const u
     }
 }
 
+/* One-pass: converts the batch's images that live in access J's chunk straight into the output batch. */
+static void convert_group(const pipeline *p, const ring_entry *e, size_t j, const uint8_t *chunk)
+{
+    uint64_t k = p->geo->samples_per_chunk, img = p->geo->image_bytes, first = e->acc[j].chunk * k;
+    void *out = h5pack_backend_cpu_output(p->pp.be, h5pack_pipeline_ring_slot(p, e));
+    uint64_t key = h5pack_pipeline_batch_key(p, e, 0);
+    for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
+        uint32_t pos = e->order[g];
+        h5pack_backend_conv_image(p->direct, chunk + (size_t)(e->indices[pos] - first) * img, out, pos, key);
+    }
+}
+
+const struct backend_conv *h5pack_pipeline_direct(const pipeline_params *pp)
+{
+    const char *env = getenv("H5PACK_TWO_PASS");
+    if (pp->echo > 1 || pp->sample_echo || (env && env[0] && strcmp(env, "0") != 0))
+        return NULL;
+    return h5pack_backend_cpu_direct(pp->be);
+}
+
 /* All uses of E are done: labels, conversion, then the consumer may have it. Called and returns with
  * the lock held; the conversion runs outside it. */
 static void finish_batch(pipeline *p, ring_entry *e)
@@ -129,6 +152,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
     backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
     job.epoch = e->epoch;
     job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
+    job.pixels_done = p->direct != NULL;
     if (rc == 0)
         rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);
@@ -152,13 +176,18 @@ static void execute_use(pipeline *p, ring_entry *e, size_t j)
     const uint8_t *chunk = NULL;
     pthread_mutex_unlock(&p->lock);
     int rc = h5pack_cache_use(p->cache, &e->acc[j], 0, &chunk, err, sizeof err);
-    double t0 = h5pack_clock_s();
-    if (rc == 0)
+    uint64_t t0 = h5pack_clock_ns();
+    if (rc == 0 && p->direct)
+        convert_group(p, e, j, chunk);
+    else if (rc == 0)
         copy_group(p, e, j, chunk, dst);
-    double assemble_s = h5pack_clock_s() - t0;
+    uint64_t ns = h5pack_clock_ns() - t0;
     h5pack_cache_finish(p->cache, e->acc[j].slot); /* may let a load of the slot's next generation start */
+    if (p->direct) /* one-pass: the copy is the conversion; nothing is assembled */
+        h5pack_backend_cpu_add_convert_ns(p->pp.be, ns);
     pthread_mutex_lock(&p->lock);
-    e->counts.assemble_s += assemble_s;
+    if (!p->direct)
+        e->counts.assemble_s += (double)ns * 1e-9;
     if (rc && !e->rc) {
         e->rc = rc;
         snprintf(e->err, sizeof e->err, "%s", err[0] ? err : h5pack_strerror(rc));

@@ -46,6 +46,9 @@ struct planner {
     uint64_t *first_pos; /* per chunk: scratch, then its first position from the start of cur */
     uint64_t batch;      /* next batch of cur to plan */
     int finished;
+    /* resume: batches [skip_b0, skip_b1) of the first epoch are never planned, and their accesses
+       [skip_a0, skip_a1) take no part in either pass (as if the epoch did not hold them) */
+    uint64_t skip_b0, skip_b1, skip_a0, skip_a1;
     /* pass 1: Belady over cur */
     uint64_t *victim;    /* per access of cur: HIT, the chunk the load evicts, or NEVER (a free slot) */
     uint64_t *res_end;   /* per access of cur that loads: where pass 1 evicts that chunk again (NEVER: not in cur) */
@@ -210,6 +213,8 @@ static void compute_next_uses(planner *p)
     for (uint64_t j = p->nxt.n_acc; j-- > 0;)
         p->first_pos[p->nxt.acc[j]] = base_nxt + j;
     for (uint64_t i = p->cur.n_acc; i-- > 0;) {
+        if (i >= p->skip_a0 && i < p->skip_a1)
+            continue;
         p->next_use[i] = p->first_pos[p->cur.acc[i]];
         p->first_pos[p->cur.acc[i]] = p->base_cur + i;
     }
@@ -269,7 +274,8 @@ static void plan_epoch(planner *p)
         p->start_end[p->slot_chunk[s]] = NEVER;
     }
     for (uint64_t i = 0; i < p->cur.n_acc; i++)
-        belady_step(p, i);
+        if (i < p->skip_a0 || i >= p->skip_a1)
+            belady_step(p, i);
     for (size_t s = 0; s < p->out_used; s++) {
         uint64_t c = p->out_chunk[s];
         p->end[c] = p->start_end[c];
@@ -291,6 +297,7 @@ static int advance_epoch(planner *p)
     int rc = epoch_compute(p, &p->nxt, p->cur.epoch + 1);
     if (rc)
         return rc;
+    p->skip_a0 = p->skip_a1 = p->skip_b0 = p->skip_b1 = 0; /* only the first epoch skips */
     compute_next_uses(p);
     plan_epoch(p);
     p->batch = 0;
@@ -349,8 +356,10 @@ static void emit_access(planner *p, uint64_t i, plan_access *a)
 int h5pack_planner_next(planner *p, uint64_t *samples, size_t *count, plan_access *acc, size_t *n_acc, uint64_t *epoch,
                  uint64_t *batch_index)
 {
-    if (p->finished || p->batches_per_epoch == 0)
+    if (p->finished || p->batches_per_epoch == 0 || !p->cur.valid)
         return 0;
+    if (p->batch == p->skip_b0 && p->skip_b1 > p->skip_b0)
+        p->batch = p->skip_b1;
     if (p->batch == p->batches_per_epoch) {
         int rc = advance_epoch(p);
         if (rc) {
@@ -405,8 +414,15 @@ static int planner_alloc(planner *p)
 
 int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out)
 {
+    return h5pack_planner_create_at(op, slots, epochs, 0, 0, 0, out);
+}
+
+int h5pack_planner_create_at(const order_params *op, size_t slots, uint64_t epochs, uint64_t start_epoch,
+                             uint64_t skip_from, uint64_t skip_to, planner **out)
+{
     *out = NULL;
-    if (h5pack_order_check(op) || slots == 0 || h5pack_order_n_chunks(op) > UINT32_MAX - 1)
+    if (h5pack_order_check(op) || slots == 0 || h5pack_order_n_chunks(op) > UINT32_MAX - 1 || skip_from > skip_to ||
+        (skip_to > skip_from && skip_to >= h5pack_order_batches_per_epoch(op)) || start_epoch == UINT64_MAX)
         return H5PACK_EINVAL;
     planner *p = calloc(1, sizeof *p);
     if (!p)
@@ -421,11 +437,15 @@ int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs,
     p->batches_per_epoch = h5pack_order_batches_per_epoch(op);
     int rc = planner_alloc(p);
     if (rc == 0)
-        rc = epoch_compute(p, &p->cur, 0);
+        rc = epoch_compute(p, &p->cur, start_epoch);
     if (rc == 0)
-        rc = epoch_compute(p, &p->nxt, 1);
+        rc = epoch_compute(p, &p->nxt, start_epoch + 1);
     if (rc)
         goto fail;
+    if (skip_to > skip_from) {
+        p->skip_b0 = skip_from, p->skip_b1 = skip_to;
+        p->skip_a0 = p->cur.batch_start[skip_from], p->skip_a1 = p->cur.batch_start[skip_to];
+    }
     compute_next_uses(p);
     plan_epoch(p);
     *out = p;

@@ -41,6 +41,14 @@ typedef struct planner planner;
 /* EPOCHS = 0: endless. Returns 0, H5PACK_EINVAL or H5PACK_ENOMEM. */
 int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out);
 
+/* The same plan for a resumed run: it starts at epoch START_EPOCH with an empty cache (EPOCHS still
+ * counts from epoch 0: past it, nothing is planned), and batches [SKIP_FROM, SKIP_TO) of that first
+ * epoch are neither planned nor counted as uses (SKIP_TO < batches per epoch; SKIP_FROM = SKIP_TO: none).
+ * The batches planned hold exactly the samples of the uninterrupted run's; only hits and misses differ
+ * (the cache starts cold). The cost is the order of two epochs, whatever START_EPOCH. */
+int h5pack_planner_create_at(const order_params *op, size_t slots, uint64_t epochs, uint64_t start_epoch,
+                             uint64_t skip_from, uint64_t skip_to, planner **out);
+
 /* Plans the next fresh batch: copies its samples (<= batch_size) to SAMPLES and its accesses (<= batch_size)
  * to ACC. Returns 1 when a batch was planned, 0 after the last epoch, or a negative error. Not thread-safe:
  * callers serialise. */

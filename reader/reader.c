@@ -12,6 +12,8 @@
 #include "h5pack.h"
 #include "pipeline.h"
 #include "resolve.h"
+#include "resume.h"
+#include "timeline.h"
 
 #define ERR_LEN 512
 
@@ -25,6 +27,7 @@ struct h5pack_reader {
     backend *be;
     backend_params bp; /* what the backend was created with */
     pipeline *pipe;
+    h5pack_timeline *timeline; /* NULL: none asked for */
     reader_setup setup;
     h5pack_info info;
 };
@@ -100,6 +103,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     memcpy(in->mean, mean, sizeof in->mean);
     memcpy(in->std, std, sizeof in->std);
     h5pack_augment_fill_info(&r->cfg, &r->bp, r->be, in);
+    in->order_fingerprint = h5pack_order_fingerprint(&r->cfg, &r->setup, g);
 }
 
 /* Everything after the config check; on failure r->err names the file and the reason. */
@@ -117,18 +121,25 @@ static int open_reader(h5pack_reader *r, const char *path)
     }
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
+        (rc = h5pack_reader_check_start(&r->cfg, &r->setup, r->err, sizeof r->err)) ||
         (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
         return rc;
-    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->bp.slots, h5pack_augment_sample_echo(&r->cfg)};
+    pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->bp.slots, h5pack_augment_sample_echo(&r->cfg),
+                          r->cfg.start_epoch, r->cfg.start_batch, r->cfg.start_echo};
     if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
         return rc;
     fill_info(r, mean, std);
-    return 0;
+    /* the config's path is the caller's string: the timeline resolves and copies it now */
+    rc = h5pack_timeline_open(&r->cfg, r->pipe, r->be, r->t_open, &r->timeline, r->err, sizeof r->err);
+    r->cfg.timeline_path = NULL;
+    return rc;
 }
 
 /* Frees what open_reader built, keeping the reader itself and its message. */
 static void release_resources(h5pack_reader *r)
 {
+    h5pack_timeline_close(r->timeline); /* its last row reads the backend */
+    r->timeline = NULL;
     h5pack_pipeline_free(r->pipe); /* first: stops the workers that use the backend and the source */
     r->pipe = NULL;
     if (r->be)
@@ -216,7 +227,9 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
     if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, sizeof r->err)))
         return rc;
     h5pack_batch own;
+    h5pack_timeline_enter(r->timeline);
     rc = h5pack_pipeline_next(r->pipe, &own, r->err, sizeof r->err);
+    h5pack_timeline_leave(r->timeline, rc == H5PACK_OK ? &own : NULL);
     if (rc != H5PACK_OK) /* a cleared batch (token 0): h5pack_release rejects it cleanly */
         memset(&own, 0, sizeof own);
     own.struct_size = sizeof own;

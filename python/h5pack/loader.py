@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from . import _convert, _lib, _tensors
+from . import _convert, _lib, _resume, _tensors
 
 _LIB = None
 
@@ -106,7 +106,7 @@ def info(path, images="images", labels="labels"):
         for k in ("threads", "cache_chunks", "window", "samples_per_epoch", "batches_per_epoch", "device",
                   "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype", "crop", "output_height",
                   "output_width", "max_output_height", "max_output_width", "echo_mode", "ring_slots",
-                  "echo_pool_bytes"):
+                  "echo_pool_bytes", "order_fingerprint"):
             d.pop(k)  # describe the reader opened here, not the file
         return d
     finally:
@@ -133,6 +133,10 @@ class Loader:
     ``echo`` times per epoch in different batches instead of repeating whole batches. ``last_boxes`` has
     the crop box and flip of each image of the latest batch.
 
+    ``timeline="run.csv"`` makes the reader write a CSV row every ``timeline_interval`` seconds (default
+    1) while it lives: samples/s, MB/s, stall fraction, hit rate, GPU idle (docs/stats.md, "Timeline");
+    None uses ``$H5PACK_TIMELINE`` when set, ``""`` writes none.
+
     Zero copy: the tensors are views of the reader's batch buffers. A batch stays valid until the
     loader has yielded ``keep`` further batches (default 1: until the next batch arrives); then its
     buffer goes back to the reader and is refilled. Keep a batch longer with ``.clone()``, or pass
@@ -143,6 +147,11 @@ class Loader:
 
     A ``for`` left early (``break``) leaves the reader mid-epoch: the next ``for`` yields the rest of
     that epoch. With ``epochs=N`` the loader stops after N epochs (later ``for`` loops yield nothing).
+
+    Resume and distributed training (docs/python.md, "Resume"): ``state_dict()`` / ``load_state_dict()``
+    (torchdata's StatefulDataLoader convention) continue an interrupted run exactly, batch for batch;
+    ``set_epoch(e)`` (DistributedSampler's convention) makes the next ``for`` run epoch ``e``. Under
+    torch.distributed the first ``for`` checks that every rank's ``fingerprint`` agrees.
     """
 
     def __init__(self, path, batch_size=256, order="chunk", cache="1G", echo=1, device="auto", seed=0,
@@ -150,7 +159,8 @@ class Loader:
                  flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=1, copy=False,
                  return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
-                 echo_mode="batch", with_indices=False, max_output_size=None):
+                 echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
+                 timeline_interval=None):
         self._reader = None
         self._held = collections.deque()
         if not 1 <= keep <= prefetch - 1:
@@ -168,13 +178,32 @@ class Loader:
                            device_memory_limit)
         _convert.set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio)
         cfg.echo_mode = _convert.enum_value(_lib.ECHO_MODES, echo_mode, "echo_mode")
-        self._reader = _open(self.path, cfg)
+        # timeline: None = $H5PACK_TIMELINE (if set), "" = none, else the CSV file (docs/stats.md "Timeline")
+        if timeline is not None:
+            cfg.timeline_path = os.fsencode(timeline)
+        cfg.timeline_interval_s = float(timeline_interval or 0)
+        self._cfg, self._ranks_checked, self._iterating = cfg, False, False
+        self._open_at(0, 0, 0)
+
+    def _open_at(self, epoch, batch, echo):
+        """(Re)opens the reader so that its first delivery is echo ECHO of batch BATCH of epoch EPOCH; if
+        that fails, the loader stays where it was (and the error is raised)."""
+        e = self._echo_factor
+        before = (self._epochs_done, self._pos // e, self._pos % e) if self._reader is not None else None
+        self.close()  # first: two readers at once would hold two caches
+        self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, batch, echo
+        try:
+            self._reader = _open(self.path, self._cfg)
+        except H5packError:
+            if before is not None:
+                self._open_at(*before)
+            raise
         self._info = _lib.Info()
         rc = lib().h5pack_info_get(self._reader, ctypes.byref(self._info))
         if rc < 0:
             raise _error(rc, self._reader, f"{self.path}: info")
         self._shape = self._sample_shape()
-        self._pos, self._epochs_done, self._iterating = 0, 0, False
+        self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
 
     # ---- configuration ------------------------------------------------------------------------------
 
@@ -227,6 +256,9 @@ class Loader:
             raise H5packError(_lib.ESTATE, f"{self.path}: the loader is closed")
         if self._iterating:
             raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop is still running)")
+        if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
+            _resume.distributed_check(self._info.order_fingerprint, self.path)
+            self._ranks_checked = True
         return self._epoch_iter()
 
     def _epoch_iter(self):
@@ -323,8 +355,47 @@ class Loader:
 
     @property
     def epoch(self):
-        """Epochs completed by iterating this loader."""
+        """The epoch the next batch belongs to: epochs completed since epoch 0 (across a resume too)."""
         return self._epochs_done
+
+    # ---- resume (docs/python.md, "Resume") --------------------------------------------------------------
+
+    @property
+    def fingerprint(self):
+        """h5pack_info.order_fingerprint as 16 hex digits: equal on every rank of one job, and between a
+        run and its resume (rank, threads, cache and prefetch do not enter it)."""
+        return _resume.fingerprint_text(self._info.order_fingerprint)
+
+    def state_dict(self):
+        """Where the stream stands: the position (epoch, batch, echo) of the NEXT batch to deliver, the
+        fingerprint and the settings it hashes, as plain JSON-serialisable data. Save it with the model's."""
+        e = self._echo_factor
+        return _resume.make_state(self._epochs_done, self._pos // e, self._pos % e, self._info.order_fingerprint,
+                                  _resume.settings(self._cfg, self._info))
+
+    def load_state_dict(self, state_dict):
+        """Continues the stream saved by state_dict(): the next ``for`` yields the rest of the interrupted
+        epoch (the very batches, augmentation and echoes the uninterrupted run would have), later loops the
+        following epochs. ValueError when the state was saved with other order settings (it names them).
+        Reopens the reader: batches held from this loader become invalid, stats() restart."""
+        if self._iterating:
+            raise RuntimeError("h5pack.Loader.load_state_dict: not while a for loop over the loader runs")
+        epoch, batch, echo = _resume.check_state(state_dict, self._info.order_fingerprint,
+                                                 _resume.settings(self._cfg, self._info), self.path)
+        self._open_at(epoch, batch, echo)
+
+    def set_epoch(self, epoch):
+        """DistributedSampler's convention: the next ``for`` runs epoch EPOCH. When the loader already
+        stands in that epoch (at its start, or mid-way after load_state_dict or a ``break``), nothing
+        changes, so calling set_epoch(e) before each epoch also works after a resume; any other epoch
+        reopens the reader at its first batch (stats() restart)."""
+        epoch = int(epoch)
+        if epoch < 0:
+            raise ValueError(f"set_epoch({epoch}): epochs count from 0")
+        if self._iterating:
+            raise RuntimeError("h5pack.Loader.set_epoch: not while a for loop over the loader runs")
+        if epoch != self._epochs_done:
+            self._open_at(epoch, 0, 0)
 
     def stats_struct(self):
         s = _lib.Stats()

@@ -119,6 +119,8 @@ static void print_reader(const reader_view *v, const char *images)
                (unsigned long long)d->chunks_per_slab);
     printf("  read path: %s%s\n", h5pack_read_path_name(d->read_path),
            d->fast_path ? " (fast path: workers read outside HDF5's lock)" : " (reads under HDF5's lock)");
+    printf("  order fingerprint: %016llx (with the default reader settings; `run` prints yours)\n",
+           (unsigned long long)d->order_fingerprint);
     if (d->has_labels)
         printf("  labels: %u classes\n", d->n_classes);
     else
@@ -244,6 +246,9 @@ static void json_reader(json_out *j, const reader_view *v)
     json_bool(j, "has_labels", d->has_labels);
     json_u64(j, "n_classes", d->n_classes);
     json_bool(j, "has_pixel_stats", d->has_pixel_stats);
+    char fp[17];
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)d->order_fingerprint);
+    json_string(j, "order_fingerprint", fp); /* with the default reader settings */
     json_object_end(j);
     json_string(j, "reader_error", NULL);
 }

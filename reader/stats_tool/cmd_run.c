@@ -1,5 +1,6 @@
 /* cmd_run.c - `h5pack-stats run FILE ...`: streams the file through the real reader (public API only)
- * and reports per epoch and in total what it did, plus a timeline CSV and advice. */
+ * and reports per epoch and in total what it did, plus advice. --timeline is the library's own timeline
+ * (h5pack_config.timeline_path, docs/stats.md "Timeline"): one CSV format for this tool and any training run. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,23 +18,16 @@ typedef struct run_opts {
     const char *file;
     h5pack_config cfg;
     int json;
-    const char *timeline;
     double interval_s;
     double step_ms;
 } run_opts;
 
-/* Counters over a span of the run (an epoch, a timeline interval, the whole run). */
+/* Counters over a span of the run (an epoch, the whole run). */
 typedef struct span {
     uint64_t epoch;
     double seconds;
     h5pack_stats d; /* differences of the counters over the span */
 } span;
-
-typedef struct timeline {
-    FILE *f;
-    double interval_s, last_t;
-    h5pack_stats last;
-} timeline;
 
 static void sleep_ms(double ms)
 {
@@ -75,7 +69,7 @@ static int parse_run(int argc, char **argv, run_opts *o)
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
         } else if (strcmp(a, "--timeline") == 0 && i + 1 < argc) {
-            o->timeline = argv[++i];
+            o->cfg.timeline_path = argv[++i]; /* else NULL: $H5PACK_TIMELINE, as for any reader */
         } else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
             if (parse_double(argv[++i], 0.001, 3600, &o->interval_s))
                 return usage_error("run", argv[i]);
@@ -88,21 +82,8 @@ static int parse_run(int argc, char **argv, run_opts *o)
             o->file = a;
         }
     }
+    o->cfg.timeline_interval_s = o->interval_s;
     return o->file ? 0 : usage_error("run", NULL);
-}
-
-static void timeline_row(timeline *t, double now, uint64_t epoch, const h5pack_stats *st)
-{
-    h5pack_stats d = stats_diff(st, &t->last);
-    double dt = now - t->last_t;
-    if (dt <= 0)
-        return;
-    fprintf(t->f, "%.3f,%.3f,%llu,%llu,%llu,%.1f,%.2f,%.4f,%llu,%llu,%.4f\n", now, dt,
-            (unsigned long long)epoch, (unsigned long long)d.batches, (unsigned long long)d.samples,
-            (double)d.samples / dt, (double)d.bytes_read / 1e6 / dt, d.stall_s / dt, (unsigned long long)d.chunk_hits,
-            (unsigned long long)d.chunk_misses, d.hit_rate);
-    t->last = *st;
-    t->last_t = now;
 }
 
 typedef struct run_state {
@@ -132,9 +113,9 @@ static int close_epoch(run_state *s, const h5pack_stats *now_st, double now)
     return 0;
 }
 
-/* The consumer loop: next, (pretend to) train, release; epoch boundaries and timeline rows on the way.
- * Counters are sampled after each release, so a boundary splits them between two batches. */
-static int consume(run_state *s, const run_opts *o, timeline *tl)
+/* The consumer loop: next, (pretend to) train, release; epoch boundaries on the way. Counters are sampled
+ * after each release, so a boundary splits them between two batches. */
+static int consume(run_state *s, const run_opts *o)
 {
     h5pack_batch b = H5PACK_BATCH_INIT;
     h5pack_stats st = H5PACK_STATS_INIT;
@@ -143,8 +124,6 @@ static int consume(run_state *s, const run_opts *o, timeline *tl)
     h5pack_stats_get(s->r, &st);
     s->epoch_start = st;
     double last_release = s->t0;
-    if (tl->f)
-        tl->last = s->epoch_start, tl->last_t = 0.0;
     while ((rc = h5pack_next(s->r, &b)) == H5PACK_OK) {
         if (b.epoch != s->cur_epoch) {
             if (close_epoch(s, &st, last_release))
@@ -156,8 +135,6 @@ static int consume(run_state *s, const run_opts *o, timeline *tl)
         h5pack_release(s->r, &b);
         h5pack_stats_get(s->r, &st);
         last_release = h5pack_clock_s();
-        if (tl->f && last_release - s->t0 - tl->last_t >= tl->interval_s)
-            timeline_row(tl, last_release - s->t0, b.epoch, &st);
     }
     return rc == H5PACK_END ? 0 : rc;
 }
@@ -188,6 +165,7 @@ static void print_text(const run_opts *o, const h5pack_info *in, const run_state
     printf("        order %s, batch %zu, cache %s = %zu chunks, window %zu, echo %u, %d threads, device %s, "
            "rank %u of %u\n", order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, in->window,
            o->cfg.echo, in->threads, in->device_name, o->cfg.rank, o->cfg.world);
+    printf("        order fingerprint %016llx\n", (unsigned long long)in->order_fingerprint);
     printf("\n%-6s %9s %15s %9s %9s %8s %11s %7s %11s %9s %8s\n", "epoch", "samples", "batches f/e", "hits",
            "misses", "hit_rate", "read", "amplif", "samples/s", "MB/s", "waited");
     for (size_t i = 0; i < s->n_epochs; i++) {
@@ -239,6 +217,9 @@ static void print_json(const run_opts *o, const h5pack_info *in, const run_state
     json_u64(&j, "seed", o->cfg.seed);
     json_u64(&j, "rank", o->cfg.rank);
     json_u64(&j, "world", o->cfg.world);
+    char fp[17];
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)in->order_fingerprint);
+    json_string(&j, "order_fingerprint", fp);
     json_string(&j, "device", in->device_name);
     json_double(&j, "step_ms", o->step_ms);
     json_u64(&j, "chunk_bytes", in->chunk_bytes);
@@ -282,22 +263,6 @@ static int open_reader(const run_opts *o, h5pack_reader **r, h5pack_info *in)
     return 0;
 }
 
-static int open_timeline(const run_opts *o, timeline *tl)
-{
-    memset(tl, 0, sizeof *tl);
-    tl->interval_s = o->interval_s;
-    if (!o->timeline)
-        return 0;
-    tl->f = fopen(o->timeline, "w");
-    if (!tl->f) {
-        fprintf(stderr, "h5pack-stats run: cannot write %s: %s\n", o->timeline, strerror(errno));
-        return 2;
-    }
-    fprintf(tl->f, "t_s,dt_s,epoch,batches,samples,samples_per_s,mb_per_s,stall_fraction,chunk_hits,"
-                   "chunk_misses,hit_rate\n");
-    return 0;
-}
-
 static void report(const run_opts *o, const h5pack_info *in, run_state *s, const h5pack_stats *end, double loop_s)
 {
     span total = {0, loop_s, *end};
@@ -322,13 +287,10 @@ int cmd_run(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     run_state s = {0};
     h5pack_info in = H5PACK_INFO_INIT;
-    timeline tl;
     h5pack_stats end = H5PACK_STATS_INIT;
     if ((rc = open_reader(&o, &s.r, &in)) != 0)
         return rc;
-    if ((rc = open_timeline(&o, &tl)) != 0)
-        goto done;
-    rc = consume(&s, &o, &tl);
+    rc = consume(&s, &o);
     double t_end = h5pack_clock_s();
     h5pack_stats_get(s.r, &end);
     if (rc < 0) {
@@ -339,16 +301,10 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     if (close_epoch(&s, &end, t_end) == 0) {
-        if (tl.f)
-            timeline_row(&tl, t_end - s.t0, s.cur_epoch, &end);
         h5pack_stats zero = {0}, totals = stats_diff(&end, &zero);
         report(&o, &in, &s, &totals, t_end - s.t0);
     }
 done:
-    if (tl.f && fclose(tl.f) != 0 && rc == 0) {
-        fprintf(stderr, "h5pack-stats run: cannot write %s\n", o.timeline);
-        rc = 2;
-    }
     h5pack_close(s.r);
     free(s.epochs);
     return rc;

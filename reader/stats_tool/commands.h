@@ -11,11 +11,13 @@
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 void usage_main(FILE *f);
 void usage_info(FILE *f);
 void usage_run(FILE *f);
 void usage_simulate(FILE *f);
+void usage_plot(FILE *f);
 
 /* Prints "h5pack-stats CMD: unexpected argument BAD" (or "missing FILE") and the hint to --help on
  * stderr. Returns 1. */

@@ -1,4 +1,4 @@
-/* main.c - h5pack-stats: dispatch to the info / run / simulate commands. */
+/* main.c - h5pack-stats: dispatch to the info / run / simulate / plot commands. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +26,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "simulate") == 0)
         return cmd_simulate(argc - 2, argv + 2);
-    fprintf(stderr, "h5pack-stats: unknown command '%s' (info, run or simulate; see --help)\n", cmd);
+    if (strcmp(cmd, "plot") == 0)
+        return cmd_plot(argc - 2, argv + 2);
+    fprintf(stderr, "h5pack-stats: unknown command '%s' (info, run, simulate or plot; see --help)\n", cmd);
     return 1;
 }

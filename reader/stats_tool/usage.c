@@ -15,7 +15,8 @@ void usage_main(FILE *f)
             "                  throughput and how long the consumer waited\n"
             "  simulate FILE   replay the reader's chunk accesses under several cache sizes, orders,\n"
             "                  policies (belady = h5pack, lru, hdf5 = what h5py gets) and what-if chunk\n"
-            "                  sizes, without reading data\n\n"
+            "                  sizes, without reading data\n"
+            "  plot FILE.csv -o OUT.svg   draw a reader timeline (H5PACK_TIMELINE, run --timeline)\n\n"
             "  h5pack-stats COMMAND --help   options of a command\n"
             "  h5pack-stats --version\n"
             "sizes take suffixes: 512k, 64M, 1G, 1GiB (binary units).\n");
@@ -51,8 +52,18 @@ void usage_run(FILE *f)
                "  --echo E             deliver each batch E times (default 1)\n"
                "  --device D           auto | cpu | cuda (default auto)\n" READER_OPTIONS
                "  --json               one JSON object: totals at the top level, \"epochs\" per epoch\n"
-               "  --timeline FILE.csv  throughput and stall per interval over the whole run\n"
+               "  --timeline FILE.csv  the reader's timeline: a CSV row per interval (samples/s, MB/s, stall,\n"
+               "                       hit rate; docs/stats.md \"Timeline\"); draw it with h5pack-stats plot\n"
                "  --interval S         timeline interval in seconds (default 0.1)\n");
+}
+
+void usage_plot(FILE *f)
+{
+    fprintf(f, "usage: h5pack-stats plot FILE.csv -o OUT.svg\n"
+               "Draws a reader timeline (written by any reader with H5PACK_TIMELINE=FILE.csv, or by run\n"
+               "--timeline) over time: samples/s; MB/s read and delivered; stall fraction, hit rate and GPU\n"
+               "idle fraction.\n"
+               "  -o, --output OUT.svg   the plot (SVG)\n");
 }
 
 void usage_simulate(FILE *f)

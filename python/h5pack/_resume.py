@@ -1,0 +1,96 @@
+"""Exact resume and the distributed agreement check of h5pack.Loader (docs/python.md, "Resume").
+
+A Loader's stream is a pure function of its order fingerprint (h5pack_info.order_fingerprint: the file's
+geometry, seed, order, window, world, batch size, drop_last, echo, augmentation settings) and the position
+(epoch, batch, echo) of the next delivery. state_dict() saves both; load_state_dict() checks the first and
+reopens the reader at the second (h5pack_config.start_epoch/start_batch/start_echo).
+"""
+import json
+
+FORMAT = "h5pack.Loader"
+VERSION = 1
+
+
+def fingerprint_text(value):
+    """The fingerprint as the 16 hex digits h5pack-stats prints."""
+    return f"{int(value):016x}"
+
+
+def settings(cfg, info):
+    """What the fingerprint hashes, by name (to explain a mismatch): plain ints and strings."""
+    from . import _lib
+
+    names = lambda table, v: {n: k for k, n in table.items()}.get(v, str(v))  # noqa: E731
+    s = {
+        "n_samples": int(info.n_samples), "samples_per_chunk": int(info.samples_per_chunk),
+        "image_shape": f"{info.channels}x{info.height}x{info.width}", "seed": int(cfg.seed),
+        "order": names(_lib.ORDERS, cfg.order), "world": int(cfg.world), "batch_size": int(cfg.batch_size),
+        "drop_last": int(bool(cfg.drop_last)), "echo": int(cfg.echo),
+        "echo_mode": names(_lib.ECHO_MODES, cfg.echo_mode) if cfg.echo > 1 else "-",
+        "crop": names(_lib.CROPS, cfg.crop), "flip": int(bool(cfg.random_flip)),
+        "crop_padding": int(cfg.random_crop_padding),
+        "window": int(info.window) if cfg.order == _lib.ORDERS["chunk"] else "-",
+    }
+    if cfg.crop == _lib.CROPS["random_resized"]:
+        s["scale"] = f"({cfg.scale_min!r}, {cfg.scale_max!r})"
+        s["ratio"] = f"({cfg.ratio_min!r}, {cfg.ratio_max!r})"
+    return s
+
+
+def make_state(epoch, batch, echo, fingerprint, own_settings):
+    """The state dict: the position of the next delivery, the fingerprint, the settings, a version."""
+    return {"format": FORMAT, "version": VERSION, "epoch": int(epoch), "batch": int(batch), "echo": int(echo),
+            "fingerprint": fingerprint_text(fingerprint), "settings": dict(own_settings)}
+
+
+def check_state(sd, fingerprint, own_settings, path):
+    """(epoch, batch, echo) of SD after checking that it belongs to a loader with this fingerprint;
+    ValueError naming what differs otherwise."""
+    if not isinstance(sd, dict) or sd.get("format") != FORMAT:
+        raise ValueError(f"{path}: not an h5pack.Loader state dict (no \"format\": \"{FORMAT}\")")
+    if sd.get("version") != VERSION:
+        raise ValueError(f"{path}: state dict version {sd.get('version')!r}, this h5pack reads version {VERSION}")
+    for key in ("epoch", "batch", "echo"):
+        if not isinstance(sd.get(key), int) or sd[key] < 0:
+            raise ValueError(f"{path}: state dict {key}={sd.get(key)!r}: expected an int >= 0")
+    own = fingerprint_text(fingerprint)
+    if sd.get("fingerprint") != own:
+        saved = sd.get("settings") or {}
+        diff = [f"{k}: saved {saved.get(k, '?')!r}, now {v!r}" for k, v in own_settings.items() if saved.get(k) != v]
+        why = "; ".join(diff) if diff else "the settings listed agree: another h5pack version or algorithm"
+        raise ValueError(f"{path}: the state dict was saved by a loader with another order (fingerprint "
+                         f"{sd.get('fingerprint')}, this loader's is {own}): {why}. Resuming would not continue "
+                         f"the same stream; open the loader with the saved settings")
+    return sd["epoch"], sd["batch"], sd["echo"]
+
+
+def distributed_check(fingerprint, path):
+    """When torch.distributed is initialised: all ranks' fingerprints (all_gather_object, once); raises
+    RuntimeError naming the ranks whose order differs. Returns the number of ranks checked (0: not
+    distributed)."""
+    try:
+        import torch.distributed as dist
+    except ImportError:  # a torch built without distributed support
+        return 0
+    if not (dist.is_available() and dist.is_initialized()):
+        return 0
+    world = dist.get_world_size()
+    gathered = [None] * world
+    dist.all_gather_object(gathered, fingerprint_text(fingerprint))
+    groups = {}
+    for rank, fp in enumerate(gathered):
+        groups.setdefault(fp, []).append(rank)
+    if len(groups) > 1:
+        ours = fingerprint_text(fingerprint)
+        listing = "; ".join(f"ranks {ranks}: {fp}" for fp, ranks in groups.items())
+        others = sorted(r for fp, ranks in groups.items() if fp != ours for r in ranks)
+        raise RuntimeError(f"{path}: the ranks' h5pack.Loader orders differ (order_fingerprint {listing}); rank "
+                           f"{dist.get_rank()} disagrees with ranks {others}. Every rank must open the file with "
+                           f"the same seed, order, window, world, batch_size, drop_last, echo and augmentation "
+                           f"settings (only rank, threads, cache and prefetch may differ)")
+    return world
+
+
+def dumps(sd):
+    """SD as JSON (a check that it is plain data)."""
+    return json.dumps(sd, sort_keys=True)

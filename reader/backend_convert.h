@@ -1,0 +1,61 @@
+/* backend_convert.h - the conversion of one stored uint8 image into its place in an output batch
+ * (per-channel value table, layout change, flip, pad-and-crop; no resizing crop), prepared once per
+ * backend. One implementation serves the two-pass path (the CPU backend converting the assembled uint8
+ * batch), the one-pass path (a worker converting straight from the cached or mapped chunk into the
+ * output batch: pipeline_work.c) and the reference the tests compare the CUDA kernel with, so every path
+ * gives the same bytes by construction.
+ *
+ * The CPU one-pass path: with the CPU backend, no resizing crop, no sample echo and no batch echo (an
+ * echo converts the batch again with fresh draws, from its uint8 pixels, which one-pass never
+ * assembles), workers write each image straight into the slot's output and submit the batch with
+ * backend_job.pixels_done; the backend then only records the job and its boxes. */
+#ifndef H5PACK_READER_BACKEND_CONVERT_H
+#define H5PACK_READER_BACKEND_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+/* Element strides of one image in a layout: x step, channel step, row step. */
+typedef struct backend_strides {
+    ptrdiff_t x, c, y;
+} backend_strides;
+
+/* A prepared conversion: the tables of every element type (float32 as bit patterns) and the geometry. */
+typedef struct backend_conv {
+    uint32_t t32[H5PACK_MAX_CHANNELS][256];
+    uint16_t t16[H5PACK_MAX_CHANNELS][256];
+    uint8_t t8[H5PACK_MAX_CHANNELS][256];
+    h5pack_dtype dtype;
+    size_t C, H, W;
+    backend_strides in, out;
+    int same_layout;
+    int raw;          /* uint8 output: the raw pixels, no normalisation or augmentation (h5pack.h) */
+    int flip, pad;    /* random flip on, crop padding (0 for raw output) */
+    int stream;       /* float32 runs are written with non-temporal stores (the batch outgrows caches) */
+    int arith;        /* float32: step-1 runs compute the table's expression with AVX2 (checked exact) */
+    float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
+    size_t in_bytes, out_bytes; /* one stored image; one output image at the largest output size */
+} backend_conv;
+
+/* Prepares the conversion of P (P's crop must be AUG_CROP_NONE to use it). */
+void h5pack_backend_conv_init(backend_conv *cv, const backend_params *p);
+
+/* Converts image I of a batch (augmentation key KEY) from SRC (one stored image) into its place in
+ * OUT, the whole batch's output. Concurrent calls for different images of one batch are safe. */
+void h5pack_backend_conv_image(const backend_conv *cv, const uint8_t *src, void *out, size_t i, uint64_t key);
+
+/* ---- the CPU backend's one-pass path (backend_cpu.c) ---------------------------------------------- */
+
+/* The prepared conversion when B is the CPU backend and can take images converted by the workers (no
+ * resizing crop, no sample-echo pool, not the uint8 pass-through); else NULL. */
+const backend_conv *h5pack_backend_cpu_direct(backend *b);
+
+/* The output batch of SLOT (where the workers write). */
+void *h5pack_backend_cpu_output(backend *b, int slot);
+
+/* Adds NS nanoseconds of one-pass conversion to the backend's busy_convert_s. */
+void h5pack_backend_cpu_add_convert_ns(backend *b, uint64_t ns);
+
+#endif

@@ -1,0 +1,88 @@
+"""h5pack.Loader under torch.distributed: 2 processes (torch.multiprocessing.spawn, gloo backend, a file://
+store in a temp dir). Ranks with different threads and caches agree on the order fingerprint and iterate
+(disjoint shares of the epoch); a rank opened with another seed makes the first for loop raise
+RuntimeError on every rank, naming the ranks."""
+import json
+import os
+import sys
+import tempfile
+
+try:
+    import h5py
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+except ImportError as e:  # pragma: no cover
+    print(f"skipped: {e}")
+    sys.exit(77)
+
+import h5pack
+
+WORLD = 2
+
+
+def write_file(path):
+    rng = np.random.default_rng(3)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("images", data=rng.integers(0, 256, size=(40, 3, 4, 4), dtype=np.uint8),
+                         chunks=(4, 3, 4, 4))
+        f.create_dataset("labels", data=np.arange(40) % 5)
+
+
+def worker(rank, tmp, case):
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    dist.init_process_group("gloo", init_method=f"file://{os.path.join(tmp, case + '.store')}", rank=rank,
+                            world_size=WORLD)
+    out = {"rank": rank}
+    try:
+        seed = 5 if case == "agree" or rank == 0 else 6
+        kw = dict(threads=1, cache="1M") if rank == 0 else dict(threads=2, cache="64M", prefetch=6)
+        with h5pack.Loader(os.path.join(tmp, "data.h5"), batch_size=4, device="cpu", seed=seed, rank=rank,
+                           world=WORLD, with_indices=True, copy=True, **kw) as ld:
+            out["fingerprint"] = ld.fingerprint
+            try:
+                out["rows"] = sorted(int(i) for _, _, idx in ld for i in idx)
+                for _ in ld:  # the check runs once: the second loop works without another collective
+                    break
+            except RuntimeError as e:
+                out["error"] = str(e)
+    finally:
+        with open(os.path.join(tmp, f"{case}.{rank}.json"), "w") as f:
+            json.dump(out, f)
+        dist.destroy_process_group()
+
+
+def run(tmp, case):
+    mp.spawn(worker, args=(tmp, case), nprocs=WORLD, join=True)
+    results = []
+    for r in range(WORLD):
+        with open(os.path.join(tmp, f"{case}.{r}.json")) as f:
+            results.append(json.load(f))
+    return results
+
+
+def main():
+    if not dist.is_available() or not dist.is_gloo_available():
+        print("skipped: torch.distributed with gloo is not available")
+        return 77
+    with tempfile.TemporaryDirectory(prefix="h5pack_dist_") as tmp:
+        write_file(os.path.join(tmp, "data.h5"))
+        ok = run(tmp, "agree")
+        assert all("error" not in r for r in ok), ok
+        assert ok[0]["fingerprint"] == ok[1]["fingerprint"], ok
+        assert len(ok[0]["rows"]) == len(ok[1]["rows"]) == 20, ok
+        assert sorted(ok[0]["rows"] + ok[1]["rows"]) == list(range(40)), "the ranks' shares cover the epoch once"
+        bad = run(tmp, "differ")
+        assert bad[0]["fingerprint"] != bad[1]["fingerprint"], bad
+        for r in bad:
+            assert "rows" not in r, f"rank {r['rank']} iterated despite the mismatch"
+            msg = r.get("error", "")
+            assert "orders differ" in msg and "ranks [0]" in msg and "ranks [1]" in msg, msg
+            assert f"rank {r['rank']} disagrees with ranks [{1 - r['rank']}]" in msg, msg
+    print("ranks agree with different threads/caches; a different seed raises on every rank")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""h5pack.Loader resume: state_dict() / load_state_dict() continue an interrupted run exactly (images,
+labels, indices, crop boxes, echoes), across epochs, with batch and sample echo and augmentation;
+set_epoch(); the fingerprint (equal for other threads/cache/rank, different for another seed) and the
+ValueError of a state dict saved with other settings. CPU."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+try:
+    import h5py
+    import numpy as np
+    import torch
+except ImportError as e:  # pragma: no cover
+    print(f"skipped: {e}")
+    sys.exit(77)
+
+import h5pack
+
+N, C, H, W, K = 61, 3, 8, 6, 4
+TMP = tempfile.mkdtemp(prefix="h5pack_resume_")
+PATH = os.path.join(TMP, "resume.h5")
+
+
+def write_file(path):
+    rng = np.random.default_rng(5)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("images", data=rng.integers(0, 256, size=(N, C, H, W), dtype=np.uint8), chunks=(K, C, H, W))
+        f.create_dataset("labels", data=(np.arange(N) * 3 % 10).astype(np.int64))
+        f.attrs["h5pack_format_version"] = np.int32(1)
+
+
+def make(**kw):
+    kw.setdefault("device", "cpu")
+    kw.setdefault("threads", 2)
+    kw.setdefault("batch_size", 8)
+    kw.setdefault("seed", 11)
+    kw.setdefault("with_indices", True)
+    kw.setdefault("copy", True)
+    return h5pack.Loader(PATH, **kw)
+
+
+def snap(batch, ld):
+    images, labels, indices = batch
+    return (images.clone(), labels.clone(), indices.clone(), ld.last_boxes.clone())
+
+
+def same(a, b):
+    return all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+CONFIGS = {
+    "chunk": dict(order="chunk", window=3),
+    "random-batch-echo-flip": dict(order="random", echo=2, flip=True),
+    "sample-echo-rrc": dict(order="chunk", window=4, echo=3, echo_mode="sample", crop="random_resized",
+                            output_size=(6, 5), flip=True),
+    "sequential-drop-last-padding": dict(order="sequential", drop_last=True, crop_padding=2, flip=True),
+}
+
+
+class Resume(unittest.TestCase):
+    def uninterrupted(self, kw, epochs):
+        with make(**kw) as ld:
+            return [[snap(b, ld) for b in ld] for _ in range(epochs)]
+
+    def test_round_trip_at_many_positions(self):
+        for name, kw in CONFIGS.items():
+            full = self.uninterrupted(kw, 3)
+            per_epoch = len(full[0])
+            for epoch in range(2):
+                for stop in sorted({1, 2, per_epoch // 2, per_epoch - 1}):
+                    with self.subTest(config=name, epoch=epoch, stop=stop):
+                        with make(**kw) as ld:
+                            for _ in range(epoch):
+                                for _ in ld:
+                                    pass
+                            for i, b in enumerate(ld):
+                                self.assertTrue(same(snap(b, ld), full[epoch][i]))
+                                if i + 1 == stop:
+                                    break
+                            sd = ld.state_dict()
+                        sd = json.loads(json.dumps(sd))  # plain data, as saved in a checkpoint
+                        self.assertEqual((sd["epoch"], sd["batch"] * ld._echo_factor + sd["echo"]), (epoch, stop))
+                        with make(**kw, threads=1, cache="64M") as resumed:  # threads/cache may differ
+                            resumed.load_state_dict(sd)
+                            rest = [snap(b, resumed) for b in resumed]
+                            self.assertEqual(len(rest), per_epoch - stop)
+                            for got, want in zip(rest, full[epoch][stop:]):
+                                self.assertTrue(same(got, want), "the rest of the interrupted epoch")
+                            nxt = [snap(b, resumed) for b in resumed]
+                            self.assertEqual(len(nxt), per_epoch)
+                            for got, want in zip(nxt, full[epoch + 1]):
+                                self.assertTrue(same(got, want), "the following epoch")
+                            st = resumed.stats()
+                            self.assertEqual(st["batches"], per_epoch - stop + per_epoch)
+
+    def test_state_at_epoch_end_and_with_epochs_limit(self):
+        with make(epochs=2) as ld:
+            for _ in ld:
+                pass
+            sd = ld.state_dict()
+            self.assertEqual((sd["epoch"], sd["batch"], sd["echo"]), (1, 0, 0))
+            for _ in ld:
+                pass
+            done = ld.state_dict()
+        with make(epochs=2) as ld:
+            ld.load_state_dict(sd)
+            self.assertEqual(len(list(ld)), len(ld))  # the last epoch
+            self.assertEqual(list(ld), [])
+            ld.load_state_dict(done)  # saved after the last epoch: nothing left
+            self.assertEqual(list(ld), [])
+
+    def test_set_epoch(self):
+        full = self.uninterrupted({}, 4)
+        with make() as ld:
+            ld.set_epoch(3)
+            self.assertTrue(all(same(snap(b, ld), w) for b, w in zip(ld, full[3])))
+            self.assertEqual(ld.epoch, 4)
+            ld.set_epoch(1)
+            got = [snap(b, ld) for b in ld]
+            self.assertEqual(len(got), len(full[1]))
+            self.assertTrue(all(same(g, w) for g, w in zip(got, full[1])))
+        # the DistributedSampler loop after a resume: set_epoch(e) of the epoch resumed keeps the position
+        with make() as ld:
+            for i, _ in enumerate(ld):
+                if i == 2:
+                    break
+            sd = ld.state_dict()
+        with make() as ld:
+            ld.load_state_dict(sd)
+            ld.set_epoch(sd["epoch"])
+            rest = [snap(b, ld) for b in ld]
+            self.assertEqual(len(rest), len(full[0]) - 3)
+            self.assertTrue(all(same(g, w) for g, w in zip(rest, full[0][3:])))
+            with self.assertRaises(ValueError):
+                ld.set_epoch(-1)
+
+    def test_fingerprint(self):
+        with make() as a, make(threads=1, cache="8M", prefetch=6) as b, make(world=2, rank=1) as c, \
+                make(world=2, rank=0, threads=3) as d, make(seed=12) as e:
+            self.assertRegex(a.fingerprint, r"^[0-9a-f]{16}$")
+            self.assertEqual(a.fingerprint, b.fingerprint)
+            self.assertEqual(c.fingerprint, d.fingerprint)  # ranks of one job
+            self.assertNotEqual(a.fingerprint, c.fingerprint)  # another world
+            self.assertNotEqual(a.fingerprint, e.fingerprint)  # another seed
+            self.assertEqual(int(a.fingerprint, 16), a.info["order_fingerprint"])
+
+    def test_mismatch_raises(self):
+        with make() as ld:
+            next(iter(ld))
+            sd = ld.state_dict()
+        with make(seed=12, batch_size=7) as other:
+            with self.assertRaises(ValueError) as cm:
+                other.load_state_dict(sd)
+            msg = str(cm.exception)
+            self.assertIn("seed: saved 11, now 12", msg)
+            self.assertIn("batch_size: saved 8, now 7", msg)
+            # the loader still works where it was
+            self.assertEqual(len(list(other)), len(other))
+        with make() as ld:
+            for bad in ({}, dict(sd, version=99), dict(sd, batch=-1)):
+                with self.assertRaises(ValueError):
+                    ld.load_state_dict(bad)
+            with self.assertRaises(h5pack.H5packError) as cm:  # past the epoch: the library's EINVAL
+                ld.load_state_dict(dict(sd, batch=len(ld)))
+            self.assertIn("start_batch", str(cm.exception))
+            self.assertEqual(len(list(ld)), len(ld))  # the failed reopen left the loader usable
+
+
+if __name__ == "__main__":
+    write_file(PATH)
+    unittest.main(verbosity=1)
