@@ -1,11 +1,14 @@
 # One way to register a test (docs/design.md, "How to add a test"). Included by tests/CMakeLists.txt.
 #
 #   h5pack_test(NAME name SOURCES a.c [b.c ...]      a C (or CUDA) test program
-#               [LIBS lib ...]                        default: h5pack_static h5pack_hdf5 m
+#               [LIBS lib ...]                        default: h5pack_static h5fixture h5pack_hdf5 m
+#                                                     (h5fixture: tests/fixtures/h5fixture.h, the one
+#                                                     writer of test HDF5 files; add it to other LIBS)
 #               [INCLUDES dir ...]                    added to tests/, reader/ and reader/common/
-#               [DEFINES NAME=value ...] [ARGS arg ...]
+#               [DEFINES NAME=value ...] [COMPILE_OPTIONS option ...] [ARGS arg ...]
 #               [LABELS label ...] [TIMEOUT seconds] [ENV NAME=value ...])
-#   h5pack_test(NAME name COMMAND program arg ...     any command (a script, a shell pipeline)
+#   h5pack_test(NAME name COMMAND program arg ...     any command (a script, a shell pipeline, or the
+#                                                     program of another h5pack_test: test_<name>)
 #               [LABELS ...] [TIMEOUT ...] [ENV ...])
 #   h5pack_python_test(NAME name SCRIPT file.py [ARGS arg ...] [LABELS ...] [TIMEOUT ...] [ENV ...])
 #
@@ -18,20 +21,19 @@ set(H5PACK_TEST_PYTHON /usr/bin/python3 CACHE FILEPATH "python3 with numpy, h5py
 
 function(_h5pack_test_properties name)
   cmake_parse_arguments(P "" "TIMEOUT" "LABELS;ENV" ${ARGN})
-  set(_props SKIP_RETURN_CODE 77)
+  set_property(TEST ${name} PROPERTY SKIP_RETURN_CODE 77)
   if(P_TIMEOUT)
-    list(APPEND _props TIMEOUT ${P_TIMEOUT})
+    set_property(TEST ${name} PROPERTY TIMEOUT ${P_TIMEOUT})
+  endif()
+  if(P_LABELS)  # set_property, not set_tests_properties: a list of several labels stays one value
+    set_property(TEST ${name} PROPERTY LABELS ${P_LABELS})
   endif()
   list(APPEND P_ENV "PYTHONDONTWRITEBYTECODE=1")
-  set_tests_properties(${name} PROPERTIES ${_props} ENVIRONMENT "${P_ENV}")
-  if(P_LABELS)
-    # quoted on its own: a list value inside PROPERTIES would split into stray arguments
-    set_tests_properties(${name} PROPERTIES LABELS "${P_LABELS}")
-  endif()
+  set_property(TEST ${name} PROPERTY ENVIRONMENT ${P_ENV})
 endfunction()
 
 function(h5pack_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;INCLUDES;DEFINES;ARGS;LABELS;ENV;COMMAND" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;INCLUDES;DEFINES;COMPILE_OPTIONS;ARGS;LABELS;ENV;COMMAND" ${ARGN})
   if(NOT T_NAME)
     message(FATAL_ERROR "h5pack_test: NAME is required")
   endif()
@@ -39,13 +41,16 @@ function(h5pack_test)
     set(_exe test_${T_NAME})
     add_executable(${_exe} ${T_SOURCES})
     if(NOT T_LIBS)
-      set(T_LIBS h5pack_static h5pack_hdf5 m)
+      set(T_LIBS h5pack_static h5fixture h5pack_hdf5 m)
     endif()
     target_link_libraries(${_exe} PRIVATE ${T_LIBS})
     target_include_directories(${_exe} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/reader
                                ${PROJECT_SOURCE_DIR}/reader/common ${T_INCLUDES})
     if(T_DEFINES)
       target_compile_definitions(${_exe} PRIVATE ${T_DEFINES})
+    endif()
+    if(T_COMPILE_OPTIONS)
+      target_compile_options(${_exe} PRIVATE ${T_COMPILE_OPTIONS})
     endif()
     add_test(NAME ${T_NAME} COMMAND ${_exe} ${T_ARGS} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   elseif(T_COMMAND)

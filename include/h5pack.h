@@ -95,7 +95,7 @@ H5PACK_API const char *h5pack_version_string(void);
     X(ENOMEM, -2, "out of memory")                                                 \
     X(EIO, -3, "I/O error")                                                        \
     X(EHDF5, -4, "HDF5 library error")                                             \
-    X(EFORMAT, -5, "dataset layout not supported")                                 \
+    X(EFORMAT, -5, "file format not supported")                                   \
     X(ECORRUPT, -6, "corrupt or truncated data")                                   \
     X(ENOTFOUND, -7, "file or dataset not found")                                  \
     X(ENODEV, -8, "no usable GPU")                                                 \

@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunksrc.h"
 #include "clock.h"
-#include "make_files.h"
+#include "h5fixture.h"
 
-static void measure(const char *dir, const char *name, const test_file *tf)
+static void measure(const char *dir, const char *name, const h5fix_file *tf)
 {
     char path[700], err[1024];
     snprintf(path, sizeof path, "%s/%s.h5", dir, name);
-    if (test_file_write(path, tf) != 0)
+    if (h5fix_write(path, tf) != 0)
         exit(1);
     double best_open = 1e9, sizes_s = 0, first_read = 0;
     uint64_t n_chunks = 0, total = 0;
@@ -52,20 +53,15 @@ static void measure(const char *dir, const char *name, const test_file *tf)
 
 int main(int argc, char **argv)
 {
-    const char *dir = argc > 1 ? argv[1] : test_tmpdir("chunksrc-timing");
-    test_file tf = test_file_defaults();
-    tf.h = tf.w = 8;
-    tf.labels = 0;
-    tf.write_classes = 0;
-    tf.k = 1;
-    tf.n = 20000;
+    const char *dir = argc > 1 ? argv[1] : h5fix_tmpdir("chunksrc-timing");
+    h5fix_file tf = {.n = 20000, .c = 3, .h = 8, .w = 8, .k = 1, .early_alloc = 1};
     measure(dir, "implicit-20000", &tf);
     tf.n = 2000;
     tf.gzip = 4;
     measure(dir, "gzip-latest-2000", &tf);
     tf.n = 10000;
     measure(dir, "gzip-latest-10000", &tf);
-    tf.storage = STORE_CHUNKED;
+    tf.resizable = 1, tf.old_format = 1; /* as h5py writes it */
     tf.n = 2000;
     measure(dir, "gzip-btree-probed-2000", &tf);
     tf.n = 10000;

@@ -9,27 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "format.h"
+#include "h5glue.h"
+
 #define MAX_DATASETS 256
 #define MAX_ATTRS 64
 #define MAX_CLASSES_LISTED 64
-
-static void type_name(hid_t t, char *buf, size_t len)
-{
-    H5T_class_t c = H5Tget_class(t);
-    size_t sz = H5Tget_size(t);
-    if (c == H5T_INTEGER)
-        snprintf(buf, len, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", sz * 8);
-    else if (c == H5T_FLOAT)
-        snprintf(buf, len, "float%zu", sz * 8);
-    else if (c == H5T_STRING)
-        snprintf(buf, len, "%s", H5Tis_variable_str(t) > 0 ? "string (variable)" : "string (fixed)");
-    else if (c == H5T_COMPOUND)
-        snprintf(buf, len, "compound");
-    else if (c == H5T_ENUM)
-        snprintf(buf, len, "enum");
-    else
-        snprintf(buf, len, "other (class %d)", (int)c);
-}
 
 static void filter_list(hid_t dcpl, char *buf, size_t len)
 {
@@ -80,7 +65,7 @@ static void dataset_facts(hid_t d, const char *name, ds_report *r)
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", name);
     hid_t t = H5Dget_type(d), sp = H5Dget_space(d), dcpl = H5Dget_create_plist(d);
-    type_name(t, r->dtype, sizeof r->dtype);
+    h5pack_h5_type_name(t, r->dtype, sizeof r->dtype);
     int rank = H5Sget_simple_extent_ndims(sp);
     r->rank = rank < 0 ? 0 : (rank > INSPECT_MAX_RANK ? INSPECT_MAX_RANK : rank);
     hsize_t dims[32] = {0}, maxd[32] = {0};
@@ -112,7 +97,8 @@ static herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, 
     return 0;
 }
 
-static void read_attr(hid_t a, const char *owner, const char *name, attr_report *r)
+/* Attribute NAME of LOC (opened as A): a string's text, or up to INSPECT_MAX_VALUES numbers. */
+static void read_attr(hid_t loc, hid_t a, const char *owner, const char *name, attr_report *r)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->owner, sizeof r->owner, "%s", owner);
@@ -121,23 +107,7 @@ static void read_attr(hid_t a, const char *owner, const char *name, attr_report 
     hssize_t n = H5Sget_simple_extent_npoints(sp);
     if (H5Tget_class(t) == H5T_STRING && n == 1) {
         r->is_string = 1;
-        if (H5Tis_variable_str(t) > 0) {
-            char *s = NULL;
-            hid_t mt = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mt, H5T_VARIABLE);
-            if (H5Aread(a, mt, &s) >= 0 && s)
-                snprintf(r->text, sizeof r->text, "%s", s);
-            H5free_memory(s);
-            H5Tclose(mt);
-        } else {
-            size_t sz = H5Tget_size(t);
-            char *buf = calloc(1, sz + 1);
-            hid_t mt = H5Tcopy(t);
-            if (buf && H5Aread(a, mt, buf) >= 0)
-                snprintf(r->text, sizeof r->text, "%s", buf);
-            free(buf);
-            H5Tclose(mt);
-        }
+        h5pack_h5_read_string_attr(loc, name, r->text, sizeof r->text);
     } else if ((H5Tget_class(t) == H5T_INTEGER || H5Tget_class(t) == H5T_FLOAT) && n >= 1 && n <= 4096) {
         double *v = malloc((size_t)n * sizeof *v);
         if (v && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0) {
@@ -165,7 +135,7 @@ static herr_t visit_attr(hid_t loc, const char *name, const H5A_info_t *info, vo
         return 1;
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a >= 0) {
-        read_attr(a, c->owner, name, &c->r->attrs[c->r->n_attrs++]);
+        read_attr(loc, a, c->owner, name, &c->r->attrs[c->r->n_attrs++]);
         H5Aclose(a);
     }
     return 0;
@@ -180,9 +150,9 @@ static void list_attrs(hid_t obj, const char *owner, file_report *r)
 
 static void read_classes(hid_t f, file_report *r)
 {
-    if (H5Lexists(f, "classes", H5P_DEFAULT) <= 0)
+    if (!h5pack_h5_path_exists(f, H5PACK_DS_CLASSES))
         return;
-    hid_t d = H5Dopen2(f, "classes", H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, H5PACK_DS_CLASSES, H5P_DEFAULT);
     if (d < 0)
         return;
     hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
@@ -234,10 +204,8 @@ int inspect_file(const char *path, const char *images, file_report *r, char *err
     memset(r, 0, sizeof *r);
     r->format_version = -1;
     snprintf(r->path, sizeof r->path, "%s", path);
-    H5E_auto2_t efunc;
-    void *edata;
-    H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    h5pack_h5_quiet quiet;
+    h5pack_h5_quiet_begin(&quiet);
     hid_t f = -1;
     int rc = open_checked(path, &f, err, err_len);
     r->datasets = calloc(MAX_DATASETS, sizeof *r->datasets);
@@ -257,20 +225,20 @@ int inspect_file(const char *path, const char *images, file_report *r, char *err
     }
     if (rc == 0) {
         list_attrs(f, "/", r);
-        if (images && H5Lexists(f, images, H5P_DEFAULT) > 0) {
+        if (images && h5pack_h5_path_exists(f, images)) {
             hid_t d = H5Oopen(f, images, H5P_DEFAULT);
             if (d >= 0)
                 list_attrs(d, images, r), H5Oclose(d);
         }
         read_classes(f, r);
         for (int i = 0; i < r->n_attrs; i++)
-            if (strcmp(r->attrs[i].owner, "/") == 0 && strcmp(r->attrs[i].name, "h5pack_format_version") == 0 &&
+            if (strcmp(r->attrs[i].owner, "/") == 0 && strcmp(r->attrs[i].name, H5PACK_ATTR_FORMAT_VERSION) == 0 &&
                 r->attrs[i].n_values == 1)
                 r->format_version = (int)r->attrs[i].values[0];
     }
     if (f >= 0)
         H5Fclose(f);
-    H5Eset_auto2(H5E_DEFAULT, efunc, edata);
+    h5pack_h5_quiet_end(&quiet);
     if (rc < 0)
         report_free(r);
     return rc;

@@ -9,16 +9,20 @@
  *     different batches; labels follow the rows; pixels are the rows' (raw uint8), with and without a
  *     resizing crop; info reports the pool and the ring;
  *   - bad crop / echo_mode values are refused at open. */
+#include <string.h>
+#include <stdio.h>
+
 #include <stdlib.h>
 
 #include "augment_plan.h"
 #include "backend_resample.h"
 #include "check.h"
-#include "reader/h5file.h"
+#include "h5fixture.h"
 
 #include "h5pack.h"
 
-static const h5spec SPEC = {.n = 50, .c = 3, .h = 40, .w = 48, .k = 6, .nhwc = 1, .labels = 1};
+static const h5fix_file SPEC = {.n = 50, .c = 3, .h = 40, .w = 48, .k = 6, .nhwc = 1, .layout_attr = "NHWC", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7,
+                                  .pixel = h5fix_pixel_chw};
 
 static h5pack_config base_config(void)
 {
@@ -42,7 +46,7 @@ static void check_image(const h5pack_batch *b, size_t i, uint32_t oh, uint32_t o
     size_t img = (size_t)SPEC.c * SPEC.h * SPEC.w;
     uint8_t *src = malloc(img);
     CHECK(src);
-    image_of(&SPEC, b->indices[i], src);
+    h5fix_image(&SPEC, b->indices[i], src);
     const h5pack_crop_box *box = &b->boxes[i];
     CHECK(box->y >= 0 && box->x >= 0 && box->y + box->height <= (int)SPEC.h && box->x + box->width <= (int)SPEC.w);
     aug_image im = {(uint64_t)(uintptr_t)src, box->y, box->x, box->height, box->width, box->flip, 0};
@@ -153,7 +157,7 @@ static void run_sample_echo(const char *path, int crop)
             if (crop) {
                 check_image(&b, i, 24, 20);
             } else {
-                image_of(&SPEC, row, want);
+                h5fix_image(&SPEC, row, want);
                 CHECK_MSG(memcmp((const uint8_t *)b.data + i * img, want, img) == 0, "row %llu: wrong pixels",
                           (unsigned long long)row);
             }
@@ -228,8 +232,8 @@ static void test_bad_config(const char *path)
 int main(void)
 {
     char path[128];
-    temp_h5_name(path, sizeof path, "augment");
-    make_h5(path, &SPEC);
+    h5fix_local_name(path, sizeof path, "augment");
+    CHECK_OK(h5fix_write(path, &SPEC));
     test_random_resized(path);
     run_sample_echo(path, 0);
     run_sample_echo(path, 1);

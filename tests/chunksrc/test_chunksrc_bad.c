@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "check.h"
-#include "make_files.h"
+#include "chunk_compare.h"
 
 static char g_path[600];
 
-static const char *write_case(const char *name, const test_file *tf)
+static const char *write_case(const char *name, const h5fix_file *tf)
 {
-    snprintf(g_path, sizeof g_path, "%s/%s.h5", test_tmpdir("chunksrc-bad"), name);
-    CHECK_OK(test_file_write(g_path, tf));
+    snprintf(g_path, sizeof g_path, "%s/%s.h5", h5fix_tmpdir("chunksrc-bad"), name);
+    CHECK_OK(h5fix_write(g_path, tf));
     return g_path;
 }
 
@@ -31,7 +31,7 @@ static void expect_open_error(const char *path, const char *images, const char *
     CHECK_STR_CONTAINS(err, what);
 }
 
-static void expect_case(const char *name, const test_file *tf, int code, const char *what)
+static void expect_case(const char *name, const h5fix_file *tf, int code, const char *what)
 {
     expect_open_error(write_case(name, tf), "images", "labels", H5PACK_LAYOUT_AUTO, code, what);
 }
@@ -39,21 +39,21 @@ static void expect_case(const char *name, const test_file *tf, int code, const c
 static void test_not_files(void)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s/does-not-exist.h5", test_tmpdir("chunksrc-bad"));
+    snprintf(path, sizeof path, "%s/does-not-exist.h5", h5fix_tmpdir("chunksrc-bad"));
     expect_open_error(path, "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "No such file");
-    snprintf(path, sizeof path, "%s/text.h5", test_tmpdir("chunksrc-bad"));
+    snprintf(path, sizeof path, "%s/text.h5", h5fix_tmpdir("chunksrc-bad"));
     FILE *f = fopen(path, "w");
     CHECK(f);
     fputs("this is not an HDF5 file, just text that someone named .h5\n", f);
     fclose(f);
     expect_open_error(path, "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT, "not an HDF5 file");
-    expect_open_error(test_tmpdir("chunksrc-bad"), "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT,
+    expect_open_error(h5fix_tmpdir("chunksrc-bad"), "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT,
                       "not a regular file");
 }
 
 static void test_bad_images(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     const char *ok = write_case("fine", &tf);
     expect_open_error(ok, "pixels", "labels", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "no images dataset 'pixels'");
     expect_open_error(ok, "pixels", "labels", H5PACK_LAYOUT_AUTO, H5PACK_ENOTFOUND, "images, labels");
@@ -62,38 +62,38 @@ static void test_bad_images(void)
     /* (23,3,8,10) forced to NHWC: 10 channels. */
     expect_open_error(ok, "images", "labels", H5PACK_LAYOUT_NHWC, H5PACK_EFORMAT, "10 channels");
 
-    tf.image_type = H5T_IEEE_F32LE;
+    tf.image_type = H5FIX_FLOAT32;
     expect_case("float32", &tf, H5PACK_EFORMAT, "holds float32, expected uint8");
-    tf.image_type = H5T_STD_I8LE;
+    tf.image_type = H5FIX_INT8;
     expect_case("int8", &tf, H5PACK_EFORMAT, "holds int8");
-    tf.image_type = H5T_STD_U16LE;
+    tf.image_type = H5FIX_UINT16;
     expect_case("uint16", &tf, H5PACK_EFORMAT, "holds uint16");
 
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.rank = 2;
     expect_case("rank2", &tf, H5PACK_EFORMAT, "rank 2, shape (23,8); expected 4-D images");
 
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.n = 0;
-    tf.storage = STORE_CONTIGUOUS;
+    tf.contiguous = 1, tf.old_format = 1;
     tf.labels = 0;
     expect_case("zero", &tf, H5PACK_EFORMAT, "zero samples");
 
     /* Chunks of 100000 rows that split images: a slab would be 100000 whole images, 11 GiB. */
-    tf = test_file_defaults();
-    tf.n = 100000, tf.h = 200, tf.w = 200, tf.labels = 0, tf.write_classes = 0;
-    tf.storage = STORE_CHUNKED, tf.skip_chunks_from = -1; /* nothing written: a small file */
-    tf.chunk_override[0] = 100000, tf.chunk_override[1] = 1, tf.chunk_override[2] = 1, tf.chunk_override[3] = 1;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.n = 100000, tf.h = 200, tf.w = 200, tf.labels = 0, tf.classes = 0;
+    tf.resizable = 1, tf.old_format = 1, tf.no_pixels = 1; /* nothing written: a small file */
+    tf.chunk[0] = 100000, tf.chunk[1] = 1, tf.chunk[2] = 1, tf.chunk[3] = 1;
     expect_case("huge-slab", &tf, H5PACK_EFORMAT, "spans 100000 images along the sample axis");
 
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.layout_attr = "CHWN";
     expect_case("layout-attr", &tf, H5PACK_EFORMAT, "layout = 'CHWN' is neither NCHW nor NHWC");
 }
 
 static void test_bad_labels(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     tf.label_len_delta = -1;
     expect_case("labels-short", &tf, H5PACK_EFORMAT, "have 22 entries but there are 23 images");
     tf.label_len_delta = 2;
@@ -101,14 +101,14 @@ static void test_bad_labels(void)
 
     /* float labels are read as float32 (tests/labels); other label types: tests/labels/test_reader_labels */
 
-    tf = test_file_defaults();
-    tf.label_type = H5T_STD_I32LE;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.label_type = H5FIX_INT32;
     tf.negative_label = 1;
     expect_case("labels-negative", &tf, H5PACK_EFORMAT, "label -1 at index 11 is negative");
 
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.n_classes = 9; /* labels up to 8, but "classes" below lists 3 */
-    tf.write_classes = 0;
+    tf.classes = 0;
     const char *path = write_case("labels-beyond-classes", &tf);
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     hsize_t n = 3;

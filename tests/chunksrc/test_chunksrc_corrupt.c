@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "make_files.h"
+#include "chunk_compare.h"
 
 /* HDF5 1.10.8 leaks internal structures (metadata cache entries, layout messages) when it meets damaged
  * metadata, and then cannot shut down ("HDF5: infinite loop closing library" at exit). Every such stack
@@ -149,7 +149,7 @@ static int read_flipped_chunk(const char *path, const blob *b, int *differs, cha
     int rc = h5pack_chunksrc_read(s, 1, buf, NULL, NULL, err, err_len);
     *differs = 0;
     for (uint64_t j = 0; rc == 0 && j < g->chunk_bytes; j++)
-        *differs += buf[j] != test_pixel(4 + j / g->image_bytes, j % g->image_bytes);
+        *differs += buf[j] != h5fix_pixel_rows(NULL, 4 + j / g->image_bytes, j % g->image_bytes);
     free(buf);
     h5pack_chunksrc_close(s);
     return rc;
@@ -159,9 +159,9 @@ static void test_chunk_data(const char *dir)
 {
     char path[600], err[1024];
     int differs;
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     snprintf(path, sizeof path, "%s/data-implicit.h5", dir);
-    CHECK_OK(test_file_write(path, &tf));
+    CHECK_OK(h5fix_write(path, &tf));
     blob b = load(path);
     CHECK_OK(read_flipped_chunk(path, &b, &differs, err, sizeof err));
     CHECK_EQ_INT(differs, 1); /* no checksum: one different pixel, nothing else */
@@ -169,7 +169,7 @@ static void test_chunk_data(const char *dir)
 
     tf.gzip = 4;
     snprintf(path, sizeof path, "%s/data-gzip.h5", dir);
-    CHECK_OK(test_file_write(path, &tf));
+    CHECK_OK(h5fix_write(path, &tf));
     b = load(path);
     int rc = read_flipped_chunk(path, &b, &differs, err, sizeof err);
     printf("gzip chunk flip: %d %s\n", rc, err);
@@ -181,7 +181,7 @@ static void test_chunk_data(const char *dir)
     tf.gzip = 0;
     tf.fletcher32 = 1;
     snprintf(path, sizeof path, "%s/data-fletcher.h5", dir);
-    CHECK_OK(test_file_write(path, &tf));
+    CHECK_OK(h5fix_write(path, &tf));
     b = load(path);
     rc = read_flipped_chunk(path, &b, &differs, err, sizeof err);
     printf("fletcher32 chunk flip: %d %s\n", rc, err);
@@ -202,21 +202,25 @@ static void test_metadata(const char *dir)
 {
     struct {
         const char *name;
-        test_storage storage;
+        int h5py, contiguous; /* h5py: resizable, old format; contiguous: old format */
         int gzip, fletcher32, split; /* split: chunks (5,2,3,4), slabs of 2x3x3 HDF5 chunks */
-    } cases[] = {{"implicit", STORE_IMPLICIT, 0, 0, 0}, {"gzip", STORE_IMPLICIT, 4, 0, 0},
-                 {"fletcher", STORE_IMPLICIT, 0, 1, 0},  {"resizable", STORE_CHUNKED, 4, 0, 0},
-                 {"contiguous", STORE_CONTIGUOUS, 0, 0, 0}, {"split-gzip", STORE_CHUNKED, 4, 0, 1}};
+    } cases[] = {{.name = "implicit"},
+                 {.name = "gzip", .gzip = 4},
+                 {.name = "fletcher", .fletcher32 = 1},
+                 {.name = "resizable", .h5py = 1, .gzip = 4},
+                 {.name = "contiguous", .contiguous = 1},
+                 {.name = "split-gzip", .h5py = 1, .gzip = 4, .split = 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[600];
-        test_file tf = test_file_defaults();
-        tf.storage = cases[i].storage;
+        h5fix_file tf = CHUNKSRC_TEST_FILE;
+        tf.resizable = cases[i].h5py, tf.contiguous = cases[i].contiguous;
+        tf.old_format = cases[i].h5py || cases[i].contiguous;
         tf.gzip = cases[i].gzip;
         tf.fletcher32 = cases[i].fletcher32;
         if (cases[i].split)
-            memcpy(tf.chunk_override, (hsize_t[4]){5, 2, 3, 4}, sizeof tf.chunk_override);
+            memcpy(tf.chunk, (uint64_t[4]){5, 2, 3, 4}, sizeof tf.chunk);
         snprintf(path, sizeof path, "%s/meta-%s.h5", dir, cases[i].name);
-        CHECK_OK(test_file_write(path, &tf));
+        CHECK_OK(h5fix_write(path, &tf));
         blob b = load(path);
         CHECK_OK(open_and_read_all(path));
         test_truncated(path, &b);
@@ -233,7 +237,7 @@ int main(int argc, char **argv)
         g_stride = (size_t)strtoul(argv[2], NULL, 10);
         CHECK(g_stride > 0);
     }
-    const char *dir = test_tmpdir("chunksrc-corrupt");
+    const char *dir = h5fix_tmpdir("chunksrc-corrupt");
     test_chunk_data(dir);
     test_metadata(dir);
     printf("ok\n");

@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "chunksrc_impl.h" /* base_addr: where to cut the file */
-#include "make_files.h"
+#include "chunk_compare.h"
 
 static chunk_source *open_source(const char *path, int mapped)
 {
@@ -27,16 +27,16 @@ static chunk_source *open_source(const char *path, int mapped)
     return s;
 }
 
-static const char *write_case(const char *name, const test_file *tf)
+static const char *write_case(const char *name, const h5fix_file *tf)
 {
     static char path[600];
-    snprintf(path, sizeof path, "%s/%s.h5", test_tmpdir("chunksrc-mmap"), name);
-    CHECK_OK(test_file_write(path, tf));
+    snprintf(path, sizeof path, "%s/%s.h5", h5fix_tmpdir("chunksrc-mmap"), name);
+    CHECK_OK(h5fix_write(path, tf));
     return path;
 }
 
 /* Mapped and pread sources of the same file agree on every chunk, bytes and cost. */
-static void check_same_bytes(const char *name, const test_file *tf, chunksrc_path want_path)
+static void check_same_bytes(const char *name, const h5fix_file *tf, chunksrc_path want_path)
 {
     const char *path = write_case(name, tf);
     chunk_source *m = open_source(path, 1), *p = open_source(path, 0);
@@ -56,7 +56,7 @@ static void check_same_bytes(const char *name, const test_file *tf, chunksrc_pat
         CHECK_OK(h5pack_chunksrc_read(p, c, buf, NULL, &cp, err, sizeof err));
         CHECK_MSG(memcmp(data, buf, len) == 0, "%s: chunk %llu differs between the mapping and pread", name,
                   (unsigned long long)c);
-        CHECK_EQ_U64(data[len - 1], test_pixel(c * g->samples_per_chunk + len / g->image_bytes - 1, g->image_bytes - 1));
+        CHECK_EQ_U64(data[len - 1], h5fix_pixel_rows(NULL, c * g->samples_per_chunk + len / g->image_bytes - 1, g->image_bytes - 1));
         h5pack_chunksrc_map_release(m, data); /* the pages leave the page tables; the pointer still reads them */
         CHECK_MSG(memcmp(data, buf, len) == 0, "%s: chunk %llu differs after its release", name, (unsigned long long)c);
         h5pack_chunksrc_map_release(m, data + 1); /* not a chunk start: ignored */
@@ -73,7 +73,7 @@ static void check_same_bytes(const char *name, const test_file *tf, chunksrc_pat
 
 static void test_compressed_not_mapped(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     tf.gzip = 4;
     chunk_source *s = open_source(write_case("gzip", &tf), 1);
     CHECK(!h5pack_chunksrc_is_mapped(s));
@@ -86,7 +86,7 @@ static void test_compressed_not_mapped(void)
  * decline them (chunks still whole in the file keep working) and h5pack_chunksrc_read must report the loss. */
 static void test_truncated_after_open(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     tf.n = 4000, tf.h = 16, tf.w = 16, tf.k = 64; /* 63 chunks of 48 KiB: the cut falls inside the data */
     const char *path = write_case("truncated", &tf);
     chunk_source *s = open_source(path, 1);
@@ -100,7 +100,7 @@ static void test_truncated_after_open(void)
     char err[1024];
     uint8_t *buf = malloc(g->chunk_bytes);
     CHECK_EQ_INT(h5pack_chunksrc_map(s, 0, &data, NULL), 0);
-    CHECK_EQ_U64(data[0], test_pixel(0, 0));
+    CHECK_EQ_U64(data[0], h5fix_pixel_rows(NULL, 0, 0));
     CHECK_EQ_INT(h5pack_chunksrc_map(s, cut_chunk, &data, NULL), CHUNKSRC_NOT_MAPPED);
     CHECK_EQ_INT(h5pack_chunksrc_map(s, g->n_chunks - 1, &data, NULL), CHUNKSRC_NOT_MAPPED);
     int rc = h5pack_chunksrc_read(s, cut_chunk, buf, NULL, NULL, err, sizeof err);
@@ -114,12 +114,12 @@ static void test_truncated_after_open(void)
 
 int main(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     check_same_bytes("implicit", &tf, CHUNKSRC_IMPLICIT);
     tf.nhwc = 1;
     check_same_bytes("implicit_nhwc", &tf, CHUNKSRC_IMPLICIT);
-    tf = test_file_defaults();
-    tf.storage = STORE_CONTIGUOUS;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.contiguous = 1, tf.old_format = 1;
     check_same_bytes("contiguous", &tf, CHUNKSRC_CONTIGUOUS);
     tf.userblock = 512;
     check_same_bytes("userblock", &tf, CHUNKSRC_CONTIGUOUS);

@@ -7,23 +7,23 @@
 
 #include "check.h"
 #include "chunksrc_impl.h" /* to see whether the raw path located its chunks */
-#include "make_files.h"
+#include "chunk_compare.h"
 
 static char g_path[600];
 
-static chunk_source *open_written(const char *name, const test_file *tf, h5pack_layout hint)
+static chunk_source *open_written(const char *name, const h5fix_file *tf, h5pack_layout hint)
 {
     char err[1024];
     chunk_source *s = NULL;
-    snprintf(g_path, sizeof g_path, "%s/%s.h5", test_tmpdir("chunksrc-paths"), name);
-    CHECK_OK(test_file_write(g_path, tf));
+    snprintf(g_path, sizeof g_path, "%s/%s.h5", h5fix_tmpdir("chunksrc-paths"), name);
+    CHECK_OK(h5fix_write(g_path, tf));
     int rc = h5pack_chunksrc_open(g_path, "images", "labels", hint, &s, err, sizeof err);
     CHECK_MSG(rc == 0, "%s: open returned %d: %s", name, rc, err);
     return s;
 }
 
 /* Opens, checks path and geometry, compares every chunk; returns nothing, exits on failure. */
-static void check_case(const char *name, const test_file *tf, chunksrc_path want_path, int want_compressed)
+static void check_case(const char *name, const h5fix_file *tf, chunksrc_path want_path, int want_compressed)
 {
     chunk_source *s = open_written(name, tf, H5PACK_LAYOUT_AUTO);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
@@ -39,7 +39,7 @@ static void check_case(const char *name, const test_file *tf, chunksrc_path want
     CHECK_EQ_U64(g->image_bytes, (uint64_t)tf->c * tf->h * tf->w);
     CHECK_EQ_U64(g->chunk_bytes, g->samples_per_chunk * g->image_bytes);
     CHECK_EQ_U64(g->n_chunks, (tf->n + g->samples_per_chunk - 1) / g->samples_per_chunk);
-    if (tf->storage != STORE_CONTIGUOUS && tf->storage != STORE_EMPTY_CONTIGUOUS)
+    if (!tf->contiguous)
         CHECK_EQ_U64(g->samples_per_chunk, tf->k);
     /* Raw path: chunks located at open (pread, no HDF5) unless H5PACK_NO_LOCATE asks for H5Dread_chunk. */
     if (want_path == CHUNKSRC_RAW_DEFLATE)
@@ -48,15 +48,15 @@ static void check_case(const char *name, const test_file *tf, chunksrc_path want
     for (uint64_t c = 0; c < g->n_chunks; c++)
         total += h5pack_chunksrc_chunk_samples(s, c);
     CHECK_EQ_U64(total, tf->n);
-    int pattern = tf->storage != STORE_EMPTY_CONTIGUOUS && tf->skip_chunks_from == 0;
+    int pattern = !tf->no_pixels && tf->write_chunks == 0;
     CHECK_OK(test_compare_all_chunks(s, g_path, "images", pattern));
     h5pack_chunksrc_close(s);
 }
 
 static void test_labels_and_stats(void)
 {
-    test_file tf = test_file_defaults();
-    tf.mean_std = 1;
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
+    tf.mean = (const double[]){0.1, 0.2, 0.3}, tf.std = (const double[]){0.5, 0.6, 0.7};
     chunk_source *s = open_written("labels", &tf, H5PACK_LAYOUT_AUTO);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
     const int64_t *labels = h5pack_chunksrc_labels(s);
@@ -70,19 +70,19 @@ static void test_labels_and_stats(void)
     h5pack_chunksrc_close(s);
 
     /* No "classes": max label + 1; signed 16-bit labels are fine. */
-    tf = test_file_defaults();
-    tf.write_classes = 0;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.classes = 0;
     tf.n_classes = 7;
-    tf.label_type = H5T_STD_I16BE;
+    tf.label_type = H5FIX_INT16BE;
     s = open_written("labels-noclasses", &tf, H5PACK_LAYOUT_AUTO);
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->n_classes, 7);
     CHECK(!h5pack_chunksrc_geometry(s)->has_stats);
     h5pack_chunksrc_close(s);
 
     /* No labels dataset under the default name: fine, no labels. */
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.labels = 0;
-    tf.write_classes = 0;
+    tf.classes = 0;
     s = open_written("nolabels", &tf, H5PACK_LAYOUT_AUTO);
     CHECK(!h5pack_chunksrc_geometry(s)->has_labels);
     CHECK(h5pack_chunksrc_labels(s) == NULL);
@@ -92,7 +92,7 @@ static void test_labels_and_stats(void)
 
 static void test_stored_bytes(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     chunk_source *s = open_written("stored-implicit", &tf, H5PACK_LAYOUT_AUTO);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
     CHECK_EQ_U64(h5pack_chunksrc_stored_bytes(s, 0), g->chunk_bytes);
@@ -120,61 +120,61 @@ static void test_stored_bytes(void)
 
 static void test_paths(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     check_case("implicit-edge", &tf, CHUNKSRC_IMPLICIT, 0);
     tf.n = 24;
     check_case("implicit-exact", &tf, CHUNKSRC_IMPLICIT, 0);
     tf.n = 4;
     check_case("implicit-one-chunk", &tf, CHUNKSRC_IMPLICIT, 0);
     tf.n = 3; /* fewer images than one chunk: only with a resizable first dimension */
-    tf.storage = STORE_CHUNKED;
+    tf.resizable = 1, tf.old_format = 1;
     check_case("chunk-beyond-n", &tf, CHUNKSRC_RAW_DEFLATE, 0);
 
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.nhwc = 1;
     tf.layout_attr = "NHWC";
     check_case("implicit-nhwc-attr", &tf, CHUNKSRC_IMPLICIT, 0);
     tf.layout_attr = NULL; /* (N,8,10,3): inferred */
     check_case("implicit-nhwc-inferred", &tf, CHUNKSRC_IMPLICIT, 0);
 
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.gzip = 4;
     check_case("gzip-fixed", &tf, CHUNKSRC_RAW_DEFLATE, 1);
     tf.shuffle = 1;
     check_case("gzip-shuffle", &tf, CHUNKSRC_RAW_DEFLATE, 1);
-    tf.storage = STORE_CHUNKED;
+    tf.resizable = 1, tf.old_format = 1;
     check_case("gzip-resizable", &tf, CHUNKSRC_RAW_DEFLATE, 1);
-    tf.skip_chunks_from = 3; /* chunks 3.. never written: read as the fill value */
+    tf.write_chunks = 3; /* chunks 3.. never written: read as the fill value */
     check_case("gzip-unwritten", &tf, CHUNKSRC_RAW_DEFLATE, 1);
 
-    tf = test_file_defaults();
-    tf.storage = STORE_CHUNKED;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.resizable = 1, tf.old_format = 1;
     check_case("plain-resizable", &tf, CHUNKSRC_RAW_DEFLATE, 0);
 
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.fletcher32 = 1;
     check_case("fletcher32", &tf, CHUNKSRC_HDF5, 0);
     tf.gzip = 2;
     check_case("fletcher32-gzip", &tf, CHUNKSRC_HDF5, 1);
 
-    tf = test_file_defaults();
-    tf.storage = STORE_CONTIGUOUS;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.contiguous = 1, tf.old_format = 1;
     check_case("contiguous-small", &tf, CHUNKSRC_CONTIGUOUS, 0);
     tf.n = 50;
     tf.h = tf.w = 128; /* 48 KiB images: 21 per 1 MiB virtual chunk, 3 chunks */
     check_case("contiguous-large", &tf, CHUNKSRC_CONTIGUOUS, 0);
     /* A user block shifts every HDF5 address: the pread paths must add it. */
-    tf = test_file_defaults();
+    tf = CHUNKSRC_TEST_FILE;
     tf.userblock = 1024;
     check_case("implicit-userblock", &tf, CHUNKSRC_IMPLICIT, 0);
-    tf.storage = STORE_CONTIGUOUS;
+    tf.contiguous = 1, tf.old_format = 1;
     check_case("contiguous-userblock", &tf, CHUNKSRC_CONTIGUOUS, 0);
-    tf.storage = STORE_CHUNKED;
+    tf.contiguous = 0, tf.resizable = 1;
     tf.gzip = 1;
     check_case("gzip-userblock", &tf, CHUNKSRC_RAW_DEFLATE, 1);
 
-    tf = test_file_defaults();
-    tf.storage = STORE_EMPTY_CONTIGUOUS;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.contiguous = 1, tf.old_format = 1, tf.no_pixels = 1;
     check_case("contiguous-unwritten", &tf, CHUNKSRC_HDF5, 0);
 }
 

@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "clock.h"
-#include "make_files.h"
+#include "chunk_compare.h"
 
 static void expect_damaged(const char *dir, const char *name, const char *what, double max_s)
 {
@@ -42,12 +42,12 @@ int main(int argc, char **argv)
     expect_damaged(argv[1], "timeout-more-chunks-than-bytes.h5", "damaged shape", 30);
 
     /* The process is intact: a good old-format file (probed) and a latest-format one (not) open and read. */
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     for (int storage = 0; storage < 2; storage++) {
         chunk_source *s = NULL;
-        tf.storage = storage ? STORE_CHUNKED : STORE_IMPLICIT;
-        snprintf(path, sizeof path, "%s/good-%d.h5", test_tmpdir("chunksrc-probe"), storage);
-        CHECK_OK(test_file_write(path, &tf));
+        tf.resizable = tf.old_format = storage; /* 1: as h5py writes it */
+        snprintf(path, sizeof path, "%s/good-%d.h5", h5fix_tmpdir("chunksrc-probe"), storage);
+        CHECK_OK(h5fix_write(path, &tf));
         CHECK_OK(h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err));
         CHECK_OK(test_compare_all_chunks(s, path, "images", 1));
         h5pack_chunksrc_close(s);

@@ -19,14 +19,14 @@
 
 #include "check.h"
 #include "chunksrc_impl.h" /* the slab geometry and whether chunks were located */
-#include "make_files.h"
+#include "chunk_compare.h"
 
 static int g_located_expected;
 
 static const char *case_path(const char *name)
 {
     static char path[700];
-    snprintf(path, sizeof path, "%s/%s.h5", test_tmpdir("chunksrc-slabs"), name);
+    snprintf(path, sizeof path, "%s/%s.h5", h5fix_tmpdir("chunksrc-slabs"), name);
     return path;
 }
 
@@ -93,12 +93,12 @@ typedef struct expect {
     uint32_t channels;
 } expect;
 
-static chunk_source *check_case(const char *name, const test_file *tf, expect want, int pattern)
+static chunk_source *check_case(const char *name, const h5fix_file *tf, expect want, int pattern)
 {
     char err[1024];
     chunk_source *s = NULL;
     const char *path = case_path(name);
-    CHECK_OK(test_file_write(path, tf));
+    CHECK_OK(h5fix_write(path, tf));
     int rc = h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err);
     CHECK_MSG(rc == 0, "%s: %d %s", name, rc, err);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
@@ -136,23 +136,23 @@ static chunk_source *check_case(const char *name, const test_file *tf, expect wa
     return s;
 }
 
-static void check_case_closed(const char *name, const test_file *tf, expect want, int pattern)
+static void check_case_closed(const char *name, const h5fix_file *tf, expect want, int pattern)
 {
     h5pack_chunksrc_close(check_case(name, tf, want, pattern));
 }
 
 /* (50,3,20,30) in chunks (7,2,5,9): no chunk dim divides its axis, every slab has edge chunks. */
-static test_file odd_file(void)
+static h5fix_file odd_file(void)
 {
-    test_file tf = test_file_defaults();
-    tf.n = 50, tf.h = 20, tf.w = 30, tf.storage = STORE_CHUNKED;
-    tf.chunk_override[0] = 7, tf.chunk_override[1] = 2, tf.chunk_override[2] = 5, tf.chunk_override[3] = 9;
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
+    tf.n = 50, tf.h = 20, tf.w = 30, tf.resizable = 1, tf.old_format = 1;
+    tf.chunk[0] = 7, tf.chunk[1] = 2, tf.chunk[2] = 5, tf.chunk[3] = 9;
     return tf;
 }
 
 static void test_split_shapes(void)
 {
-    test_file tf = odd_file();
+    h5fix_file tf = odd_file();
     check_case_closed("odd", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 2 * 4 * 4, 3}, 1);
     tf.gzip = 4;
     check_case_closed("odd-gzip", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 32, 3}, 1);
@@ -163,29 +163,29 @@ static void test_split_shapes(void)
 
     tf = odd_file();
     tf.nhwc = 1, tf.gzip = 6, tf.shuffle = 1; /* (50,20,30,3) in (7,5,9,2) */
-    tf.chunk_override[1] = 5, tf.chunk_override[2] = 9, tf.chunk_override[3] = 2;
+    tf.chunk[1] = 5, tf.chunk[2] = 9, tf.chunk[3] = 2;
     chunk_source *s = check_case("odd-nhwc", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 4 * 4 * 2, 3}, 1);
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->layout, H5PACK_LAYOUT_NHWC);
     h5pack_chunksrc_close(s);
 
     /* What h5pack's own writer does (fixed dims, early allocation, latest format) with a split shape:
      * not the implicit path (a slab is two chunks), located like any other index. */
-    tf = test_file_defaults();
-    tf.chunk_override[0] = 5, tf.chunk_override[1] = 3, tf.chunk_override[2] = 4, tf.chunk_override[3] = 10;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.chunk[0] = 5, tf.chunk[1] = 3, tf.chunk[2] = 4, tf.chunk[3] = 10;
     check_case_closed("implicit-split", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 5, 2, 3}, 1);
 
     /* One image per slab, each split in four: the smallest slab, every image needs four HDF5 chunks. */
-    tf = test_file_defaults();
-    tf.storage = STORE_CHUNKED;
-    tf.chunk_override[0] = 1, tf.chunk_override[1] = 3, tf.chunk_override[2] = 7, tf.chunk_override[3] = 5;
+    tf = CHUNKSRC_TEST_FILE;
+    tf.resizable = 1, tf.old_format = 1;
+    tf.chunk[0] = 1, tf.chunk[1] = 3, tf.chunk[2] = 7, tf.chunk[3] = 5;
     check_case_closed("k1", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 1, 4, 3}, 1);
 }
 
 /* Slabs 3.. never written: the fill value (0) in every chunk of them, stored size 0. */
 static void test_partial(void)
 {
-    test_file tf = odd_file();
-    tf.gzip = 4, tf.skip_chunks_from = 3;
+    h5fix_file tf = odd_file();
+    tf.gzip = 4, tf.write_chunks = 3;
     chunk_source *s = check_case("partial-split", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 32, 3}, 0);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
     uint8_t *buf = malloc(g->chunk_bytes);
@@ -199,28 +199,28 @@ static void test_partial(void)
     h5pack_chunksrc_close(s);
 }
 
-static test_file gray_file(void)
+static h5fix_file gray_file(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     tf.rank = 3, tf.c = 1;
     return tf;
 }
 
 static void test_gray(void)
 {
-    test_file tf = gray_file(); /* (23,8,10) in whole-image chunks (4,8,10), as h5pack writes them */
+    h5fix_file tf = gray_file(); /* (23,8,10) in whole-image chunks (4,8,10), as h5pack writes them */
     chunk_source *s = check_case("gray", &tf, (expect){CHUNKSRC_IMPLICIT, 4, 1, 1}, 1);
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->layout, H5PACK_LAYOUT_NCHW);
     CHECK_EQ_U64(h5pack_chunksrc_geometry(s)->image_bytes, 80);
     h5pack_chunksrc_close(s);
 
     tf = gray_file();
-    tf.storage = STORE_CONTIGUOUS;
+    tf.contiguous = 1, tf.old_format = 1;
     check_case_closed("gray-contiguous", &tf, (expect){CHUNKSRC_CONTIGUOUS, 23, 1, 1}, 1);
 
     tf = gray_file(); /* (50,20,30) in (7,6,7) */
-    tf.n = 50, tf.h = 20, tf.w = 30, tf.storage = STORE_CHUNKED, tf.gzip = 3;
-    tf.chunk_override[0] = 7, tf.chunk_override[1] = 6, tf.chunk_override[2] = 7;
+    tf.n = 50, tf.h = 20, tf.w = 30, tf.resizable = 1, tf.old_format = 1, tf.gzip = 3;
+    tf.chunk[0] = 7, tf.chunk[1] = 6, tf.chunk[2] = 7;
     check_case_closed("gray-split-gzip", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 4 * 5, 1}, 1);
     tf.fletcher32 = 1;
     check_case_closed("gray-split-fletcher", &tf, (expect){CHUNKSRC_HDF5, 7, 20, 1}, 1);
@@ -239,10 +239,10 @@ static void test_gray(void)
  * every other slab still reads. */
 static void test_damaged_chunk(void)
 {
-    test_file tf = odd_file();
+    h5fix_file tf = odd_file();
     tf.gzip = 4;
     const char *path = case_path("damaged");
-    CHECK_OK(test_file_write(path, &tf));
+    CHECK_OK(h5fix_write(path, &tf));
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "images", H5P_DEFAULT);
     hid_t space = H5Dget_space(d);
     hsize_t offset[4] = {21, 2, 10, 18}, size = 0; /* slab 3 = rows 21..27 */
@@ -280,9 +280,9 @@ static void test_damaged_chunk(void)
  * names the file either way. */
 static void test_truncated(void)
 {
-    test_file tf = odd_file();
+    h5fix_file tf = odd_file();
     const char *path = case_path("truncated");
-    CHECK_OK(test_file_write(path, &tf));
+    CHECK_OK(h5fix_write(path, &tf));
     FILE *fp = fopen(path, "rb");
     fseek(fp, 0, SEEK_END);
     long size = ftell(fp);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "make_files.h"
+#include "chunk_compare.h"
 
 #define THREADS 4
 #define READS_PER_THREAD 150
@@ -32,7 +32,7 @@ static int chunk_is_right(const source_geometry *g, uint64_t chunk, uint64_t sam
 {
     uint64_t first = chunk * g->samples_per_chunk;
     for (uint64_t j = 0; j < samples * g->image_bytes; j++)
-        if (buf[j] != test_pixel(first + j / g->image_bytes, j % g->image_bytes))
+        if (buf[j] != h5fix_pixel_rows(NULL, first + j / g->image_bytes, j % g->image_bytes))
             return 0;
     return 1;
 }
@@ -63,12 +63,12 @@ done:
     return NULL;
 }
 
-static void run_case(const char *name, const test_file *tf, chunksrc_path want)
+static void run_case(const char *name, const h5fix_file *tf, chunksrc_path want)
 {
     char path[600], err[512];
     chunk_source *s = NULL;
-    snprintf(path, sizeof path, "%s/%s.h5", test_tmpdir("chunksrc-threads"), name);
-    CHECK_OK(test_file_write(path, tf));
+    snprintf(path, sizeof path, "%s/%s.h5", h5fix_tmpdir("chunksrc-threads"), name);
+    CHECK_OK(h5fix_write(path, tf));
     CHECK_OK(h5pack_chunksrc_open(path, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, sizeof err));
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->path, want);
     pthread_t th[THREADS];
@@ -94,7 +94,7 @@ static void run_case(const char *name, const test_file *tf, chunksrc_path want)
 
 int main(void)
 {
-    test_file tf = test_file_defaults();
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
     tf.n = 61;
     tf.k = 3;
     run_case("implicit", &tf, CHUNKSRC_IMPLICIT);
@@ -104,7 +104,7 @@ int main(void)
     tf.fletcher32 = 1;
     run_case("fletcher32", &tf, CHUNKSRC_HDF5);
     tf.fletcher32 = 0;
-    tf.storage = STORE_CONTIGUOUS;
+    tf.contiguous = 1, tf.old_format = 1;
     tf.h = tf.w = 96; /* 27 KiB images: several 1 MiB virtual chunks */
     run_case("contiguous", &tf, CHUNKSRC_CONTIGUOUS);
     printf("ok\n");

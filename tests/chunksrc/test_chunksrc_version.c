@@ -8,18 +8,18 @@
 
 #include "check.h"
 #include "format.h"
-#include "make_files.h"
+#include "chunk_compare.h"
 
 typedef enum attr_kind { ATTR_NONE, ATTR_INT32, ATTR_INT64_PAIR, ATTR_STRING, ATTR_FLOAT } attr_kind;
 
 /* Writes an h5pack-like file NAME with the format version attribute of KIND holding VALUE. */
-static const char *write_case(const char *name, test_storage storage, attr_kind kind, int value)
+static const char *write_case(const char *name, int old_format, attr_kind kind, int value)
 {
     static char path[600];
-    test_file tf = test_file_defaults();
-    tf.storage = storage;
-    snprintf(path, sizeof path, "%s/%s-%d.h5", test_tmpdir("chunksrc-version"), name, (int)storage);
-    CHECK_OK(test_file_write(path, &tf));
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
+    tf.resizable = tf.old_format = old_format; /* as h5py writes it */
+    snprintf(path, sizeof path, "%s/%s-%d.h5", h5fix_tmpdir("chunksrc-version"), name, old_format);
+    CHECK_OK(h5fix_write(path, &tf));
     if (kind == ATTR_NONE)
         return path;
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -71,7 +71,7 @@ static const char *expect_refused(const char *path)
     return err;
 }
 
-static void test_storage_kind(test_storage st)
+static void test_storage_kind(int st)
 {
     char newer[64], current[64];
     snprintf(newer, sizeof newer, "h5pack format version %d is newer", H5PACK_FORMAT_VERSION + 98);
@@ -100,7 +100,7 @@ static void test_storage_kind(test_storage st)
 /* The public API says the same (h5pack_last_error(NULL) after a failed h5pack_open). */
 static void test_public_api(void)
 {
-    const char *path = write_case("public", STORE_IMPLICIT, ATTR_INT32, 99);
+    const char *path = write_case("public", 0, ATTR_INT32, 99);
     h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
     h5pack_reader *r = NULL;
     CHECK_EQ_INT(h5pack_open(path, &cfg, &r), H5PACK_EFORMAT);
@@ -115,8 +115,8 @@ static void test_public_api(void)
 
 int main(void)
 {
-    test_storage_kind(STORE_IMPLICIT); /* latest format: opened here, no probe */
-    test_storage_kind(STORE_CHUNKED);  /* old format: the probe's child opens it first */
+    test_storage_kind(0); /* latest format: opened here, no probe */
+    test_storage_kind(1); /* old format: the probe's child opens it first */
     test_public_api();
     printf("format version checks: ok\n");
     return 0;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "format.h"
+#include "h5fixture.h"
 #include "h5glue.h"
 #include "h5pack.h"
 
@@ -26,17 +26,8 @@ typedef struct opener {
 /* A small h5pack-like file in the latest format (no open probe, so every HDF5 call is under the lock). */
 static void write_file(const char *path)
 {
-    hsize_t dims[4] = {4, 3, 8, 8}, chunk[4] = {2, 3, 8, 8};
-    static uint8_t pixels[4 * 3 * 8 * 8];
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hid_t space = H5Screate_simple(4, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 4, chunk);
-    hid_t d = H5Dcreate2(f, H5PACK_DS_IMAGES, H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, pixels) >= 0);
-    H5Dclose(d), H5Pclose(dcpl), H5Sclose(space), H5Pclose(fapl);
-    CHECK(H5Fclose(f) >= 0);
+    static const h5fix_file spec = {.n = 4, .c = 3, .h = 8, .w = 8, .k = 2};
+    CHECK_OK(h5fix_write(path, &spec));
 }
 
 static void *open_file(void *arg)

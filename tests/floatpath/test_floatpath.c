@@ -14,7 +14,7 @@
 
 #include "augment.h"
 #include "check.h"
-#include "h5file.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 #include "halfbits.h"
 
@@ -48,7 +48,7 @@ static size_t dtype_size(h5pack_dtype d)
 
 /* The naive model of output element (c, y, x) of image i: the stored pixel under the draw, or the
  * padding's value 0, through the per-channel formula, as bytes of the output dtype. */
-static void expect_element(const h5spec *sp, const h5pack_config *cfg, const float *mean, const float *std,
+static void expect_element(const h5fix_file *sp, const h5pack_config *cfg, const float *mean, const float *std,
                            uint64_t sample, aug_draw d, uint32_t c, int y, int x, uint8_t *out)
 {
     int raw = cfg->dtype == H5PACK_DTYPE_UINT8, pad = raw ? 0 : cfg->random_crop_padding;
@@ -56,7 +56,7 @@ static void expect_element(const h5spec *sp, const h5pack_config *cfg, const flo
         d.flip = 0, d.ox = d.oy = 0;
     int sy = aug_src_y(d, y, pad), sx = aug_src_x(d, x, (int)sp->w, pad);
     int inside = sy >= 0 && sy < (int)sp->h && sx >= 0 && sx < (int)sp->w;
-    uint8_t v = inside ? pixel_of(sample, c, (uint32_t)sy, (uint32_t)sx) : 0;
+    uint8_t v = inside ? h5fix_chw_value(sample, c, (uint32_t)sy, (uint32_t)sx) : 0;
     if (raw) {
         *out = v;
         return;
@@ -71,7 +71,7 @@ static void expect_element(const h5spec *sp, const h5pack_config *cfg, const flo
 }
 
 /* Checks one delivered batch against the model (batch echo: the delivery's own echo key). */
-static void check_model(const h5spec *sp, const h5pack_config *cfg, const h5pack_info *info, const h5pack_batch *b,
+static void check_model(const h5fix_file *sp, const h5pack_config *cfg, const h5pack_info *info, const h5pack_batch *b,
                         const char *what)
 {
     size_t es = dtype_size(cfg->dtype), C = sp->c, H = sp->h, W = sp->w, img = C * H * W * es;
@@ -95,7 +95,7 @@ static void check_model(const h5spec *sp, const h5pack_config *cfg, const h5pack
 }
 
 /* Drains PATH with CFG on the CPU backend, one-pass allowed (two_pass 0) or forced off. */
-static run_out drain(const char *path, const h5spec *sp, const h5pack_config *cfg, int two_pass, int model,
+static run_out drain(const char *path, const h5fix_file *sp, const h5pack_config *cfg, int two_pass, int model,
                      const char *what)
 {
     setenv("H5PACK_TWO_PASS", two_pass ? "1" : "0", 1);
@@ -131,7 +131,7 @@ static int one_pass_expected(const h5pack_config *cfg, int nhwc_in)
 }
 
 /* One combination: one-pass vs two-pass, byte for byte, and (MODEL) both against the model. */
-static void compare(const char *path, const h5spec *sp, const h5pack_config *cfg, int model, const char *what)
+static void compare(const char *path, const h5fix_file *sp, const h5pack_config *cfg, int model, const char *what)
 {
     run_out one = drain(path, sp, cfg, 0, model, what), two = drain(path, sp, cfg, 1, model, what);
     CHECK_MSG(one.batches == two.batches && one.bytes == two.bytes && one.bytes > 0, "%s: %llu/%llu batches, %zu/%zu bytes",
@@ -157,7 +157,7 @@ static const char *dtype_name(h5pack_dtype d)
 }
 
 /* Every dtype x output layout x augmentation x norm x threads on one file. */
-static void sweep(const char *path, const h5spec *sp, const char *file_what)
+static void sweep(const char *path, const h5fix_file *sp, const char *file_what)
 {
     const h5pack_dtype dtypes[] = {H5PACK_DTYPE_FLOAT32, H5PACK_DTYPE_FLOAT16, H5PACK_DTYPE_BFLOAT16, H5PACK_DTYPE_UINT8};
     const h5pack_layout outs[] = {H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC};
@@ -190,9 +190,9 @@ int main(void)
     /* small odd images, 37 samples in chunks of 4 (short last chunk and batch), labels */
     for (int nhwc = 0; nhwc <= 1; nhwc++)
         for (int gzip = 0; gzip <= 1; gzip++) {
-            h5spec sp = {.n = 37, .c = 3, .h = 13, .w = 11, .k = 4, .nhwc = nhwc, .gzip = gzip ? 1 : 0, .labels = 1};
-            temp_h5_name(path, sizeof path, nhwc ? "fp_nhwc" : "fp_nchw");
-            make_h5(path, &sp);
+            h5fix_file sp = {.n = 37, .c = 3, .h = 13, .w = 11, .k = 4, .nhwc = nhwc, .gzip = gzip ? 1 : 0, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = nhwc ? "NHWC" : "NCHW", .pixel = h5fix_pixel_chw};
+            h5fix_local_name(path, sizeof path, nhwc ? "fp_nhwc" : "fp_nchw");
+            CHECK_OK(h5fix_write(path, &sp));
             char what[64];
             snprintf(what, sizeof what, "%s in, %s", nhwc ? "NHWC" : "NCHW", gzip ? "gzip" : "mapped");
             sweep(path, &sp, what);
@@ -206,18 +206,18 @@ int main(void)
         }
     /* gray images, one channel */
     {
-        h5spec sp = {.n = 21, .c = 1, .h = 9, .w = 7, .k = 5, .labels = 1};
-        temp_h5_name(path, sizeof path, "fp_gray");
-        make_h5(path, &sp);
+        h5fix_file sp = {.n = 21, .c = 1, .h = 9, .w = 7, .k = 5, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
+        h5fix_local_name(path, sizeof path, "fp_gray");
+        CHECK_OK(h5fix_write(path, &sp));
         sweep(path, &sp, "gray");
         remove(path);
     }
     /* float32 batches of 80 x 3x101x97 (9.4 MB, over the non-temporal store threshold), odd widths:
      * rows start unaligned, so the aligned body, head and tail of each run are all exercised */
     {
-        h5spec sp = {.n = 200, .c = 3, .h = 101, .w = 97, .k = 8, .labels = 1};
-        temp_h5_name(path, sizeof path, "fp_big");
-        make_h5(path, &sp);
+        h5fix_file sp = {.n = 200, .c = 3, .h = 101, .w = 97, .k = 8, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
+        h5fix_local_name(path, sizeof path, "fp_big");
+        CHECK_OK(h5fix_write(path, &sp));
         CHECK((size_t)80 * 3 * 101 * 97 * 4 >= (size_t)8 << 20);
         const int augs[][2] = {{0, 0}, {1, 0}, {1, 4}};
         for (int li = 0; li < 2; li++)
@@ -235,9 +235,9 @@ int main(void)
     }
     /* batch and sample echo keep the two-pass path: both runs must still agree (and batch echo the model) */
     {
-        h5spec sp = {.n = 40, .c = 3, .h = 12, .w = 10, .k = 4, .labels = 1};
-        temp_h5_name(path, sizeof path, "fp_echo");
-        make_h5(path, &sp);
+        h5fix_file sp = {.n = 40, .c = 3, .h = 12, .w = 10, .k = 4, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
+        h5fix_local_name(path, sizeof path, "fp_echo");
+        CHECK_OK(h5fix_write(path, &sp));
         for (int mode = 0; mode <= 1; mode++) {
             h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
             cfg.device = H5PACK_DEVICE_CPU, cfg.batch_size = 8, cfg.epochs = 2, cfg.threads = 2, cfg.seed = 3;

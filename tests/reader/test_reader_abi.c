@@ -8,10 +8,14 @@
  *   - struct_size 0 (a memset struct) or garbage: H5PACK_EINVAL naming the struct and its macro, nothing
  *     written, no batch lost; cfg NULL still means the defaults;
  *   - the version: written once in the header, the same in the string, the library and CMake. */
+#include <string.h>
+#include <stdio.h>
+
 #include <stddef.h>
 
 #include "api_structs.h"
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 #include "h5pack_sim.h"
 
@@ -19,7 +23,7 @@
 #define EXTRA 64 /* bytes after a struct in the test buffers */
 
 static char path[256];
-static const h5spec spec = {.n = 40, .c = 3, .h = 4, .w = 5, .k = 8, .labels = 1};
+static const h5fix_file spec = {.n = 40, .c = 3, .h = 4, .w = 5, .k = 8, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};
 
 /* A public struct in a buffer with room after it, everything CANARY but struct_size. */
 #define SIZED_BUFFER(type, name)                        \
@@ -388,8 +392,8 @@ static void test_version(void)
 
 int main(void)
 {
-    temp_h5_name(path, sizeof path, "abi");
-    make_h5(path, &spec);
+    h5fix_local_name(path, sizeof path, "abi");
+    CHECK_OK(h5fix_write(path, &spec));
     test_defaults();
     test_growth_mechanism();
     test_old_caller();

@@ -3,8 +3,12 @@
  * prefetch 1..4, epochs 1..3, ranks); bytes read and needed match the loads; the CHUNK order with a
  * cache of window + threads chunks reads every chunk once per epoch; a cache too small for the default
  * window is refused with the smallest size that works, and that size opens. */
+#include <stdlib.h>
+#include <stdio.h>
+
 #include "chunksrc.h"
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 #include "naive_belady.h"
 #include "rng.h"
@@ -75,12 +79,12 @@ static void expect_refused(const char *path, h5pack_config *c, uint64_t need)
 
 static void random_case(rng_state *g, int t)
 {
-    h5spec sp = {1 + rng_below(g, 90), 1, 2, 3, 1 + rng_below(g, 9), 0, rng_below(g, 3) == 0 ? 3 : 0, 0, 0, 0, 0, 0};
+    h5fix_file sp = {.n = 1 + rng_below(g, 90), .c = 1, .h = 2, .w = 3, .k = 1 + rng_below(g, 9), .gzip = rng_below(g, 3) == 0 ? 3 : 0, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
     if (sp.k > sp.n)
         sp.k = sp.n; /* HDF5: a chunk cannot exceed a fixed dimension */
     char path[256];
-    temp_h5_name(path, sizeof path, "belady");
-    make_h5(path, &sp);
+    h5fix_local_name(path, sizeof path, "belady");
+    CHECK_OK(h5fix_write(path, &sp));
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8;
     c.order = (h5pack_order)rng_below(g, 3);
@@ -135,10 +139,10 @@ static void test_random_cases(void)
 /* CHUNK order, cache = window + threads chunks: each chunk once per epoch, amplification 1.00. */
 static void test_chunk_order_reads_once(void)
 {
-    h5spec sp = {400, 3, 4, 4, 10, 0, 0, 0, 0, 0, 0, 0};
+    h5fix_file sp = {.n = 400, .c = 3, .h = 4, .w = 4, .k = 10, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
     char path[256];
-    temp_h5_name(path, sizeof path, "once");
-    make_h5(path, &sp);
+    h5fix_local_name(path, sizeof path, "once");
+    CHECK_OK(h5fix_write(path, &sp));
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.batch_size = 32, c.threads = 2, c.epochs = 1;
     c.window = 5;

@@ -2,6 +2,10 @@
  * API promises it): an uncompressed, a gzip (HDF5 calls under the chunk sources' lock) and an
  * old-format file with an unlimited dimension (opened through the chunk source's probe), each read by
  * its own thread for two epochs, every byte checked. */
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+
 #include <pthread.h>
 
 /* Opening the old-format file forks a probe child (reader/chunksrc_probe.c). glibc's malloc is fork-safe,
@@ -20,12 +24,13 @@
 #define OPEN_BEFORE_THREADS 0
 #endif
 
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 typedef struct job {
     char path[256];
-    h5spec spec;
+    h5fix_file spec;
     h5pack_order order;
     int ok;
     h5pack_reader *opened; /* opened before the threads start (OPEN_BEFORE_THREADS), else NULL */
@@ -62,7 +67,7 @@ static void *read_job(void *arg)
     h5pack_batch b = H5PACK_BATCH_INIT;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++) {
-            image_of(&j->spec, b.indices[i], want);
+            h5fix_image(&j->spec, b.indices[i], want);
             bad |= memcmp((const uint8_t *)b.data + i * img, want, img) != 0;
         }
         seen += b.count;
@@ -80,14 +85,14 @@ static void *read_job(void *arg)
 int main(void)
 {
     job jobs[3] = {
-        {.spec = {150, 3, 5, 4, 8, 0, 0, 0, 0, 0, 0, 0}, .order = H5PACK_ORDER_CHUNK},
-        {.spec = {110, 1, 6, 6, 10, 0, 5, 0, 0, 0, 0, 0}, .order = H5PACK_ORDER_RANDOM},
-        {.spec = {90, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 1}, .order = H5PACK_ORDER_CHUNK},
+        {.spec = {.n = 150, .c = 3, .h = 5, .w = 4, .k = 8, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw}, .order = H5PACK_ORDER_CHUNK},
+        {.spec = {.n = 110, .c = 1, .h = 6, .w = 6, .k = 10, .gzip = 5, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw}, .order = H5PACK_ORDER_RANDOM},
+        {.spec = {.n = 90, .c = 3, .h = 4, .w = 5, .k = 6, .resizable = 1, .old_format = 1, .pixel = h5fix_pixel_chw}, .order = H5PACK_ORDER_CHUNK},
     };
     const char *tags[3] = {"conc_plain", "conc_gzip", "conc_old"};
     for (int i = 0; i < 3; i++) {
-        temp_h5_name(jobs[i].path, sizeof jobs[i].path, tags[i]);
-        make_h5(jobs[i].path, &jobs[i].spec);
+        h5fix_local_name(jobs[i].path, sizeof jobs[i].path, tags[i]);
+        CHECK_OK(h5fix_write(jobs[i].path, &jobs[i].spec));
     }
     for (int round = 0; round < 3; round++) {
         pthread_t t[3];

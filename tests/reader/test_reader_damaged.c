@@ -1,6 +1,11 @@
 /* test_reader_damaged.c - damaged metadata through the public API: an error with a message, or a clean
  * read; never a crash or a hang. */
-#include "h5file.h"
+#include <hdf5.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 /* HDF5 1.10.8 leaks internal structures (strdup'ed names, cache entries) when it meets damaged metadata;
@@ -12,7 +17,7 @@ __attribute__((visibility("default"))) const char *__lsan_default_suppressions(v
     return "leak:libhdf5\n";
 }
 
-static const h5spec spec_gzip = {64, 1, 8, 8, 8, 0, 6, 0, 0, 0, 0, 0};
+static const h5fix_file spec_gzip = {.n = 64, .c = 1, .h = 8, .w = 8, .k = 8, .gzip = 6, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
 
 static h5pack_config small_config(void)
 {
@@ -26,11 +31,11 @@ static h5pack_config small_config(void)
 static void test_flipped_metadata(void)
 {
     char path[256];
-    temp_h5_name(path, sizeof path, "flip");
+    h5fix_local_name(path, sizeof path, "flip");
     h5pack_config c = small_config();
     c.epochs = 1;
     for (long off = 0; off < 3000; off += 97) {
-        make_h5(path, &spec_gzip);
+        CHECK_OK(h5fix_write(path, &spec_gzip));
         FILE *f = fopen(path, "r+b");
         CHECK(f && fseek(f, off, SEEK_SET) == 0);
         int ch = fgetc(f);

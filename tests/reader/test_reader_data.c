@@ -1,20 +1,30 @@
 /* test_reader_data.c - what the reader delivers: every sample exactly once per epoch for every order
  * (by indices and by content), contents equal to H5Dread of the same rows, labels, float32 equal to
  * (x/255 - mean)/std, NHWC and gzip files, ranks disjoint and complete, determinism of the seed. */
+#include <hdf5.h>
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+
 #include <math.h>
 
 #include "backend.h"
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 static char path_nchw[256], path_gzip[256], path_nhwc[256], path_h5py[256], path_contig[256];
-static const h5spec spec_nchw = {203, 3, 5, 4, 8, 0, 0, 1, 1, 0, 0, 0};
-static const h5spec spec_gzip = {150, 1, 6, 7, 16, 0, 4, 1, 0, 0, 0, 0};
-static const h5spec spec_nhwc = {97, 3, 4, 6, 5, 1, 0, 0, 0, 0, 0, 0};
-static const h5spec spec_h5py = {77, 3, 5, 6, 6, 1, 3, 1, 0, 0, 0, 1};   /* maxshape None, gzip, NHWC */
-static const h5spec spec_contig = {61, 3, 3, 5, 1, 0, 0, 0, 0, 0, 0, 2}; /* contiguous */
+/* The root attributes mean/std of spec_nchw (file_mean/file_std below: the same as floats). */
+#define READER_MEAN ((const double[]){0.3, 0.4, 0.5})
+#define READER_STD ((const double[]){0.2, 0.25, 0.3})
 
-static uint8_t *read_all_with_hdf5(const char *path, const h5spec *sp)
+static const h5fix_file spec_nchw = {.n = 203, .c = 3, .h = 5, .w = 4, .k = 8, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .mean = READER_MEAN, .std = READER_STD, .pixel = h5fix_pixel_chw};
+static const h5fix_file spec_gzip = {.n = 150, .c = 1, .h = 6, .w = 7, .k = 16, .gzip = 4, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};
+static const h5fix_file spec_nhwc = {.n = 97, .c = 3, .h = 4, .w = 6, .k = 5, .nhwc = 1, .layout_attr = "NHWC", .pixel = h5fix_pixel_chw};
+static const h5fix_file spec_h5py = {.n = 77, .c = 3, .h = 5, .w = 6, .k = 6, .nhwc = 1, .gzip = 3, .resizable = 1, .old_format = 1, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};   /* maxshape None, gzip, NHWC */
+static const h5fix_file spec_contig = {.n = 61, .c = 3, .h = 3, .w = 5, .k = 1, .contiguous = 1, .old_format = 1, .pixel = h5fix_pixel_chw}; /* contiguous */
+
+static uint8_t *read_all_with_hdf5(const char *path, const h5fix_file *sp)
 {
     size_t img = (size_t)sp->c * sp->h * sp->w;
     uint8_t *all = malloc(sp->n * img);
@@ -37,7 +47,7 @@ static h5pack_config base_config(h5pack_order order, size_t batch)
 }
 
 /* Reads every epoch; checks counts, indices, content against H5Dread, labels. */
-static void check_every_sample_once(const char *path, const h5spec *sp, h5pack_config cfg)
+static void check_every_sample_once(const char *path, const h5fix_file *sp, h5pack_config cfg)
 {
     h5pack_reader *r = NULL;
     int rc = h5pack_open(path, &cfg, &r);
@@ -171,7 +181,7 @@ static void test_ranks(void)
 }
 
 /* float32 output equals (x/255 - mean)/std for ImageNet, FILE and NONE, in NCHW from an NHWC file too. */
-static void check_float(const char *path, const h5spec *sp, h5pack_norm norm, const float *mean, const float *std)
+static void check_float(const char *path, const h5fix_file *sp, h5pack_norm norm, const float *mean, const float *std)
 {
     h5pack_config c = base_config(H5PACK_ORDER_RANDOM, 9);
     c.dtype = H5PACK_DTYPE_FLOAT32, c.output_layout = H5PACK_LAYOUT_NCHW, c.norm = norm, c.epochs = 1;
@@ -193,7 +203,7 @@ static void check_float(const char *path, const h5spec *sp, h5pack_norm norm, co
             for (uint32_t ch = 0; ch < sp->c; ch++)
                 for (uint32_t y = 0; y < sp->h; y++)
                     for (uint32_t x = 0; x < sp->w; x++) {
-                        float want = ((float)pixel_of(b.indices[i], ch, y, x) / 255.0f - mean[ch]) / std[ch];
+                        float want = ((float)h5fix_chw_value(b.indices[i], ch, y, x) / 255.0f - mean[ch]) / std[ch];
                         float got = f[i * img + ((size_t)ch * sp->h + y) * sp->w + x];
                         CHECK_NEAR(got, want, 1e-5 * (1 + fabs(want)));
                     }
@@ -227,7 +237,7 @@ static void test_float_output(void)
 
 /* Every dtype and output layout: the delivered batch equals the reference conversion (backend.h) of the
  * same images, byte for byte, with the normalisation the reader reports. */
-static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype dtype, h5pack_layout out)
+static void check_dtype_layout(const char *path, const h5fix_file *sp, h5pack_dtype dtype, h5pack_layout out)
 {
     h5pack_config c = base_config(H5PACK_ORDER_CHUNK, 8);
     c.dtype = dtype, c.output_layout = out, c.epochs = 1;
@@ -249,7 +259,7 @@ static void check_dtype_layout(const char *path, const h5spec *sp, h5pack_dtype 
     while (h5pack_next(r, &b) == H5PACK_OK) {
         CHECK_EQ_U64(b.bytes, b.count * out_img);
         for (size_t i = 0; i < b.count; i++)
-            image_of(sp, b.indices[i], in + i * img);
+            h5fix_image(sp, b.indices[i], in + i * img);
         h5pack_backend_convert_ref(&bp, in, NULL, want, 0, b.count, 0);
         CHECK_MSG(memcmp(b.data, want, b.bytes) == 0, "dtype %d layout %d: batch %llu differs", dtype, out,
                   (unsigned long long)b.index);
@@ -273,16 +283,16 @@ static void test_dtypes_and_layouts(void)
 
 int main(void)
 {
-    temp_h5_name(path_nchw, sizeof path_nchw, "nchw");
-    temp_h5_name(path_gzip, sizeof path_gzip, "gzip");
-    temp_h5_name(path_nhwc, sizeof path_nhwc, "nhwc");
-    make_h5(path_nchw, &spec_nchw);
-    make_h5(path_gzip, &spec_gzip);
-    make_h5(path_nhwc, &spec_nhwc);
-    temp_h5_name(path_h5py, sizeof path_h5py, "h5py");
-    temp_h5_name(path_contig, sizeof path_contig, "contig");
-    make_h5(path_h5py, &spec_h5py);
-    make_h5(path_contig, &spec_contig);
+    h5fix_local_name(path_nchw, sizeof path_nchw, "nchw");
+    h5fix_local_name(path_gzip, sizeof path_gzip, "gzip");
+    h5fix_local_name(path_nhwc, sizeof path_nhwc, "nhwc");
+    CHECK_OK(h5fix_write(path_nchw, &spec_nchw));
+    CHECK_OK(h5fix_write(path_gzip, &spec_gzip));
+    CHECK_OK(h5fix_write(path_nhwc, &spec_nhwc));
+    h5fix_local_name(path_h5py, sizeof path_h5py, "h5py");
+    h5fix_local_name(path_contig, sizeof path_contig, "contig");
+    CHECK_OK(h5fix_write(path_h5py, &spec_h5py));
+    CHECK_OK(h5fix_write(path_contig, &spec_contig));
     test_orders_and_files();
     test_seed_determinism();
     test_ranks();

@@ -1,6 +1,10 @@
 /* test_reader_endurance.c - 1,000 open/close cycles and 20 epochs of reading: no thread left behind,
  * resident memory flat (all buffers are allocated at open). Labelled slow: the plain build runs it. */
-#include "h5file.h"
+#include <string.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 static long status_field(const char *key)
@@ -20,9 +24,9 @@ static long status_field(const char *key)
 int main(void)
 {
     char path[256];
-    const h5spec sp = {300, 3, 16, 16, 10, 0, 0, 1, 0, 0, 0, 0};
-    temp_h5_name(path, sizeof path, "endurance");
-    make_h5(path, &sp);
+    const h5fix_file sp = {.n = 300, .c = 3, .h = 16, .w = 16, .k = 10, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};
+    h5fix_local_name(path, sizeof path, "endurance");
+    CHECK_OK(h5fix_write(path, &sp));
     if (status_field("Threads:") < 0)
         SKIP_TEST("no /proc/self/status");
     long threads0 = status_field("Threads:");

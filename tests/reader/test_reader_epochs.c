@@ -1,6 +1,9 @@
 /* test_reader_epochs.c - config.epochs: exactly that many epochs, then H5PACK_END; a huge count (the
  * batch total past 2^64) means "no end in practice", not a wrapped total that ends the run early. */
-#include "h5file.h"
+#include <unistd.h>
+
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 /* Batches delivered before H5PACK_END, reading at most LIMIT; *LAST_EPOCH the epoch of the last one. */
@@ -31,9 +34,9 @@ static uint64_t count_batches(const char *path, uint64_t epochs, uint64_t limit,
 int main(void)
 {
     char path[256];
-    temp_h5_name(path, sizeof path, "epochs");
-    const h5spec spec = {64, 1, 4, 4, 8, 0, 0, 1, 0, 0, 0, 0}; /* 64 samples: 4 batches of 16 */
-    make_h5(path, &spec);
+    h5fix_local_name(path, sizeof path, "epochs");
+    const h5fix_file spec = {.n = 64, .c = 1, .h = 4, .w = 4, .k = 8, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw}; /* 64 samples: 4 batches of 16 */
+    CHECK_OK(h5fix_write(path, &spec));
     uint64_t last = 0;
     CHECK_EQ_U64(count_batches(path, 2, 100, &last), 8);
     CHECK_EQ_U64(last, 1);

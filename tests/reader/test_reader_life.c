@@ -2,16 +2,23 @@
  * answered with ESTATE, close mid-epoch (unreleased batches, workers blocked on a full ring), many
  * open/close cycles, bad files rejected with a message naming the file and the reason, a corrupt
  * chunk reported by h5pack_next. */
+#include <hdf5.h>
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include <fcntl.h>
 
 #include "augment.h"
 #include "backend.h"
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 static char path_ok[256], path_gzip[256];
-static const h5spec spec_ok = {120, 3, 4, 5, 6, 0, 0, 1, 0, 0, 0, 0};
-static const h5spec spec_gzip = {64, 1, 8, 8, 8, 0, 6, 0, 0, 0, 0, 0};
+static const h5fix_file spec_ok = {.n = 120, .c = 3, .h = 4, .w = 5, .k = 6, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};
+static const h5fix_file spec_gzip = {.n = 64, .c = 1, .h = 8, .w = 8, .k = 8, .gzip = 6, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
 
 static h5pack_config small_config(void)
 {
@@ -98,7 +105,7 @@ static void test_augmented_echoes(void)
     int rc, echo_differs = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++)
-            image_of(&spec_ok, b.indices[i], in + i * img);
+            h5fix_image(&spec_ok, b.indices[i], in + i * img);
         uint64_t key = aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, b.echo);
         h5pack_backend_convert_ref(&bp, in, NULL, want, 0, b.count, key);
         CHECK_MSG(memcmp(b.data, want, b.count * out_img) == 0, "batch %llu echo %u differs from the reference",
@@ -194,15 +201,15 @@ static void test_bad_files(void)
 {
     h5pack_config c = small_config();
     char path[256];
-    h5spec bad_type = spec_ok, bad_rank = spec_ok;
-    bad_type.dtype = H5T_NATIVE_INT16;
-    temp_h5_name(path, sizeof path, "int16");
-    make_h5(path, &bad_type);
+    h5fix_file bad_type = spec_ok, bad_rank = spec_ok;
+    bad_type.image_type = H5FIX_INT16, bad_type.no_pixels = 1;
+    h5fix_local_name(path, sizeof path, "int16");
+    CHECK_OK(h5fix_write(path, &bad_type));
     expect_open_error(path, &c, H5PACK_EFORMAT, path);
     remove(path);
-    bad_rank.rank3 = 1; /* (N,H,W): gray images, read as C = 1 */
-    temp_h5_name(path, sizeof path, "rank3");
-    make_h5(path, &bad_rank);
+    bad_rank.rank = 3, bad_rank.no_pixels = 1; /* (N,H,W): gray images, read as C = 1 */
+    h5fix_local_name(path, sizeof path, "rank3");
+    CHECK_OK(h5fix_write(path, &bad_rank));
     h5pack_reader *gray = open_ok(path, &c);
     h5pack_info gi = H5PACK_INFO_INIT;
     CHECK_OK(h5pack_info_get(gray, &gi));
@@ -210,7 +217,7 @@ static void test_bad_files(void)
     h5pack_close(gray);
     remove(path);
     expect_open_error("no_such_file.h5", &c, H5PACK_ENOTFOUND, "no_such_file.h5");
-    temp_h5_name(path, sizeof path, "text");
+    h5fix_local_name(path, sizeof path, "text");
     FILE *f = fopen(path, "w");
     fputs("not an HDF5 file\n", f);
     fclose(f);
@@ -250,10 +257,10 @@ static void test_hostile_files(void)
 {
     h5pack_config c = small_config();
     char path[256];
-    h5spec sp = spec_ok;
+    h5fix_file sp = spec_ok;
     sp.labels = 0;
-    temp_h5_name(path, sizeof path, "hostile");
-    make_h5(path, &sp);
+    h5fix_local_name(path, sizeof path, "hostile");
+    CHECK_OK(h5fix_write(path, &sp));
     hsize_t short_labels = sp.n - 1, rank5_dims[5] = {10, 1, 3, 4, 5};
     hsize_t zero_dims[4] = {0, 3, 4, 5};
     add_dataset(path, "labels", 1, &short_labels, NULL);
@@ -290,8 +297,8 @@ static void test_hostile_files(void)
 static void test_corrupt_chunk(void)
 {
     char path[256];
-    temp_h5_name(path, sizeof path, "corrupt");
-    make_h5(path, &spec_gzip);
+    h5fix_local_name(path, sizeof path, "corrupt");
+    CHECK_OK(h5fix_write(path, &spec_gzip));
     hid_t fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(fid, "images", H5P_DEFAULT);
     hid_t space = H5Dget_space(d);
     hsize_t offset[4];
@@ -351,10 +358,10 @@ static void test_device_choice(void)
 
 int main(void)
 {
-    temp_h5_name(path_ok, sizeof path_ok, "life");
-    temp_h5_name(path_gzip, sizeof path_gzip, "lifegz");
-    make_h5(path_ok, &spec_ok);
-    make_h5(path_gzip, &spec_gzip);
+    h5fix_local_name(path_ok, sizeof path_ok, "life");
+    h5fix_local_name(path_gzip, sizeof path_gzip, "lifegz");
+    CHECK_OK(h5fix_write(path_ok, &spec_ok));
+    CHECK_OK(h5fix_write(path_gzip, &spec_gzip));
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the bad files would print HDF5's error stack */
     check_echo(H5PACK_DTYPE_UINT8, 0);
     check_echo(H5PACK_DTYPE_FLOAT32, 0);

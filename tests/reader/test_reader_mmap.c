@@ -2,9 +2,14 @@
  * index, and contiguous) read with the mapping (the default) and with H5PACK_NO_MMAP=1 gives the same
  * batches (indices and bytes, checked against the written pixels too) and the same plan counters (hits,
  * misses, bytes read and needed); the file shows in /proc/self/maps only while a mapped reader is open. */
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+
 #include <stdint.h>
 
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 #include "rng.h"
 
@@ -32,12 +37,12 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* Checks every image of the uint8 batch B against the file's pattern and folds it into H. */
-static uint64_t digest_batch(const h5spec *sp, const h5pack_batch *b, uint8_t *want, uint64_t h)
+static uint64_t digest_batch(const h5fix_file *sp, const h5pack_batch *b, uint8_t *want, uint64_t h)
 {
     size_t img = (size_t)sp->c * sp->h * sp->w;
     const uint8_t *d = b->data;
     for (size_t i = 0; i < b->count; i++) {
-        image_of(sp, b->indices[i], want);
+        h5fix_image(sp, b->indices[i], want);
         CHECK_MSG(memcmp(d + i * img, want, img) == 0, "sample %llu: wrong pixels", (unsigned long long)b->indices[i]);
         h = mix(h, b->indices[i]);
         for (size_t j = 0; j < img; j++)
@@ -46,7 +51,7 @@ static uint64_t digest_batch(const h5spec *sp, const h5pack_batch *b, uint8_t *w
     return h;
 }
 
-static run_digest run(const char *path, const h5spec *sp, const h5pack_config *cfg, int mapped)
+static run_digest run(const char *path, const h5fix_file *sp, const h5pack_config *cfg, int mapped)
 {
     run_digest r = {.hash = 0xcbf29ce484222325ull, .st = H5PACK_STATS_INIT};
     if (mapped)
@@ -75,13 +80,15 @@ static run_digest run(const char *path, const h5spec *sp, const h5pack_config *c
 
 static void compare_case(rng_state *g, int t, int contiguous)
 {
-    h5spec sp = {20 + rng_below(g, 200), 1 + (uint32_t)rng_below(g, 3), 3, 5, 1 + rng_below(g, 12),
-                 (int)rng_below(g, 2), 0, 0, 0, 0, 0, contiguous ? 2 : 0};
-    if (contiguous)
-        sp.nhwc = 0; /* no layout attribute there, and (3, 5, C) would not be inferred as NHWC */
+    h5fix_file sp = {.n = 20 + rng_below(g, 200), .c = 1 + (uint32_t)rng_below(g, 3), .h = 3, .w = 5,
+                     .k = 1 + rng_below(g, 12), .nhwc = (int)rng_below(g, 2), .pixel = h5fix_pixel_chw};
+    if (contiguous) /* as h5py writes it: no layout attribute, and (3, 5, C) would not be inferred as NHWC */
+        sp.nhwc = 0, sp.contiguous = 1, sp.old_format = 1;
+    else
+        sp.layout_attr = sp.nhwc ? "NHWC" : "NCHW";
     char path[256];
-    temp_h5_name(path, sizeof path, contiguous ? "mmap_contig" : "mmap");
-    make_h5(path, &sp);
+    h5fix_local_name(path, sizeof path, contiguous ? "mmap_contig" : "mmap");
+    CHECK_OK(h5fix_write(path, &sp));
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.device = H5PACK_DEVICE_CPU, c.dtype = H5PACK_DTYPE_UINT8, c.output_layout = H5PACK_LAYOUT_AUTO;
     c.order = (h5pack_order)rng_below(g, 3);

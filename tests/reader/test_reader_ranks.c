@@ -5,7 +5,12 @@
  * the 8M cache: the old window rule, cache slots minus threads, gave rank 0 a window of 127 and the
  * others 128), once on an ImageNet-sized geometry through the reader's own setup (no file), where a
  * cache too small for the default window is refused with the smallest size that works. */
-#include "h5file.h"
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 #include "order.h"
 #include "resolve.h"
@@ -83,10 +88,10 @@ static void run_rank(const char *path, int rank, int drop_last, rank_run *out)
 static void test_open_ranks(void)
 {
     /* 1x64x64 images, chunks of 16 = 64 KiB, 128 chunks (the last one short): 8 MiB, the smallest cache */
-    h5spec sp = {2042, 1, 64, 64, 16, 0, 0, 0, 0, 0, 0, 0};
+    h5fix_file sp = {.n = 2042, .c = 1, .h = 64, .w = 64, .k = 16, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
     char path[256];
-    temp_h5_name(path, sizeof path, "ranks");
-    make_h5(path, &sp);
+    h5fix_local_name(path, sizeof path, "ranks");
+    CHECK_OK(h5fix_write(path, &sp));
     for (int drop_last = 0; drop_last <= 1; drop_last++) {
         rank_run runs[WORLD];
         for (int r = 0; r < WORLD; r++)

@@ -17,11 +17,11 @@
 #include "h5glue.h" /* h5pack_h5_lock_global */
 #include "h5pack.h"
 #include "h5pack_sim.h"
-#include "make_files.h"
+#include "chunk_compare.h"
 
 typedef struct slab_file {
     const char *name;
-    test_file tf;
+    h5fix_file tf;
     int fast;     /* expected h5pack_file_desc.fast_path */
     uint64_t cps; /* expected h5pack_file_desc.chunks_per_slab */
 } slab_file;
@@ -36,7 +36,7 @@ static h5pack_config base_config(void)
 }
 
 /* Every sample once per epoch, its bytes (file layout, uint8) and label as written. */
-static void check_delivery(const char *path, const test_file *tf, h5pack_order order, size_t cache_bytes)
+static void check_delivery(const char *path, const h5fix_file *tf, h5pack_order order, size_t cache_bytes)
 {
     h5pack_config c = base_config();
     c.order = order, c.cache_bytes = cache_bytes;
@@ -53,8 +53,8 @@ static void check_delivery(const char *path, const test_file *tf, h5pack_order o
             seen[b.epoch * tf->n + s] = 1;
             const uint8_t *px = (const uint8_t *)b.data + i * img;
             for (size_t j = 0; j < img; j++)
-                CHECK_MSG(px[j] == test_pixel(s, j), "%s order %d: sample %llu byte %zu is %u, wrote %u", path,
-                          (int)order, (unsigned long long)s, j, px[j], test_pixel(s, j));
+                CHECK_MSG(px[j] == h5fix_pixel_rows(NULL, s, j), "%s order %d: sample %llu byte %zu is %u, wrote %u", path,
+                          (int)order, (unsigned long long)s, j, px[j], h5fix_pixel_rows(NULL, s, j));
             CHECK_EQ_INT(b.labels[i], (int64_t)(s % tf->n_classes));
         }
         CHECK_OK(h5pack_release(r, &b));
@@ -130,8 +130,8 @@ static void check_lock_free(const char *path, uint64_t n)
 static void check_file(const slab_file *f)
 {
     char path[700];
-    snprintf(path, sizeof path, "%s/%s.h5", test_tmpdir("reader-slabs"), f->name);
-    CHECK_OK(test_file_write(path, &f->tf));
+    snprintf(path, sizeof path, "%s/%s.h5", h5fix_tmpdir("reader-slabs"), f->name);
+    CHECK_OK(h5fix_write(path, &f->tf));
     h5pack_file_desc d = H5PACK_FILE_DESC_INIT;
     char err[512];
     CHECK_MSG(h5pack_describe(path, NULL, &d, err, sizeof err) == 0, "%s", err);
@@ -151,31 +151,31 @@ static void check_file(const slab_file *f)
         check_lock_free(path, f->tf.n);
 }
 
-static test_file odd_file(int gzip, int shuffle, int nhwc)
+static h5fix_file odd_file(int gzip, int shuffle, int nhwc)
 {
-    test_file tf = test_file_defaults();
-    tf.n = 60, tf.h = 20, tf.w = 30, tf.storage = STORE_CHUNKED, tf.gzip = gzip, tf.shuffle = shuffle;
+    h5fix_file tf = CHUNKSRC_TEST_FILE;
+    tf.n = 60, tf.h = 20, tf.w = 30, tf.resizable = 1, tf.old_format = 1, tf.gzip = gzip, tf.shuffle = shuffle;
     tf.nhwc = nhwc;
-    hsize_t nchw[4] = {7, 2, 5, 9}, hwc[4] = {7, 5, 9, 2};
-    memcpy(tf.chunk_override, nhwc ? hwc : nchw, sizeof tf.chunk_override);
+    uint64_t nchw[4] = {7, 2, 5, 9}, hwc[4] = {7, 5, 9, 2};
+    memcpy(tf.chunk, nhwc ? hwc : nchw, sizeof tf.chunk);
     return tf;
 }
 
 int main(void)
 {
-    test_file gray = test_file_defaults();
-    gray.rank = 3, gray.c = 1, gray.n = 45, gray.h = 20, gray.w = 30, gray.storage = STORE_CHUNKED, gray.gzip = 2;
-    memcpy(gray.chunk_override, (hsize_t[4]){6, 7, 8, 0}, sizeof gray.chunk_override);
-    test_file fletcher = odd_file(4, 0, 0);
+    h5fix_file gray = CHUNKSRC_TEST_FILE;
+    gray.rank = 3, gray.c = 1, gray.n = 45, gray.h = 20, gray.w = 30, gray.resizable = 1, gray.old_format = 1, gray.gzip = 2;
+    memcpy(gray.chunk, (uint64_t[4]){6, 7, 8, 0}, sizeof gray.chunk);
+    h5fix_file fletcher = odd_file(4, 0, 0);
     fletcher.fletcher32 = 1;
-    test_file gray_whole = test_file_defaults();
+    h5fix_file gray_whole = CHUNKSRC_TEST_FILE;
     gray_whole.rank = 3, gray_whole.c = 1;
     const slab_file files[] = {
-        {"odd-gzip-shuffle", odd_file(4, 1, 0), 1, 2 * 4 * 4},
-        {"odd-nhwc", odd_file(0, 0, 1), 1, 4 * 4 * 2},
-        {"gray-split", gray, 1, 3 * 4},
-        {"gray-whole", gray_whole, 1, 1},
-        {"odd-fletcher", fletcher, 0, 32},
+        {.name = "odd-gzip-shuffle", .tf = odd_file(4, 1, 0), .fast = 1, .cps = 2 * 4 * 4},
+        {.name = "odd-nhwc", .tf = odd_file(0, 0, 1), .fast = 1, .cps = 4 * 4 * 2},
+        {.name = "gray-split", .tf = gray, .fast = 1, .cps = 3 * 4},
+        {.name = "gray-whole", .tf = gray_whole, .fast = 1, .cps = 1},
+        {.name = "odd-fletcher", .tf = fletcher, .fast = 0, .cps = 32},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         check_file(&files[i]);

@@ -1,10 +1,13 @@
 /* test_reader_stall.c - stall_s is the time h5pack_next() kept the consumer waiting for data, including
  * the echo conversions the CPU backend runs inside h5pack_next() (left out, a run with --echo on the CPU
  * would report a stall fraction near 0 while next() took much of the loop). */
+#include <unistd.h>
+
 #include <time.h>
 
 #include "clock.h"
-#include "h5file.h"
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 static void sleep_ms(long ms)
@@ -16,9 +19,9 @@ static void sleep_ms(long ms)
 int main(void)
 {
     char path[256];
-    temp_h5_name(path, sizeof path, "stall");
-    const h5spec spec = {128, 3, 64, 64, 16, 0, 0, 1, 0, 0, 0, 0};
-    make_h5(path, &spec);
+    h5fix_local_name(path, sizeof path, "stall");
+    const h5fix_file spec = {.n = 128, .c = 3, .h = 64, .w = 64, .k = 16, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};
+    CHECK_OK(h5fix_write(path, &spec));
 
     h5pack_config c = H5PACK_CONFIG_DEFAULTS;
     c.device = H5PACK_DEVICE_CPU, c.batch_size = 32, c.threads = 1, c.prefetch = 4, c.echo = 4, c.epochs = 1;

@@ -2,11 +2,14 @@
  * h5pack_release and by a next that delivers nothing; a batch released twice, a stale copy of an earlier
  * delivery (also one whose slot now holds a newer batch or echo), another reader's batch or a forged token
  * is refused with a message that says which, and leaves the batches really held releasable. */
-#include "h5file.h"
+#include <stdio.h>
+
+#include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 static char path[256];
-static const h5spec spec = {.n = 48, .c = 1, .h = 4, .w = 4, .k = 8, .labels = 1};
+static const h5fix_file spec = {.n = 48, .c = 1, .h = 4, .w = 4, .k = 8, .layout_attr = "NCHW", .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .pixel = h5fix_pixel_chw};
 
 static h5pack_reader *open_reader(uint32_t echo)
 {
@@ -114,8 +117,8 @@ static void test_cleared_by_next(void)
 
 int main(void)
 {
-    temp_h5_name(path, sizeof path, "token");
-    make_h5(path, &spec);
+    h5fix_local_name(path, sizeof path, "token");
+    CHECK_OK(h5fix_write(path, &spec));
     test_twice_and_stale();
     test_stale_echo();
     test_foreign();

@@ -3,8 +3,10 @@
  * different for each one that does (seed, world, window, order, batch size, drop_last, echo, echo mode,
  * crop, flip, padding, the file's geometry); h5pack_describe reports the same value without opening a
  * reader. */
+#include <unistd.h>
+
 #include "check.h"
-#include "h5file.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 static h5pack_config base_config(void)
@@ -65,12 +67,12 @@ TWEAK(t_padding, c->random_crop_padding = 2)
 int main(void)
 {
     char a[256], b[256];
-    temp_h5_name(a, sizeof a, "fp_a");
-    temp_h5_name(b, sizeof b, "fp_b");
-    const h5spec sa = {.n = 100, .c = 3, .h = 8, .w = 8, .k = 5, .labels = 1};
-    const h5spec sb = {.n = 100, .c = 3, .h = 8, .w = 8, .k = 4, .labels = 1}; /* other chunks */
-    make_h5(a, &sa);
-    make_h5(b, &sb);
+    h5fix_local_name(a, sizeof a, "fp_a");
+    h5fix_local_name(b, sizeof b, "fp_b");
+    const h5fix_file sa = {.n = 100, .c = 3, .h = 8, .w = 8, .k = 5, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
+    const h5fix_file sb = {.n = 100, .c = 3, .h = 8, .w = 8, .k = 4, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw}; /* other chunks */
+    CHECK_OK(h5fix_write(a, &sa));
+    CHECK_OK(h5fix_write(b, &sb));
     h5pack_config c = base_config();
     uint64_t base = fingerprint(a, &c);
     CHECK(base != 0);

@@ -4,8 +4,10 @@
  * for byte (data, labels, indices, boxes, position), through the end of the configured epochs. Also:
  * the stats count only what a resumed run delivered; a resume does not read the skipped chunks; invalid
  * positions are EINVAL with a message; a start at or past `epochs` delivers nothing. CPU backend. */
+#include <unistd.h>
+
 #include "check.h"
-#include "h5file.h"
+#include "h5fixture.h"
 #include "resume_common.h"
 
 typedef struct resume_case {
@@ -19,7 +21,7 @@ typedef struct resume_case {
     uint64_t epochs;
 } resume_case;
 
-static const h5spec spec = {.n = 203, .c = 3, .h = 12, .w = 10, .k = 8, .labels = 1}; /* 26 chunks, last short */
+static const h5fix_file spec = {.n = 203, .c = 3, .h = 12, .w = 10, .k = 8, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw}; /* 26 chunks, last short */
 
 static h5pack_config config_of(const resume_case *rc)
 {
@@ -145,8 +147,8 @@ static void check_invalid_positions(const char *path)
 int main(int argc, char **argv)
 {
     char path[256];
-    temp_h5_name(path, sizeof path, "resume");
-    make_h5(path, &spec);
+    h5fix_local_name(path, sizeof path, "resume");
+    CHECK_OK(h5fix_write(path, &spec));
     size_t stride = argc > 1 ? (size_t)atoi(argv[1]) : 4;
     const resume_case cases[] = {
         {.name = "chunk", .order = H5PACK_ORDER_CHUNK, .batch_size = 16, .window = 4, .cache_chunks = 7, .world = 1,

@@ -12,9 +12,36 @@
 
 #include "check.h"
 #include "h5pack.h"
-#include "test_files.h"
+#include "h5fixture.h"
 
 static char dir[256];
+
+/* The kinds of file the reader meets, each with what describe must report. */
+typedef enum test_kind {
+    TF_IMPLICIT,   /* what h5pack writes: latest format, chunked, unfiltered, fixed dims, early allocation */
+    TF_GZIP,       /* latest format, chunked, deflate(6) */
+    TF_CONTIGUOUS, /* latest format, unchunked */
+    TF_H5PY_GZIP,  /* h5py's defaults: superblock 0 (probed), maxshape (None,...), shuffle + deflate(4), NHWC */
+    TF_FLETCHER,   /* superblock 0, fletcher32 + deflate(4): the hdf5 read path */
+    TF_KINDS
+} test_kind;
+
+/* Labels i % 5 and a compressible pattern in every file. */
+#define DESCRIBE_FILE .labels = 1, .n_classes = 5, .pixel = h5fix_pixel_sparse
+static const char *const class_names[] = {"a", "b", "c", "d", "e"};
+static const h5fix_file files[TF_KINDS] = {
+    [TF_IMPLICIT] = {.n = 203, .c = 3, .h = 8, .w = 10, .k = 6, DESCRIBE_FILE,
+                     .attrs = {{.name = "h5pack_format_version", .value = 1}}},
+    [TF_GZIP] = {.n = 203, .c = 3, .h = 8, .w = 10, .k = 6, .gzip = 6, DESCRIBE_FILE, .classes = 5,
+                 .class_names = class_names},
+    [TF_CONTIGUOUS] = {.n = 97, .c = 3, .h = 64, .w = 64, .k = 1, .contiguous = 1, DESCRIBE_FILE,
+                       .attrs = {{.name = "h5pack_format_version", .value = 1}}},
+    [TF_H5PY_GZIP] = {.n = 150, .c = 3, .h = 12, .w = 9, .k = 7, .nhwc = 1, .layout_attr = "NHWC", .resizable = 1,
+                      .old_format = 1, .shuffle = 1, .gzip = 4, DESCRIBE_FILE},
+    /* a newer version is refused: tests/chunksrc/test_chunksrc_version.c */
+    [TF_FLETCHER] = {.n = 60, .c = 4, .h = 5, .w = 6, .k = 4, .old_format = 1, .fletcher32 = 1, .gzip = 4,
+                     DESCRIBE_FILE, .attrs = {{.name = "h5pack_format_version", .value = 1}}},
+};
 
 typedef struct expect {
     h5pack_read_path path;
@@ -69,10 +96,11 @@ static void compare_with_reader(const char *path, const h5pack_config *cfg, cons
 }
 
 /* Facts known from how the file was made. */
-static void check_facts(const char *path, const test_file *t, const h5pack_file_desc *d)
+static void check_facts(const char *path, test_kind kind, const h5pack_file_desc *d)
 {
-    const expect *e = &expected[t->kind];
-    uint64_t img = t->c * t->h * t->w;
+    const h5fix_file *t = &files[kind];
+    const expect *e = &expected[kind];
+    uint64_t img = (uint64_t)t->c * t->h * t->w;
     struct stat st;
     CHECK(stat(path, &st) == 0);
     CHECK_EQ_U64(d->file_bytes, (uint64_t)st.st_size);
@@ -81,9 +109,9 @@ static void check_facts(const char *path, const test_file *t, const h5pack_file_
     CHECK_EQ_INT(d->n_filters, e->filters[0] ? (strchr(e->filters, ',') ? 2 : 1) : 0);
     CHECK_EQ_INT(d->fast_path, e->fast_path);
     CHECK_EQ_INT(d->chunked, e->chunked);
-    CHECK_EQ_INT(d->layout, test_file_nhwc(t) ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
+    CHECK_EQ_INT(d->layout, t->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
     CHECK_EQ_U64(d->image_bytes, img);
-    CHECK_EQ_INT(d->format_version, t->format_version);
+    CHECK_EQ_INT(d->format_version, t->attrs[0].name ? t->attrs[0].value : -1);
     CHECK_EQ_INT(d->n_classes, t->classes > 0 ? t->classes : 5);
     CHECK_EQ_INT(d->has_pixel_stats, 0);
     if (e->chunked) {
@@ -92,20 +120,20 @@ static void check_facts(const char *path, const test_file *t, const h5pack_file_
     }
     /* The reader's stored sizes: HDF5's for filtered chunks, the images' bytes for the pread paths (the
      * last implicit chunk is read only as far as it holds images). */
-    uint64_t storage = test_file_storage(path);
-    CHECK_EQ_U64(d->stored_bytes, t->kind == TF_IMPLICIT ? t->n * img : storage);
-    if (t->kind == TF_GZIP || t->kind == TF_H5PY_GZIP)
+    uint64_t storage = h5fix_storage_bytes(path);
+    CHECK_EQ_U64(d->stored_bytes, kind == TF_IMPLICIT ? t->n * img : storage);
+    if (kind == TF_GZIP || kind == TF_H5PY_GZIP)
         CHECK_MSG(d->stored_bytes < t->n * img / 2, "%s: gzip stores %llu of %llu bytes", path,
                   (unsigned long long)d->stored_bytes, (unsigned long long)(t->n * img));
     if (!getenv("H5PACK_NO_MMAP"))
-        CHECK_EQ_INT(d->mapped, t->kind == TF_IMPLICIT || t->kind == TF_CONTIGUOUS);
+        CHECK_EQ_INT(d->mapped, kind == TF_IMPLICIT || kind == TF_CONTIGUOUS);
 }
 
-static void describe_kind(const test_file *t, const char *name)
+static void describe_kind(test_kind kind, const char *name)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    test_file_make(path, t);
+    CHECK_OK(h5fix_write(path, &files[kind]));
     const size_t caches[] = {1, 5000, 1 << 30};
     for (int c = 0; c < 3; c++)
         for (int o = 0; o < 3; o++) {
@@ -117,7 +145,7 @@ static void describe_kind(const test_file *t, const char *name)
             int rc = h5pack_describe(path, &cfg, &d, err, sizeof err);
             CHECK_MSG(rc == 0, "h5pack_describe(%s): %s", path, err);
             CHECK_EQ_U64(d.struct_size, sizeof d);
-            check_facts(path, t, &d);
+            check_facts(path, kind, &d);
             compare_with_reader(path, &cfg, &d);
         }
     unlink(path);
@@ -176,17 +204,12 @@ int main(void)
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/h5pack_describe_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     CHECK(mkdtemp(dir) != NULL);
-    const test_file files[TF_KINDS] = {
-        {TF_IMPLICIT, 203, 3, 8, 10, 6, 1, 0},   {TF_GZIP, 203, 3, 8, 10, 6, -1, 5},
-        {TF_CONTIGUOUS, 97, 3, 64, 64, 1, 1, 0}, {TF_H5PY_GZIP, 150, 3, 12, 9, 7, -1, 0},
-        {TF_FLETCHER, 60, 4, 5, 6, 4, 1, 0}, /* a newer version is refused: tests/chunksrc/test_chunksrc_version.c */
-    };
     const char *names[TF_KINDS] = {"implicit.h5", "gzip.h5", "contiguous.h5", "h5py_gzip.h5", "fletcher.h5"};
     for (int k = 0; k < TF_KINDS; k++)
-        describe_kind(&files[k], names[k]);
+        describe_kind((test_kind)k, names[k]);
     char good[300];
     snprintf(good, sizeof good, "%s/good.h5", dir);
-    test_file_make(good, &files[TF_IMPLICIT]);
+    CHECK_OK(h5fix_write(good, &files[TF_IMPLICIT]));
     check_abi(good);
     check_errors(good);
     CHECK(strcmp(h5pack_read_path_name(H5PACK_READ_IMPLICIT), "implicit") == 0);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "h5fixture.h"
 #include "h5pack_sim.h"
 #include "order.h"
 #include "sim_policies.h"
@@ -25,30 +26,25 @@ enum { N = 96, C = 3, H = 20, W = 20, K = 4 }; /* image 1200 bytes, chunk 4800 b
 
 static char dir[256];
 
+/* Pixel values vary so gzip chunk sizes differ: 7 x the sample, plus g*31 at every 13th byte g. */
+static uint8_t model_pixel(const h5fix_file *f, uint64_t sample, uint64_t offset)
+{
+    uint64_t g = sample * h5fix_image_bytes(f) + offset;
+    return (uint8_t)(sample * 7 + (g % 13 == 0 ? g * 31 : 0));
+}
+
+static uint8_t zero_pixel(const h5fix_file *f, uint64_t sample, uint64_t offset)
+{
+    (void)f, (void)sample, (void)offset;
+    return 0;
+}
+
 /* An h5pack-like file: images (N,C,H,W) uint8 chunked (K,C,H,W), latest format, early allocation;
- * GZIP adds the deflate filter (then chunks are written on H5Dwrite). Pixel values vary so gzip chunk
- * sizes differ. */
+ * GZIP adds the deflate filter (then chunks are written on H5Dwrite). */
 static void make_file(const char *path, int gzip)
 {
-    hsize_t dims[4] = {N, C, H, W}, ch[4] = {K, C, H, W};
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    CHECK(f >= 0);
-    hid_t sp = H5Screate_simple(4, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 4, ch);
-    if (gzip)
-        H5Pset_deflate(dcpl, 4);
-    else
-        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-    hid_t d = H5Dcreate2(f, "images", H5T_NATIVE_UINT8, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    CHECK(d >= 0);
-    uint8_t *buf = malloc(N * IMG);
-    for (uint64_t i = 0; i < N * IMG; i++)
-        buf[i] = (uint8_t)((i / IMG) * 7 + (i % 13 == 0 ? i * 31 : 0));
-    CHECK(H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
-    free(buf);
-    H5Dclose(d), H5Pclose(dcpl), H5Sclose(sp), H5Fclose(f), H5Pclose(fapl);
+    const h5fix_file f = {.n = N, .c = C, .h = H, .w = W, .k = K, .gzip = gzip ? 4 : 0, .pixel = model_pixel};
+    CHECK_OK(h5fix_write(path, &f));
 }
 
 static void stored_sizes(const char *path, uint64_t *stored)
@@ -162,14 +158,9 @@ static void compare_grid(const char *path, int gzip)
  * sieve instead. */
 static void make_contiguous(const char *path, hsize_t n, hsize_t side)
 {
-    hsize_t dims[4] = {n, 3, side, side};
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t sp = H5Screate_simple(4, dims, NULL);
-    hid_t d = H5Dcreate2(f, "images", H5T_NATIVE_UINT8, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    uint8_t *buf = calloc(n * 3 * side * side, 1);
-    CHECK(H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
-    free(buf);
-    H5Dclose(d), H5Sclose(sp), H5Fclose(f);
+    const h5fix_file f = {.n = n, .c = 3, .h = (uint32_t)side, .w = (uint32_t)side, .contiguous = 1,
+                          .old_format = 1, .pixel = zero_pixel};
+    CHECK_OK(h5fix_write(path, &f));
 }
 
 static void compare_contiguous(void)

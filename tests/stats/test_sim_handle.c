@@ -13,12 +13,13 @@
 #include "check.h"
 #include "reader_drain.h"
 #include "h5pack_sim.h"
-#include "test_files.h"
+#include "h5fixture.h"
 
 static char dir[256];
-static const test_file implicit = {TF_IMPLICIT, 203, 3, 8, 10, 6, 1, 0};
-static const test_file gzip = {TF_GZIP, 203, 3, 8, 10, 6, 1, 0};
-static const test_file contiguous = {TF_CONTIGUOUS, 203, 3, 64, 64, 1, 1, 0};
+#define SIM_FILE .labels = 1, .n_classes = 5, .pixel = h5fix_pixel_sparse, .attrs = {{.name = "h5pack_format_version", .value = 1}}
+static const h5fix_file implicit = {.n = 203, .c = 3, .h = 8, .w = 10, .k = 6, SIM_FILE};
+static const h5fix_file gzip = {.n = 203, .c = 3, .h = 8, .w = 10, .k = 6, .gzip = 6, SIM_FILE};
+static const h5fix_file contiguous = {.n = 203, .c = 3, .h = 64, .w = 64, .k = 1, .contiguous = 1, SIM_FILE};
 #define IMG ((uint64_t)3 * 8 * 10)
 
 static h5pack_config base_config(h5pack_order order, size_t cache, size_t batch, uint64_t epochs)
@@ -196,7 +197,7 @@ static void check_sequential_exact(const char *path)
 static void check_estimated(const char *path)
 {
     const uint64_t n = gzip.n;
-    double ratio = (double)test_file_storage(path) / (double)(n * IMG);
+    double ratio = (double)h5fix_storage_bytes(path) / (double)(n * IMG);
     CHECK(ratio < 0.5);
     h5pack_config cfg = base_config(H5PACK_ORDER_SEQUENTIAL, 1 << 20, 16, 1);
     h5pack_sim *sim = open_sim(path, &cfg);
@@ -241,9 +242,9 @@ static void check_against_rechunked(const char *path)
     for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
         char other[300];
         snprintf(other, sizeof other, "%s/k%llu.h5", dir, (unsigned long long)ks[i]);
-        test_file t = implicit;
+        h5fix_file t = implicit;
         t.k = ks[i];
-        test_file_make(other, &t);
+        CHECK_OK(h5fix_write(other, &t));
         for (int o = 0; o < 3; o++)
             for (size_t cache = IMG * 7; cache < IMG * 400; cache *= 4) {
                 h5pack_config cfg = base_config((h5pack_order)o, cache, 16, 2);
@@ -333,9 +334,9 @@ int main(void)
     snprintf(p_implicit, sizeof p_implicit, "%s/implicit.h5", dir);
     snprintf(p_gzip, sizeof p_gzip, "%s/gzip.h5", dir);
     snprintf(p_contiguous, sizeof p_contiguous, "%s/contiguous.h5", dir);
-    test_file_make(p_implicit, &implicit);
-    test_file_make(p_gzip, &gzip);
-    test_file_make(p_contiguous, &contiguous);
+    CHECK_OK(h5fix_write(p_implicit, &implicit));
+    CHECK_OK(h5fix_write(p_gzip, &gzip));
+    CHECK_OK(h5fix_write(p_contiguous, &contiguous));
     check_defaults();
     check_replays(p_implicit);
     check_replays(p_gzip);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "h5fixture.h"
 #include "reader_drain.h"
 #include "h5pack_sim.h"
 
@@ -23,32 +24,9 @@ static char dir[256];
  * allocation and the latest format (implicit index), 1 = gzip chunks, 2 = contiguous. */
 static void make_file(const char *path, int kind)
 {
-    hsize_t dims[4] = {N, C, H, W}, ch[4] = {K, C, H, W}, nl = N;
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    CHECK(f >= 0);
-    hid_t sp = H5Screate_simple(4, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (kind != 2) {
-        H5Pset_chunk(dcpl, 4, ch);
-        if (kind == 1)
-            H5Pset_deflate(dcpl, 6);
-        else
-            H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-    }
-    hid_t d = H5Dcreate2(f, "images", H5T_NATIVE_UINT8, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    uint8_t *buf = malloc(N * IMG);
-    for (hsize_t i = 0; i < N * IMG; i++)
-        buf[i] = (uint8_t)(i / IMG + (i % 7 == 0 ? i * 13 : 0));
-    CHECK(H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
-    uint8_t labels[N];
-    for (int i = 0; i < N; i++)
-        labels[i] = (uint8_t)(i % 5);
-    hid_t lsp = H5Screate_simple(1, &nl, NULL);
-    hid_t l = H5Dcreate2(f, "labels", H5T_NATIVE_UINT8, lsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(H5Dwrite(l, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels) >= 0);
-    free(buf);
-    H5Dclose(l), H5Sclose(lsp), H5Dclose(d), H5Pclose(dcpl), H5Sclose(sp), H5Fclose(f), H5Pclose(fapl);
+    const h5fix_file f = {.n = N, .c = C, .h = H, .w = W, .k = K, .gzip = kind == 1 ? 6 : 0, .contiguous = kind == 2,
+                          .labels = 1, .n_classes = 5, .pixel = h5fix_pixel_sparse};
+    CHECK_OK(h5fix_write(path, &f));
 }
 
 static h5pack_sim_result simulate(const char *path, const h5pack_config *cfg, h5pack_policy policy, size_t cache)

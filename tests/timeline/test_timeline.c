@@ -4,12 +4,16 @@
  * path fails the open naming it, several readers on one name get numbered files, the rank goes into the
  * name with world > 1. No timing assertion is tight: bounds are counts with wide margins. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "clock.h"
-#include "h5file.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 #include "timeline.h"
 
@@ -204,9 +208,9 @@ static void test_names(const char *h5)
 int main(void)
 {
     char h5[256];
-    temp_h5_name(h5, sizeof h5, "timeline");
-    const h5spec spec = {.n = 96, .c = 3, .h = 32, .w = 32, .k = 16, .labels = 1};
-    make_h5(h5, &spec);
+    h5fix_local_name(h5, sizeof h5, "timeline");
+    const h5fix_file spec = {.n = 96, .c = 3, .h = 32, .w = 32, .k = 16, .labels = 1, .label_type = H5FIX_UINT16, .n_classes = 7, .layout_attr = "NCHW", .pixel = h5fix_pixel_chw};
+    CHECK_OK(h5fix_write(h5, &spec));
     static csv c;
     test_sleeping_consumer(h5, &c);
     test_env(h5, &c);
