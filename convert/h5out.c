@@ -282,14 +282,15 @@ static hid_t untimed_dcpl(void)
 }
 
 /* A 1-D dataset NAME of COUNT elements of file type FTYPE from memory type MTYPE. */
-static int write_1d(hid_t loc, const char *name, hid_t ftype, hid_t mtype, uint64_t count, const void *data)
+/* A dataset of RANK (1 or 2) dims DIMS written from DATA in memory type MTYPE (nothing when empty). */
+static int write_dataset(hid_t loc, const char *name, int rank, const hsize_t *dims, hid_t ftype, hid_t mtype,
+                         const void *data)
 {
-    hsize_t dims[1] = {count};
-    hid_t space = H5Screate_simple(1, dims, NULL), dcpl = untimed_dcpl(), dset = -1;
+    hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = untimed_dcpl(), dset = -1;
     int rc = -1;
     if (space >= 0 && dcpl >= 0)
         dset = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (dset >= 0 && (count == 0 || H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0))
+    if (dset >= 0 && (dims[0] == 0 || H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0))
         rc = 0;
     if (dset >= 0)
         H5Dclose(dset);
@@ -298,6 +299,12 @@ static int write_1d(hid_t loc, const char *name, hid_t ftype, hid_t mtype, uint6
     if (space >= 0)
         H5Sclose(space);
     return rc;
+}
+
+static int write_1d(hid_t loc, const char *name, hid_t ftype, hid_t mtype, uint64_t count, const void *data)
+{
+    hsize_t dims[1] = {count};
+    return write_dataset(loc, name, 1, dims, ftype, mtype, data);
 }
 
 static hid_t vlen_utf8_type(void)
@@ -341,20 +348,10 @@ static hid_t table_file_type(const h5out_label_table *t)
 static int write_table(hid_t file, uint64_t n, const h5out_label_table *t)
 {
     hsize_t dims[2] = {n, t->columns};
-    hid_t space = H5Screate_simple(t->columns == 1 ? 1 : 2, dims, NULL), dcpl = untimed_dcpl(), dset = -1;
     hid_t mtype = t->is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
-    int rc = -1;
-    if (space >= 0 && dcpl >= 0)
-        dset = H5Dcreate2(file, H5PACK_DS_LABELS, table_file_type(t), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (dset >= 0 && (n == 0 || H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->values) >= 0))
-        rc = 0;
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (space >= 0)
-        H5Sclose(space);
-    return rc == 0 ? write_strings(file, H5PACK_DS_LABEL_NAMES, t->names, t->columns) : -1;
+    if (write_dataset(file, H5PACK_DS_LABELS, t->columns == 1 ? 1 : 2, dims, table_file_type(t), mtype, t->values) != 0)
+        return -1;
+    return write_strings(file, H5PACK_DS_LABEL_NAMES, t->names, t->columns);
 }
 
 static int write_skipped(hid_t file, const skip_list *s)

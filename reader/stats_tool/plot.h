@@ -5,6 +5,7 @@
 #define H5PACK_STATS_PLOT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define PLOT_MAX_POINTS 32
 #define PLOT_MAX_SERIES 24 /* legend entries that fit the frame (it grows with them) */
@@ -33,6 +34,9 @@ double plot_px(const plot_frame *f, double x);
 double plot_py(const plot_frame *f, double y);
 /* 0xRRGGBB colour of series I. */
 unsigned plot_color(int i);
+
+/* Writes S as XML character data (&, <, >, " escaped; control characters dropped). */
+void plot_xml_text(FILE *f, const char *s);
 
 int plot_write_svg(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
 int plot_write_png(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);

@@ -7,7 +7,7 @@
 #include "plot.h"
 #include "sizes.h"
 
-static void xml_text(FILE *f, const char *s)
+void plot_xml_text(FILE *f, const char *s)
 {
     for (; *s; s++) {
         if (*s == '&')
@@ -67,14 +67,14 @@ static void svg_series(FILE *f, const plot_frame *fr, const plot_series *s, int 
     for (int k = 0; k < s->n; k++) {
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#%06x\"><title>", plot_px(fr, s->x[k]),
                 plot_py(fr, s->y[k]), c);
-        xml_text(f, s->label);
+        plot_xml_text(f, s->label);
         fprintf(f, ": %.4f</title></circle>\n", s->y[k]);
     }
     int ly = fr->top + 10 + 22 * i, lx = fr->width - fr->right + 20;
     fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#%06x\" stroke-width=\"2\"%s/>\n", lx, ly,
             lx + 30, ly, c, dash);
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", lx + 38, ly + 4);
-    xml_text(f, s->label);
+    plot_xml_text(f, s->label);
     fprintf(f, "</text>\n");
 }
 
@@ -92,7 +92,7 @@ int plot_write_svg(const char *path, const char *title, const plot_series *s, in
                "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
             fr.width, fr.height, fr.width, fr.height);
     fprintf(f, "<text x=\"%d\" y=\"25\" font-size=\"15\" text-anchor=\"middle\">", fr.width / 2);
-    xml_text(f, title);
+    plot_xml_text(f, title);
     fprintf(f, "</text>\n");
     svg_axes(f, &fr, s, n);
     for (int i = 0; i < n; i++)

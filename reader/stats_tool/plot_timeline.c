@@ -140,20 +140,6 @@ static int build_panels(const timeline_csv *c, panel *p)
     return 3;
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if ((unsigned char)*s >= 0x20)
-            fputc(*s, f);
-    }
-}
-
 int plot_timeline_write(const char *path, const char *title, const timeline_csv *c, char *err, size_t err_len)
 {
     const char *dot = strrchr(path, '.');
@@ -174,7 +160,7 @@ int plot_timeline_write(const char *path, const char *title, const timeline_csv 
                  "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
             W, height, W, height);
     fprintf(out, "<text x=\"%d\" y=\"25\" font-size=\"15\" text-anchor=\"middle\">", W / 2);
-    xml_text(out, title);
+    plot_xml_text(out, title);
     fprintf(out, "</text>\n");
     /* rows end at t_s: the first row's interval starts at t_s - dt_s, about 0 (the open) */
     frame f = {0, c->t[c->n - 1] > 0 ? c->t[c->n - 1] : 1, 1, TOP};
