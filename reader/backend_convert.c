@@ -3,20 +3,16 @@
  *
  * Every output element is table[c][v] (or table[c][0] in the crop padding): the arithmetic happens once,
  * on the host, in float32, so every path and both backends give bit-identical results. A float32 output
- * is 4 bytes written per byte read: the loops are bound by stores. Contiguous float32 runs (NCHW output)
- * go through SSE2: four lookups packed into one 16-byte non-temporal store when the batch outgrows the
- * caches (no read-for-ownership of lines the consumer reads much later, if at all, from this core).
- * Where the CPU has AVX2, runs read with step 1 compute the table's own expression eight at a time
- * instead ((float)v / 255 - mean) / std: IEEE division and subtraction are correctly rounded in every
- * lane, so the result is the table's, and init checks all 256 values per channel before using it. */
+ * is 4 bytes written per byte read: the loops are bound by stores. Where the CPU has AVX2, float32
+ * images go through backend_convert_avx2.c (every layout pair, flip and padding, eight lanes at a time,
+ * the same bits). The table loops below are the fallback and the reference the tests compare it with;
+ * their contiguous float32 runs (NCHW output) go through SSE2: four lookups packed into one 16-byte
+ * non-temporal store when the batch outgrows the caches (no read-for-ownership of lines the consumer
+ * reads much later, if at all, from this core). */
 #include <string.h>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
-#endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define HAVE_AVX2_PATH 1
 #endif
 
 #include "augment.h"
@@ -67,52 +63,6 @@ static void stream_run32(const uint32_t *restrict t, const uint8_t *restrict s, 
         d[k] = t[s[k]];
 }
 
-#ifdef HAVE_AVX2_PATH
-/* d[k] = ((float)s[k * STEP] / 255 - MEAN) / STD for k < N, STEP +1 or -1 (a flipped row: eight bytes
- * loaded and reversed), eight lanes at a time (non-temporal when STREAM). */
-__attribute__((target("avx2"))) static void arith_run_avx2(float mean, float std, const uint8_t *restrict s,
-                                                          ptrdiff_t step, float *restrict d, size_t n, int stream)
-{
-    const __m256 k255 = _mm256_set1_ps(255.0f), m = _mm256_set1_ps(mean), sd = _mm256_set1_ps(std);
-    const __m128i reverse = _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 8, 9, 10, 11, 12, 13, 14, 15);
-    size_t k = 0;
-    for (; k < n && ((uintptr_t)(d + k) & 31); k++)
-        d[k] = ((float)s[(ptrdiff_t)k * step] / 255.0f - mean) / std;
-    for (; k + 8 <= n; k += 8) {
-        __m128i b;
-        if (step > 0)
-            b = _mm_loadl_epi64((const __m128i *)(const void *)(s + k));
-        else /* bytes s[-k-7] .. s[-k], in reverse */
-            b = _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(s - k - 7)), reverse);
-        __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b));
-        x = _mm256_div_ps(_mm256_sub_ps(_mm256_div_ps(x, k255), m), sd);
-        if (stream)
-            _mm256_stream_ps(d + k, x);
-        else
-            _mm256_store_ps(d + k, x);
-    }
-    for (; k < n; k++)
-        d[k] = ((float)s[(ptrdiff_t)k * step] / 255.0f - mean) / std;
-}
-
-/* 1 when the CPU has AVX2 and the vector expression gives every table entry of CV bit for bit. */
-static int arith_exact(const backend_conv *cv)
-{
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2"))
-        return 0;
-    uint8_t v[256];
-    float got[256] __attribute__((aligned(32)));
-    for (int i = 0; i < 256; i++)
-        v[i] = (uint8_t)i;
-    for (size_t c = 0; c < cv->C; c++) {
-        arith_run_avx2(cv->mean[c], cv->std[c], v, 1, got, 256, 0);
-        if (memcmp(got, cv->t32[c], sizeof got) != 0)
-            return 0;
-    }
-    return 1;
-}
-#endif
 
 /* A contiguous output run of N elements of channel CH from source step IS. J->stream (whole planes
  * only: mixing non-temporal and ordinary stores in one cache line, as padded rows would, is slow):
@@ -120,14 +70,7 @@ static int arith_exact(const backend_conv *cv)
 static void contig_uint32_t(const image_job *j, int ch, const uint32_t *restrict t, const uint8_t *restrict s,
                             ptrdiff_t is, uint32_t *restrict d, size_t n)
 {
-#ifdef HAVE_AVX2_PATH
-    if (j->cv->arith && (is == 1 || is == -1)) {
-        arith_run_avx2(j->cv->mean[ch], j->cv->std[ch], s, is, (float *)(void *)d, n, j->stream);
-        return;
-    }
-#else
     (void)ch;
-#endif
     if (j->stream && is == 1)
         stream_run32(t, s, d, n);
     else if (is == 1)
@@ -186,12 +129,6 @@ DEFINE_CONTIG(uint8_t)
                         T *out, size_t n)                                                             \
     {                                                                                                 \
         ptrdiff_t is = step * j->in.x, os = j->out.x;                                                 \
-        if (j->cv->arith && os == 1 && (is == 1 || is == -1)) { /* float32 NCHW from NCHW: AVX2 */   \
-            for (size_t c = 0; c < j->C; c++)                                                         \
-                contig_##T(j, (int)c, tab[c], in + (ptrdiff_t)c * j->in.c, is,                        \
-                           out + (ptrdiff_t)c * j->out.c, n);                                         \
-            return;                                                                                   \
-        }                                                                                             \
         if (j->C == 3 && is != 1) { /* RGB from NHWC or flipped: one pass, three output streams */    \
             ptrdiff_t ic = j->in.c;                                                                   \
             T *d0 = out, *d1 = out + j->out.c, *d2 = out + 2 * j->out.c;                              \
@@ -277,9 +214,7 @@ void h5pack_backend_conv_init(backend_conv *cv, const backend_params *p)
     memcpy(cv->t32, f32, sizeof f32);
     memcpy(cv->mean, p->mean, sizeof cv->mean);
     memcpy(cv->std, p->std, sizeof cv->std);
-#ifdef HAVE_AVX2_PATH
-    cv->arith = p->dtype == H5PACK_DTYPE_FLOAT32 && arith_exact(cv);
-#endif
+    h5pack_conv_avx2_prepare(cv);
 }
 
 void h5pack_backend_conv_image(const backend_conv *cv, const uint8_t *src, void *out, size_t i, uint64_t key)
@@ -289,7 +224,10 @@ void h5pack_backend_conv_image(const backend_conv *cv, const uint8_t *src, void 
     j.draw = aug_draw_for(key, i, cv->flip, cv->pad);
     j.stream = cv->stream && cv->same_layout && !j.draw.flip && cv->pad == 0; /* whole planes only */
     void *dst = (uint8_t *)out + i * cv->out_bytes;
-    if (cv->raw && cv->same_layout)
+    if (cv->dtype == H5PACK_DTYPE_FLOAT32 && cv->simd.mode != H5PACK_CONV_SCALAR) {
+        h5pack_conv_avx2_image(cv, j.draw, src, dst, cv->stream);
+        j.stream = cv->stream; /* every line of the image, head and tail blocks aside */
+    } else if (cv->raw && cv->same_layout)
         memcpy(dst, src, cv->in_bytes);
     else if (cv->dtype == H5PACK_DTYPE_FLOAT32)
         image_uint32_t(&j, (const uint32_t(*)[256])cv->t32, src, dst);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "backend_convert_avx2.h"
 
 /* Element strides of one image in a layout: x step, channel step, row step. */
 typedef struct backend_strides {
@@ -34,7 +35,7 @@ typedef struct backend_conv {
     int raw;          /* uint8 output: the raw pixels, no normalisation or augmentation (h5pack.h) */
     int flip, pad;    /* random flip on, crop padding (0 for raw output) */
     int stream;       /* float32 runs are written with non-temporal stores (the batch outgrows caches) */
-    int arith;        /* float32: step-1 runs compute the table's expression with AVX2 (checked exact) */
+    conv_avx2_plan simd; /* float32: the AVX2 kernel's constants and mode (backend_convert_avx2.h) */
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     size_t in_bytes, out_bytes; /* one stored image; one output image at the largest output size */
 } backend_conv;

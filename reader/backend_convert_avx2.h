@@ -1,0 +1,48 @@
+/* backend_convert_avx2.h - the float32 image conversion with AVX2 for every layout pair (NCHW or NHWC
+ * stored, NCHW or NHWC delivered), flipped or not, padded or not (backend_convert.h's conversion, same
+ * bytes as its table loops).
+ *
+ * Eight output pixels at a time: their 8 x C stored bytes are loaded (one load per plane from NCHW, one
+ * or two from NHWC), reordered with two byte shuffles per 16 output bytes into output order (channel
+ * planes for NCHW, interleaved for NHWC; pixel order reversed when flipped), widened to 8 lanes and
+ * converted, either by the table's own expression ((float)v / 255 - mean) / std with per-lane mean and
+ * std (correctly rounded in every lane, so the table's bits; checked for all 256 inputs per channel at
+ * prepare) or, where that check fails, by eight scalar table lookups (vpgatherdd measured slower on
+ * Zen 3). Each contiguous output run (a plane of NCHW output, the whole image of NHWC output) goes
+ * through a "sink" that rotates the vectors onto 32-byte boundaries, so rows of any width, padding and
+ * flips are all written with whole aligned stores (non-temporal for large batches: no line is read for
+ * ownership); only the first and last block of a run use a masked store. NCHW from NCHW is written one
+ * plane at a time (one stream in, one out: measured faster); the other pairs all planes at once. */
+#ifndef H5PACK_READER_BACKEND_CONVERT_AVX2_H
+#define H5PACK_READER_BACKEND_CONVERT_AVX2_H
+
+#include <stdint.h>
+
+#include "augment.h"
+
+struct backend_conv;
+
+/* How float32 images are converted (backend_conv.simd.mode; tests may lower it to compare). */
+enum { H5PACK_CONV_SCALAR = 0, H5PACK_CONV_TABLE = 1, H5PACK_CONV_ARITH = 2 };
+
+/* The vector kernel's constants for one conversion. Output group g (g < C) is the g-th 8-lane vector of
+ * an 8-pixel block: channel g's 8 pixels (NCHW output) or interleaved elements 8g..8g+7 (NHWC). */
+typedef struct conv_avx2_plan {
+    uint8_t shuf[2][2][2][16] __attribute__((aligned(16))); /* [flip][output half][input half] */
+    float mean[4][8], std[4][8]; /* per group and lane: that lane's channel's normalisation */
+    uint32_t pad[4][8];          /* per group and lane: the padding's value (table[c][0]) */
+    int mode;                    /* H5PACK_CONV_* */
+} conv_avx2_plan;
+
+/* 1 when the CPU can run the AVX2 kernel. */
+int h5pack_conv_avx2_supported(void);
+
+/* Fills cv->simd for the prepared float32 conversion CV (tables, geometry and layouts set): mode
+ * ARITH where the vector expression gives the table bit for bit, else TABLE; SCALAR without AVX2. */
+void h5pack_conv_avx2_prepare(struct backend_conv *cv);
+
+/* Converts one stored image SRC into DST (its place in the batch) under draw D, with cv->simd.mode
+ * TABLE or ARITH; STREAM: non-temporal stores (the caller fences). */
+void h5pack_conv_avx2_image(const struct backend_conv *cv, aug_draw d, const uint8_t *src, float *dst, int stream);
+
+#endif
