@@ -86,7 +86,8 @@ static void kernel_case(const kcase *k, int avx2)
     cv.stream = k->stream;
     CHECK_EQ_INT(cv.simd.mode, avx2 ? H5PACK_CONV_ARITH : H5PACK_CONV_SCALAR);
     size_t img = cv.in_bytes, fl = (size_t)k->C * k->H * k->W;
-    uint8_t *src = malloc(N * img), *buf = aligned_alloc(64, 2 * GUARD + 64 + N * cv.out_bytes + 64);
+    size_t buf_bytes = (2 * GUARD + 64 + N * cv.out_bytes + 63) / 64 * 64; /* aligned_alloc: a multiple */
+    uint8_t *src = malloc(N * img), *buf = aligned_alloc(64, buf_bytes);
     float *want = malloc(fl * sizeof *want);
     CHECK(src && buf && want);
     uint64_t seed = 0x9E3779B97F4A7C15ull * (k->C * 1000003u + k->W * 131u + k->H);
