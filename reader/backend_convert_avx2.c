@@ -52,23 +52,34 @@ INLINE void sink_init(sink *s, float *run, int stream)
     sink_set_p(s, r);
 }
 
+/* Stores the next block (not the run's first, when HEAD is set). */
+INLINE void sink_store(sink *s, __m256 v)
+{
+    if (s->stream)
+        _mm256_stream_ps(s->dst, v);
+    else
+        _mm256_store_ps(s->dst, v);
+    s->dst += 8;
+}
+
 INLINE void sink_emit(sink *s, __m256 v)
 {
     if (__builtin_expect(s->head != 0, 0)) { /* the run's first block: only its own lanes */
         _mm256_maskstore_ps(s->dst, _mm256_xor_si256(low_mask(s->head), _mm256_set1_epi32(-1)), v);
-        s->head = 0;
-    } else if (s->stream) {
-        _mm256_stream_ps(s->dst, v);
-    } else {
-        _mm256_store_ps(s->dst, v);
+        s->head = 0, s->dst += 8;
+        return;
     }
-    s->dst += 8;
+    sink_store(s, v);
 }
 
 /* Appends lanes 0..N-1 of V (1 <= N <= 8) to the run: V rotated up by P lanes completes the pending
  * block (stored) and its upper lanes start the next one. */
 INLINE void sink_push(sink *s, __m256 v, int n)
 {
+    if (__builtin_expect(n == 8 && s->p == 0, 1)) { /* aligned: V is the block (P 0: not the first) */
+        sink_store(s, v);
+        return;
+    }
     __m256 rv = _mm256_permutevar8x32_ps(v, s->rot);
     __m256 out = _mm256_blendv_ps(rv, s->acc, _mm256_castsi256_ps(s->low));
     if (__builtin_expect(n == 8, 1)) { /* P unchanged */
@@ -116,16 +127,22 @@ INLINE __m256 convert8(const img_job *j, __m128i b, int g, const int C, const in
     return _mm256_div_ps(x, _mm256_loadu_ps(j->pl->std[g]));
 }
 
+/* V with its last M lanes moved down to lanes 0..M-1 (LAST = M), or V (LAST 0). */
+INLINE __m256 last8(int last, __m256 v)
+{
+    return last ? _mm256_permutevar8x32_ps(v, _mm256_load_si256((const __m256i *)(const void *)ROT[last])) : v;
+}
+
 /* Sends group G's vector V of a block of M pixels to its run. */
-INLINE void put_group(img_job *j, __m256 v, int g, int m, const int C, const int nhwc_out)
+INLINE void put_group(sink *sk, __m256 v, int g, int m, const int C, const int nhwc_out)
 {
     if (!nhwc_out) {
-        sink_push(&j->sk[g], v, m);
+        sink_push(&sk[g], v, m);
         return;
     }
     int n = m * C - 8 * g;
     if (n > 0)
-        sink_push(&j->sk[0], v, n > 8 ? 8 : n);
+        sink_push(&sk[0], v, n > 8 ? 8 : n);
 }
 
 /* The 16 bytes of output half H of a block (lo, hi: its stored bytes as loaded). */
@@ -137,16 +154,16 @@ INLINE __m128i reorder(const img_job *j, __m128i lo, __m128i hi, int h)
 }
 
 /* M (1..8) output pixels from the block of 8 stored pixels starting at BASE (the lowest address; in
- * reverse order when flipped), its planes PS bytes apart (NCHW). ONLY >= 0 (NCHW output): that
- * channel's group alone (the image is written one plane at a time: one output stream). */
-INLINE void block(img_job *j, const uint8_t *base, ptrdiff_t ps, int m, const int C, const int nhwc_in,
-                  const int nhwc_out, const int only)
+ * reverse order when flipped), its planes PS bytes apart (NCHW): the first M, or with LAST (NCHW
+ * output) the last M. ONLY >= 0 (NCHW output): that channel's group alone (one plane at a time). */
+INLINE void block(const img_job *j, sink *sk, const uint8_t *base, ptrdiff_t ps, int m, const int C, const int nhwc_in,
+                  const int nhwc_out, const int only, const int last)
 {
     __m128i lo, hi = _mm_setzero_si128(), o0, o1 = _mm_setzero_si128();
     if (!nhwc_in && only >= 0) { /* one plane: its 8 bytes, reversed when flipped */
         lo = _mm_loadl_epi64((const __m128i *)(const void *)(base + only * ps));
         o0 = j->d.flip ? _mm_shuffle_epi8(lo, _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 8, 9, 10, 11, 12, 13, 14, 15)) : lo;
-        put_group(j, convert8(j, o0, only, C, nhwc_out), only, m, C, nhwc_out);
+        put_group(sk, last8(last, convert8(j, o0, only, C, nhwc_out)), only, m, C, nhwc_out);
         return;
     }
     if (nhwc_in) {
@@ -166,8 +183,8 @@ INLINE void block(img_job *j, const uint8_t *base, ptrdiff_t ps, int m, const in
     }
     if (only >= 0) { /* NHWC stored, one NCHW plane */
         o0 = reorder(j, lo, hi, only / 2);
-        put_group(j, convert8(j, only % 2 ? _mm_unpackhi_epi64(o0, o0) : o0, only, C, nhwc_out), only, m, C,
-                  nhwc_out);
+        o0 = only % 2 ? _mm_unpackhi_epi64(o0, o0) : o0;
+        put_group(sk, last8(last, convert8(j, o0, only, C, nhwc_out)), only, m, C, nhwc_out);
         return;
     }
     if (nhwc_in == nhwc_out && !j->d.flip) {
@@ -177,49 +194,70 @@ INLINE void block(img_job *j, const uint8_t *base, ptrdiff_t ps, int m, const in
         if (C > 2)
             o1 = reorder(j, lo, hi, 1);
     }
-    put_group(j, convert8(j, o0, 0, C, nhwc_out), 0, m, C, nhwc_out);
+    put_group(sk, last8(last, convert8(j, o0, 0, C, nhwc_out)), 0, m, C, nhwc_out);
     if (C > 1)
-        put_group(j, convert8(j, _mm_unpackhi_epi64(o0, o0), 1, C, nhwc_out), 1, m, C, nhwc_out);
+        put_group(sk, last8(last, convert8(j, _mm_unpackhi_epi64(o0, o0), 1, C, nhwc_out)), 1, m, C, nhwc_out);
     if (C > 2)
-        put_group(j, convert8(j, o1, 2, C, nhwc_out), 2, m, C, nhwc_out);
+        put_group(sk, last8(last, convert8(j, o1, 2, C, nhwc_out)), 2, m, C, nhwc_out);
     if (C > 3)
-        put_group(j, convert8(j, _mm_unpackhi_epi64(o1, o1), 3, C, nhwc_out), 3, m, C, nhwc_out);
+        put_group(sk, last8(last, convert8(j, _mm_unpackhi_epi64(o1, o1), 3, C, nhwc_out)), 3, m, C, nhwc_out);
 }
 
-/* N output pixels whose stored pixels are consecutive from SRC (step +1 pixel, -1 when flipped). The
- * last N % 8 are copied into a local block first: no load reaches past the row. */
-INLINE void run(img_job *j, const uint8_t *src, int n, const int C, const int nhwc_in, const int nhwc_out,
-                const int only)
+/* The last M (< 8) pixels of a run, from SRC on: copied into a local block first, so that no load
+ * reaches past the row. */
+INLINE void tail(const img_job *j, sink *sk, const uint8_t *src, int m, const int C, const int nhwc_in,
+                 const int nhwc_out, const int only)
 {
-    ptrdiff_t xs = j->xs, step = j->d.flip ? -xs : xs;
-    int k = 0;
-    if (j->d.flip)
-        for (; k + 8 <= n; k += 8)
-            block(j, src - (ptrdiff_t)(k + 7) * xs, j->ps, 8, C, nhwc_in, nhwc_out, only);
-    else
-        for (; k + 8 <= n; k += 8)
-            block(j, src + (ptrdiff_t)k * xs, j->ps, 8, C, nhwc_in, nhwc_out, only);
-    int m = n - k;
-    if (m == 0)
-        return;
+    ptrdiff_t step = j->d.flip ? -j->xs : j->xs;
     uint8_t tmp[32] __attribute__((aligned(16))) = {0};
     for (int q = 0; q < m; q++) {
         int at = j->d.flip ? 7 - q : q; /* the pixel's place in the block */
-        const uint8_t *px = src + (ptrdiff_t)(k + q) * step;
+        const uint8_t *px = src + (ptrdiff_t)q * step;
         for (int c = 0; c < C; c++)
             if (only < 0 || c == only || nhwc_in)
                 tmp[nhwc_in ? at * C + c : c * 8 + at] = px[nhwc_in ? c : c * j->ps];
     }
-    block(j, tmp, 8, m, C, nhwc_in, nhwc_out, only); /* the local block's planes follow each other at 8 bytes */
+    block(j, sk, tmp, 8, m, C, nhwc_in, nhwc_out, only, 0); /* the local block's planes follow each other at 8 bytes */
+}
+
+/* N output pixels whose stored pixels are consecutive from SRC (step +1 pixel, -1 when flipped). */
+INLINE void run(img_job *j, const uint8_t *src, int n, const int C, const int nhwc_in, const int nhwc_out,
+                const int only)
+{
+    ptrdiff_t xs = j->xs, step = j->d.flip ? -xs : xs;
+    sink sk[4]; /* a local copy of the runs written (kept in registers through the loop) */
+    const int g0 = only >= 0 ? only : 0, g1 = only >= 0 ? only + 1 : (nhwc_out ? 1 : C);
+    for (int g = g0; g < g1; g++)
+        sk[g] = j->sk[g];
+    int k = 0;
+    if (only >= 0 && n >= 16 && sk[only].p != 0) { /* a first partial block aligns the plane's blocks */
+        k = 8 - sk[only].p;
+        block(j, sk, j->d.flip ? src - 7 * xs : src, j->ps, k, C, nhwc_in, nhwc_out, only, 0);
+    }
+    if (j->d.flip)
+        for (; k + 8 <= n; k += 8)
+            block(j, sk, src - (ptrdiff_t)(k + 7) * xs, j->ps, 8, C, nhwc_in, nhwc_out, only, 0);
+    else
+        for (; k + 8 <= n; k += 8)
+            block(j, sk, src + (ptrdiff_t)k * xs, j->ps, 8, C, nhwc_in, nhwc_out, only, 0);
+    int m = n - k;
+    if (m > 0 && !nhwc_out && n >= 8) /* NCHW output: the row's last 8 pixels, the last M of them kept */
+        block(j, sk, j->d.flip ? src - (ptrdiff_t)(n - 1) * xs : src + (ptrdiff_t)(n - 8) * xs, j->ps, m, C, nhwc_in,
+              nhwc_out, only, m);
+    else if (m > 0)
+        tail(j, sk, src + (ptrdiff_t)k * step, m, C, nhwc_in, nhwc_out, only);
+    for (int g = g0; g < g1; g++)
+        j->sk[g] = sk[g];
 }
 
 /* N padding pixels. */
 INLINE void fill(img_job *j, int n, const int C, const int nhwc_out, const int only)
 {
+    sink *sk = j->sk;
     for (int k = 0; k < n; k += 8) {
         int m = n - k < 8 ? n - k : 8;
         for (int g = only < 0 ? 0 : only; g < (only < 0 ? C : only + 1); g++)
-            put_group(j, _mm256_loadu_ps((const float *)(const void *)j->pl->pad[g]), g, m, C, nhwc_out);
+            put_group(sk, _mm256_loadu_ps((const float *)(const void *)j->pl->pad[g]), g, m, C, nhwc_out);
     }
 }
 
