@@ -16,7 +16,7 @@ void usage_main(FILE *f)
             "  simulate FILE   replay the reader's chunk accesses under several cache sizes, orders,\n"
             "                  policies (belady = h5pack, lru, hdf5 = what h5py gets) and what-if chunk\n"
             "                  sizes, without reading data\n"
-            "  plot FILE.csv -o OUT.svg   draw a reader timeline (H5PACK_TIMELINE, run --timeline)\n\n"
+            "  plot FILE.csv -o OUT.svg|OUT.png   draw a reader timeline (H5PACK_TIMELINE, run --timeline)\n\n"
             "  h5pack-stats COMMAND --help   options of a command\n"
             "  h5pack-stats --version\n"
             "sizes take suffixes: 512k, 64M, 1G, 1GiB (binary units).\n");
@@ -59,11 +59,12 @@ void usage_run(FILE *f)
 
 void usage_plot(FILE *f)
 {
-    fprintf(f, "usage: h5pack-stats plot FILE.csv -o OUT.svg\n"
+    fprintf(f, "usage: h5pack-stats plot FILE.csv -o OUT.svg|OUT.png\n"
                "Draws a reader timeline (written by any reader with H5PACK_TIMELINE=FILE.csv, or by run\n"
                "--timeline) over time: samples/s; MB/s read and delivered; stall fraction, hit rate and GPU\n"
                "idle fraction.\n"
-               "  -o, --output OUT.svg   the plot (SVG)\n");
+               "  -o, --output FILE      the plot: SVG for FILE.svg, PNG (1800 x 1380 pixels) for FILE.png\n"
+               "                         (extension in any case)\n");
 }
 
 void usage_simulate(FILE *f)
