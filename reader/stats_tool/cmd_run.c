@@ -1,6 +1,8 @@
 /* cmd_run.c - `h5pack-stats run FILE ...`: streams the file through the real reader (public API only)
  * and reports per epoch and in total what it did, plus advice. --timeline is the library's own timeline
- * (h5pack_config.timeline_path, docs/stats.md "Timeline"): one CSV format for this tool and any training run. */
+ * (h5pack_config.timeline_path, docs/stats.md "Timeline"): one CSV format for this tool and any training run.
+ * Augmentation and echo-mode options (augment_opts.c) are the Python Loader's; a failed library call
+ * ends the run with its message and no figures. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

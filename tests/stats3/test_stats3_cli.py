@@ -55,8 +55,8 @@ def make_file(tmp):
         os.makedirs(d, exist_ok=True)
         Image.new("RGB", (W, H), (k * 6 % 256, 255 - k * 5, (k * 37) % 256)).save(os.path.join(d, f"{k:03d}.png"))
     out = os.path.join(tmp, "f.h5")
-    p = subprocess.run([CONVERTER, "--chunk", str(BATCH), "--batch", str(BATCH), "-j", "2", src, out], capture_output=True,
-                       text=True, timeout=120)
+    p = subprocess.run([CONVERTER, "--chunk", str(BATCH), "--batch", str(BATCH), "-j", "2", src, out],
+                       capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         print(f"converter failed: {p.stderr}")
         sys.exit(1)
