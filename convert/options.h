@@ -36,12 +36,13 @@ typedef struct pack_options {
     int force;                /* --force: overwrite an existing OUT */
     uint64_t max_pixels;      /* --max-pixels, default PACK_DEFAULT_MAX_PIXELS */
     const char *labels_csv;   /* --labels FILE.csv: per-image labels from a CSV (NULL: class folders) */
+    int jpeg_dct;             /* --jpeg-scale exact (default, 0) | dct (1): JPEG DCT scaling for --size */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
         NULL, NULL, 0, 0, RESIZE_CROP, 3, 0, 0, 0, 0, PACK_DEFAULT_BATCH, COMPRESS_NONE,                \
-            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL                       \
+            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0                    \
     }
 
 typedef enum options_result {
