@@ -220,6 +220,38 @@ INLINE void tail(const img_job *j, sink *sk, const uint8_t *src, int m, const in
     block(j, sk, tmp, 8, m, C, nhwc_in, nhwc_out, only, 0); /* the local block's planes follow each other at 8 bytes */
 }
 
+/* NCHW from NCHW, the plane's blocks aligned (P 0): pixels K.. of the run from plane pointer P (group
+ * G) as whole blocks in the tightest loop (convert8's expression, no sink bookkeeping: the previous
+ * kernel's loop); returns the next pixel. */
+#define PLANE_LOOP(LOAD, STORE)                                                                          \
+    for (; k + 8 <= n; k += 8, d += 8) {                                                                 \
+        __m256 x = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(LOAD)), k255);                  \
+        STORE(d, _mm256_div_ps(_mm256_sub_ps(x, mean), std));                                            \
+    }
+#define FLIPPED_LOAD _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(p - k - 7)), rev)
+#define PLAIN_LOAD _mm_loadl_epi64((const __m128i *)(const void *)(p + k))
+
+INLINE int plane_run(const img_job *j, sink *s, const uint8_t *p, int g, int k, int n)
+{
+    const __m256 k255 = _mm256_set1_ps(255.0f);
+    const __m256 mean = _mm256_loadu_ps(j->pl->mean[g]), std = _mm256_loadu_ps(j->pl->std[g]);
+    const __m128i rev = _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 8, 9, 10, 11, 12, 13, 14, 15);
+    float *d = s->dst;
+    if (j->d.flip && s->stream)
+        PLANE_LOOP(FLIPPED_LOAD, _mm256_stream_ps)
+    else if (j->d.flip)
+        PLANE_LOOP(FLIPPED_LOAD, _mm256_store_ps)
+    else if (s->stream)
+        PLANE_LOOP(PLAIN_LOAD, _mm256_stream_ps)
+    else
+        PLANE_LOOP(PLAIN_LOAD, _mm256_store_ps)
+    s->dst = d;
+    return k;
+}
+#undef PLANE_LOOP
+#undef FLIPPED_LOAD
+#undef PLAIN_LOAD
+
 /* N output pixels whose stored pixels are consecutive from SRC (step +1 pixel, -1 when flipped). */
 INLINE void run(img_job *j, const uint8_t *src, int n, const int C, const int nhwc_in, const int nhwc_out,
                 const int only)
@@ -234,6 +266,8 @@ INLINE void run(img_job *j, const uint8_t *src, int n, const int C, const int nh
         k = 8 - sk[only].p;
         block(j, sk, j->d.flip ? src - 7 * xs : src, j->ps, k, C, nhwc_in, nhwc_out, only, 0);
     }
+    if (!nhwc_in && only >= 0 && sk[only].p == 0 && j->pl->mode == H5PACK_CONV_ARITH)
+        k = plane_run(j, &sk[only], src + only * j->ps, only, k, n);
     if (j->d.flip)
         for (; k + 8 <= n; k += 8)
             block(j, sk, src - (ptrdiff_t)(k + 7) * xs, j->ps, 8, C, nhwc_in, nhwc_out, only, 0);
