@@ -7,12 +7,14 @@
  * planes for NCHW, interleaved for NHWC; pixel order reversed when flipped), widened to 8 lanes and
  * converted, either by the table's own expression ((float)v / 255 - mean) / std with per-lane mean and
  * std (correctly rounded in every lane, so the table's bits; checked for all 256 inputs per channel at
- * prepare) or, where that check fails, by eight scalar table lookups (vpgatherdd measured slower on
- * Zen 3). Each contiguous output run (a plane of NCHW output, the whole image of NHWC output) goes
- * through a "sink" that rotates the vectors onto 32-byte boundaries, so rows of any width, padding and
- * flips are all written with whole aligned stores (non-temporal for large batches: no line is read for
- * ownership); only the first and last block of a run use a masked store. NCHW from NCHW is written one
- * plane at a time (one stream in, one out: measured faster); the other pairs all planes at once. */
+ * prepare) or, where that check fails, by eight scalar table lookups (those and vpgatherdd both
+ * measured slower than the expression on Zen 3). Each contiguous output run (a plane of NCHW output,
+ * the whole image of NHWC output) goes through a "sink" that rotates the vectors onto 32-byte
+ * boundaries, so rows of any width, padding and flips are all written with whole aligned stores
+ * (non-temporal for large batches: no line is read for ownership); only the first and last block of a
+ * run use a masked store. Without flip or padding the whole image is one run. NCHW from NCHW is written
+ * one plane at a time in the previous kernel's tight loop (one stream in, one out: measured faster); the
+ * other pairs write all planes at once. */
 #ifndef H5PACK_READER_BACKEND_CONVERT_AVX2_H
 #define H5PACK_READER_BACKEND_CONVERT_AVX2_H
 
