@@ -160,7 +160,9 @@ static int grow_rows(label_table *t, size_t *cap)
 {
     if (t->n_rows < *cap)
         return 0;
-    size_t c = *cap ? *cap * 2 : 1024;
+    size_t c = *cap ? *cap * 2 : t->n_columns <= 64 ? 1024 : 16; /* a wide table starts small */
+    if (c > SIZE_MAX / sizeof(label_value) / t->n_columns)
+        return -1;
     char **keys = realloc(t->keys, c * sizeof *keys);
     if (keys)
         t->keys = keys;
