@@ -1,8 +1,9 @@
 /* decode_jpeg.c - JPEG bytes -> RGB or gray pixels with libjpeg-turbo's TurboJPEG API (2.1: tj* calls).
  *
  * - The header is read first and width*height checked against max_pixels before any allocation.
- * - DCT scaling (M/8) when a target size is given: the smallest scale whose result still needs
- *   downscaling (never upscaling) to reach the target, so the resizer always filters down.
+ * - Full-size decode by default, so decode + fit gives PIL's pixels exactly. With dct_scaling (--jpeg-scale
+ *   dct) and a target size: DCT scaling (M/8), the smallest scale whose result still needs downscaling
+ *   (never upscaling) to reach the target, so the resizer always filters down.
  * - Progressive files with more than 500 scans are rejected (TJFLAG_LIMITSCANS): a known CPU bomb.
  * - CMYK/YCCK: decoded to CMYK and converted like PIL (Adobe inverted CMYK: R = C*K/255, ...).
  * - Warnings: libjpeg recovers from many damaged streams and TurboJPEG then returns -1 with a warning.
@@ -59,11 +60,12 @@ static image_status tj_failure(tjhandle tj, const char *stage, char *why, size_t
     return IMAGE_CORRUPT;
 }
 
-/* The smallest DCT scale M/8 (M <= 8) whose output still needs no upscaling to reach the target. */
+/* With dct_scaling: the smallest DCT scale M/8 (M <= 8) whose output still needs no upscaling to reach
+ * the target. Without: 8/8, the full-size decode PIL does. */
 static tjscalingfactor pick_scale(int w, int h, const decode_opts *o)
 {
     tjscalingfactor best = {1, 1};
-    if (!o->target_h || !o->target_w)
+    if (!o->dct_scaling || !o->target_h || !o->target_w)
         return best;
     int n = 0;
     const tjscalingfactor *sf = tjGetScalingFactors(&n);

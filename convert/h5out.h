@@ -41,6 +41,7 @@ typedef struct h5out_metadata {
     const char *const *filenames; /* n */
     const skip_list *skipped;
     const char *resize_mode;     /* "crop", "stretch", "pad", "none" */
+    const char *jpeg_scale;      /* "exact", "dct" (--jpeg-scale), "none" (no --size) */
     double mean[3], std[3];
     int64_t chunk_images, chunk_target_bytes, batch_size, seed;
     const char *chunk_reason;

@@ -42,13 +42,17 @@ typedef struct decode_opts {
     resize_mode mode;      /* with the target: lets JPEG use DCT scaling (M/8) while the scaled image
                               still needs downscaling (never upscaling) to reach the target */
     uint64_t max_pixels;   /* reject width*height above this before allocating */
+    int dct_scaling;       /* 1: a JPEG may be decoded at a reduced M/8 scale for the target (--jpeg-scale
+                              dct: faster for sources several times the target, pixels close to PIL's);
+                              0 (default): full-size decode, so decode + fit equals PIL's exactly */
 } decode_opts;
 
 /* Decodes DATA (LEN bytes) into *out (caller frees with image_free). On failure returns the status and
  * writes a one-line reason (decoder's message included) into WHY. EXIF orientation is NOT applied (as
  * PIL's Image.open and torchvision's ImageFolder do not): documented in docs/images.md. Alpha is
- * composited on black, CMYK/YCCK JPEG become RGB, 16-bit PNG keeps the high byte. With a target, a JPEG
- * may come back DCT-scaled (never below what the target needs): call image_fit() afterwards. */
+ * composited on black, CMYK/YCCK JPEG become RGB, 16-bit PNG keeps the high byte. With a target and
+ * dct_scaling, a JPEG may come back DCT-scaled (never below what the target needs): call image_fit()
+ * afterwards. */
 image_status image_decode(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
                           size_t why_len);
 

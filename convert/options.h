@@ -36,6 +36,7 @@ typedef struct pack_options {
     int force;                /* --force: overwrite an existing OUT */
     uint64_t max_pixels;      /* --max-pixels, default PACK_DEFAULT_MAX_PIXELS */
     const char *labels_csv;   /* --labels FILE.csv: per-image labels from a CSV (NULL: class folders) */
+    int jpeg_dct;             /* --jpeg-scale exact (default, 0) | dct (1): JPEG DCT scaling for --size */
     char labels_sep;          /* --labels-sep: ',' ';' '\t' or ' ' (runs of blanks); 0: by file name */
     uint64_t labels_skip;     /* --labels-skip N: lines above the header */
 } pack_options;
@@ -43,7 +44,7 @@ typedef struct pack_options {
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
         NULL, NULL, 0, 0, RESIZE_CROP, 3, 0, 0, 0, 0, PACK_DEFAULT_BATCH, COMPRESS_NONE,                \
-            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0, 0                 \
+            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0, 0, 0          \
     }
 
 typedef enum options_result {

@@ -177,6 +177,7 @@ static int setup_geometry(pack_ctx *c, char *err, size_t len)
     c->job.opts.target_w = o->width;
     c->job.opts.mode = o->resize;
     c->job.opts.max_pixels = o->max_pixels;
+    c->job.opts.dct_scaling = o->jpeg_dct;
     c->job.channels = o->channels;
     c->job.nhwc = o->layout_nhwc;
     c->job.height = o->height;
@@ -310,6 +311,7 @@ static int write_metadata(pack_ctx *c, char *err, size_t len)
     h5out_metadata m = {n, c->rep->has_classes, labels, (const char *const *)c->scan.classes,
                         (uint32_t)c->scan.n_classes, names, &c->rep->skipped,
                         c->o->height ? resize_mode_name(c->o->resize) : "none",
+                        !c->o->height ? "none" : c->o->jpeg_dct ? "dct" : "exact",
                         {0}, {0}, (int64_t)c->chunk.images, (int64_t)c->chunk.target_bytes,
                         (int64_t)c->o->batch, (int64_t)c->o->seed, c->chunk.reason, compression,
                         c->o->checksum, !c->o->keep_order, NULL};

@@ -25,9 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     decode_opts o = {.channels = (sel & 1) ? 1 : 3, .mode = (resize_mode)((sel >> 1) % 3),
                      .max_pixels = FUZZ_MAX_PIXELS};
     uint32_t th = 1 + ((sel >> 3) & 63) * 3, tw = 1 + ((sel >> 9) & 63) * 3;
-    if (sel & 4) { /* target known to the decoder: JPEG may use DCT scaling */
+    if (sel & 4) { /* target known to the decoder: JPEG may use DCT scaling (or decode at full size) */
         o.target_h = th;
         o.target_w = tw;
+        o.dct_scaling = !(sel & (1u << 15));
     }
     image_u8 img;
     char why[512];

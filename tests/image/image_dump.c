@@ -54,8 +54,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    o.target_h = dct ? th : 0;
-    o.target_w = dct ? tw : 0;
+    o.target_h = th;
+    o.target_w = tw;
+    o.dct_scaling = dct;
     char why[512] = "";
     image_u8 img = {0}, fitted = {0};
     image_status st = image_load(argv[1], &o, &img, why, sizeof why);

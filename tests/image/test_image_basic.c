@@ -153,6 +153,7 @@ static void test_dct_scale_choice(void)
         o.target_h = cases[i].th;
         o.target_w = cases[i].tw;
         o.mode = cases[i].mode;
+        o.dct_scaling = 1;
         image_u8 img = decode_ok(&b, &o);
         printf("DCT scale: 1024x768 -> %ux%u mode %d decoded at %ux%u\n", cases[i].tw, cases[i].th, (int)cases[i].mode,
                img.width, img.height);
@@ -160,6 +161,13 @@ static void test_dct_scale_choice(void)
         CHECK_EQ_INT(img.height, cases[i].want_h);
         image_free(&img);
     }
+    /* Without dct_scaling (the converter's default, --jpeg-scale exact) a target never scales the decode. */
+    decode_opts exact = default_opts();
+    exact.target_h = exact.target_w = 96;
+    image_u8 full = decode_ok(&b, &exact);
+    CHECK_EQ_INT(full.width, 1024);
+    CHECK_EQ_INT(full.height, 768);
+    image_free(&full);
     free(b.data);
     /* PNG has no DCT scaling: always full size. */
     blob p = make_png(300, 200);

@@ -32,7 +32,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VALGRIND = ["valgrind", "--tool=memcheck", "-q", "--error-exitcode=99", "--leak-check=no", "--num-callers=30"]
-TARGETS = ["32x32", "17x40", "150x90"]  # downscale (JPEG DCT scaling), odd non-square, mostly upscale
+TARGETS = ["32x32", "17x40", "150x90"]  # downscale, odd non-square, mostly upscale (full-size JPEG decodes)
 MODES = ["crop", "stretch", "pad"]
 LAYOUTS = ["nchw", "nhwc"]
 EXTRA = [  # (name, folder, options)
@@ -40,6 +40,9 @@ EXTRA = [  # (name, folder, options)
     ("chunks of 5, sorted order, gzip", "corpus", ["--size", "64x48", "--chunk", "5", "--keep-order",
                                                    "--compress", "gzip"]),
     ("no --size (full-size decode)", "uniform", ["--layout", "nhwc"]),
+    ("JPEG DCT scaling, crop", "corpus", ["--size", "32x32", "--jpeg-scale", "dct"]),
+    ("JPEG DCT scaling, pad nhwc", "corpus", ["--size", "17x40", "--resize", "pad", "--layout", "nhwc",
+                                              "--jpeg-scale", "dct"]),
 ]
 
 
