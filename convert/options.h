@@ -44,7 +44,7 @@ typedef struct pack_options {
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
         NULL, NULL, 0, 0, RESIZE_CROP, 3, 0, 0, 0, 0, PACK_DEFAULT_BATCH, COMPRESS_NONE,                \
-            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0, 0, 0          \
+            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0, 0, 0              \
     }
 
 typedef enum options_result {
