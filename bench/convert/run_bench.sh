@@ -8,7 +8,9 @@
 #             (bench_convert_decode: read + tjDecompress2 to RGB at full size; its own clock, listing the
 #             folder excluded) and (b) a durable write of as many bytes as h5pack's output
 #             (bench_convert_write: write() + fdatasync)
-#   h5pack  = h5pack -q -j THREADS, end to end (process start, scan, decode, write, fsync, rename)
+#   h5pack  = h5pack -q -j THREADS, end to end (process start, scan, decode, write, fsync, rename); JPEGs
+#             are decoded at full size (--jpeg-scale exact, the default); the large folder also shows
+#             h5pack --jpeg-scale dct and a bare decode at that DCT scale, for reference
 #   script  = pil_h5py_baseline.py with 2 processes, its file flushed with os.fsync
 # and prints h5pack/floor (goal >= 0.85) and h5pack/script (goal >= 5x) as speed ratios. CPU seconds
 # (user + system) are printed too: on a machine shared with other work the wall-clock ratio moves with
@@ -61,6 +63,7 @@ bench_set() { # NAME N WxH QUALITY SCRIPT_SIZE [H5PACK OPTIONS]
   [ -d "$src" ] || "$py" "$here/make_images.py" "$src" "$n" "$geom" "$quality" >/dev/null
   cat "$src"/*/* >/dev/null # warm the page cache
   local src_mb best_h5="" best_dec="" best_wr="" h5_cpu="" dec_cpu="" dcts="" dcts_cpu="" bytes=0 per_round=""
+  local best_dct="" dct_cpu=""
   src_mb=$(du -sm "$src" | cut -f1)
   for ((r = 1; r <= rounds; r++)); do
     local h5 dec wr
@@ -72,11 +75,17 @@ bench_set() { # NAME N WxH QUALITY SCRIPT_SIZE [H5PACK OPTIONS]
     wr=$("$write" "$dir/write-floor.tmp" "$bytes" | seconds_of)
     per_round+=$(awk -v h="${h5% *}" -v d="$dec" -v w="$wr" 'BEGIN { f = d > w ? d : w; printf " %.2f", f / h }')
     best_h5=$(min "$best_h5" "${h5% *}")
+    if [ "$script_size" != none ]; then # h5pack with JPEG DCT scaling (--jpeg-scale dct), for reference
+      local hd
+      hd=$(h5pack_run "$src" "$out" "$@" --jpeg-scale dct)
+      best_dct=$(min "$best_dct" "${hd% *}")
+      dct_cpu=$(min "$dct_cpu" "${hd#* }")
+    fi
     h5_cpu=$(min "$h5_cpu" "${h5#* }")
     best_dec=$(min "$best_dec" "$dec")
     best_wr=$(min "$best_wr" "$wr")
   done
-  if [ "$script_size" != none ]; then # the decode h5pack does (DCT-scaled to the target), for reference
+  if [ "$script_size" != none ]; then # the decode of --jpeg-scale dct (DCT-scaled to the target), for reference
     dcts=$(cpu_timed "$decode" "$src" "$threads" --scaled "$script_size" | seconds_of)
     dcts_cpu=$(cpu_of)
   fi
@@ -89,14 +98,16 @@ bench_set() { # NAME N WxH QUALITY SCRIPT_SIZE [H5PACK OPTIONS]
   echo
   echo "== $name: $n JPEG $geom (${src_mb} MB), h5pack ${*:-(no options)}, output $((bytes / 1048576)) MiB, $threads threads, best of $rounds"
   awk -v n="$n" -v h="$best_h5" -v hc="$h5_cpu" -v d="$best_dec" -v dc="$dec_cpu" -v w="$best_wr" \
-      -v s="$dcts" -v sc="$dcts_cpu" -v p="$pil" -v pc="$pil_cpu" -v b="$bytes" -v t="$threads" \
+      -v s="$dcts" -v sc="$dcts_cpu" -v hd="$best_dct" -v hdc="$dct_cpu" -v p="$pil" -v pc="$pil_cpu" -v b="$bytes" -v t="$threads" \
       -v rounds="$per_round" 'BEGIN {
     f = d > w ? d : w
     printf "%-50s %7s %10s %8s\n", "", "wall", "rate", "CPU"
     printf "%-50s %6.3fs %7.0f/s %7.2fs\n", "h5pack -j " t " (end to end, fsync included)", h, n / h, hc
     printf "%-50s %6.3fs %7.0f/s %7.2fs\n", "bare libjpeg-turbo decode, " t " threads", d, n / d, dc
+    if (hd != "")
+      printf "%-50s %6.3fs %7.0f/s %7.2fs\n", "  h5pack --jpeg-scale dct (M/8 decode), for reference", hd, n / hd, hdc
     if (s != "")
-      printf "%-50s %6.3fs %7.0f/s %7.2fs\n", "  (the same, DCT-scaled as h5pack decodes)", s, n / s, sc
+      printf "%-50s %6.3fs %7.0f/s %7.2fs\n", "  bare decode at that DCT scale, for reference", s, n / s, sc
     printf "%-50s %6.3fs %5.0f MB/s\n", "durable write of the output bytes (fdatasync)", w, b / w / 1e6
     printf "%-50s %6.3fs %7.0f/s\n", "floor = slower of decode and write", f, n / f
     printf "%-50s %6.3fs %7.0f/s %7.2fs\n", "PIL + h5py script, 2 processes, fsync", p, n / p, pc

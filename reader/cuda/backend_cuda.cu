@@ -127,6 +127,7 @@ static int cuda_submit(backend *b, int slot, backend_job job, char *err, size_t 
     int rc = check_call(cb, slot, job.count, err, err_len);
     if (rc || (rc = failed_code(cb, err, err_len)))
         return rc;
+    cuda_device_restore keep(cb->p.gpu_id);
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
     if ((rc = copy_in(cb, &cb->slots[slot], job.count, err, err_len)) || !job.convert)
         return rc;
@@ -139,6 +140,7 @@ static int cuda_resubmit(backend *b, int slot, backend_job job, char *err, size_
     int rc = check_call(cb, slot, job.count, err, err_len);
     if (rc || (rc = failed_code(cb, err, err_len)))
         return rc;
+    cuda_device_restore keep(cb->p.gpu_id);
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
     return h5pack_cuda_convert(cb, slot, job, err, err_len);
 }
@@ -154,6 +156,7 @@ static int cuda_pool_store(backend *b, int slot, size_t count, int entry, char *
                                     cb->p.pool_batches);
     cuda_slot *s = &cb->slots[slot];
     uint8_t *dst = cb->dev_pool + (size_t)entry * cb->p.batch_size * cb->in_image_bytes;
+    cuda_device_restore keep(cb->p.gpu_id);
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
     HOT_CHECK(cb, cudaStreamWaitEvent(cb->compute_stream, s->copied, 0));
     HOT_CHECK(cb, cudaMemcpyAsync(dst, s->dev_in, count * cb->in_image_bytes, cudaMemcpyDeviceToDevice,
@@ -168,6 +171,7 @@ static int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch, 
     if (rc || (rc = failed_code(cb, err, err_len)))
         return rc;
     cuda_slot *s = &cb->slots[slot];
+    cuda_device_restore keep(cb->p.gpu_id);
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
     if (cb->p.crop != AUG_CROP_NONE) { // converted before the output size changed: redo it
         uint32_t h, w;
@@ -195,6 +199,7 @@ static int cuda_release(backend *b, int slot, char *err, size_t err_len)
         return rc;
     if (!cb->user_stream)
         return H5PACK_OK; // without a stream, releasing means the caller is done with the data
+    cuda_device_restore keep(cb->p.gpu_id);
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
     HOT_CHECK(cb, cudaEventRecord(cb->slots[slot].consumed, cb->user_stream));
     return H5PACK_OK;
@@ -209,6 +214,7 @@ static void cuda_geometry(backend *b, int slot, const backend_box **boxes, uint3
 static void cuda_times(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes)
 {
     cuda_backend *cb = cuda_of(b);
+    cuda_device_restore keep(cb->p.gpu_id);
     cudaSetDevice(cb->p.gpu_id);
     for (int i = 0; i < cb->p.slots; i++)
         harvest_copy_time(cb, &cb->slots[i]);

@@ -150,10 +150,13 @@ static cudaError_t create_slots(cuda_backend *cb)
             return cudaErrorMemoryAllocation;
         h5pack_backend_size_for(&cb->base, 0, &s->out_h, &s->out_w);
         cudaError_t e;
-        if ((e = cudaEventCreateWithFlags(&s->copied, cudaEventDisableTiming)) ||
+        // Workers wait on copied / geo_copied with cudaEventSynchronize: BlockingSync makes them sleep
+        // instead of spinning a core that the reads and conversions need.
+        const unsigned host_waited = cudaEventDisableTiming | cudaEventBlockingSync;
+        if ((e = cudaEventCreateWithFlags(&s->copied, host_waited)) ||
             (e = cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming)) ||
             (e = cudaEventCreateWithFlags(&s->consumed, cudaEventDisableTiming)) ||
-            (e = cudaEventCreateWithFlags(&s->geo_copied, cudaEventDisableTiming)) ||
+            (e = cudaEventCreateWithFlags(&s->geo_copied, host_waited)) ||
             (e = cudaEventCreate(&s->copy_t0)) || (e = cudaEventCreate(&s->copy_t1)))
             return e;
     }
@@ -167,6 +170,7 @@ extern "C" void h5pack_cuda_destroy(backend *b)
     cuda_backend *cb = reinterpret_cast<cuda_backend *>(b);
     if (!cb)
         return;
+    cuda_device_restore keep(cb->p.gpu_id);
     if (cb->pinned || cb->device_mem || cb->copy_stream || cb->compute_stream)
         cudaSetDevice(cb->p.gpu_id); // (never touch CUDA when creation failed before using it)
     // Work still queued may read or write the ring: let it finish before freeing.
@@ -206,6 +210,7 @@ extern "C" int h5pack_backend_cuda_available(int gpu_id)
 extern "C" int h5pack_backend_cuda_create(const backend_params *p, backend **out, char *err, size_t err_len)
 {
     *out = NULL;
+    cuda_device_restore keep(p->gpu_id);
     int rc = h5pack_backend_check_params(p, err, err_len);
     if (rc != H5PACK_OK)
         return rc;

@@ -65,6 +65,28 @@ extern "C" void h5pack_cuda_destroy(backend *b);
 
 extern "C" const backend_ops h5pack_cuda_ops;
 
+// Puts the calling thread's current device back on return. The backend's calls run on the caller's
+// thread (open, next, release, stats, close) or on its workers, and each sets the backend's GPU; without
+// this a training loop's current device would silently become gpu_id (PyTorch's "cuda" without an
+// index, new tensors and kernels would then go to the reader's GPU).
+struct cuda_device_restore {
+    int prev, gpu;
+    explicit cuda_device_restore(int gpu_id) : prev(-1), gpu(gpu_id)
+    {
+        if (cudaGetDevice(&prev) != cudaSuccess) {
+            cudaGetLastError(); // no usable device: nothing to restore, and no sticky error left behind
+            prev = -1;
+        }
+    }
+    ~cuda_device_restore()
+    {
+        if (prev >= 0 && prev != gpu)
+            cudaSetDevice(prev);
+    }
+    cuda_device_restore(const cuda_device_restore &) = delete;
+    cuda_device_restore &operator=(const cuda_device_restore &) = delete;
+};
+
 #define HOT_CHECK(cb, call)                                              \
     do {                                                                 \
         cudaError_t e_ = (call);                                         \

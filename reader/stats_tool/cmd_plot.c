@@ -1,9 +1,10 @@
-/* cmd_plot.c - `h5pack-stats plot FILE.csv -o OUT.svg`: draws a reader timeline (H5PACK_TIMELINE, or
- * `run --timeline`) over time. */
+/* cmd_plot.c - `h5pack-stats plot FILE.csv -o OUT.svg|OUT.png`: draws a reader timeline (H5PACK_TIMELINE,
+ * or `run --timeline`) over time, as SVG or PNG by the output's extension. */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "plot.h"
 #include "plot_timeline.h"
 
 int cmd_plot(int argc, char **argv)
@@ -25,11 +26,15 @@ int cmd_plot(int argc, char **argv)
     if (!csv)
         return usage_error("plot", NULL);
     if (!out) {
-        fprintf(stderr, "h5pack-stats plot: missing -o OUT.svg\ntry: h5pack-stats plot --help\n");
+        fprintf(stderr, "h5pack-stats plot: missing -o OUT.svg (or OUT.png)\ntry: h5pack-stats plot --help\n");
+        return 1;
+    }
+    char err[512];
+    if (plot_format_of(out, err, sizeof err) < 0) { /* before reading a long CSV for nothing */
+        fprintf(stderr, "h5pack-stats plot: %s\n", err);
         return 1;
     }
     timeline_csv c;
-    char err[512];
     if (timeline_csv_read(csv, &c, err, sizeof err) != 0) {
         fprintf(stderr, "h5pack-stats plot: %s\n", err);
         return 2;

@@ -1,6 +1,8 @@
 /* cmd_run.c - `h5pack-stats run FILE ...`: streams the file through the real reader (public API only)
  * and reports per epoch and in total what it did, plus advice. --timeline is the library's own timeline
- * (h5pack_config.timeline_path, docs/stats.md "Timeline"): one CSV format for this tool and any training run. */
+ * (h5pack_config.timeline_path, docs/stats.md "Timeline"): one CSV format for this tool and any training run.
+ * Augmentation and echo-mode options (augment_opts.c) are the Python Loader's; a failed library call
+ * ends the run with its message and no figures. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "advice.h"
 #include "args.h"
+#include "augment_opts.h"
 #include "clock.h"
 #include "commands.h"
 #include "json.h"
@@ -20,7 +23,21 @@ typedef struct run_opts {
     int json;
     double interval_s;
     double step_ms;
+    augment_seen aug; /* which augmentation options were given */
 } run_opts;
+
+/* Prints the library's message for call CALL that failed with RC on R (its last error, else the code's
+ * text), naming the file once; returns 2, the exit status of a failed run. */
+static int run_failed(const run_opts *o, const h5pack_reader *r, const char *call, int rc)
+{
+    const char *detail = h5pack_last_error(r);
+    if (!detail || !*detail)
+        detail = h5pack_strerror(rc);
+    int named = strstr(detail, o->file) != NULL; /* the reader's detail usually names the file already */
+    fprintf(stderr, "h5pack-stats run: %s%s%s%s%s\n", named ? "" : o->file, named ? "" : ": ", call ? call : "",
+            call ? ": " : "", detail);
+    return 2;
+}
 
 /* Counters over a span of the run (an epoch, the whole run). */
 typedef struct span {
@@ -60,6 +77,10 @@ static int parse_run(int argc, char **argv, run_opts *o)
         int rc = parse_reader_option("run", argc, argv, &i, &o->cfg);
         if (rc < 0)
             return 1;
+        if (rc == 0)
+            rc = parse_augment_option("run", argc, argv, &i, &o->cfg, &o->aug);
+        if (rc < 0)
+            return 1;
         if (rc > 0)
             continue;
         const char *a = argv[i];
@@ -83,7 +104,9 @@ static int parse_run(int argc, char **argv, run_opts *o)
         }
     }
     o->cfg.timeline_interval_s = o->interval_s;
-    return o->file ? 0 : usage_error("run", NULL);
+    if (!o->file)
+        return usage_error("run", NULL);
+    return check_augment_options("run", &o->cfg, &o->aug) ? 1 : 0;
 }
 
 typedef struct run_state {
@@ -121,22 +144,27 @@ static int consume(run_state *s, const run_opts *o)
     h5pack_stats st = H5PACK_STATS_INIT;
     int rc;
     s->t0 = s->epoch_t0 = h5pack_clock_s();
-    h5pack_stats_get(s->r, &st);
+    if ((rc = h5pack_stats_get(s->r, &st)) < 0)
+        return run_failed(o, s->r, "h5pack_stats_get", rc);
     s->epoch_start = st;
     double last_release = s->t0;
     while ((rc = h5pack_next(s->r, &b)) == H5PACK_OK) {
         if (b.epoch != s->cur_epoch) {
-            if (close_epoch(s, &st, last_release))
-                return H5PACK_ENOMEM;
+            if (close_epoch(s, &st, last_release)) {
+                fprintf(stderr, "h5pack-stats run: %s: out of memory for the per-epoch figures\n", o->file);
+                return 2;
+            }
             s->cur_epoch = b.epoch;
         }
         if (o->step_ms > 0)
             sleep_ms(o->step_ms);
-        h5pack_release(s->r, &b);
-        h5pack_stats_get(s->r, &st);
+        if ((rc = h5pack_release(s->r, &b)) < 0)
+            return run_failed(o, s->r, "h5pack_release", rc);
+        if ((rc = h5pack_stats_get(s->r, &st)) < 0)
+            return run_failed(o, s->r, "h5pack_stats_get", rc);
         last_release = h5pack_clock_s();
     }
-    return rc == H5PACK_END ? 0 : rc;
+    return rc == H5PACK_END ? 0 : run_failed(o, s->r, NULL, rc);
 }
 
 static void print_span_text(const char *label, const span *e)
@@ -149,6 +177,29 @@ static void print_span_text(const char *label, const span *e)
            (unsigned long long)e->d.batches_echoed, (unsigned long long)e->d.chunk_hits,
            (unsigned long long)e->d.chunk_misses, e->d.hit_rate, rd, e->d.read_amplification,
            (double)e->d.samples / s, (double)e->d.bytes_read / 1e6 / s, 100.0 * e->d.stall_s / s);
+}
+
+/* The augmentation and echo mode, one line (nothing when none of them is in use). */
+static void print_augment_text(const run_opts *o, const h5pack_info *in)
+{
+    const h5pack_config *c = &o->cfg;
+    if (in->crop == H5PACK_CROP_NONE && !c->random_flip && !c->random_crop_padding && c->echo_mode == H5PACK_ECHO_BATCH)
+        return;
+    printf("        crop %s", crop_name(in->crop));
+    if (in->crop != H5PACK_CROP_NONE)
+        printf(" to %ux%u", in->output_height, in->output_width);
+    if (in->crop == H5PACK_CROP_RANDOM_RESIZED)
+        printf(" (scale %g..%g, ratio %g..%g)", c->scale_min, c->scale_max, c->ratio_min, c->ratio_max);
+    if (in->crop == H5PACK_CROP_CENTER)
+        printf(" (center ratio %g)", c->center_ratio);
+    printf(", flip %s, crop padding %d, echo mode %s", c->random_flip ? "on" : "off", c->random_crop_padding,
+           echo_mode_name(in->echo_mode));
+    if (in->echo_pool_bytes) {
+        char pool[32];
+        h5pack_format_bytes(in->echo_pool_bytes, pool, sizeof pool);
+        printf(" (pool %s)", pool);
+    }
+    printf("\n");
 }
 
 static void print_text(const run_opts *o, const h5pack_info *in, const run_state *s, const span *total)
@@ -165,6 +216,7 @@ static void print_text(const run_opts *o, const h5pack_info *in, const run_state
     printf("        order %s, batch %zu, cache %s = %zu chunks, window %zu, echo %u, %d threads, device %s, "
            "rank %u of %u\n", order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, in->window,
            o->cfg.echo, in->threads, in->device_name, o->cfg.rank, o->cfg.world);
+    print_augment_text(o, in);
     printf("        order fingerprint %016llx\n", (unsigned long long)in->order_fingerprint);
     printf("\n%-6s %9s %15s %9s %9s %8s %11s %7s %11s %9s %8s\n", "epoch", "samples", "batches f/e", "hits",
            "misses", "hit_rate", "read", "amplif", "samples/s", "MB/s", "waited");
@@ -212,6 +264,19 @@ static void print_json(const run_opts *o, const h5pack_info *in, const run_state
     json_u64(&j, "cache_chunks", in->cache_chunks);
     json_u64(&j, "window", in->window);
     json_u64(&j, "echo", o->cfg.echo);
+    json_string(&j, "echo_mode", echo_mode_name(in->echo_mode));
+    json_i64(&j, "ring_slots", in->ring_slots);
+    json_u64(&j, "echo_pool_bytes", in->echo_pool_bytes);
+    json_string(&j, "crop", crop_name(in->crop));
+    json_u64(&j, "output_height", in->output_height);
+    json_u64(&j, "output_width", in->output_width);
+    json_double(&j, "scale_min", o->cfg.scale_min);
+    json_double(&j, "scale_max", o->cfg.scale_max);
+    json_double(&j, "ratio_min", o->cfg.ratio_min);
+    json_double(&j, "ratio_max", o->cfg.ratio_max);
+    json_double(&j, "center_ratio", o->cfg.center_ratio);
+    json_bool(&j, "flip", o->cfg.random_flip);
+    json_i64(&j, "crop_padding", o->cfg.random_crop_padding);
     json_u64(&j, "epochs", o->cfg.epochs);
     json_i64(&j, "threads", in->threads);
     json_u64(&j, "seed", o->cfg.seed);
@@ -247,20 +312,15 @@ static void print_json(const run_opts *o, const h5pack_info *in, const run_state
 static int open_reader(const run_opts *o, h5pack_reader **r, h5pack_info *in)
 {
     int rc = h5pack_open(o->file, &o->cfg, r);
-    if (rc < 0) {
-        const char *detail = h5pack_last_error(*r);
-        if (!detail || !*detail)
-            detail = h5pack_strerror(rc);
-        if (strstr(detail, o->file)) /* the reader's detail usually names the file already */
-            fprintf(stderr, "h5pack-stats run: %s\n", detail);
-        else
-            fprintf(stderr, "h5pack-stats run: %s: %s\n", o->file, detail);
+    if (rc >= 0 && (rc = h5pack_info_get(*r, in)) < 0)
+        rc = run_failed(o, *r, "h5pack_info_get", rc);
+    else if (rc < 0)
+        rc = run_failed(o, *r, NULL, rc);
+    if (rc != 0) {
         h5pack_close(*r);
         *r = NULL;
-        return 2;
     }
-    h5pack_info_get(*r, in);
-    return 0;
+    return rc;
 }
 
 static void report(const run_opts *o, const h5pack_info *in, run_state *s, const h5pack_stats *end, double loop_s)
@@ -292,19 +352,16 @@ int cmd_run(int argc, char **argv)
         return rc;
     rc = consume(&s, &o);
     double t_end = h5pack_clock_s();
-    h5pack_stats_get(s.r, &end);
-    if (rc < 0) {
-        const char *detail = h5pack_last_error(s.r);
-        fprintf(stderr, "h5pack-stats run: %s%s%s\n", strstr(detail, o.file) ? "" : o.file,
-                strstr(detail, o.file) ? "" : ": ", *detail ? detail : h5pack_strerror(rc));
+    if (rc == 0 && (rc = h5pack_stats_get(s.r, &end)) < 0)
+        rc = run_failed(&o, s.r, "h5pack_stats_get", rc);
+    if (rc == 0 && close_epoch(&s, &end, t_end) != 0) {
+        fprintf(stderr, "h5pack-stats run: %s: out of memory for the per-epoch figures\n", o.file);
         rc = 2;
-        goto done;
     }
-    if (close_epoch(&s, &end, t_end) == 0) {
+    if (rc == 0) {
         h5pack_stats zero = {0}, totals = stats_diff(&end, &zero);
         report(&o, &in, &s, &totals, t_end - s.t0);
     }
-done:
     h5pack_close(s.r);
     free(s.epochs);
     return rc;

@@ -1,5 +1,7 @@
-/* plot.c - plot layout shared by the SVG and PNG writers, and the choice between them. */
+/* plot.c - plot layout shared by the SVG and PNG writers, and the choice between them (by extension) for
+ * every plot of the tool. */
 #include "plot.h"
+#include "surface.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,13 +46,31 @@ unsigned plot_color(int i)
     return colors[i % 9];
 }
 
-int plot_write(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len)
+int plot_format_of(const char *path, char *err, size_t err_len)
 {
     const char *dot = strrchr(path, '.');
     if (dot && strcasecmp(dot, ".svg") == 0)
-        return plot_write_svg(path, title, s, n, err, err_len);
+        return PLOT_SVG;
     if (dot && strcasecmp(dot, ".png") == 0)
-        return plot_write_png(path, title, s, n, err, err_len);
+        return PLOT_PNG;
     snprintf(err, err_len, "%s: unknown plot format (use a .svg or .png file name)", path);
     return -1;
+}
+
+int plot_write(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len)
+{
+    int format = plot_format_of(path, err, err_len);
+    if (format < 0)
+        return -1;
+    return format == PLOT_SVG ? plot_write_svg(path, title, s, n, err, err_len)
+                              : plot_write_png(path, title, s, n, err, err_len);
+}
+
+int plot_surface_open(plot_surface *s, const char *path, int width, int height, char *err, size_t err_len)
+{
+    int format = plot_format_of(path, err, err_len);
+    if (format < 0)
+        return -1;
+    return format == PLOT_SVG ? plot_surface_open_svg(s, path, width, height, err, err_len)
+                              : plot_surface_open_png(s, path, width, height, err, err_len);
 }

@@ -23,6 +23,11 @@ typedef struct plot_series {
  * the reason in ERR (unknown extension, cannot write). */
 int plot_write(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
 
+/* The format PATH's extension names: PLOT_SVG or PLOT_PNG (.svg / .png, any case), or -1 with
+ * "PATH: unknown plot format (...)" in ERR. Every plot of the tool chooses its format here. */
+enum { PLOT_SVG = 0, PLOT_PNG = 1 };
+int plot_format_of(const char *path, char *err, size_t err_len);
+
 /* Shared layout: pixel position of a data point. */
 typedef struct plot_frame {
     int width, height, left, right, top, bottom; /* plot area: [left, width-right] x [top, height-bottom] */

@@ -1,6 +1,6 @@
 /* plot_timeline.h - `h5pack-stats plot`: the reader's timeline CSV (docs/stats.md, "Timeline") read back and
  * drawn as stacked panels over time (samples/s; MB/s read and delivered; stall fraction, hit rate and
- * device idle in 0..1), as SVG. The CSV reader checks every line and names FILE:LINE on a bad one. */
+ * device idle in 0..1), as SVG or PNG. The CSV reader checks every line and names FILE:LINE on a bad one. */
 #ifndef H5PACK_STATS_PLOT_TIMELINE_H
 #define H5PACK_STATS_PLOT_TIMELINE_H
 
@@ -18,7 +18,8 @@ typedef struct timeline_csv {
 int timeline_csv_read(const char *path, timeline_csv *out, char *err, size_t err_len);
 void timeline_csv_free(timeline_csv *c);
 
-/* Writes the panels to PATH (.svg). Returns 0, or -1 with the reason in ERR. */
+/* Writes the panels to PATH: SVG or PNG by its extension (.svg / .png, any case; the PNG has twice the
+ * SVG's pixel size). Returns 0, or -1 with the reason in ERR (an unknown extension names the file). */
 int plot_timeline_write(const char *path, const char *title, const timeline_csv *c, char *err, size_t err_len);
 
 #endif

@@ -16,7 +16,7 @@ void usage_main(FILE *f)
             "  simulate FILE   replay the reader's chunk accesses under several cache sizes, orders,\n"
             "                  policies (belady = h5pack, lru, hdf5 = what h5py gets) and what-if chunk\n"
             "                  sizes, without reading data\n"
-            "  plot FILE.csv -o OUT.svg   draw a reader timeline (H5PACK_TIMELINE, run --timeline)\n\n"
+            "  plot FILE.csv -o OUT.svg|OUT.png   draw a reader timeline (H5PACK_TIMELINE, run --timeline)\n\n"
             "  h5pack-stats COMMAND --help   options of a command\n"
             "  h5pack-stats --version\n"
             "sizes take suffixes: 512k, 64M, 1G, 1GiB (binary units).\n");
@@ -50,7 +50,19 @@ void usage_run(FILE *f)
                "  --cache SIZE         chunk cache size (default 1G)\n"
                "  --order O            sequential | random | chunk (default chunk)\n"
                "  --echo E             deliver each batch E times (default 1)\n"
+               "  --echo-mode M        batch | sample: echo whole batches, or each sample E times per\n"
+               "                       epoch in different batches, from a pool (default batch; sample: E <= 64)\n"
                "  --device D           auto | cpu | cuda (default auto)\n" READER_OPTIONS
+               "augmentation (as the Python Loader's arguments; docs/augmentation.md):\n"
+               "  --crop C             none | random_resized | center (default none)\n"
+               "  --output-size N|HxW  size a --crop delivers (default: the stored size)\n"
+               "  --scale MIN,MAX      random_resized: area fraction (default 0.08,1)\n"
+               "  --ratio MIN,MAX      random_resized: aspect ratio w/h (default 0.75,1.3333)\n"
+               "  --center-ratio X     center: fraction of the shorter side, in (0,1] (default 0.875)\n"
+               "  --flip               flip each image horizontally with probability 1/2\n"
+               "  --crop-padding P     pad by P pixels and crop the stored size at random (not with --crop)\n"
+               "  --step-ms MS         the consumer spends MS per batch (your training step; default 0)\n"
+               "output:\n"
                "  --json               one JSON object: totals at the top level, \"epochs\" per epoch\n"
                "  --timeline FILE.csv  the reader's timeline: a CSV row per interval (samples/s, MB/s, stall,\n"
                "                       hit rate; docs/stats.md \"Timeline\"); draw it with h5pack-stats plot\n"
@@ -59,11 +71,12 @@ void usage_run(FILE *f)
 
 void usage_plot(FILE *f)
 {
-    fprintf(f, "usage: h5pack-stats plot FILE.csv -o OUT.svg\n"
+    fprintf(f, "usage: h5pack-stats plot FILE.csv -o OUT.svg|OUT.png\n"
                "Draws a reader timeline (written by any reader with H5PACK_TIMELINE=FILE.csv, or by run\n"
                "--timeline) over time: samples/s; MB/s read and delivered; stall fraction, hit rate and GPU\n"
                "idle fraction.\n"
-               "  -o, --output OUT.svg   the plot (SVG)\n");
+               "  -o, --output FILE      the plot: SVG for FILE.svg, PNG (1800 x 1380 pixels) for FILE.png\n"
+               "                         (extension in any case)\n");
 }
 
 void usage_simulate(FILE *f)

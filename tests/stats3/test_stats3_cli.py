@@ -1,0 +1,204 @@
+"""h5pack-stats end to end on a file packed by the converter:
+
+- `plot FILE.csv -o OUT.png` (any case of the extension) writes a PNG of the documented size that PIL
+  decodes, with the series drawn in their colours; .svg still gives SVG; an unknown extension (or none)
+  fails before writing, naming the file and the supported extensions; an unwritable PNG names the file;
+- `run --crop/--output-size/--scale/--ratio/--center-ratio/--flip/--crop-padding/--echo-mode` show up in
+  `run --json`'s config (one key per option) and change the order fingerprint; sample echo delivers
+  every sample E times per epoch (batch counts fresh/echoed exact) from a pool that batch echo lacks;
+- bad values and bad combinations exit 1 naming the option, printing no figures.
+
+usage: test_stats3_cli.py H5PACK_STATS H5PACK_CONVERTER"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+try:
+    from PIL import Image
+except ImportError as e:
+    print(f"skipped: needs PIL ({e})")
+    sys.exit(77)
+
+TOOL, CONVERTER = sys.argv[1], sys.argv[2]
+N, BATCH, H, W = 40, 8, 16, 12
+FAILURES = []
+# plot.c's palette: samples/s, stall, delivered, read from storage, hit rate
+SAMPLES, STALL, DELIVERED, READ, HIT = 0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def tool(*args, expect=0):
+    p = subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True, timeout=120)
+    check(p.returncode >= 0, f"{args}: killed by signal {-p.returncode}")
+    if expect is not None:
+        check(p.returncode == expect, f"{args}: exit {p.returncode}, expected {expect}\n{p.stderr}")
+    return p
+
+
+def run_json(path, *args):
+    p = tool("run", path, "--batch", BATCH, "--device", "cpu", "--threads", 2, *args, "--json")
+    return json.loads(p.stdout) if p.returncode == 0 else {"config": {}}
+
+
+def make_file(tmp):
+    src = os.path.join(tmp, "src")
+    for k in range(N):
+        d = os.path.join(src, f"class{k % 2}")
+        os.makedirs(d, exist_ok=True)
+        Image.new("RGB", (W, H), (k * 6 % 256, 255 - k * 5, (k * 37) % 256)).save(os.path.join(d, f"{k:03d}.png"))
+    out = os.path.join(tmp, "f.h5")
+    p = subprocess.run([CONVERTER, "--chunk", str(BATCH), "--batch", str(BATCH), "-j", "2", src, out],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        print(f"converter failed: {p.stderr}")
+        sys.exit(1)
+    return out
+
+
+def colour_count(img, rgb):
+    want = ((rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255)
+    return sum(n for n, c in img.getcolors(1 << 20) if c == want)
+
+
+def test_png(path, tmp):
+    csv = os.path.join(tmp, "tl.csv")
+    run = run_json(path, "--epochs", 3, "--step-ms", 3, "--timeline", csv, "--interval", 0.01)
+    check(run.get("samples") == 3 * N, f"timeline run samples {run.get('samples')}")
+    for name in ("t.png", "T.PNG", "t.Png"):
+        png = os.path.join(tmp, name)
+        p = tool("plot", csv, "-o", png)
+        if p.returncode:
+            continue
+        with open(png, "rb") as f:
+            check(f.read(8) == b"\x89PNG\r\n\x1a\n", f"{name}: PNG signature")
+        img = Image.open(png)
+        img.load()  # decodes every row: a truncated or corrupt file raises here
+        check(img.format == "PNG" and img.mode == "RGB", f"{name}: {img.format} {img.mode}")
+        check(img.size == (1800, 1380), f"{name}: size {img.size}, documented 1800 x 1380")
+        white = colour_count(img, 0xffffff)
+        check(white < img.size[0] * img.size[1] * 0.98, f"{name}: {white} white pixels: nothing drawn?")
+        for colour, what in ((SAMPLES, "samples/s"), (READ, "read"), (DELIVERED, "delivered"), (HIT, "hit rate")):
+            check(colour_count(img, colour) > 100, f"{name}: the {what} line (#{colour:06x}) is not drawn")
+        # the first panel (y 50..220 in SVG units, x 80..710) holds only the samples/s line's colour
+        panel = img.crop((2 * 81, 2 * 51, 2 * 709, 2 * 219))
+        check(colour_count(panel, SAMPLES) > 50 and colour_count(panel, DELIVERED) == 0,
+              f"{name}: samples/s panel content")
+        black = colour_count(img, 0x000000)
+        check(black > 5000, f"{name}: axes and text ({black} black pixels)")
+    svg = os.path.join(tmp, "t.SVG")
+    tool("plot", csv, "-o", svg)
+    root = ET.parse(svg).getroot()
+    check(root.tag.endswith("svg") and root.get("width") == "900", "SVG root, 900 wide (the PNG is twice that)")
+    check(len([e for e in root.iter() if e.tag.endswith("polyline")]) >= 4, "SVG: a line per series")
+    for bad in ("t.jpg", "t", "t.png.txt", "t.svgz"):
+        target = os.path.join(tmp, bad)
+        p = tool("plot", csv, "-o", target, expect=1)
+        check(target in p.stderr and ".svg" in p.stderr and ".png" in p.stderr,
+              f"-o {bad}: message names the file and the formats: {p.stderr!r}")
+        check(not os.path.exists(target), f"-o {bad}: a file was written anyway")
+    nowhere = os.path.join(tmp, "no_such_dir", "t.png")
+    p = tool("plot", csv, "-o", nowhere, expect=2)
+    check(nowhere in p.stderr, f"unwritable PNG: {p.stderr!r}")
+
+
+def test_run_options(path):
+    base = run_json(path)
+    c = base["config"]
+    defaults = {"crop": "none", "echo_mode": "batch", "flip": False, "crop_padding": 0, "echo_pool_bytes": 0,
+                "output_height": H, "output_width": W, "scale_min": 0.08, "scale_max": 1, "ratio_min": 0.75,
+                "center_ratio": 0.875}
+    for key, value in defaults.items():
+        check(c.get(key) == value, f"default config {key} = {c.get(key)!r}, expected {value!r}")
+    rrc = run_json(path, "--crop", "random_resized", "--output-size", "8x6", "--scale", "0.25,0.9", "--ratio",
+                   "0.5,2", "--flip")
+    c = rrc["config"]
+    for key, value in {"crop": "random_resized", "output_height": 8, "output_width": 6, "scale_min": 0.25,
+                       "scale_max": 0.9, "ratio_min": 0.5, "ratio_max": 2, "flip": True}.items():
+        check(c.get(key) == value, f"--crop random_resized: {key} = {c.get(key)!r}, expected {value!r}")
+    check(rrc.get("samples") == N, "cropped run delivers every sample")
+    check(c.get("order_fingerprint") != base["config"]["order_fingerprint"], "crop and flip change the fingerprint")
+    c = run_json(path, "--crop", "center", "--output-size", "10", "--center-ratio", "0.5")["config"]
+    check((c.get("crop"), c.get("output_height"), c.get("output_width"), c.get("center_ratio")) ==
+          ("center", 10, 10, 0.5), f"--crop center: {c}")
+    c = run_json(path, "--crop-padding", "3")["config"]
+    check(c.get("crop_padding") == 3 and c.get("crop") == "none", f"--crop-padding: {c}")
+    text = tool("run", path, "--batch", BATCH, "--device", "cpu", "--crop", "random-resized", "--output-size", "8",
+                "--flip").stdout
+    check("crop random_resized to 8x8" in text and "flip on" in text, f"text output:\n{text}")
+
+
+def test_echo_modes(path):
+    echo, epochs, batches = 3, 2, N // BATCH
+    runs = {mode: run_json(path, "--echo", echo, "--echo-mode", mode, "--epochs", epochs) for mode in
+            ("batch", "sample")}
+    for mode, r in runs.items():
+        c = r["config"]
+        check(c.get("echo_mode") == mode and c.get("echo") == echo, f"{mode}: config {c}")
+        check(r.get("samples") == N * echo * epochs, f"{mode}: samples {r.get('samples')}")
+        check(r.get("batches_fresh") == batches * epochs, f"{mode}: fresh {r.get('batches_fresh')}")
+        check(r.get("batches_echoed") == batches * (echo - 1) * epochs, f"{mode}: echoed {r.get('batches_echoed')}")
+        for e in r.get("epochs", []):
+            check(e["samples"] == N * echo and e["batches_fresh"] == batches, f"{mode}: epoch {e}")
+    s, b = runs["sample"]["config"], runs["batch"]["config"]
+    image_bytes = 3 * H * W
+    check(s.get("echo_pool_bytes") == (echo - 1) * BATCH * image_bytes,
+          f"sample echo pool {s.get('echo_pool_bytes')}, expected {echo - 1} batches of uint8 images")
+    check(b.get("echo_pool_bytes") == 0, "batch echo has no pool")
+    check(s.get("ring_slots", 0) >= echo + 1, f"sample echo ring slots {s.get('ring_slots')}")
+    check(s.get("order_fingerprint") != b.get("order_fingerprint"), "the echo mode changes the fingerprint")
+
+
+def test_bad_values(path):
+    cases = [
+        (["--crop", "random"], "--crop"),
+        (["--crop", "random_resized", "--output-size", "0"], "--output-size"),
+        (["--crop", "center", "--output-size", "8x"], "--output-size"),
+        (["--crop", "center", "--output-size", "70000"], "--output-size"),
+        (["--output-size", "8"], "--output-size"),  # no crop
+        (["--crop", "random_resized", "--scale", "0.9,0.2"], "--scale"),
+        (["--crop", "random_resized", "--scale", "0,1"], "--scale"),
+        (["--crop", "random_resized", "--scale", "0.5"], "--scale"),
+        (["--scale", "0.2,0.9"], "--scale"),  # not a random resized crop
+        (["--crop", "random_resized", "--ratio", "a,b"], "--ratio"),
+        (["--crop", "center", "--center-ratio", "1.5"], "--center-ratio"),
+        (["--crop", "random_resized", "--center-ratio", "0.5"], "--center-ratio"),
+        (["--crop-padding", "-1"], "--crop-padding"),
+        (["--crop", "center", "--crop-padding", "2"], "--crop-padding"),
+        (["--echo-mode", "both"], "--echo-mode"),
+        (["--echo-mode"], "--echo-mode"),
+        (["--echo", "65", "--echo-mode", "sample"], "--echo-mode"),
+    ]
+    for args, option in cases:
+        p = tool("run", path, "--device", "cpu", *args, expect=1)
+        check(option in p.stderr and "h5pack-stats run" in p.stderr, f"{args}: message {p.stderr!r}")
+        check(p.stdout == "", f"{args}: printed figures {p.stdout!r}")
+    helptext = tool("run", "--help").stdout
+    for option in ("--crop", "--output-size", "--scale", "--ratio", "--center-ratio", "--flip", "--crop-padding",
+                   "--echo-mode"):
+        check(option in helptext, f"run --help lacks {option}")
+    check(".png" in tool("plot", "--help").stdout, "plot --help mentions PNG")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="h5pack_stats3_") as tmp:
+        path = make_file(tmp)
+        test_png(path, tmp)
+        test_run_options(path)
+        test_echo_modes(path)
+        test_bad_values(path)
+    if FAILURES:
+        print(f"{len(FAILURES)} checks failed")
+        sys.exit(1)
+    print("stats3 CLI checks passed")
+
+
+if __name__ == "__main__":
+    main()
