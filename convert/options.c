@@ -73,6 +73,19 @@ int parse_resize(const char *s, resize_mode *mode)
     return -1;
 }
 
+int parse_labels_sep(const char *s, char *sep)
+{
+    static const struct { const char *name; char sep; } seps[] = {
+        {",", ','},    {"comma", ','},  {";", ';'},      {"semicolon", ';'},
+        {"tab", '\t'}, {"\t", '\t'},   {"\\t", '\t'},   {"space", ' '}};
+    for (size_t i = 0; s && i < sizeof seps / sizeof seps[0]; i++)
+        if (strcmp(s, seps[i].name) == 0) {
+            *sep = seps[i].sep;
+            return 0;
+        }
+    return -1;
+}
+
 const char *resize_mode_name(resize_mode mode)
 {
     switch (mode) {
@@ -95,7 +108,7 @@ void compression_text(const pack_options *o, char *buf, size_t len)
 typedef enum opt_id {
     OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
     OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
-    OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE
+    OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP
 } opt_id;
 
 typedef struct opt_spec {
@@ -113,6 +126,7 @@ static const opt_spec option_table[] = {
     {"verbose", 'v', 0, OPT_VERBOSE},  {"help", 'h', 0, OPT_HELP},         {"version", 'V', 0, OPT_VERSION},
     {"strict", 0, 0, OPT_STRICT},      {"force", 'f', 0, OPT_FORCE},       {"max-pixels", 0, 1, OPT_MAX_PIXELS},
     {"labels", 0, 1, OPT_LABELS},      {"jpeg-scale", 0, 1, OPT_JPEG_SCALE},
+    {"labels-sep", 0, 1, OPT_LABELS_SEP}, {"labels-skip", 0, 1, OPT_LABELS_SKIP},
 };
 
 static const opt_spec *find_long(const char *name, size_t len)
@@ -212,6 +226,12 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
             return fail(err, len, "--labels: expected a CSV file name");
         o->labels_csv = value;
         break;
+    case OPT_LABELS_SEP:
+        if (parse_labels_sep(value, &o->labels_sep) != 0)
+            return fail(err, len, "--labels-sep: expected , ; tab or space, got '%s'", value);
+        break;
+    case OPT_LABELS_SKIP:
+        return take_count("--labels-skip", value, 0, UINT32_MAX, "a number of lines", &o->labels_skip, err, len);
     }
     return OPTIONS_RUN;
 }
@@ -298,6 +318,8 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
     if (npos < 2)
         return fail(err, err_len, "missing %s (usage: h5pack [OPTIONS] SRC_DIR OUT.h5; see --help)",
                     npos == 0 ? "SRC_DIR and OUT.h5" : "OUT.h5");
+    if ((o->labels_sep || o->labels_skip) && !o->labels_csv)
+        return fail(err, err_len, "--labels-%s needs --labels FILE", o->labels_sep ? "sep" : "skip");
     if (o->resize != RESIZE_CROP && o->height == 0)
         return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
     return OPTIONS_RUN;
@@ -327,6 +349,10 @@ void options_print_usage(FILE *f)
             "                      integer or float values (e.g. CelebA's 40 attributes of 1/-1); stored as\n"
             "                      labels (N,K) in the smallest type that holds them, names in\n"
             "                      label_names. Images without a row are skipped (\"no label row\")\n"
+            "  --labels-sep SEP    the table's separator: , (default; tab for a .tsv file), ; or tab, or\n"
+            "                      space: runs of spaces and tabs (CelebA's list_attr_celeba.txt; no quoting)\n"
+            "  --labels-skip N     skip N lines above the header (CelebA's txt: 1, its image count line).\n"
+            "                      A header one field shorter than the rows names the label columns only\n"
             "Layout:\n"
             "  --layout nchw|nhwc  images dataset (N,C,H,W) (default) or (N,H,W,C)\n"
             "  --seed S            seed of the packed order's shuffle (default 0)\n"

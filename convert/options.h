@@ -37,12 +37,14 @@ typedef struct pack_options {
     uint64_t max_pixels;      /* --max-pixels, default PACK_DEFAULT_MAX_PIXELS */
     const char *labels_csv;   /* --labels FILE.csv: per-image labels from a CSV (NULL: class folders) */
     int jpeg_dct;             /* --jpeg-scale exact (default, 0) | dct (1): JPEG DCT scaling for --size */
+    char labels_sep;          /* --labels-sep: ',' ';' '\t' or ' ' (runs of blanks); 0: by file name */
+    uint64_t labels_skip;     /* --labels-skip N: lines above the header */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
         NULL, NULL, 0, 0, RESIZE_CROP, 3, 0, 0, 0, 0, PACK_DEFAULT_BATCH, COMPRESS_NONE,                \
-            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0                    \
+            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0, 0, 0              \
     }
 
 typedef enum options_result {
@@ -60,6 +62,10 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
 
 /* "224x224" or "224X192" (height first) -> 0, else -1. Each side 1..65535. */
 int parse_size_hw(const char *s, uint32_t *h, uint32_t *w);
+
+/* --labels-sep: "," / "comma", ";" / "semicolon", "tab" / a tab / "\t", "space" -> 0 with *SEP set
+ * (' ' for space: runs of blanks), else -1. */
+int parse_labels_sep(const char *s, char *sep);
 
 /* "none", "gzip", "gzip:L" (L in 1..9). -> 0, else -1. */
 int parse_compress(const char *s, compress_kind *kind, int *level);

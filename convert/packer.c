@@ -102,7 +102,8 @@ static int attach_label_table(pack_ctx *c, char *err, size_t len)
 {
     if (!c->o->labels_csv)
         return 0;
-    if (label_table_load(c->o->labels_csv, &c->table, err, len) != 0 ||
+    label_csv_format fmt = {.sep = c->o->labels_sep, .skip_lines = (size_t)c->o->labels_skip};
+    if (label_table_load(c->o->labels_csv, &fmt, &c->table, err, len) != 0 ||
         label_match(&c->table, &c->scan, &c->orphans, err, len) != 0)
         return -1;
     pack_report *r = c->rep;

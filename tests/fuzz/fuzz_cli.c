@@ -1,6 +1,6 @@
 /* fuzz_cli.c - libFuzzer target for the h5pack command line: arbitrary bytes become an argv (split at
  * newlines and NULs) for options_parse, and the whole input, as one string, goes through every value
- * parser (--size HxW, counts with the size rule, --compress gzip:L, --resize) and the chunk rule.
+ * parser (--size HxW, counts with the size rule, --compress gzip:L, --resize, --labels-sep) and the chunk rule.
  * Invariants checked: results in range, a message on every error, no crash or read past the input. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +45,9 @@ static void fuzz_value_parsers(const char *s)
     if (parse_compress(s, &kind, &level) == 0 && kind == COMPRESS_GZIP)
         require(level >= 1 && level <= 9);
     parse_resize(s, &mode);
+    char sep = 0;
+    if (parse_labels_sep(s, &sep) == 0)
+        require(sep == ',' || sep == ';' || sep == '\t' || sep == ' ');
 }
 
 static void fuzz_argv(char *buf, size_t len)
