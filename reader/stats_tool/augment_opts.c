@@ -121,18 +121,13 @@ int parse_augment_option(const char *cmd, int argc, char **argv, int *i, h5pack_
         cfg->random_flip = 1;
         return 1;
     }
-    static const char *with_value[] = {"--crop",         "--output-size",  "--scale",    "--ratio",
-                                       "--center-ratio", "--crop-padding", "--echo-mode"};
-    int known = 0;
-    for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-        known |= strcmp(opt, with_value[k]) == 0;
-    if (!known)
-        return 0;
-    if (*i + 1 >= argc) {
+    static const char *const with_value[] = {"--crop",         "--output-size",  "--scale",    "--ratio",
+                                             "--center-ratio", "--crop-padding", "--echo-mode"};
+    const char *v = NULL;
+    int taken = take_option_value(with_value, sizeof with_value / sizeof *with_value, argc, argv, i, &v);
+    if (taken < 0)
         fprintf(stderr, "h5pack-stats %s: %s needs a value\n", cmd, opt);
-        return -1;
-    }
-    return parse_valued(cmd, opt, argv[++*i], cfg, seen);
+    return taken <= 0 ? taken : parse_valued(cmd, opt, v, cfg, seen);
 }
 
 static int conflict(const char *cmd, const char *opt, const char *why)

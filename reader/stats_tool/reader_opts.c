@@ -94,18 +94,15 @@ int parse_reader_option(const char *cmd, int argc, char **argv, int *i, h5pack_c
         cfg->drop_last = 1;
         return 1;
     }
-    static const char *with_value[] = {"--batch", "--window", "--echo", "--epochs", "--threads", "--seed", "--rank",
-                                       "--world", "--cache", "--order", "--device", "--images", "--labels"};
-    int known = 0;
-    for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-        known |= strcmp(opt, with_value[k]) == 0;
-    if (!known)
-        return 0;
-    if (*i + 1 >= argc) {
+    static const char *const with_value[] = {"--batch", "--window", "--echo",   "--epochs", "--threads",
+                                             "--seed",  "--rank",   "--world",  "--cache",  "--order",
+                                             "--device", "--images", "--labels"};
+    const char *v = NULL;
+    int taken = take_option_value(with_value, sizeof with_value / sizeof *with_value, argc, argv, i, &v);
+    if (taken < 0)
         fprintf(stderr, "h5pack-stats %s: %s needs a value\n", cmd, opt);
-        return -1;
-    }
-    const char *v = argv[++*i];
+    if (taken <= 0)
+        return taken;
     int rc = parse_counted(cmd, opt, v, cfg);
     if (rc == 0)
         rc = parse_named(cmd, opt, v, cfg);
