@@ -54,6 +54,7 @@ int main(int argc, char **argv)
     }
     decode_opts full = {.channels = 3, .mode = mode, .max_pixels = 1ull << 30};
     decode_opts scaled = full;
+    scaled.dct_scaling = 1; /* h5pack --jpeg-scale dct */
     scaled.target_h = th;
     scaled.target_w = tw;
     char why[512];
