@@ -143,8 +143,9 @@ class Loader:
     buffer goes back to the reader and is refilled. Keep a batch longer with ``.clone()``, or pass
     ``copy=True`` (the loader clones and releases at once). ``keep`` can be at most ``prefetch - 1``, and
     must be 1 with ``echo > 1`` (echoes share their batch's buffers) unless ``copy=True``.
-    On the GPU the buffer is reused only after the work queued on the CUDA stream that was current
-    when the loader was created (the reader records an event on it at release).
+    On the GPU the loader follows ``torch.cuda.current_stream()``: a batch is ready for the stream that
+    is current when it is yielded, and its buffer is reused only after the work queued on the stream
+    current when it is given back (e.g. a loop run under ``with torch.cuda.stream(s):``).
 
     A ``for`` left early (``break``) leaves the reader mid-epoch: the next ``for`` yields the rest of
     that epoch. With ``epochs=N`` the loader stops after N epochs (later ``for`` loops yield nothing).
@@ -236,8 +237,10 @@ class Loader:
             raise ValueError(f"device={device!r}, but this torch has no usable CUDA device")
         if cfg.device != _lib.DEVICES["cpu"] and not str(device).lower().startswith("cuda:"):
             cfg.gpu_id = torch.cuda.current_device()  # "auto"/"cuda": as torch.cuda.set_device(rank) chose
+        self._stream = None
         if cfg.device != _lib.DEVICES["cpu"]:
-            stream = torch.cuda.current_stream(cfg.gpu_id).cuda_stream
+            self._stream = torch.cuda.current_stream(cfg.gpu_id)  # the reader's: orders its copies and reuse
+            stream = self._stream.cuda_stream
             # torch's default stream is the legacy NULL stream: name it cudaStreamLegacy (0x1), since NULL
             # in the config means "no stream to order against".
             cfg.cuda_stream = stream or 1
@@ -293,6 +296,7 @@ class Loader:
             self._release(b)
             raise H5packError(_lib.EINTERNAL, f"{self.path}: batch of epoch {b.epoch} where epoch {self._epochs_done} "
                                    f"was expected (internal error)")
+        self._follow_stream(consumer_waits=True)
         if self._copy:
             try:
                 return tuple(t.clone() if t is not None else None for t in self._wrap(b))
@@ -301,7 +305,19 @@ class Loader:
         self._held.append(b)
         return self._wrap(b)
 
+    def _follow_stream(self, consumer_waits):
+        """The reader orders its work against the stream that was current at open. When the caller's
+        current stream is another one, make it wait for the reader's (a delivery: CONSUMER_WAITS) or the
+        reader's wait for it (a release: its kernels on the batch must be over before the buffer is
+        refilled)."""
+        if self._stream is None:
+            return
+        current = torch.cuda.current_stream(self._stream.device)
+        if current != self._stream:
+            (current.wait_stream(self._stream) if consumer_waits else self._stream.wait_stream(current))
+
     def _release(self, b):
+        self._follow_stream(consumer_waits=False)
         rc = lib().h5pack_release(self._reader, ctypes.byref(b))
         if rc < 0:
             raise _error(rc, self._reader, f"{self.path}: release")

@@ -24,6 +24,21 @@ def batches(path, device, **kw):
     return out, info
 
 
+def batches_on_side_stream(path):
+    """The loop runs under another stream than the one current at open: the loader must make it wait for
+    each batch (kernels on the side stream read finished data) and make the reader wait for it before a
+    buffer is refilled."""
+    side = torch.cuda.Stream()
+    out = []
+    with h5pack.Loader(path, batch_size=8, order="random", seed=5, threads=2, device="cuda",
+                       return_indices=True) as ld:
+        with torch.cuda.stream(side):
+            for images, labels, indices in ld:
+                doubled = images * 2  # a kernel queued on the side stream only
+                out.append(((doubled / 2).cpu(), labels.cpu(), indices.clone()))
+    return out
+
+
 def main():
     if not torch.cuda.is_available():
         print("skipped: no GPU")
@@ -38,6 +53,7 @@ def main():
                 return 77
             raise
         cpu, _ = batches(path, "cpu")
+        side = batches_on_side_stream(path)
         assert info["device"] == "cuda", info
         for dtype in ("float16", "bfloat16"):
             half, _ = batches(path, "cuda", dtype=dtype)
@@ -46,7 +62,11 @@ def main():
     for (gi, gl, gx), (ci, cl, cx) in zip(gpu, cpu):
         assert torch.equal(gx, cx) and torch.equal(gl, cl), "GPU and CPU orders differ"
         assert torch.equal(gi, ci), "GPU float32 batch differs from the CPU backend's"
-    print(f"{len(gpu)} GPU batches equal the CPU backend's on {info['device_name']}")
+    assert len(side) == len(cpu)
+    for (si, sl, sx), (ci, cl, cx) in zip(side, cpu):
+        assert torch.equal(sx, cx) and torch.equal(sl, cl), "side-stream order differs"
+        assert torch.equal(si, ci), "a batch read on another stream differs from the CPU backend's"
+    print(f"{len(gpu)} GPU batches equal the CPU backend's on {info['device_name']}, also read on a side stream")
     return 0
 
 
