@@ -54,11 +54,21 @@ static double py(const frame *f, double y)
     return f->top + PANEL_H * (1.0 - y / f->ymax);
 }
 
+/* Tick K of a STEP-spaced axis from FIRST, while it stays within END: a counted loop, since adding STEP
+ * to a huge FIRST may change nothing (a CSV may hold any finite value). */
+#define MAX_TICKS 64
+
+static int tick(double first, double step, double end, int k, double *v)
+{
+    *v = first + k * step;
+    return k < MAX_TICKS && *v <= end + fabs(end) * 1e-9;
+}
+
 static void draw_axes(plot_surface *out, const frame *f, const panel *p, int last)
 {
     int x0 = LEFT, x1 = W - RIGHT, y0 = f->top, y1 = f->top + PANEL_H;
-    double step = p->fraction ? 0.2 : nice_step(f->ymax);
-    for (double v = 0; v <= f->ymax * (1 + 1e-9); v += step) {
+    double step = p->fraction ? 0.2 : nice_step(f->ymax), v;
+    for (int k = 0; tick(0, step, f->ymax, k, &v); k++) {
         double y = py(f, v);
         char lbl[32];
         snprintf(lbl, sizeof lbl, p->fraction ? "%.0f%%" : "%g", p->fraction ? 100 * v : v);
@@ -66,8 +76,8 @@ static void draw_axes(plot_surface *out, const frame *f, const panel *p, int las
         out->ops->text(out, x0 - 6, y + 4, lbl, 11, PLOT_ANCHOR_END, 0);
     }
     out->ops->rect(out, x0, y0, x1 - x0, PANEL_H, 0x000000); /* over the grid's end lines */
-    double tstep = nice_step(f->t1 - f->t0);
-    for (double t = ceil(f->t0 / tstep) * tstep; t <= f->t1 * (1 + 1e-9); t += tstep) {
+    double tstep = nice_step(f->t1 - f->t0), t;
+    for (int k = 0; tick(ceil(f->t0 / tstep) * tstep, tstep, f->t1, k, &t); k++) {
         double x = px(f, t);
         char lbl[32];
         snprintf(lbl, sizeof lbl, "%g", t);
@@ -113,8 +123,8 @@ static double panel_max(const panel *p, size_t n)
         for (size_t k = 0; k < n; k++)
             if (isfinite(p->s[i].y[k]) && p->s[i].y[k] > m)
                 m = p->s[i].y[k];
-    double step = nice_step(m > 0 ? m : 1);
-    return ceil((m > 0 ? m : 1) / step) * step;
+    double step = nice_step(m > 0 ? m : 1), top = ceil((m > 0 ? m : 1) / step) * step;
+    return isfinite(top) ? top : m; /* rounding up near DBL_MAX overflows */
 }
 
 static int build_panels(const timeline_csv *c, panel *p)

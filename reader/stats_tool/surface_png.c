@@ -13,9 +13,36 @@ static plot_canvas *canvas(plot_surface *s)
     return (plot_canvas *)s->impl;
 }
 
+/* Canvas pixels of a plot unit, clamped far outside any canvas so that the conversion is defined. */
 static int px(double v)
 {
-    return (int)lround(v * PLOT_PNG_ZOOM);
+    double p = v * PLOT_PNG_ZOOM;
+    return (int)lround(p < -1e6 ? -1e6 : p > 1e6 ? 1e6 : p);
+}
+
+/* Liang-Barsky: shortens the segment to the part inside [LO, HI] on both axes; 0 when none is. A plot
+ * of a hand-made CSV may place points anywhere, and the rasteriser walks every step of a segment. */
+static int clip_segment(double *x0, double *y0, double *x1, double *y1, double lo, double hix, double hiy)
+{
+    double dx = *x1 - *x0, dy = *y1 - *y0, a = 0, b = 1;
+    double p[4] = {-dx, dx, -dy, dy}, q[4] = {*x0 - lo, hix - *x0, *y0 - lo, hiy - *y0};
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return 0; /* parallel to this edge and outside it */
+            continue;
+        }
+        double r = q[i] / p[i];
+        if (p[i] < 0 && r > a)
+            a = r;
+        else if (p[i] > 0 && r < b)
+            b = r;
+    }
+    if (a > b)
+        return 0;
+    *x1 = *x0 + b * dx, *y1 = *y0 + b * dy;
+    *x0 += a * dx, *y0 += a * dy;
+    return 1;
 }
 
 static int thickness(double width)
@@ -26,6 +53,12 @@ static int thickness(double width)
 
 static void png_line(plot_surface *s, double x0, double y0, double x1, double y1, unsigned color, double width)
 {
+    const plot_canvas *c = canvas(s);
+    double margin = 2 * width; /* a thick line's square stamps reach this far past the segment */
+    if (!(isfinite(x0) && isfinite(y0) && isfinite(x1) && isfinite(y1)) ||
+        !clip_segment(&x0, &y0, &x1, &y1, -margin, (double)c->w / PLOT_PNG_ZOOM + margin,
+                      (double)c->h / PLOT_PNG_ZOOM + margin))
+        return;
     plot_draw_line(canvas(s), px(x0), px(y0), px(x1), px(y1), color, thickness(width), 0);
 }
 

@@ -111,8 +111,8 @@ static int read_row(char *line, const char *path, long lineno, const int *idx, c
     double *dst[C_N] = {c->t, c->samples_per_s, c->read_mb, c->delivered_mb, c->stall, c->hit_rate, c->device_idle};
     for (int k = 0; k < C_N; k++)
         dst[k][c->n] = idx[k] >= 0 ? v[idx[k]] : NAN;
-    if (!isfinite(c->t[c->n]) || (c->n && c->t[c->n] < c->t[c->n - 1])) {
-        snprintf(err, err_len, "%s:%ld: t_s must be a number not below the previous row's", path, lineno);
+    if (!isfinite(c->t[c->n]) || c->t[c->n] < 0 || (c->n && c->t[c->n] < c->t[c->n - 1])) {
+        snprintf(err, err_len, "%s:%ld: t_s must be a number >= 0 not below the previous row's", path, lineno);
         return -1;
     }
     c->has_delivered |= isfinite(c->delivered_mb[c->n]);

@@ -35,8 +35,8 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def tool(*args, expect=0):
-    p = subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True, timeout=120)
+def tool(*args, expect=0, timeout=120):
+    p = subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True, timeout=timeout)
     check(p.returncode >= 0, f"{args}: killed by signal {-p.returncode}")
     if expect is not None:
         check(p.returncode == expect, f"{args}: exit {p.returncode}, expected {expect}\n{p.stderr}")
@@ -107,6 +107,45 @@ def test_png(path, tmp):
     nowhere = os.path.join(tmp, "no_such_dir", "t.png")
     p = tool("plot", csv, "-o", nowhere, expect=2)
     check(nowhere in p.stderr, f"unwritable PNG: {p.stderr!r}")
+
+
+TIMELINE_HEADER = ("t_s,dt_s,epoch,batches,samples,samples_per_s,read_mb_per_s,delivered_mb_per_s,"
+                   "stall_fraction,chunk_hits,chunk_misses,hit_rate,bytes_read,cache_bytes,"
+                   "device_copy_fraction,device_idle_fraction")
+
+
+def timeline_row(t, samples_per_s=100.0, read_mb=1.0, stall=0.1):
+    return f"{t},1,0,1,1,{samples_per_s},{read_mb},1,{stall},1,1,0.5,1,1,nan,nan"
+
+
+def test_extreme_timelines(tmp):
+    """Hand-made CSVs with any finite values plot quickly (the axis loops and the rasteriser's line walk
+    used to run for minutes on values near DBL_MAX or far-away points); a negative time is refused."""
+    cases = {
+        "huge": [timeline_row(0.5, 1.797e308, 1e308), timeline_row(1.79e308, -1e308, 1, 1e300)],
+        "one_time": [timeline_row(0), timeline_row(0, 5)],
+        "spread": [timeline_row(0, 1e-300), timeline_row(1e-9, 1e12), timeline_row(1e15, 3)],
+    }
+    for name, rows in cases.items():
+        csv = os.path.join(tmp, f"{name}.csv")
+        with open(csv, "w") as f:
+            f.write("\n".join([TIMELINE_HEADER, *rows]) + "\n")
+        for ext in ("png", "svg"):
+            out = os.path.join(tmp, f"{name}.{ext}")
+            try:
+                tool("plot", csv, "-o", out, timeout=30)
+            except subprocess.TimeoutExpired:
+                check(False, f"{name}.{ext}: plot still running after 30 s")
+                continue
+            if ext == "png":
+                Image.open(out).load()
+            else:
+                ET.parse(out)
+    csv = os.path.join(tmp, "negative.csv")
+    with open(csv, "w") as f:
+        f.write("\n".join([TIMELINE_HEADER, timeline_row(-1e12), timeline_row(1)]) + "\n")
+    p = tool("plot", csv, "-o", os.path.join(tmp, "negative.png"), expect=2)
+    check(f"{csv}:2: t_s must be a number >= 0" in p.stderr, f"negative t_s: {p.stderr!r}")
 
 
 def test_run_options(path):
@@ -191,6 +230,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="h5pack_stats3_") as tmp:
         path = make_file(tmp)
         test_png(path, tmp)
+        test_extreme_timelines(tmp)
         test_run_options(path)
         test_echo_modes(path)
         test_bad_values(path)
