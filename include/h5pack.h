@@ -475,6 +475,11 @@ typedef struct h5pack_file_desc {
     uint32_t label_columns;      /* as h5pack_info.label_columns: K, 0 without labels */
     int label_rank;              /* as h5pack_info.label_rank: 1 for (N,), 2 for (N,K), 0 without labels */
     int labels_are_float;        /* as h5pack_info.labels_are_float */
+    uint64_t chunk_order_cache_min; /* the smallest cache_bytes h5pack_open accepts for this cfg with
+                                    H5PACK_ORDER_CHUNK and the default window: chunk_bytes x (the window +
+                                    one chunk per thread, at most n_chunks); 0 when any size opens (an
+                                    explicit window, which a smaller cache serves by re-reading chunks, or
+                                    a file of one chunk) */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

@@ -148,6 +148,26 @@ def test_extreme_timelines(tmp):
     check(f"{csv}:2: t_s must be a number >= 0" in p.stderr, f"negative t_s: {p.stderr!r}")
 
 
+def test_simulate_refused(path):
+    """simulate marks the rows h5pack_open would refuse (order chunk, default window, a cache below the
+    window plus one chunk per thread) in the table (!) and the JSON (refused_by_open), and the reader
+    agrees at both caches."""
+    rows = json.loads(tool("simulate", path, "--cache", "1K,1G", "--batch", BATCH, "--order", "chunk,random",
+                           "--json").stdout)
+    for r in rows:
+        want = r["cache_bytes"] == 1024 and r["order"] == "chunk" and r["policy"] != "hdf5"
+        check(r.get("refused_by_open") is want, f"simulate row {r['cache_bytes']} {r['order']} {r['policy']}: "
+              f"refused_by_open {r.get('refused_by_open')}, expected {want}")
+    tool("run", path, "--cache", "1K", "--batch", BATCH, "--device", "cpu", "--order", "chunk", expect=2)
+    tool("run", path, "--cache", "1G", "--batch", BATCH, "--device", "cpu", "--order", "chunk")
+    table = tool("simulate", path, "--cache", "1K", "--batch", BATCH).stdout
+    marked = [line for line in table.splitlines() if line.endswith(" !")]
+    check(len(marked) == 2 and all(" chunk " in line for line in marked), f"table marks: {marked}")
+    check("! h5pack_open refuses order chunk" in table, "table note for the ! rows")
+    explicit = json.loads(tool("simulate", path, "--cache", "1K", "--batch", BATCH, "--window", 2, "--json").stdout)
+    check(not any(r["refused_by_open"] for r in explicit), "an explicit window: every cache opens")
+
+
 def test_run_options(path):
     base = run_json(path)
     c = base["config"]
@@ -231,6 +251,7 @@ def main():
         path = make_file(tmp)
         test_png(path, tmp)
         test_extreme_timelines(tmp)
+        test_simulate_refused(path)
         test_run_options(path)
         test_echo_modes(path)
         test_bad_values(path)
