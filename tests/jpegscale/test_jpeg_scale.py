@@ -6,6 +6,7 @@ libjpeg-turbo, and the converter's resize is PIL's arithmetic). dct: JPEGs decod
 close to PIL (mean < 1.5 levels) but not equal, and the file says which one it used (jpeg_scale).
 Usage: test_jpeg_scale.py H5PACK"""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -117,4 +118,8 @@ def main():
     print("all checks passed")
 
 
-main()
+try:
+    main()
+finally:  # kept for a look with H5PACK_KEEP_TEST_FILES=1, as the C tests' fixture does
+    if not os.environ.get("H5PACK_KEEP_TEST_FILES"):
+        shutil.rmtree(WORK, ignore_errors=True)

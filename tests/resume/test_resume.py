@@ -2,8 +2,10 @@
 labels, indices, crop boxes, echoes), across epochs, with batch and sample echo and augmentation;
 set_epoch(); the fingerprint (equal for other threads/cache/rank, different for another seed) and the
 ValueError of a state dict saved with other settings. CPU."""
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -169,5 +171,7 @@ class Resume(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    if not os.environ.get("H5PACK_KEEP_TEST_FILES"):  # unittest.main exits: clean up at exit
+        atexit.register(shutil.rmtree, TMP, ignore_errors=True)
     write_file(PATH)
     unittest.main(verbosity=1)
