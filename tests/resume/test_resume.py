@@ -161,9 +161,14 @@ class Resume(unittest.TestCase):
             # the loader still works where it was
             self.assertEqual(len(list(other)), len(other))
         with make() as ld:
-            for bad in ({}, dict(sd, version=99), dict(sd, batch=-1)):
+            # out of the config fields' range (ctypes would wrap them silently), not ints
+            for bad in ({}, dict(sd, version=99), dict(sd, batch=-1), dict(sd, echo=2**32), dict(sd, batch=2**64 + 3),
+                        dict(sd, epoch=2**64), dict(sd, epoch=True), dict(sd, batch=1.0)):
                 with self.assertRaises(ValueError):
                     ld.load_state_dict(bad)
+            with self.assertRaises(ValueError):
+                ld.set_epoch(10**30)
+            self.assertEqual(ld.state_dict()["epoch"], 0)  # refused states leave the position alone
             with self.assertRaises(h5pack.H5packError) as cm:  # past the epoch: the library's EINVAL
                 ld.load_state_dict(dict(sd, batch=len(ld)))
             self.assertIn("start_batch", str(cm.exception))
