@@ -206,6 +206,7 @@ class Loader:
             raise _error(rc, self._reader, f"{self.path}: info")
         self._shape = self._sample_shape()
         self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
+        self._cfg.timeline_append = 1  # a reopen (resume, set_epoch) continues this loader's timeline file
 
     # ---- configuration ------------------------------------------------------------------------------
 
