@@ -214,8 +214,12 @@ static const char *parse_value(label_table *t, const char *s, size_t index, labe
         return "not a number";
     if (!isfinite(d))
         return "not a finite number";
-    if (fabs(d) > FLT_MAX)
+    /* numpy prints float32's largest value as 3.4028235e+38, a hair above FLT_MAX: values that round to
+     * a finite float32 (below FLT_MAX + half its ulp, 2^103) are kept, as that float */
+    if (fabs(d) >= (double)FLT_MAX + 0x1p103)
         return "out of the float32 range";
+    if (fabs(d) > FLT_MAX)
+        d = copysign((double)FLT_MAX, d);
     if (!t->is_float)
         switch_to_float(t, index);
     v->f = d;

@@ -2,6 +2,7 @@
  * names the columns, so files of older and newer libraries (more or fewer columns) read the same way;
  * `mb_per_s` is taken for `read_mb_per_s` (the earlier h5pack-stats timeline's name). */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,8 @@ static int parse_value(const char *s, double *v)
     char *end;
     errno = 0;
     *v = strtod(s, &end);
-    return end == s || *end || errno == ERANGE ? -1 : 0;
+    /* ERANGE: an overflow (HUGE_VAL) is refused; an underflow (5e-324) is a tiny number, kept */
+    return end == s || *end || (errno == ERANGE && fabs(*v) > DBL_MIN) ? -1 : 0;
 }
 
 static int grow(timeline_csv *c, size_t *cap)

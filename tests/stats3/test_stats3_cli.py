@@ -125,6 +125,7 @@ def test_extreme_timelines(tmp):
         "huge": [timeline_row(0.5, 1.797e308, 1e308), timeline_row(1.79e308, -1e308, 1, 1e300)],
         "one_time": [timeline_row(0), timeline_row(0, 5)],
         "spread": [timeline_row(0, 1e-300), timeline_row(1e-9, 1e12), timeline_row(1e15, 3)],
+        "subnormal": [timeline_row(0, "5e-324"), timeline_row(1, "-4e-320")],  # strtod's ERANGE, yet numbers
     }
     for name, rows in cases.items():
         csv = os.path.join(tmp, f"{name}.csv")
@@ -146,6 +147,10 @@ def test_extreme_timelines(tmp):
         f.write("\n".join([TIMELINE_HEADER, timeline_row(-1e12), timeline_row(1)]) + "\n")
     p = tool("plot", csv, "-o", os.path.join(tmp, "negative.png"), expect=2)
     check(f"{csv}:2: t_s must be a number >= 0" in p.stderr, f"negative t_s: {p.stderr!r}")
+    with open(csv, "w") as f:  # beyond a double: refused, naming the column
+        f.write("\n".join([TIMELINE_HEADER, timeline_row(0, "1e999")]) + "\n")
+    p = tool("plot", csv, "-o", os.path.join(tmp, "overflow.png"), expect=2)
+    check("column 'samples_per_s': '1e999' is not a number" in p.stderr, f"overflow: {p.stderr!r}")
 
 
 def test_simulate_refused(path):
