@@ -151,6 +151,18 @@ def test_extreme_timelines(tmp):
         f.write("\n".join([TIMELINE_HEADER, timeline_row(0, "1e999")]) + "\n")
     p = tool("plot", csv, "-o", os.path.join(tmp, "overflow.png"), expect=2)
     check("column 'samples_per_s': '1e999' is not a number" in p.stderr, f"overflow: {p.stderr!r}")
+    head, row = TIMELINE_HEADER.encode(), timeline_row(1).encode()
+    for name, data, message in (
+            ("cr_only", head + b"\r" + row + b"\r", ":1: a CR inside the line"),
+            ("nul", head + b"\n" + row + b"\0garbage\n", ":2: a NUL byte"),
+            ("long_line", head + b"\n" + row + b"0" * 4096 + b"\n", ":2: line longer than 4095 bytes")):
+        bad = os.path.join(tmp, name + ".csv")
+        with open(bad, "wb") as f:
+            f.write(data)
+        p = tool("plot", bad, "-o", os.path.join(tmp, name + ".svg"), expect=2)
+        check(bad + message in p.stderr, f"{name}: {p.stderr!r}")
+    p = tool("plot", tmp, "-o", os.path.join(tmp, "dir.svg"), expect=2)
+    check(f"{tmp}: a directory" in p.stderr, f"a directory: {p.stderr!r}")
 
 
 def test_simulate_refused(path):
