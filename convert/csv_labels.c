@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "csv_reader.h"
@@ -31,6 +32,12 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
     size_t cap = 0, n = 0;
     if (!f) {
         fail(err, err_len, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        fail(err, err_len, "%s: a directory, not a CSV file", path);
         return NULL;
     }
     for (;;) {

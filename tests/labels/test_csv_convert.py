@@ -113,6 +113,8 @@ def malformed():
         check(rc == 1 and message in err and not os.path.exists(name + ".h5"), f"{name}: error '{message}'")
     rc, err = run_h5pack(H5PACK, "--labels", "missing.csv", src, "missing.h5")
     check(rc == 1 and "missing.csv: No such file" in err, "a missing CSV is named")
+    rc, err = run_h5pack(H5PACK, "--labels", src, src, "dir.h5")
+    check(rc == 1 and f"{src}: a directory, not a CSV file" in err, f"a directory as the CSV is named: {err}")
     write_text("partial.csv", "id,a\n000000.jpg,1\n")
     rc, err = run_h5pack(H5PACK, "--strict", "--labels", "partial.csv", src, "strict.h5")
     check(rc == 2 and "000001.jpg: no label row" in err, "--strict stops at an image without a row")
