@@ -141,6 +141,11 @@ static int decide_layout(label_table *t, header_state *h, const csv_record *rec,
 {
     const char *sep = csv_sep_name(t->sep);
     h->decided = 1;
+    /* CelebA's files start with a row count: taken as a header, it would name one label column "202599" */
+    int count_line = h->fields == 1 && t->names[0][0] && strspn(t->names[0], "0123456789") == strlen(t->names[0]);
+    if (count_line && rec->n_fields == 2)
+        return fail(err, len, "%s:%zu: the header is the number '%s' (a label column with that name?): is it a row "
+                    "count? --labels-skip %zu skips it", t->path, h->line, t->names[0], h->line);
     if (rec->n_fields == h->fields + 1 && h->fields >= 1) {
         h->names_only = 1;
         if (!(t->key_name = strdup("")))
@@ -148,7 +153,6 @@ static int decide_layout(label_table *t, header_state *h, const csv_record *rec,
         return check_names(t, h, 1, err, len);
     }
     if (rec->n_fields != h->fields) {
-        int count_line = h->fields == 1 && t->names[0][0] && strspn(t->names[0], "0123456789") == strlen(t->names[0]);
         return fail(err, len, "%s:%zu: %zu fields, but the header has %zu (a row has as many fields as the header, "
                     "or one more when the header names the label columns only; separator: %s)%s", t->path,
                     rec->line, rec->n_fields, h->fields, sep,

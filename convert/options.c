@@ -322,6 +322,8 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
         return fail(err, err_len, "--labels-%s needs --labels FILE", o->labels_sep ? "sep" : "skip");
     if (o->resize != RESIZE_CROP && o->height == 0)
         return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
+    if (o->jpeg_dct && o->height == 0) /* DCT scaling only serves a resize: without one it would do nothing */
+        return fail(err, err_len, "--jpeg-scale dct needs --size HxW");
     return OPTIONS_RUN;
 }
 

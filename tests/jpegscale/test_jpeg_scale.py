@@ -114,6 +114,9 @@ def main():
                        capture_output=True, text=True)
     check(p.returncode == 1 and "--jpeg-scale: expected exact or dct, got 'fast'" in p.stderr,
           f"a bad --jpeg-scale value is refused naming the option (got: {p.stderr.strip()})")
+    p = subprocess.run([H5PACK, "--jpeg-scale", "dct", src, os.path.join(WORK, "y.h5")], capture_output=True, text=True)
+    check(p.returncode == 1 and "--jpeg-scale dct needs --size HxW" in p.stderr,
+          f"--jpeg-scale dct without --size (nothing to scale for) is refused (got: {p.stderr.strip()})")
     if failures:
         print(f"{len(failures)} check(s) failed")
         sys.exit(1)

@@ -102,6 +102,8 @@ BAD = [
     ("emptyvalue", "id,a\n000000.jpg,\n", "emptyvalue.csv:2:2: column 'a': empty value"),
     ("overflow", "id,a\n000000.jpg,99999999999999999999\n", "overflow.csv:2:2: column 'a': integer out of the int64 range"),
     ("dupcolumn", "id,a,a\n000000.jpg,1,1\n", "dupcolumn.csv:1:3: column name 'a' appears twice"),
+    ("countline", "5\n000000.jpg,1\n", "countline.csv:1: the header is the number '5' (a label column with that "
+     "name?): is it a row count? --labels-skip 1 skips it"),
     ("f32range", "id,a\n000000.jpg,3.41e+38\n", "f32range.csv:2:2: column 'a': out of the float32 range"),
 ]
 
