@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "utf8.h"
 
@@ -110,9 +111,15 @@ void json_i64(json_out *j, const char *key, int64_t value)
 void json_double(json_out *j, const char *key, double value)
 {
     value_prefix(j, key);
-    if (isfinite(value))
-        fprintf(j->f, "%.6g", value);
-    else
+    if (isfinite(value)) { /* the shortest text that reads back as the same double (a config's 4/3 too) */
+        char text[32];
+        for (int digits = 6; digits <= 17; digits++) {
+            snprintf(text, sizeof text, "%.*g", digits, value);
+            if (strtod(text, NULL) == value)
+                break;
+        }
+        fputs(text, j->f);
+    } else
         fputs("null", j->f);
 }
 
