@@ -164,6 +164,7 @@ class Loader:
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
                  timeline_interval=None):
         self._reader = None
+        self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
         self._held = collections.deque()
         if not 1 <= keep <= prefetch - 1:
             raise ValueError(f"keep={keep} must be between 1 and prefetch - 1 = {prefetch - 1}")
@@ -192,6 +193,8 @@ class Loader:
         that fails, the loader stays where it was (and the error is raised)."""
         e = self._echo_factor
         before = (self._epochs_done, self._pos // e, self._pos % e) if self._reader is not None else None
+        if self._reader is not None:
+            self._stats_before = self.stats()  # counted on: stats() covers every reader of this loader
         self.close()  # first: two readers at once would hold two caches
         self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, batch, echo
         try:
@@ -396,7 +399,7 @@ class Loader:
         """Continues the stream saved by state_dict(): the next ``for`` yields the rest of the interrupted
         epoch (the very batches, augmentation and echoes the uninterrupted run would have), later loops the
         following epochs. ValueError when the state was saved with other order settings (it names them).
-        Reopens the reader: batches held from this loader become invalid, stats() restart."""
+        Reopens the reader: batches held from this loader become invalid; stats() go on counting."""
         self._check_open()
         if self._iterating:
             raise RuntimeError("h5pack.Loader.load_state_dict: not while a for loop over the loader runs")
@@ -408,7 +411,7 @@ class Loader:
         """DistributedSampler's convention: the next ``for`` runs epoch EPOCH. When the loader already
         stands in that epoch (at its start, or mid-way after load_state_dict or a ``break``), nothing
         changes, so calling set_epoch(e) before each epoch also works after a resume; any other epoch
-        reopens the reader at its first batch (stats() restart)."""
+        reopens the reader at its first batch (stats() go on counting)."""
         epoch = int(epoch)
         if not 0 <= epoch < 1 << 64:
             raise ValueError(f"set_epoch({epoch}): epochs count from 0 and fit in 64 bits")
@@ -426,9 +429,20 @@ class Loader:
             raise _error(rc, self._reader, f"{self.path}: stats")
         return s
 
+    # h5pack_stats fields that describe the reader now rather than count: not summed over reopens
+    _STATE_STATS = ("hit_rate", "read_amplification", "stall_fraction", "cache_bytes_used", "device_bytes")
+
     def stats(self):
-        """Counters since open (h5pack_stats) as a dict, plus stall_fraction = stall_s / elapsed_s."""
+        """Counters (h5pack_stats) as a dict since the Loader was made, summed over the readers that
+        load_state_dict / set_epoch opened; hit_rate, read_amplification and stall_fraction (stall_s /
+        elapsed_s) of those sums. stats_struct() is the current reader's own h5pack_stats."""
         d = _struct_dict(self.stats_struct())
+        for k, v in self._stats_before.items():
+            if k not in self._STATE_STATS:
+                d[k] += v
+        uses = d["chunk_hits"] + d["chunk_misses"]
+        d["hit_rate"] = d["chunk_hits"] / uses if uses else 0.0
+        d["read_amplification"] = d["bytes_read"] / d["bytes_needed"] if d["bytes_needed"] else 0.0
         d["stall_fraction"] = d["stall_s"] / d["elapsed_s"] if d["elapsed_s"] > 0 else 0.0
         return d
 

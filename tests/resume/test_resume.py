@@ -123,6 +123,13 @@ class Resume(unittest.TestCase):
             got = [snap(b, ld) for b in ld]
             self.assertEqual(len(got), len(full[1]))
             self.assertTrue(all(same(g, w) for g, w in zip(got, full[1])))
+            # stats() count over both readers (the reopen used to restart them); stats_struct() is the current
+            st, own = ld.stats(), ld.stats_struct()
+            self.assertEqual((st["batches"], own.batches), (len(full[3]) + len(full[1]), len(full[1])))
+            self.assertEqual(st["samples"], 2 * N)
+            uses = st["chunk_hits"] + st["chunk_misses"]
+            self.assertAlmostEqual(st["hit_rate"], st["chunk_hits"] / uses)
+            self.assertGreater(st["elapsed_s"], own.elapsed_s)
         # the DistributedSampler loop after a resume: set_epoch(e) of the epoch resumed keeps the position
         with make() as ld:
             for i, _ in enumerate(ld):
