@@ -90,24 +90,50 @@ static void draw_axes(plot_surface *out, const frame *f, const panel *p, int las
         out->ops->text(out, (x0 + x1) / 2, y1 + 36, "time since open (s)", 13, PLOT_ANCHOR_MIDDLE, 0);
 }
 
+/* Appends (X, Y) to the run in XY, merging points that fall in the same pixel column: each column keeps
+ * its lowest and highest value in time order, so a run of 300,000 rows (days at one row a second) draws
+ * as about two points per pixel, spikes included, instead of a polyline too large for an SVG viewer. */
+static void add_point(double *xy, size_t *run, double x, double y, double *col_x, size_t *col_start)
+{
+    int same_column = *run > *col_start && (long)x == (long)*col_x;
+    if (!same_column) {
+        *col_start = *run, *col_x = x;
+        xy[2 * *run] = x, xy[2 * *run + 1] = y, ++*run;
+        return;
+    }
+    size_t n = *run - *col_start; /* 1 or 2 points kept for this column: its extremes so far */
+    double *a = &xy[2 * *col_start], *b = n == 2 ? &xy[2 * (*col_start + 1)] : NULL;
+    double lo = b && b[1] > a[1] ? b[1] : a[1], hi = b && b[1] < a[1] ? b[1] : a[1]; /* screen y grows down */
+    if (y <= lo && y >= hi)
+        return; /* inside the extremes kept */
+    if (!b) {
+        xy[2 * *run] = x, xy[2 * *run + 1] = y, ++*run;
+        return;
+    }
+    /* replace the extreme it passes, keeping the other one first */
+    double *passed = y > lo ? (a[1] == lo ? a : b) : (a[1] == hi ? a : b), *kept = passed == a ? b : a;
+    double kx = kept[0], ky = kept[1];
+    a[0] = kx, a[1] = ky, b[0] = x, b[1] = y;
+}
+
 /* A polyline per run of finite values (XY: room for 2 * N coordinates), a dot for a lone value. */
 static void draw_line(plot_surface *out, const frame *f, const double *t, const line_spec *s, size_t n, int index,
                       double *xy)
 {
     unsigned c = plot_color(s->color);
-    size_t run = 0;
+    size_t run = 0, col_start = 0;
+    double col_x = 0;
     for (size_t k = 0; k <= n; k++) {
         if (k < n && isfinite(s->y[k])) {
             double y = s->y[k] < 0 ? 0 : s->y[k] > f->ymax ? f->ymax : s->y[k];
-            xy[2 * run] = px(f, t[k]), xy[2 * run + 1] = py(f, y);
-            run++;
+            add_point(xy, &run, px(f, t[k]), py(f, y), &col_x, &col_start);
             continue;
         }
         if (run == 1) /* a line would not show */
             out->ops->dot(out, xy[0], xy[1], 2.5, c);
         else if (run > 1)
             out->ops->polyline(out, xy, run, c, 1.5);
-        run = 0;
+        run = 0, col_start = 0;
     }
     int ly = f->top + 12 + 20 * index, lx = W - RIGHT + 16;
     out->ops->line(out, lx, ly, lx + 24, ly, c, 2);

@@ -165,6 +165,22 @@ def test_extreme_timelines(tmp):
     check(f"{tmp}: a directory" in p.stderr, f"a directory: {p.stderr!r}")
 
 
+def test_long_timeline(tmp):
+    """Days of rows: the SVG keeps each pixel column's extremes only (small, spikes kept)."""
+    csv = os.path.join(tmp, "long.csv")
+    with open(csv, "w") as f:
+        f.write(TIMELINE_HEADER + "\n")
+        for i in range(200000):
+            f.write(timeline_row(i + 1, 5000 if i == 76543 else 1000 + (i * 7919) % 97) + "\n")
+    svg = os.path.join(tmp, "long.svg")
+    tool("plot", csv, "-o", svg)
+    check(os.path.getsize(svg) < 1 << 20, f"200,000 rows: SVG of {os.path.getsize(svg)} bytes")
+    line = [e for e in ET.parse(svg).getroot().iter() if e.tag.endswith("polyline")
+            and e.get("stroke") == f"#{SAMPLES:06x}"][0]
+    ys = [float(p.split(",")[1]) for p in line.get("points").split()]
+    check(min(ys) < 51, f"the one-row spike to the panel's top is drawn (highest point at y {min(ys)})")
+
+
 def test_simulate_refused(path):
     """simulate marks the rows h5pack_open would refuse (order chunk, default window, a cache below the
     window plus one chunk per thread) in the table (!) and the JSON (refused_by_open), and the reader
@@ -268,6 +284,7 @@ def main():
         path = make_file(tmp)
         test_png(path, tmp)
         test_extreme_timelines(tmp)
+        test_long_timeline(tmp)
         test_simulate_refused(path)
         test_run_options(path)
         test_echo_modes(path)
