@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "csv_reader.h"
@@ -31,6 +32,12 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
     size_t cap = 0, n = 0;
     if (!f) {
         fail(err, err_len, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        fail(err, err_len, "%s: a directory, not a CSV file", path);
         return NULL;
     }
     for (;;) {
@@ -214,8 +221,12 @@ static const char *parse_value(label_table *t, const char *s, size_t index, labe
         return "not a number";
     if (!isfinite(d))
         return "not a finite number";
-    if (fabs(d) > FLT_MAX)
+    /* numpy prints float32's largest value as 3.4028235e+38, a hair above FLT_MAX: values that round to
+     * a finite float32 (below FLT_MAX + half its ulp, 2^103) are kept, as that float */
+    if (fabs(d) >= (double)FLT_MAX + 0x1p103)
         return "out of the float32 range";
+    if (fabs(d) > FLT_MAX)
+        d = copysign((double)FLT_MAX, d);
     if (!t->is_float)
         switch_to_float(t, index);
     v->f = d;

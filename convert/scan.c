@@ -372,7 +372,7 @@ static int scan_class(scan_ctx *c, const dir_entry *e, const ancestor *root, fou
         return -1;
     found_clear(found);
     if (c->res->n_entries == before) {
-        snprintf(msg, sizeof msg, "class folder '%s' holds no images: the class is kept, with no samples",
+        snprintf(msg, sizeof msg, "class folder '%s' holds no images: it keeps its class index, with no samples (with --labels: ignored)",
                  c->res->classes[label]);
         return add_warning(c->res, msg);
     }

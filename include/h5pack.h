@@ -226,6 +226,10 @@ typedef struct h5pack_config {
        H5PACK_TIMELINE environment variable's file, if set; "" = none even when it is set. */
     const char *timeline_path;  /* NULL */
     double timeline_interval_s; /* 0: 1.0 s */
+    int timeline_append;        /* 0: a new file (an older one of that name is overwritten). 1: when the
+                                   file already holds a timeline, rows go after its last one and their t_s
+                                   goes on from it (one file for a loader that reopens its reader, e.g.
+                                   after a resume); else as 0 */
 } h5pack_config;
 
 /* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
@@ -241,7 +245,7 @@ typedef struct h5pack_config {
         .output_width = 0, .max_output_height = 0, .max_output_width = 0, .scale_min = 0.08,              \
         .scale_max = 1.0, .ratio_min = 0.75, .ratio_max = 4.0 / 3.0, .center_ratio = 0.875,               \
         .echo_mode = H5PACK_ECHO_BATCH, .start_epoch = 0, .start_batch = 0, .start_echo = 0,             \
-        .timeline_path = NULL, .timeline_interval_s = 0                                                   \
+        .timeline_path = NULL, .timeline_interval_s = 0, .timeline_append = 0                            \
     }
 
 /* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
@@ -475,6 +479,11 @@ typedef struct h5pack_file_desc {
     uint32_t label_columns;      /* as h5pack_info.label_columns: K, 0 without labels */
     int label_rank;              /* as h5pack_info.label_rank: 1 for (N,), 2 for (N,K), 0 without labels */
     int labels_are_float;        /* as h5pack_info.labels_are_float */
+    uint64_t chunk_order_cache_min; /* the smallest cache_bytes h5pack_open accepts for this cfg with
+                                    H5PACK_ORDER_CHUNK and the default window: chunk_bytes x (the window +
+                                    one chunk per thread, at most n_chunks); 0 when any size opens (an
+                                    explicit window, which a smaller cache serves by re-reading chunks, or
+                                    a file of one chunk) */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

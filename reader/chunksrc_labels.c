@@ -3,8 +3,9 @@
  *
  * Class labels are single-column integers: one per image, none negative, and n_classes is the length of
  * "classes" when the file has it, else the largest label + 1. Labels from a table (the converter's
- * --labels writes "label_names" beside them) may be negative (CelebA's 1/-1): a single column of them
- * has n_classes = max + 1 when none is negative, else 0. Several columns or float labels: n_classes 0. */
+ * --labels writes "label_names" beside them) may be negative (CelebA's 1/-1) or large (ids, timestamps):
+ * a single column of them has n_classes = max + 1 when none is negative and max + 1 fits in int32, else 0.
+ * Several columns or float labels: n_classes 0. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,10 @@ static int check_class_labels(chunk_source *s, const char *name, char *err, size
                                  name, (long long)v, (unsigned long long)i);
         if (v > max)
             max = v;
+    }
+    if (max >= (int64_t)INT32_MAX && table) {
+        s->g.n_classes = 0; /* values such as ids, not class indices: any int64 is fine */
+        return 0;
     }
     if (max >= (int64_t)INT32_MAX)
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "labels '%s': label %lld is too large", name,

@@ -33,6 +33,7 @@ struct h5pack_timeline {
     int fd, write_failed;
     char *name;
     double t_open, interval_s;
+    double t_base; /* added to t_s: the last row's time of the file this reader continues (else 0) */
     int on_device;
     pthread_t thread;
     pthread_mutex_t lock; /* guards everything below */
@@ -132,7 +133,7 @@ static void write_row(h5pack_timeline *t, const tl_counts *c)
     }
     char row[512];
     int n = snprintf(row, sizeof row, "%.6f,%.6f,%llu,%llu,%llu,%.1f,%.3f,%.3f,%.4f,%llu,%llu,%s,%llu,%llu,%s,%s\n",
-                     c->t - t->t_open, dt, (unsigned long long)c->epoch,
+                     t->t_base + (c->t - t->t_open), dt, (unsigned long long)c->epoch,
                      (unsigned long long)(c->batches - a->batches), (unsigned long long)samples,
                      (double)samples / dt, (double)bytes_read / 1e6 / dt,
                      (double)(c->delivered_bytes - a->delivered_bytes) / 1e6 / dt, clamp01(stall_s / dt),
@@ -230,14 +231,16 @@ int h5pack_timeline_open(const h5pack_config *cfg, pipeline *p, backend *be, dou
     t->on_device = be->device == H5PACK_DEVICE_CUDA;
     t->now.epoch = cfg->start_epoch;
     t->now.t = t->last.t = t_open;
-    int rc = h5pack_timeline_create_file(path, cfg->rank, cfg->world, &t->fd, &t->name, err, err_len);
+    int continued = 0;
+    int rc = h5pack_timeline_create_file(path, cfg->rank, cfg->world, cfg->timeline_append != 0, &t->fd, &t->name,
+                                         &continued, &t->t_base, err, err_len);
     if (rc) {
         free_timeline(t);
         return rc;
     }
     char head[sizeof h5pack_timeline_header + 1];
     snprintf(head, sizeof head, "%s\n", h5pack_timeline_header);
-    if (write_all(t->fd, head, strlen(head)) != 0) {
+    if (!continued && write_all(t->fd, head, strlen(head)) != 0) {
         snprintf(err, err_len, "cannot write the timeline file %s: %s", t->name, strerror(errno));
         free_timeline(t);
         return H5PACK_EIO;

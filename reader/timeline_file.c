@@ -1,9 +1,11 @@
 /* timeline_file.c - the timeline's file name and creation (see timeline.h): the rank in the name with
  * world > 1, and ".N" for a name another live reader holds. An flock tells "held" from "left over by an
  * earlier run" (which is simply overwritten); it works across processes (DDP ranks started with the
- * same H5PACK_TIMELINE) and within one (a train and a val loader), since every open() is its own lock. */
+ * same H5PACK_TIMELINE) and within one (a train and a val loader), since every open() is its own lock.
+ * With timeline_append, a file that holds a timeline is continued instead (its last t_s read back). */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +28,43 @@ static char *insert_suffix(const char *path, const char *insert)
     return s;
 }
 
-/* 1: NAME is ours (created, locked, truncated) in *FD; 0: another reader holds it; -1: cannot create. */
-static int try_name(const char *name, int *fd)
+#define TAIL_BYTES 4096 /* read back to find the last row: rows are far shorter */
+
+/* 1 when FD's file starts with the header line; then *T_LAST is the t_s of its last complete row (0 with
+ * none), and a torn last line (a crash mid-write) is cut off so that the next row starts a line. 0: not a
+ * timeline; -1: the cut failed. */
+static int read_last_time(int fd, double *t_last)
 {
-    int f = open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    size_t hl = strlen(h5pack_timeline_header);
+    char tail[TAIL_BYTES + 1];
+    if (hl + 1 > sizeof tail || pread(fd, tail, hl + 1, 0) != (ssize_t)(hl + 1) ||
+        memcmp(tail, h5pack_timeline_header, hl) || tail[hl] != '\n')
+        return 0;
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size - TAIL_BYTES > (off_t)(hl + 1) ? size - TAIL_BYTES : (off_t)(hl + 1);
+    ssize_t n = size > from ? pread(fd, tail, (size_t)(size - from), from) : 0;
+    *t_last = 0;
+    if (n <= 0)
+        return 1;
+    tail[n] = '\0';
+    char *end = strrchr(tail, '\n'); /* the end of the last complete row */
+    off_t keep = end ? from + (end - tail) + 1 : (off_t)(hl + 1);
+    if (keep < size && ftruncate(fd, keep) != 0)
+        return -1;
+    if (!end)
+        return 1;
+    *end = '\0';
+    char *start = strrchr(tail, '\n');
+    double t = strtod(start ? start + 1 : tail, NULL);
+    *t_last = isfinite(t) && t > 0 ? t : 0;
+    return 1;
+}
+
+/* 1: NAME is ours (created, locked; truncated unless APPEND finds a timeline: *CONTINUED) in *FD; 0:
+ * another reader holds it; -1: cannot create. */
+static int try_name(const char *name, int append, int *fd, int *continued, double *t_last)
+{
+    int f = open(name, (append ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (f < 0)
         return -1;
     if (flock(f, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
@@ -37,7 +72,12 @@ static int try_name(const char *name, int *fd)
         return 0;
     }
     /* locked, or a file system without flock (then the first name is used, as without the rule) */
-    if (ftruncate(f, 0) != 0) {
+    *continued = append ? read_last_time(f, t_last) : 0;
+    if (*continued > 0) {
+        *fd = f;
+        return 1;
+    }
+    if (*continued < 0 || ftruncate(f, 0) != 0) {
         int e = errno;
         close(f);
         errno = e;
@@ -47,9 +87,10 @@ static int try_name(const char *name, int *fd)
     return 1;
 }
 
-int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world, int *fd, char **name, char *err,
-                                size_t err_len)
+int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world, int append, int *fd, char **name,
+                                int *continued, double *t_last, char *err, size_t err_len)
 {
+    *continued = 0, *t_last = 0;
     char tag[32];
     snprintf(tag, sizeof tag, "rank%u", rank);
     char *base = world > 1 ? insert_suffix(path, tag) : strdup(path);
@@ -66,7 +107,7 @@ int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world,
             free(base);
             return H5PACK_ENOMEM;
         }
-        int rc = try_name(cand, fd);
+        int rc = try_name(cand, append, fd, continued, t_last);
         if (rc > 0) {
             free(base);
             *name = cand;

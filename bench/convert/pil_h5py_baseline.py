@@ -19,11 +19,12 @@ SIZE = None  # set in main, inherited by the pool's processes
 def load(path):
     img = Image.open(path).convert("RGB")
     if SIZE:
+        w, h = img.size  # torchvision's Resize(SIZE) + CenterCrop(SIZE), as h5pack's crop mode
+        short, long = min(w, h), max(w, h)
+        other = int(SIZE * long / short)
+        img = img.resize((SIZE, other) if w <= h else (other, SIZE), Image.BILINEAR)
         w, h = img.size
-        scale = SIZE / min(w, h)
-        img = img.resize((max(SIZE, round(w * scale)), max(SIZE, round(h * scale))), Image.BILINEAR)
-        w, h = img.size
-        left, top = (w - SIZE) // 2, (h - SIZE) // 2
+        left, top = int(round((w - SIZE) / 2.0)), int(round((h - SIZE) / 2.0))
         img = img.crop((left, top, left + SIZE, top + SIZE))
     return np.asarray(img).transpose(2, 0, 1)
 

@@ -79,6 +79,7 @@ class Config(_Sized):
         ("start_echo", _u32),
         ("timeline_path", ctypes.c_char_p),
         ("timeline_interval_s", ctypes.c_double),
+        ("timeline_append", ctypes.c_int),
     ]
 
 

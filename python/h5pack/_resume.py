@@ -50,9 +50,11 @@ def check_state(sd, fingerprint, own_settings, path):
         raise ValueError(f"{path}: not an h5pack.Loader state dict (no \"format\": \"{FORMAT}\")")
     if sd.get("version") != VERSION:
         raise ValueError(f"{path}: state dict version {sd.get('version')!r}, this h5pack reads version {VERSION}")
-    for key in ("epoch", "batch", "echo"):
-        if not isinstance(sd.get(key), int) or sd[key] < 0:
-            raise ValueError(f"{path}: state dict {key}={sd.get(key)!r}: expected an int >= 0")
+    for key, bits in (("epoch", 64), ("batch", 64), ("echo", 32)):
+        value = sd.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << bits:
+            raise ValueError(f"{path}: state dict {key}={value!r}: expected an int in 0 .. 2**{bits} - 1 "
+                             f"(h5pack_config.start_{key})")
     own = fingerprint_text(fingerprint)
     if sd.get("fingerprint") != own:
         saved = sd.get("settings") or {}

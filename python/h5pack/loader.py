@@ -206,6 +206,7 @@ class Loader:
             raise _error(rc, self._reader, f"{self.path}: info")
         self._shape = self._sample_shape()
         self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
+        self._cfg.timeline_append = 1  # a reopen (resume, set_epoch) continues this loader's timeline file
 
     # ---- configuration ------------------------------------------------------------------------------
 
@@ -255,9 +256,14 @@ class Loader:
     def __len__(self):
         return int(self._info.batches_per_epoch * self._echo_factor)
 
-    def __iter__(self):
+    def _check_open(self):
+        """ESTATE after close(): iterating, repositioning, resizing and stats need the reader (a closed
+        loader is never reopened behind the caller's back)."""
         if self._reader is None:
             raise H5packError(_lib.ESTATE, f"{self.path}: the loader is closed")
+
+    def __iter__(self):
+        self._check_open()
         if self._iterating:
             raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop is still running)")
         if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
@@ -360,6 +366,7 @@ class Loader:
     def set_output_size(self, size):
         """With a resizing crop: deliver SIZE (int or (h, w)) from the next epoch on (the epoch after the
         last batch yielded), at most max_output_size. Progressive resizing without reopening."""
+        self._check_open()
         h, w = _convert._size_pair(size, "size")
         rc = lib().h5pack_set_output_size(self._reader, h, w)
         if rc < 0:
@@ -390,6 +397,7 @@ class Loader:
         epoch (the very batches, augmentation and echoes the uninterrupted run would have), later loops the
         following epochs. ValueError when the state was saved with other order settings (it names them).
         Reopens the reader: batches held from this loader become invalid, stats() restart."""
+        self._check_open()
         if self._iterating:
             raise RuntimeError("h5pack.Loader.load_state_dict: not while a for loop over the loader runs")
         epoch, batch, echo = _resume.check_state(state_dict, self._info.order_fingerprint,
@@ -402,14 +410,16 @@ class Loader:
         changes, so calling set_epoch(e) before each epoch also works after a resume; any other epoch
         reopens the reader at its first batch (stats() restart)."""
         epoch = int(epoch)
-        if epoch < 0:
-            raise ValueError(f"set_epoch({epoch}): epochs count from 0")
+        if not 0 <= epoch < 1 << 64:
+            raise ValueError(f"set_epoch({epoch}): epochs count from 0 and fit in 64 bits")
+        self._check_open()
         if self._iterating:
             raise RuntimeError("h5pack.Loader.set_epoch: not while a for loop over the loader runs")
         if epoch != self._epochs_done:
             self._open_at(epoch, 0, 0)
 
     def stats_struct(self):
+        self._check_open()
         s = _lib.Stats()
         rc = lib().h5pack_stats_get(self._reader, ctypes.byref(s))
         if rc < 0:

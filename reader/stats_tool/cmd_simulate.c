@@ -40,7 +40,8 @@ static int parse_cache_list(const char *text, sim_opts *o)
     free(store);
     o->n_caches = n;
     if (n < 0)
-        fprintf(stderr, "h5pack-stats simulate: bad --cache list '%s' (e.g. 64M,256M,1G)\n", text);
+        fprintf(stderr, "h5pack-stats simulate: bad --cache list '%s' (at most %d sizes above 0, e.g. 64M,256M,1G)\n", text,
+                MAX_ITEMS);
     return n < 0 ? -1 : 0;
 }
 
@@ -55,7 +56,8 @@ static int parse_chunk_list(const char *text, sim_opts *o)
     free(store);
     o->n_chunks = n;
     if (n < 0)
-        fprintf(stderr, "h5pack-stats simulate: bad --chunk list '%s' (images per chunk, e.g. 4,16,64)\n", text);
+        fprintf(stderr, "h5pack-stats simulate: bad --chunk list '%s' (at most %d counts of images per chunk, e.g. 4,16,64)\n",
+                text, MAX_ITEMS);
     return n < 0 ? -1 : 0;
 }
 

@@ -2,10 +2,12 @@
  * names the columns, so files of older and newer libraries (more or fewer columns) read the same way;
  * `mb_per_s` is taken for `read_mb_per_s` (the earlier h5pack-stats timeline's name). */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "plot_timeline.h"
 
@@ -32,13 +34,29 @@ static int split(char *line, char **f)
     }
 }
 
-static int chomp(char *line, size_t cap, int *too_long)
+/* The next line of F into *LINE (getline's buffer), its end of line removed. Returns its length, -1 at the
+ * end of the file, -2 for a line that cannot be a timeline row (ERR says why: over MAX_LINE - 1 bytes, a
+ * NUL byte inside, or CR line ends without LF). */
+static long next_line(FILE *f, char **line, size_t *cap, const char *path, long lineno, char *err, size_t err_len)
 {
-    size_t len = strlen(line);
-    *too_long = len + 1 == cap && line[len - 1] != '\n';
-    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-        line[--len] = '\0';
-    return (int)len;
+    ssize_t n = getline(line, cap, f);
+    if (n < 0)
+        return -1;
+    size_t len = (size_t)n;
+    if (len && (*line)[len - 1] == '\n')
+        len--;
+    if (len && (*line)[len - 1] == '\r')
+        len--;
+    (*line)[len] = '\0';
+    if (len > MAX_LINE - 1)
+        snprintf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, MAX_LINE - 1);
+    else if (strlen(*line) != len)
+        snprintf(err, err_len, "%s:%ld: a NUL byte: not a text CSV", path, lineno);
+    else if (strchr(*line, '\r'))
+        snprintf(err, err_len, "%s:%ld: a CR inside the line: lines must end with LF or CR LF", path, lineno);
+    else
+        return (long)len;
+    return -2;
 }
 
 static int header_columns(char *line, const char *path, int *idx, char **f, int *n_cols, char *err,
@@ -74,7 +92,8 @@ static int parse_value(const char *s, double *v)
     char *end;
     errno = 0;
     *v = strtod(s, &end);
-    return end == s || *end || errno == ERANGE ? -1 : 0;
+    /* ERANGE: an overflow (HUGE_VAL) is refused; an underflow (5e-324) is a tiny number, kept */
+    return end == s || *end || (errno == ERANGE && fabs(*v) > DBL_MIN) ? -1 : 0;
 }
 
 static int grow(timeline_csv *c, size_t *cap)
@@ -123,45 +142,48 @@ static int read_row(char *line, const char *path, long lineno, const int *idx, c
 
 static int read_lines(FILE *f, const char *path, timeline_csv *c, char *err, size_t err_len)
 {
-    char line[MAX_LINE], head[MAX_LINE], *names[MAX_COLS];
-    int idx[C_N], n_cols = 0, too_long;
-    if (!fgets(line, sizeof line, f)) {
+    char *line = NULL, *names[MAX_COLS], head[MAX_LINE];
+    size_t line_cap = 0, cap = 0;
+    int idx[C_N], n_cols = 0, rc = -1;
+    long len = next_line(f, &line, &line_cap, path, 1, err, err_len);
+    if (len == -1)
         snprintf(err, err_len, "%s: empty file: not a timeline CSV", path);
-        return -1;
-    }
-    chomp(line, sizeof line, &too_long);
-    memcpy(head, line, sizeof head);
-    if (too_long || header_columns(head, path, idx, names, &n_cols, err, err_len)) {
-        if (too_long)
-            snprintf(err, err_len, "%s:1: header line too long: not a timeline CSV", path);
-        return -1;
-    }
-    size_t cap = 0;
-    for (long lineno = 2; fgets(line, sizeof line, f); lineno++) {
-        if (chomp(line, sizeof line, &too_long) == 0 && !too_long)
+    if (len < 0)
+        goto done;
+    memcpy(head, line, (size_t)len + 1);
+    if (header_columns(head, path, idx, names, &n_cols, err, err_len))
+        goto done;
+    for (long lineno = 2; (len = next_line(f, &line, &line_cap, path, lineno, err, err_len)) != -1; lineno++) {
+        if (len == -2)
+            goto done;
+        if (len == 0)
             continue; /* a blank line (a trailing one, say) */
-        if (too_long) {
-            snprintf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, MAX_LINE - 1);
-            return -1;
-        }
         if (c->n == cap && grow(c, &cap)) {
             snprintf(err, err_len, "%s: out of memory", path);
-            return -1;
+            goto done;
         }
         if (read_row(line, path, lineno, idx, names, n_cols, c, err, err_len))
-            return -1;
+            goto done;
     }
-    if (!c->n) {
+    if (!c->n)
         snprintf(err, err_len, "%s: a header and no rows: nothing to plot", path);
-        return -1;
-    }
-    return 0;
+    else
+        rc = 0;
+done:
+    free(line);
+    return rc;
 }
 
 int timeline_csv_read(const char *path, timeline_csv *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "r");
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        snprintf(err, err_len, "%s: a directory, not a timeline CSV", path);
+        return -1;
+    }
     if (!f) {
         snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
         return -1;

@@ -216,10 +216,10 @@ def pil_fit(im, th, tw, mode):
     if mode == "stretch":
         return np.asarray(im.resize((tw, th), Image.BILINEAR))
     height_first = th * w >= tw * h
-    if mode == "crop":
-        rh, rw = (th, max(tw, round_ratio(w * th, h))) if height_first else (max(th, round_ratio(h * tw, w)), tw)
+    if mode == "crop":  # torchvision's Resize(s) + CenterCrop(s): int() sizes, round() offsets (half to even)
+        rh, rw = (th, max(tw, int(w * th / h))) if height_first else (max(th, int(h * tw / w)), tw)
         r = np.asarray(im.resize((rw, rh), Image.BILINEAR))
-        oy, ox = (rh - th) // 2, (rw - tw) // 2
+        oy, ox = int(round((rh - th) / 2.0)), int(round((rw - tw) / 2.0))
         return r[oy:oy + th, ox:ox + tw]
     rh, rw = (min(th, max(1, round_ratio(h * tw, w))), tw) if height_first else (th, min(tw, max(1, round_ratio(w * th, h))))
     r = np.asarray(im.resize((rw, rh), Image.BILINEAR)).reshape(rh, rw, c)

@@ -204,8 +204,16 @@ static void test_fit_geometry(void)
     CHECK(g.rh == 64 && g.rw == 128 && g.ox == 32 && g.oy == 0 && g.wh == 64 && g.ww == 64);
     image_fit_geometry(50, 100, 64, 64, RESIZE_PAD, &g);
     CHECK(g.rh == 32 && g.rw == 64 && g.dy == 16 && g.dx == 0);
+    /* torchvision: Resize(224) makes the long side int(224 * long / short) (298.67 -> 298, not rounded),
+     * CenterCrop's offset is round((scaled - 224) / 2) with Python's half to even (37.5 -> 38, 36.5 -> 36) */
     image_fit_geometry(375, 500, 224, 224, RESIZE_CROP, &g);
-    CHECK(g.rh == 224 && g.rw == 299 && g.ox == 37);
+    CHECK(g.rh == 224 && g.rw == 298 && g.ox == 37 && g.oy == 0);
+    image_fit_geometry(375, 501, 224, 224, RESIZE_CROP, &g);
+    CHECK(g.rw == 299 && g.ox == 38);
+    image_fit_geometry(375, 498, 224, 224, RESIZE_CROP, &g);
+    CHECK(g.rw == 297 && g.ox == 36);
+    image_fit_geometry(501, 375, 224, 224, RESIZE_CROP, &g); /* portrait: the same on the other axis */
+    CHECK(g.rw == 224 && g.rh == 299 && g.oy == 38 && g.ox == 0);
     for (int mode = 0; mode < 3; mode++) {
         CHECK_EQ_INT(image_fit(&src, 17, 200, (resize_mode)mode, &dst), IMAGE_OK); /* upscaling one axis */
         CHECK(dst.width == 200 && dst.height == 17);

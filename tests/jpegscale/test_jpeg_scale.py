@@ -6,6 +6,7 @@ libjpeg-turbo, and the converter's resize is PIL's arithmetic). dct: JPEGs decod
 close to PIL (mean < 1.5 levels) but not equal, and the file says which one it used (jpeg_scale).
 Usage: test_jpeg_scale.py H5PACK"""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,7 @@ H5PACK = sys.argv[1]
 WORK = tempfile.mkdtemp(prefix="h5pack-jpegscale-")
 failures = []
 # (height, width): ImageNet-like, odd and prime sides, portrait, one much larger than the target
-SOURCES = [(375, 500), (480, 640), (251, 333), (401, 293), (224, 224), (900, 1200)]
+SOURCES = [(375, 500), (480, 640), (251, 333), (401, 293), (224, 224), (900, 1200), (375, 501)]
 
 
 def check(ok, what):
@@ -47,19 +48,21 @@ def index_of(name):
 
 
 def pil_crop(path, th, tw):
-    """torchvision Resize(min side) + CenterCrop on a PIL image, with the converter's rounding."""
+    """torchvision Resize(min side) + CenterCrop on a PIL image."""
     return pil_fit_image(Image.open(path).convert("RGB"), th, tw)
 
 
 def pil_fit_image(im, th, tw):
+    """torchvision's arithmetic, transcribed (torchvision is not a dependency): Resize(s) gives the long
+    side int(s * long / short); CenterCrop's offsets are int(round((size - crop) / 2.0))."""
     w, h = im.size
     if th * w >= tw * h:
-        rh, rw = th, max(tw, (w * th * 2 + h) // (2 * h))
+        rh, rw = th, max(tw, int(th * w / h))
     else:
-        rh, rw = max(th, (h * tw * 2 + w) // (2 * w)), tw
-    r = np.asarray(im.resize((rw, rh), Image.BILINEAR))
-    oy, ox = (rh - th) // 2, (rw - tw) // 2
-    return r[oy:oy + th, ox:ox + tw]
+        rh, rw = max(th, int(tw * h / w)), tw
+    r = im.resize((rw, rh), Image.BILINEAR) if (rw, rh) != (w, h) else im
+    oy, ox = int(round((rh - th) / 2.0)), int(round((rw - tw) / 2.0))
+    return np.asarray(r)[oy:oy + th, ox:ox + tw]
 
 
 def convert(src, out, *args):
@@ -117,4 +120,8 @@ def main():
     print("all checks passed")
 
 
-main()
+try:
+    main()
+finally:  # kept for a look with H5PACK_KEEP_TEST_FILES=1, as the C tests' fixture does
+    if not os.environ.get("H5PACK_KEEP_TEST_FILES"):
+        shutil.rmtree(WORK, ignore_errors=True)

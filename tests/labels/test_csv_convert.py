@@ -62,6 +62,8 @@ def types():
     check_type("i32", [[-40000, 0], [1, 2], [3, 4], [70000, 6]], "int32")
     check_type("i64", [[5000000000, 0], [1, 2], [-3, 4], [5, 6]], "int64")
     check_type("floats", [["0.25", 1], [1, "-2.5"], ["1e-3", 0], [3, 4]], "float32")
+    # float32's extremes as numpy prints them (3.4028235e+38 is a hair above FLT_MAX, and rounds to it)
+    check_type("f32max", [["3.4028235e+38", 1], ["-3.4028235e+38", 0], ["1.4e-45", 0], [3, 4]], "float32")
     check_type("single", [[3], [-1], [7], [0]], "int8", (4,))
 
 
@@ -100,6 +102,7 @@ BAD = [
     ("emptyvalue", "id,a\n000000.jpg,\n", "emptyvalue.csv:2:2: column 'a': empty value"),
     ("overflow", "id,a\n000000.jpg,99999999999999999999\n", "overflow.csv:2:2: column 'a': integer out of the int64 range"),
     ("dupcolumn", "id,a,a\n000000.jpg,1,1\n", "dupcolumn.csv:1:3: column name 'a' appears twice"),
+    ("f32range", "id,a\n000000.jpg,3.41e+38\n", "f32range.csv:2:2: column 'a': out of the float32 range"),
 ]
 
 
@@ -110,6 +113,8 @@ def malformed():
         check(rc == 1 and message in err and not os.path.exists(name + ".h5"), f"{name}: error '{message}'")
     rc, err = run_h5pack(H5PACK, "--labels", "missing.csv", src, "missing.h5")
     check(rc == 1 and "missing.csv: No such file" in err, "a missing CSV is named")
+    rc, err = run_h5pack(H5PACK, "--labels", src, src, "dir.h5")
+    check(rc == 1 and f"{src}: a directory, not a CSV file" in err, f"a directory as the CSV is named: {err}")
     write_text("partial.csv", "id,a\n000000.jpg,1\n")
     rc, err = run_h5pack(H5PACK, "--strict", "--labels", "partial.csv", src, "strict.h5")
     check(rc == 2 and "000001.jpg: no label row" in err, "--strict stops at an image without a row")

@@ -21,6 +21,7 @@ typedef struct label_case {
     int is_float;
     int negatives;   /* single column: some values negative */
     int label_names; /* a label_names dataset (as h5pack --labels writes) */
+    double big;      /* single column: every third label is BIG - i (ids, timestamps) */
     uint32_t n_classes; /* expected h5pack_info.n_classes */
 } label_case;
 
@@ -31,6 +32,8 @@ static double value_at(const label_case *c, uint64_t i, uint32_t j)
         return (double)i * 0.5 - (double)j * 0.25;
     if (c->k > 1)
         return ((i * 7 + j * 3) % 2) ? 1 : -1; /* CelebA-like 1/-1 */
+    if (c->big != 0 && i % 3 == 0)
+        return c->big - (double)i;
     return c->negatives ? (double)((int64_t)(i % 5) - 2) : (double)(i % 6);
 }
 
@@ -174,6 +177,19 @@ static void check_refused(const char *name, hid_t ftype, int rank, const char *w
     h5pack_close(r);
 }
 
+/* Without label_names, single-column integers are class indices: one of 2^31 - 1 or more is refused. */
+static void check_class_label_too_large(void)
+{
+    const label_case c = {.name = "class_too_large", .ftype = H5T_STD_I64LE, .rank = 1, .k = 1, .big = 3e9};
+    const char *path = write_case(&c);
+    h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
+    cfg.device = H5PACK_DEVICE_CPU, cfg.batch_size = 8;
+    h5pack_reader *r = NULL;
+    CHECK_EQ_INT(h5pack_open(path, &cfg, &r), H5PACK_EFORMAT);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), "label 3000000000 is too large");
+    h5pack_close(r);
+}
+
 int main(void)
 {
     const label_case cases[] = {
@@ -184,9 +200,15 @@ int main(void)
         {.name = "int8_N_neg", .ftype = H5T_STD_I8LE, .rank = 1, .k = 1, .negatives = 1, .label_names = 1,
          .n_classes = 0},
         {.name = "int32_N1", .ftype = H5T_STD_I32LE, .rank = 2, .k = 1, .n_classes = 6},
+        /* a CSV column of ids: values, not class indices (the converter stores uint32 / int64) */
+        {.name = "uint32_N_ids", .ftype = H5T_STD_U32LE, .rank = 1, .k = 1, .label_names = 1, .big = 4294967295.0,
+         .n_classes = 0},
+        {.name = "int64_N_ids", .ftype = H5T_STD_I64LE, .rank = 1, .k = 1, .label_names = 1, .big = 1.7e12,
+         .n_classes = 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
+    check_class_label_too_large();
     hid_t str = H5Tcopy(H5T_C_S1);
     H5Tset_size(str, 4);
     check_refused("string", str, 1, "expected integers or floats");

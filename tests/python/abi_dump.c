@@ -53,6 +53,7 @@ int main(void)
     printf("h5pack_config.start_echo %zu\n", offsetof(h5pack_config, start_echo));
     printf("h5pack_config.timeline_path %zu\n", offsetof(h5pack_config, timeline_path));
     printf("h5pack_config.timeline_interval_s %zu\n", offsetof(h5pack_config, timeline_interval_s));
+    printf("h5pack_config.timeline_append %zu\n", offsetof(h5pack_config, timeline_append));
     printf("h5pack_info size %zu\n", sizeof(h5pack_info));
     printf("h5pack_info.struct_size %zu\n", offsetof(h5pack_info, struct_size));
     printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));

@@ -245,6 +245,13 @@ class Errors(unittest.TestCase):
         ld.close()
         with self.assertRaises(h5pack.H5packError):
             iter(ld)
+        # every call that needs the reader says so, and none reopens it (set_epoch to another epoch did)
+        for call in (ld.stats, lambda: ld.set_epoch(0), lambda: ld.set_epoch(1), lambda: ld.set_output_size(8),
+                     lambda: ld.load_state_dict(ld.state_dict())):
+            with self.assertRaises(h5pack.H5packError) as cm:
+                call()
+            self.assertIn("the loader is closed", str(cm.exception))
+        self.assertIsNone(ld._reader)
 
 
 def main():

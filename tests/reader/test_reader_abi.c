@@ -110,6 +110,7 @@ static void check_documented_defaults(const h5pack_config *c)
     CHECK_EQ_U64(c->start_echo, 0);
     CHECK(c->timeline_path == NULL);
     CHECK(c->timeline_interval_s == 0.0);
+    CHECK(c->timeline_append == 0);
 }
 
 static void test_defaults(void)

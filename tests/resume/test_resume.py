@@ -2,8 +2,10 @@
 labels, indices, crop boxes, echoes), across epochs, with batch and sample echo and augmentation;
 set_epoch(); the fingerprint (equal for other threads/cache/rank, different for another seed) and the
 ValueError of a state dict saved with other settings. CPU."""
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -159,9 +161,14 @@ class Resume(unittest.TestCase):
             # the loader still works where it was
             self.assertEqual(len(list(other)), len(other))
         with make() as ld:
-            for bad in ({}, dict(sd, version=99), dict(sd, batch=-1)):
+            # out of the config fields' range (ctypes would wrap them silently), not ints
+            for bad in ({}, dict(sd, version=99), dict(sd, batch=-1), dict(sd, echo=2**32), dict(sd, batch=2**64 + 3),
+                        dict(sd, epoch=2**64), dict(sd, epoch=True), dict(sd, batch=1.0)):
                 with self.assertRaises(ValueError):
                     ld.load_state_dict(bad)
+            with self.assertRaises(ValueError):
+                ld.set_epoch(10**30)
+            self.assertEqual(ld.state_dict()["epoch"], 0)  # refused states leave the position alone
             with self.assertRaises(h5pack.H5packError) as cm:  # past the epoch: the library's EINVAL
                 ld.load_state_dict(dict(sd, batch=len(ld)))
             self.assertIn("start_batch", str(cm.exception))
@@ -169,5 +176,7 @@ class Resume(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    if not os.environ.get("H5PACK_KEEP_TEST_FILES"):  # unittest.main exits: clean up at exit
+        atexit.register(shutil.rmtree, TMP, ignore_errors=True)
     write_file(PATH)
     unittest.main(verbosity=1)

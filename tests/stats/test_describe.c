@@ -199,6 +199,37 @@ static void check_errors(const char *good)
     CHECK_EQ_INT(h5pack_describe(NULL, NULL, &d, err, sizeof err), H5PACK_EINVAL);
 }
 
+/* chunk_order_cache_min is the boundary of h5pack_open's cache check: CHUNK order opens with exactly
+ * that cache and refuses one byte less (naming the size); with an explicit window any cache opens. This file's
+ * default window is all of its chunks, so the minimum is the whole file whatever the thread count. */
+static void check_cache_min(const char *path)
+{
+    char err[512];
+    for (int threads = 1; threads <= 3; threads += 2)
+        for (int o = 0; o < 3; o++) {
+            h5pack_config cfg = test_config(1, (h5pack_order)o, threads);
+            h5pack_file_desc d = H5PACK_FILE_DESC_INIT;
+            CHECK_OK(h5pack_describe(path, &cfg, &d, err, sizeof err));
+            CHECK_EQ_U64(d.chunk_order_cache_min, d.n_chunks * d.chunk_bytes);
+            h5pack_config chunk = test_config(d.chunk_order_cache_min, H5PACK_ORDER_CHUNK, threads);
+            h5pack_reader *r = NULL;
+            CHECK_MSG(h5pack_open(path, &chunk, &r) == 0, "cache %zu: %s", chunk.cache_bytes, h5pack_last_error(r));
+            h5pack_close(r);
+            chunk.cache_bytes--, r = NULL;
+            CHECK_EQ_INT(h5pack_open(path, &chunk, &r), H5PACK_EINVAL);
+            char want[64];
+            snprintf(want, sizeof want, "at least %llu", (unsigned long long)d.chunk_order_cache_min);
+            CHECK_STR_CONTAINS(h5pack_last_error(r), want);
+            h5pack_close(r);
+            cfg.window = 2;
+            CHECK_OK(h5pack_describe(path, &cfg, &d, err, sizeof err));
+            CHECK_EQ_U64(d.chunk_order_cache_min, 0);
+            chunk.window = 2, chunk.cache_bytes = 1, r = NULL;
+            CHECK_MSG(h5pack_open(path, &chunk, &r) == 0, "window 2, cache 1: %s", h5pack_last_error(r));
+            h5pack_close(r);
+        }
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -211,6 +242,7 @@ int main(void)
     snprintf(good, sizeof good, "%s/good.h5", dir);
     CHECK_OK(h5fix_write(good, &files[TF_IMPLICIT]));
     check_abi(good);
+    check_cache_min(good);
     check_errors(good);
     CHECK(strcmp(h5pack_read_path_name(H5PACK_READ_IMPLICIT), "implicit") == 0);
     CHECK(strcmp(h5pack_read_path_name(H5PACK_READ_RAW_DEFLATE), "raw deflate") == 0);

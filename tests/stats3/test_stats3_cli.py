@@ -125,6 +125,7 @@ def test_extreme_timelines(tmp):
         "huge": [timeline_row(0.5, 1.797e308, 1e308), timeline_row(1.79e308, -1e308, 1, 1e300)],
         "one_time": [timeline_row(0), timeline_row(0, 5)],
         "spread": [timeline_row(0, 1e-300), timeline_row(1e-9, 1e12), timeline_row(1e15, 3)],
+        "subnormal": [timeline_row(0, "5e-324"), timeline_row(1, "-4e-320")],  # strtod's ERANGE, yet numbers
     }
     for name, rows in cases.items():
         csv = os.path.join(tmp, f"{name}.csv")
@@ -146,6 +147,42 @@ def test_extreme_timelines(tmp):
         f.write("\n".join([TIMELINE_HEADER, timeline_row(-1e12), timeline_row(1)]) + "\n")
     p = tool("plot", csv, "-o", os.path.join(tmp, "negative.png"), expect=2)
     check(f"{csv}:2: t_s must be a number >= 0" in p.stderr, f"negative t_s: {p.stderr!r}")
+    with open(csv, "w") as f:  # beyond a double: refused, naming the column
+        f.write("\n".join([TIMELINE_HEADER, timeline_row(0, "1e999")]) + "\n")
+    p = tool("plot", csv, "-o", os.path.join(tmp, "overflow.png"), expect=2)
+    check("column 'samples_per_s': '1e999' is not a number" in p.stderr, f"overflow: {p.stderr!r}")
+    head, row = TIMELINE_HEADER.encode(), timeline_row(1).encode()
+    for name, data, message in (
+            ("cr_only", head + b"\r" + row + b"\r", ":1: a CR inside the line"),
+            ("nul", head + b"\n" + row + b"\0garbage\n", ":2: a NUL byte"),
+            ("long_line", head + b"\n" + row + b"0" * 4096 + b"\n", ":2: line longer than 4095 bytes")):
+        bad = os.path.join(tmp, name + ".csv")
+        with open(bad, "wb") as f:
+            f.write(data)
+        p = tool("plot", bad, "-o", os.path.join(tmp, name + ".svg"), expect=2)
+        check(bad + message in p.stderr, f"{name}: {p.stderr!r}")
+    p = tool("plot", tmp, "-o", os.path.join(tmp, "dir.svg"), expect=2)
+    check(f"{tmp}: a directory" in p.stderr, f"a directory: {p.stderr!r}")
+
+
+def test_simulate_refused(path):
+    """simulate marks the rows h5pack_open would refuse (order chunk, default window, a cache below the
+    window plus one chunk per thread) in the table (!) and the JSON (refused_by_open), and the reader
+    agrees at both caches."""
+    rows = json.loads(tool("simulate", path, "--cache", "1K,1G", "--batch", BATCH, "--order", "chunk,random",
+                           "--json").stdout)
+    for r in rows:
+        want = r["cache_bytes"] == 1024 and r["order"] == "chunk" and r["policy"] != "hdf5"
+        check(r.get("refused_by_open") is want, f"simulate row {r['cache_bytes']} {r['order']} {r['policy']}: "
+              f"refused_by_open {r.get('refused_by_open')}, expected {want}")
+    tool("run", path, "--cache", "1K", "--batch", BATCH, "--device", "cpu", "--order", "chunk", expect=2)
+    tool("run", path, "--cache", "1G", "--batch", BATCH, "--device", "cpu", "--order", "chunk")
+    table = tool("simulate", path, "--cache", "1K", "--batch", BATCH).stdout
+    marked = [line for line in table.splitlines() if line.endswith(" !")]
+    check(len(marked) == 2 and all(" chunk " in line for line in marked), f"table marks: {marked}")
+    check("! h5pack_open refuses order chunk" in table, "table note for the ! rows")
+    explicit = json.loads(tool("simulate", path, "--cache", "1K", "--batch", BATCH, "--window", 2, "--json").stdout)
+    check(not any(r["refused_by_open"] for r in explicit), "an explicit window: every cache opens")
 
 
 def test_run_options(path):
@@ -231,6 +268,7 @@ def main():
         path = make_file(tmp)
         test_png(path, tmp)
         test_extreme_timelines(tmp)
+        test_simulate_refused(path)
         test_run_options(path)
         test_echo_modes(path)
         test_bad_values(path)

@@ -2,7 +2,7 @@
  * coming while the consumer sleeps outside h5pack_next() (the sampler is a thread, not a side effect of
  * next), the count columns add up to h5pack_stats, the environment variable and "" work, an unwritable
  * path fails the open naming it, several readers on one name get numbered files, the rank goes into the
- * name with world > 1. No timing assertion is tight: bounds are counts with wide margins. */
+ * name with world > 1, timeline_append continues a file. No timing assertion is tight: bounds are counts with wide margins. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +205,63 @@ static void test_names(const char *h5)
     CHECK(access("tl_two.rank1.csv", F_OK) == 0);
 }
 
+/* timeline_append: a second reader continues the first one's file (one header, t_s going on, counts
+ * adding up to both readers' samples); a torn last line is cut off first; a file that is not a timeline
+ * is started afresh; without the flag the file is overwritten. */
+static void drain_slowly(const char *h5, const h5pack_config *cfg)
+{
+    h5pack_reader *r = open_ok(h5, cfg);
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    while (h5pack_next(r, &b) == H5PACK_OK) {
+        sleep_s(0.01);
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    h5pack_close(r);
+}
+
+static uint64_t samples_in(const csv *c)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < c->n; i++)
+        n += (uint64_t)c->r[i].v[SAMPLES];
+    return n;
+}
+
+static void test_append(const char *h5, csv *c)
+{
+    const char *tl = "tl_append.csv";
+    unlink(tl);
+    h5pack_config cfg = base_config();
+    cfg.epochs = 1, cfg.timeline_path = tl, cfg.timeline_interval_s = 0.02, cfg.timeline_append = 1;
+    drain_slowly(h5, &cfg); /* no file yet: a new one */
+    read_csv(tl, c);
+    int first = c->n;
+    double t_last = c->r[first - 1].v[T_S];
+    CHECK(first >= 2 && samples_in(c) == 96);
+    FILE *f = fopen(tl, "a"); /* a row torn by a crash */
+    CHECK(f && fputs("99.5,0.02,0,1", f) >= 0 && fclose(f) == 0);
+    drain_slowly(h5, &cfg);
+    read_csv(tl, c); /* one header: a second one, or the torn row, would not parse as numbers */
+    CHECK_MSG(c->n > first && samples_in(c) == 2 * 96, "%d rows after %d, %llu samples", c->n, first,
+              (unsigned long long)samples_in(c));
+    CHECK_MSG(c->r[first].v[T_S] >= t_last, "continued at t %g before the earlier last row's %g",
+              c->r[first].v[T_S], t_last);
+    for (int i = 1; i < c->n; i++)
+        CHECK_MSG(c->r[i].v[T_S] >= c->r[i - 1].v[T_S], "t_s goes back at row %d", i + 1);
+    cfg.timeline_append = 0; /* overwritten */
+    drain_slowly(h5, &cfg);
+    read_csv(tl, c);
+    CHECK_EQ_U64(samples_in(c), 96);
+    f = fopen(tl, "w"); /* not a timeline: started afresh even with the flag */
+    CHECK(f && fputs("hello\n", f) >= 0 && fclose(f) == 0);
+    cfg.timeline_append = 1;
+    drain_slowly(h5, &cfg);
+    read_csv(tl, c);
+    CHECK_STR_CONTAINS(c->header, "t_s,dt_s");
+    CHECK_EQ_U64(samples_in(c), 96);
+    unlink(tl);
+}
+
 int main(void)
 {
     char h5[256];
@@ -216,6 +273,7 @@ int main(void)
     test_env(h5, &c);
     test_unwritable(h5);
     test_names(h5);
+    test_append(h5, &c);
     unlink(h5);
     printf("timeline: all checks passed\n");
     return 0;

@@ -114,6 +114,34 @@ def test_plot(tool, tl, tmp):
     check(p.returncode == 1 and "-o" in p.stderr, "missing -o")
 
 
+def test_loader_reopens(h5, tmp, tool):
+    """set_epoch(e) with a break after a few batches (a max-steps loop) reopens the reader every epoch:
+    the file keeps every epoch's rows (it used to hold only the last), t_s keeps rising, and it plots."""
+    tl = os.path.join(tmp, "reopen.csv")
+    loader = h5pack.Loader(h5, batch_size=BATCH, device="cpu", order="random", cache="4K", timeline=tl,
+                           timeline_interval=0.02)
+    delivered = 0
+    for epoch in range(3):
+        loader.set_epoch(epoch)
+        for k, (images, _) in enumerate(loader):
+            delivered += images.shape[0]
+            time.sleep(0.01)
+            if k == 2:
+                break
+    loader.close()
+    header, rows = read_rows(tl)
+    col = {name: i for i, name in enumerate(header)}
+    check(sum(r[col["samples"]] for r in rows) == delivered, f"samples {sum(r[col['samples']] for r in rows)} "
+          f"of {delivered} delivered over three readers")
+    check(sorted({int(r[col["epoch"]]) for r in rows}) == [0, 1, 2], "every epoch's rows are kept")
+    check(all(b[0] >= a[0] for a, b in zip(rows, rows[1:])), "t_s never goes back")
+    p = subprocess.run([tool, "plot", tl, "-o", os.path.join(tmp, "reopen.svg")], capture_output=True, text=True)
+    check(p.returncode == 0, f"plot of the continued file: {p.stderr}")
+    h5pack.Loader(h5, batch_size=BATCH, device="cpu", timeline=tl).close()  # a new Loader: a new file
+    header, rows = read_rows(tl)
+    check(sum(r[col["samples"]] for r in rows) == 0, "a new Loader overwrites the file")
+
+
 def main():
     tool = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="h5pack_timeline_") as tmp:
@@ -121,6 +149,7 @@ def main():
         make_file(h5)
         tl = test_loader(h5, tmp)
         test_env(h5, tmp)
+        test_loader_reopens(h5, tmp, tool)
         test_plot(tool, tl, tmp)
     print("timeline python checks passed")
 
