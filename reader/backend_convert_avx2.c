@@ -284,47 +284,34 @@ INLINE void run(img_job *j, const uint8_t *src, int n, const int C, const int nh
         j->sk[g] = sk[g];
 }
 
-/* N padding pixels. */
-INLINE void fill(img_job *j, int n, const int C, const int nhwc_out, const int only)
-{
-    sink *sk = j->sk;
-    for (int k = 0; k < n; k += 8) {
-        int m = n - k < 8 ? n - k : 8;
-        for (int g = only < 0 ? 0 : only; g < (only < 0 ? C : only + 1); g++)
-            put_group(sk, _mm256_loadu_ps((const float *)(const void *)j->pl->pad[g]), g, m, C, nhwc_out);
-    }
-}
+/* Stored bytes staged per chunk of output pixels (flipped or padded images): well inside L1. */
+#define STAGE_BYTES 8192
 
-/* Output row Y: padding, the stored pixels, padding (backend_convert.c's row loop, same geometry). */
-INLINE void row(img_job *j, const uint8_t *in, int y, const int C, const int nhwc_in, const int nhwc_out,
-                const int only)
-{
-    const backend_conv *cv = j->cv;
-    int W = (int)cv->W, sy = aug_src_y(j->d, y, cv->pad);
-    if (sy < 0 || sy >= (int)cv->H) {
-        fill(j, W, C, nhwc_out, only);
-        return;
-    }
-    int shift = j->d.ox - cv->pad;
-    int x0 = j->d.flip ? shift : -shift, x1 = j->d.flip ? W + shift : W - shift;
-    x0 = x0 < 0 ? 0 : (x0 > W ? W : x0);
-    x1 = x1 > W ? W : (x1 < x0 ? x0 : x1);
-    fill(j, x0, C, nhwc_out, only);
-    if (x1 > x0)
-        run(j, in + (ptrdiff_t)sy * cv->in.y + (ptrdiff_t)aug_src_x(j->d, x0, W, cv->pad) * cv->in.x, x1 - x0, C,
-            nhwc_in, nhwc_out, only);
-    fill(j, W - x1, C, nhwc_out, only);
-}
-
-/* All output rows into the runs of J, channel ONLY's plane alone when ONLY >= 0. */
+/* All output pixels into the runs of J, channel ONLY's plane alone when ONLY >= 0. Unflipped and
+ * unpadded, the whole image is one run of H x W pixels, stored and delivered in the same order; else the
+ * stored bytes of up to STAGE_BYTES / C output pixels at a time are put in output order first
+ * (h5pack_conv_avx2_stage) and converted as such a run (chunks of 8k pixels: the runs stay aligned). */
 INLINE void rows(img_job *j, const uint8_t *src, const int C, const int nhwc_in, const int nhwc_out, const int only)
 {
     const backend_conv *cv = j->cv;
-    if (!j->d.flip && cv->pad == 0) /* the whole image is one run of H x W pixels, stored and delivered */
-        run(j, src, (int)(cv->H * cv->W), C, nhwc_in, nhwc_out, only);
-    else
-        for (int y = 0; y < (int)cv->H; y++)
-            row(j, src, y, C, nhwc_in, nhwc_out, only);
+    size_t total = cv->H * cv->W;
+    if (!j->d.flip && cv->pad == 0) {
+        run(j, src, (int)total, C, nhwc_in, nhwc_out, only);
+        return;
+    }
+    uint8_t stage[STAGE_BYTES + 16] __attribute__((aligned(32)));
+    const size_t chunk = STAGE_BYTES / C / 8 * 8;
+    const int c0 = only >= 0 ? only : 0, c1 = only >= 0 ? only + 1 : C;
+    img_job s = *j; /* the staged pixels: unflipped, C bytes per pixel (NHWC) or planes of N bytes */
+    s.d.flip = 0, s.xs = nhwc_in ? C : 1;
+    for (size_t q = 0; q < total; q += chunk) {
+        size_t n = total - q < chunk ? total - q : chunk;
+        h5pack_conv_avx2_stage(cv, j->d, src, q, n, c0, c1, stage);
+        s.ps = (ptrdiff_t)n;
+        run(&s, stage, (int)n, C, nhwc_in, nhwc_out, only);
+    }
+    for (int g = 0; g < 4; g++)
+        j->sk[g] = s.sk[g];
 }
 
 INLINE void image(const backend_conv *cv, aug_draw d, const uint8_t *src, float *dst, int stream, const int C,
@@ -430,7 +417,6 @@ void h5pack_conv_avx2_prepare(backend_conv *cv)
         for (int k = 0; k < 8; k++) {
             int c = nhwc_out ? (8 * g + k) % C : g;
             pl->mean[g][k] = cv->mean[c], pl->std[g][k] = cv->std[c];
-            pl->pad[g][k] = cv->t32[c][0];
         }
 #if defined(__x86_64__) && defined(__GNUC__)
     pl->mode = arith_exact(cv) ? H5PACK_CONV_ARITH : H5PACK_CONV_TABLE;

@@ -2,7 +2,8 @@
  * and without flip and padding, against the table loops and a naive model, byte for byte.
  *
  * 1. The kernel (backend_convert.h): for 1 to 4 channels, widths 1 to 33 (tails of every length below
- *    8), padding wider than the image, ordinary and non-temporal stores, two normalisations and every
+ *    8), padding wider than the image, images over one staging chunk and widths around the staging's
+ *    16- and 32-byte groups, ordinary and non-temporal stores, two normalisations and every
  *    byte value, each image converted by the table loops (mode SCALAR) must equal the naive formula
  *    under the augment.h draw, and the AVX2 kernel (ARITH, the default, and TABLE) must equal the
  *    table loops, at every output alignment, writing nothing outside its images (guard bytes).
@@ -151,6 +152,19 @@ static void kernel_sweep(void)
                             kernel_case(&k, avx2);
                             cases++;
                         }
+    /* Images over one staging chunk (8192 / C pixels; flipped and padded images are staged) and widths
+     * around the staging's 16- and 32-byte groups. */
+    const uint32_t large[][2] = {{97, 89}, {64, 40}, {3, 47}, {2, 64}, {2, 65}, {1, 31}};
+    for (uint32_t C = 1; C <= 4; C++)
+        for (size_t si = 0; si < sizeof large / sizeof *large; si++)
+            for (int lay = 0; lay < 4; lay++)
+                for (int pad = 0; pad <= 5; pad += 5) {
+                    kcase k = {.C = C, .H = large[si][0], .W = large[si][1], .nhwc_in = lay & 1, .nhwc_out = lay >> 1,
+                               .flip = 1, .pad = pad, .stream = (int)(si % 2), .norm = (int)(C % 2),
+                               .shift = 4 * ((cases * 5) % 16)};
+                    kernel_case(&k, avx2);
+                    cases++;
+                }
     printf("floatpath_layouts: %zu kernel cases: AVX2 == table loops == model\n", cases);
 }
 
