@@ -30,6 +30,15 @@ static char *insert_suffix(const char *path, const char *insert)
 
 #define TAIL_BYTES 4096 /* read back to find the last row: rows are far shorter */
 
+/* The last '\n' of BUF[0..N), NULL without one (a damaged file may hold NUL bytes: no strrchr). */
+static char *last_newline(char *buf, size_t n)
+{
+    while (n > 0)
+        if (buf[--n] == '\n')
+            return buf + n;
+    return NULL;
+}
+
 /* 1 when FD's file starts with the header line; then *T_LAST is the t_s of its last complete row (0 with
  * none), and a torn last line (a crash mid-write) is cut off so that the next row starts a line. 0: not a
  * timeline; -1: the cut failed. */
@@ -47,14 +56,14 @@ static int read_last_time(int fd, double *t_last)
     if (n <= 0)
         return 1;
     tail[n] = '\0';
-    char *end = strrchr(tail, '\n'); /* the end of the last complete row */
+    char *end = last_newline(tail, (size_t)n); /* the end of the last complete row */
     off_t keep = end ? from + (end - tail) + 1 : (off_t)(hl + 1);
     if (keep < size && ftruncate(fd, keep) != 0)
         return -1;
     if (!end)
         return 1;
     *end = '\0';
-    char *start = strrchr(tail, '\n');
+    char *start = last_newline(tail, (size_t)(end - tail));
     double t = strtod(start ? start + 1 : tail, NULL);
     *t_last = isfinite(t) && t > 0 ? t : 0;
     return 1;
