@@ -229,7 +229,9 @@ typedef struct h5pack_config {
     int timeline_append;        /* 0: a new file (an older one of that name is overwritten). 1: when the
                                    file already holds a timeline, rows go after its last one and their t_s
                                    goes on from it (one file for a loader that reopens its reader, e.g.
-                                   after a resume); else as 0 */
+                                   after a resume); else as 0. timeline_path naming an existing timeline
+                                   that no live reader holds (h5pack_timeline_path() of an earlier reader)
+                                   is continued as named, before the naming rules apply */
 } h5pack_config;
 
 /* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
@@ -267,6 +269,11 @@ typedef struct h5pack_reader h5pack_reader;
  * whose struct_size is 0 (not started from H5PACK_CONFIG_DEFAULTS) is H5PACK_EINVAL. */
 H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_reader **out);
 
+/* The timeline file R writes (after the rank and ".N" naming rules, docs/stats.md "Timeline"), NULL when
+ * it writes none. Valid until h5pack_close(R). Give it as timeline_path with timeline_append to continue
+ * this very file from a later reader. */
+H5PACK_API const char *h5pack_timeline_path(const h5pack_reader *r);
+
 /* Detail message of the last failure on R ("" if none); for R == NULL, of the last failed
  * h5pack_open() or h5pack_config_init() in this thread. Valid until the next call on R. */
 H5PACK_API const char *h5pack_last_error(const h5pack_reader *r);
@@ -282,7 +289,8 @@ typedef struct h5pack_info {
     h5pack_dtype dtype;
     int has_labels;
     uint32_t n_classes;          /* from the "classes" dataset, or max label + 1; 0 without labels and for
-                                    labels that are no class indices ((N,K), float, negative: reader.md) */
+                                    labels that are no class indices ((N,K), float, negative, or 2^31 - 1 and
+                                    more in a file with label_names: reader.md) */
     uint64_t samples_per_chunk;  /* images per chunk (for a contiguous dataset: per read unit) */
     uint64_t n_chunks;
     uint64_t chunk_bytes;        /* decompressed bytes of one full chunk */

@@ -202,6 +202,11 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
 
 /* ---- the consumer's calls ------------------------------------------------------------------------ */
 
+H5PACK_API const char *h5pack_timeline_path(const h5pack_reader *r)
+{
+    return r ? h5pack_timeline_file(r->timeline) : NULL;
+}
+
 H5PACK_API const char *h5pack_last_error(const h5pack_reader *r)
 {
     return r ? r->err : h5pack_reader_thread_error();

@@ -43,11 +43,17 @@ void h5pack_timeline_leave(h5pack_timeline *t, const h5pack_batch *b);
 const char *h5pack_timeline_file(const h5pack_timeline *t);
 
 /* timeline_file.c: creates (truncates) the file for PATH by the rank and ".N" rules above, holding its
- * flock; *FD and *NAME (malloc'd) on success. With APPEND, a file whose first line is the header is kept:
- * *T_LAST is then its last row's t_s (0 with no row) and *CONTINUED 1 (else 0: truncated, no header yet).
+ * flock; *FD and *NAME (malloc'd) on success. With APPEND, PATH itself is continued when it is a timeline
+ * that no live reader holds; else the rules apply and a file whose first line is the header is kept: *T_LAST
+ * is then its last row's t_s (0 with no row) and *CONTINUED 1 (else 0: truncated, no header yet).
  * H5PACK_EIO naming the file and the reason, or ENOMEM. */
 int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world, int append, int *fd, char **name,
                                 int *continued, double *t_last, char *err, size_t err_len);
+
+/* timeline_continue.c: with FD open read-write on a file that starts with the header, cuts a torn last
+ * line and sets *T_LAST to the last complete row's t_s (0 with none): 1. 0: not a timeline (nothing
+ * changed). -1: a read or cut error (errno). */
+int h5pack_timeline_continue_fd(int fd, double *t_last);
 
 /* Stops the sampler, writes the last row, closes the file. Call before the pipeline and backend are
  * freed. NULL is a no-op. */

@@ -5,7 +5,6 @@
  * With timeline_append, a file that holds a timeline is continued instead (its last t_s read back). */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,47 +27,6 @@ static char *insert_suffix(const char *path, const char *insert)
     return s;
 }
 
-#define TAIL_BYTES 4096 /* read back to find the last row: rows are far shorter */
-
-/* The last '\n' of BUF[0..N), NULL without one (a damaged file may hold NUL bytes: no strrchr). */
-static char *last_newline(char *buf, size_t n)
-{
-    while (n > 0)
-        if (buf[--n] == '\n')
-            return buf + n;
-    return NULL;
-}
-
-/* 1 when FD's file starts with the header line; then *T_LAST is the t_s of its last complete row (0 with
- * none), and a torn last line (a crash mid-write) is cut off so that the next row starts a line. 0: not a
- * timeline; -1: the cut failed. */
-static int read_last_time(int fd, double *t_last)
-{
-    size_t hl = strlen(h5pack_timeline_header);
-    char tail[TAIL_BYTES + 1];
-    if (hl + 1 > sizeof tail || pread(fd, tail, hl + 1, 0) != (ssize_t)(hl + 1) ||
-        memcmp(tail, h5pack_timeline_header, hl) || tail[hl] != '\n')
-        return 0;
-    off_t size = lseek(fd, 0, SEEK_END);
-    off_t from = size - TAIL_BYTES > (off_t)(hl + 1) ? size - TAIL_BYTES : (off_t)(hl + 1);
-    ssize_t n = size > from ? pread(fd, tail, (size_t)(size - from), from) : 0;
-    *t_last = 0;
-    if (n <= 0)
-        return 1;
-    tail[n] = '\0';
-    char *end = last_newline(tail, (size_t)n); /* the end of the last complete row */
-    off_t keep = end ? from + (end - tail) + 1 : (off_t)(hl + 1);
-    if (keep < size && ftruncate(fd, keep) != 0)
-        return -1;
-    if (!end)
-        return 1;
-    *end = '\0';
-    char *start = last_newline(tail, (size_t)(end - tail));
-    double t = strtod(start ? start + 1 : tail, NULL);
-    *t_last = isfinite(t) && t > 0 ? t : 0;
-    return 1;
-}
-
 /* 1: NAME is ours (created, locked; truncated unless APPEND finds a timeline: *CONTINUED) in *FD; 0:
  * another reader holds it; -1: cannot create. */
 static int try_name(const char *name, int append, int *fd, int *continued, double *t_last)
@@ -81,7 +39,7 @@ static int try_name(const char *name, int append, int *fd, int *continued, doubl
         return 0;
     }
     /* locked, or a file system without flock (then the first name is used, as without the rule) */
-    *continued = append ? read_last_time(f, t_last) : 0;
+    *continued = append ? h5pack_timeline_continue_fd(f, t_last) : 0;
     if (*continued > 0) {
         *fd = f;
         return 1;
@@ -96,10 +54,45 @@ static int try_name(const char *name, int append, int *fd, int *continued, doubl
     return 1;
 }
 
+/* 1: PATH is an existing timeline no live reader holds, opened, locked and continued in *FD; 0: not so
+ * (the naming rules decide); -1: a read or cut error (errno). */
+static int continue_exact(const char *path, int *fd, int *continued, double *t_last)
+{
+    int f = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    if (f < 0)
+        return 0;
+    if (flock(f, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        close(f);
+        return 0;
+    }
+    int rc = h5pack_timeline_continue_fd(f, t_last);
+    if (rc <= 0) {
+        int e = errno;
+        close(f);
+        errno = e;
+        return rc;
+    }
+    *fd = f, *continued = 1;
+    return 1;
+}
+
 int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world, int append, int *fd, char **name,
                                 int *continued, double *t_last, char *err, size_t err_len)
 {
     *continued = 0, *t_last = 0;
+    if (append) { /* PATH itself, an earlier reader's file (h5pack_timeline_path), when free and a timeline */
+        int rc = continue_exact(path, fd, continued, t_last);
+        if (rc != 0) {
+            if (rc < 0 || !(*name = strdup(path))) {
+                snprintf(err, err_len, "cannot continue the timeline file %s: %s", path,
+                         rc < 0 ? strerror(errno) : "out of memory");
+                if (rc > 0)
+                    close(*fd);
+                return rc < 0 ? H5PACK_EIO : H5PACK_ENOMEM;
+            }
+            return 0;
+        }
+    }
     char tag[32];
     snprintf(tag, sizeof tag, "rank%u", rank);
     char *base = world > 1 ? insert_suffix(path, tag) : strdup(path);

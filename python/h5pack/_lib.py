@@ -225,6 +225,7 @@ def _declare(lib):
         "h5pack_config_init": (ctypes.c_int, [P(Config)]),
         "h5pack_open": (ctypes.c_int, [ctypes.c_char_p, P(Config), P(ctypes.c_void_p)]),
         "h5pack_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),
+        "h5pack_timeline_path": (ctypes.c_char_p, [ctypes.c_void_p]),
         "h5pack_info_get": (ctypes.c_int, [ctypes.c_void_p, P(Info)]),
         "h5pack_next": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
         "h5pack_release": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),

@@ -209,7 +209,11 @@ class Loader:
             raise _error(rc, self._reader, f"{self.path}: info")
         self._shape = self._sample_shape()
         self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
-        self._cfg.timeline_append = 1  # a reopen (resume, set_epoch) continues this loader's timeline file
+        # a reopen (resume, set_epoch) continues this very file, whatever other readers hold meanwhile
+        written = lib().h5pack_timeline_path(self._reader)
+        if written:
+            self._timeline_file = written  # kept alive while cfg points at it
+            self._cfg.timeline_path, self._cfg.timeline_append = written, 1
 
     # ---- configuration ------------------------------------------------------------------------------
 

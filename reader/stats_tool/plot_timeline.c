@@ -87,7 +87,7 @@ static void draw_axes(plot_surface *out, const frame *f, const panel *p, int las
     }
     out->ops->text(out, 16, (y0 + y1) / 2, p->ylabel, 12, PLOT_ANCHOR_MIDDLE, 1);
     if (last)
-        out->ops->text(out, (x0 + x1) / 2, y1 + 36, "time since open (s)", 13, PLOT_ANCHOR_MIDDLE, 0);
+        out->ops->text(out, (x0 + x1) / 2, y1 + 36, "t_s: reader time since open (s)", 13, PLOT_ANCHOR_MIDDLE, 0);
 }
 
 /* Appends (X, Y) to the run in XY, merging points that fall in the same pixel column: each column keeps

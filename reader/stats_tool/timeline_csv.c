@@ -34,25 +34,33 @@ static int split(char *line, char **f)
     }
 }
 
-/* The next line of F into *LINE (getline's buffer), its end of line removed. Returns its length, -1 at the
- * end of the file, -2 for a line that cannot be a timeline row (ERR says why: over MAX_LINE - 1 bytes, a
- * NUL byte inside, or CR line ends without LF). */
-static long next_line(FILE *f, char **line, size_t *cap, const char *path, long lineno, char *err, size_t err_len)
+/* The next line of F into LINE (MAX_LINE bytes), its end of line removed. Returns its length, -1 at the
+ * end of the file, -2 for a line that cannot be a timeline row (ERR says why: over MAX_LINE - 1 bytes,
+ * read no further; a NUL byte inside; CR line ends without LF; a read error). */
+static long next_line(FILE *f, char *line, const char *path, long lineno, char *err, size_t err_len)
 {
-    ssize_t n = getline(line, cap, f);
-    if (n < 0)
+    size_t len = 0;
+    int ch, nul = 0;
+    while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
+        if (len == MAX_LINE - 1) {
+            snprintf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, MAX_LINE - 1);
+            return -2;
+        }
+        nul |= ch == '\0';
+        line[len++] = (char)ch;
+    }
+    if (ferror(f)) {
+        snprintf(err, err_len, "%s:%ld: read error: %s", path, lineno, strerror(errno));
+        return -2;
+    }
+    if (ch == EOF && len == 0)
         return -1;
-    size_t len = (size_t)n;
-    if (len && (*line)[len - 1] == '\n')
+    if (len && line[len - 1] == '\r')
         len--;
-    if (len && (*line)[len - 1] == '\r')
-        len--;
-    (*line)[len] = '\0';
-    if (len > MAX_LINE - 1)
-        snprintf(err, err_len, "%s:%ld: line longer than %d bytes", path, lineno, MAX_LINE - 1);
-    else if (strlen(*line) != len)
+    line[len] = '\0';
+    if (nul)
         snprintf(err, err_len, "%s:%ld: a NUL byte: not a text CSV", path, lineno);
-    else if (strchr(*line, '\r'))
+    else if (strchr(line, '\r'))
         snprintf(err, err_len, "%s:%ld: a CR inside the line: lines must end with LF or CR LF", path, lineno);
     else
         return (long)len;
@@ -142,10 +150,14 @@ static int read_row(char *line, const char *path, long lineno, const int *idx, c
 
 static int read_lines(FILE *f, const char *path, timeline_csv *c, char *err, size_t err_len)
 {
-    char *line = NULL, *names[MAX_COLS], head[MAX_LINE];
-    size_t line_cap = 0, cap = 0;
+    char *line = malloc(MAX_LINE), *names[MAX_COLS], head[MAX_LINE];
+    size_t cap = 0;
     int idx[C_N], n_cols = 0, rc = -1;
-    long len = next_line(f, &line, &line_cap, path, 1, err, err_len);
+    if (!line) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
+    long len = next_line(f, line, path, 1, err, err_len);
     if (len == -1)
         snprintf(err, err_len, "%s: empty file: not a timeline CSV", path);
     if (len < 0)
@@ -153,7 +165,7 @@ static int read_lines(FILE *f, const char *path, timeline_csv *c, char *err, siz
     memcpy(head, line, (size_t)len + 1);
     if (header_columns(head, path, idx, names, &n_cols, err, err_len))
         goto done;
-    for (long lineno = 2; (len = next_line(f, &line, &line_cap, path, lineno, err, err_len)) != -1; lineno++) {
+    for (long lineno = 2; (len = next_line(f, line, path, lineno, err, err_len)) != -1; lineno++) {
         if (len == -2)
             goto done;
         if (len == 0)

@@ -248,6 +248,17 @@ static void test_append(const char *h5, csv *c)
               c->r[first].v[T_S], t_last);
     for (int i = 1; i < c->n; i++)
         CHECK_MSG(c->r[i].v[T_S] >= c->r[i - 1].v[T_S], "t_s goes back at row %d", i + 1);
+    for (int junk = 0; junk < 2; junk++) { /* tails longer than a read window: 5000 bytes torn, 8 KiB of zeros */
+        first = c->n;
+        f = fopen(tl, "a");
+        for (int k = 0; f && k < (junk ? 8192 : 5000); k++)
+            fputc(junk ? 0 : 'x', f);
+        CHECK(f && fclose(f) == 0);
+        drain_slowly(h5, &cfg);
+        read_csv(tl, c);
+        CHECK_MSG(c->n > first && samples_in(c) == (uint64_t)(3 + junk) * 96, "after a %s tail: %d rows, %llu samples",
+                  junk ? "zero-filled" : "torn", c->n, (unsigned long long)samples_in(c));
+    }
     cfg.timeline_append = 0; /* overwritten */
     drain_slowly(h5, &cfg);
     read_csv(tl, c);
@@ -262,6 +273,35 @@ static void test_append(const char *h5, csv *c)
     unlink(tl);
 }
 
+/* A reader continues ITS file, named by h5pack_timeline_path(), even when the rules would now pick another:
+ * readers A (tl_pin.csv) and B (tl_pin.1.csv); A closes; B's successor continues tl_pin.1.csv. */
+static void test_append_pinned(const char *h5, csv *c)
+{
+    unlink("tl_pin.csv"), unlink("tl_pin.1.csv");
+    h5pack_config cfg = base_config();
+    cfg.epochs = 1, cfg.timeline_path = "tl_pin.csv", cfg.timeline_interval_s = 0.02;
+    h5pack_reader *a = open_ok(h5, &cfg), *b = open_ok(h5, &cfg);
+    CHECK(strcmp(h5pack_timeline_path(a), "tl_pin.csv") == 0);
+    CHECK(strcmp(h5pack_timeline_path(b), "tl_pin.1.csv") == 0);
+    char b_name[64];
+    snprintf(b_name, sizeof b_name, "%s", h5pack_timeline_path(b));
+    h5pack_batch batch = H5PACK_BATCH_INIT;
+    while (h5pack_next(b, &batch) == H5PACK_OK)
+        CHECK_OK(h5pack_release(b, &batch));
+    h5pack_close(a), h5pack_close(b);
+    cfg.timeline_path = b_name, cfg.timeline_append = 1;
+    drain_slowly(h5, &cfg);
+    read_csv("tl_pin.1.csv", c);
+    CHECK_EQ_U64(samples_in(c), 2 * 96);
+    read_csv("tl_pin.csv", c);
+    CHECK_EQ_U64(samples_in(c), 0);
+    h5pack_config none = base_config();
+    h5pack_reader *r = open_ok(h5, &none);
+    CHECK(h5pack_timeline_path(r) == NULL && h5pack_timeline_path(NULL) == NULL);
+    h5pack_close(r);
+    unlink("tl_pin.csv"), unlink("tl_pin.1.csv");
+}
+
 int main(void)
 {
     char h5[256];
@@ -274,6 +314,7 @@ int main(void)
     test_unwritable(h5);
     test_names(h5);
     test_append(h5, &c);
+    test_append_pinned(h5, &c);
     unlink(h5);
     printf("timeline: all checks passed\n");
     return 0;

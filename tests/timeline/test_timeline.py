@@ -142,6 +142,26 @@ def test_loader_reopens(h5, tmp, tool):
     check(sum(r[col["samples"]] for r in rows) == 0, "a new Loader overwrites the file")
 
 
+def test_two_loaders(h5, tmp):
+    """A train and a val loader on one name: each reopen continues the loader's own file, even after the
+    other loader (holding the first name) is closed."""
+    tl = os.path.join(tmp, "two.csv")
+    make = lambda: h5pack.Loader(h5, batch_size=BATCH, device="cpu", order="random", cache="4K",  # noqa: E731
+                                 timeline=tl, timeline_interval=0.02)
+    a, b = make(), make()
+    n = sum(images.shape[0] for images, _ in b)
+    a.close()
+    b.set_epoch(3)
+    n += sum(images.shape[0] for images, _ in b)
+    b.close()
+    b_file = os.path.join(tmp, "two.1.csv")
+    header, rows = read_rows(b_file)
+    col = {name: i for i, name in enumerate(header)}
+    check(sum(r[col["samples"]] for r in rows) == n == 2 * N, f"{b_file} holds both of b's readers")
+    header, rows = read_rows(tl)
+    check(sum(r[col["samples"]] for r in rows) == 0, f"{tl} (a's) got none of b's rows")
+
+
 def main():
     tool = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="h5pack_timeline_") as tmp:
@@ -150,6 +170,7 @@ def main():
         tl = test_loader(h5, tmp)
         test_env(h5, tmp)
         test_loader_reopens(h5, tmp, tool)
+        test_two_loaders(h5, tmp)
         test_plot(tool, tl, tmp)
     print("timeline python checks passed")
 
