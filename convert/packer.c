@@ -364,11 +364,11 @@ static int finish_file(pack_ctx *c, char *err, size_t len)
     int rc = h5out_close(c->out, err, len);
     c->out = NULL;
     int which = c->have_temp[1] ? 1 : 0;
-    if (rc == 0 && safeout_commit(c->temp[which], c->o->out_path, err, len) == 0) {
+    if (rc == 0)
+        rc = safeout_commit(c->temp[which], c->o->out_path, c->o->force, err, len);
+    if (rc == 0 || rc == -2) /* -2: an OUT appeared meanwhile; the finished file stays under its temp name */
         c->have_temp[which] = 0;
-        return 0;
-    }
-    return -1;
+    return rc == 0 ? 0 : -1;
 }
 
 static void cleanup(pack_ctx *c)

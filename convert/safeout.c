@@ -69,8 +69,15 @@ static void unregister_temp(const char *path)
 int safeout_check_destination(const char *out, int force, char *err, size_t err_len)
 {
     struct stat st;
-    if (stat(out, &st) != 0)
+    size_t len = strlen(out);
+    if (len == 0 || out[len - 1] == '/') { /* refused now, not at the rename after the whole conversion */
+        snprintf(err, err_len, "'%s': give the output file's name (OUT.h5)", out);
+        return -1;
+    }
+    if (lstat(out, &st) != 0) /* lstat: a dangling symbolic link exists too */
         return 0;
+    if (S_ISLNK(st.st_mode) && stat(out, &st) != 0)
+        st.st_mode = S_IFLNK; /* dangling: replaced, as any existing OUT, only with --force */
     if (S_ISDIR(st.st_mode)) {
         snprintf(err, err_len, "%s: is a folder; give the output file's name", out);
         return -1;
@@ -146,14 +153,45 @@ static int fsync_path(const char *path, int flags)
     return rc;
 }
 
-int safeout_commit(const char *temp, const char *out, char *err, size_t err_len)
+/* rename(TEMP, OUT) that fails with EEXIST when OUT exists: renameat2's RENAME_NOREPLACE, else (a file
+ * system without it) link + unlink, else a check just before the rename (a race window remains only there). */
+static int rename_noreplace(const char *temp, const char *out)
+{
+    if (renameat2(AT_FDCWD, temp, AT_FDCWD, out, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return -1;
+    if (link(temp, out) == 0)
+        return unlink(temp);
+    if (errno == EEXIST)
+        return -1;
+    struct stat st;
+    if (lstat(out, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(temp, out);
+}
+
+int safeout_commit(const char *temp, const char *out, int force, char *err, size_t err_len)
 {
     char dir[SAFEOUT_PATH_MAX], base[SAFEOUT_PATH_MAX];
     if (fsync_path(temp, O_RDONLY) != 0) {
         snprintf(err, err_len, "%s: cannot flush to disk: %s", temp, strerror(errno));
         return -1;
     }
-    if (chmod(temp, 0666 & ~current_umask()) != 0 || rename(temp, out) != 0) {
+    if (chmod(temp, 0666 & ~current_umask()) != 0) {
+        snprintf(err, err_len, "%s: cannot set the finished file's permissions: %s", temp, strerror(errno));
+        return -1;
+    }
+    int rc = force ? rename(temp, out) : rename_noreplace(temp, out);
+    if (rc != 0 && !force && errno == EEXIST) { /* OUT appeared while converting: keep both, say where */
+        unregister_temp(temp);
+        snprintf(err, err_len, "%s: appeared during the conversion and --force was not given, so it was not "
+                 "replaced; the finished conversion is kept as %s", out, temp);
+        return -2;
+    }
+    if (rc != 0) {
         snprintf(err, err_len, "%s: cannot move the finished file into place: %s", out, strerror(errno));
         return -1;
     }

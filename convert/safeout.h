@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-/* OUT must not exist unless FORCE, and must not be a folder. Returns 0, or -1 with a message. */
+/* OUT must not exist (a dangling symbolic link counts) unless FORCE, must not be a folder, and must name a
+ * file (not "" nor end with '/'). Returns 0, or -1 with a message. */
 int safeout_check_destination(const char *out, int force, char *err, size_t err_len);
 
 /* Creates an empty hidden temp file in OUT's folder and registers it for removal on signals; its path goes
@@ -17,8 +18,10 @@ int safeout_create_temp(const char *out, char *temp, size_t temp_len, char *err,
 /* Removes TEMP and unregisters it. */
 void safeout_discard(const char *temp);
 
-/* fsync TEMP, rename it to OUT, fsync OUT's folder, unregister TEMP. Returns 0, or -1 with a message. */
-int safeout_commit(const char *temp, const char *out, char *err, size_t err_len);
+/* fsync TEMP, rename it to OUT, fsync OUT's folder, unregister TEMP. Without FORCE an OUT that appeared
+ * meanwhile is not replaced: -2, TEMP kept (unregistered) and named in the message. Returns 0, or -1 with
+ * a message. */
+int safeout_commit(const char *temp, const char *out, int force, char *err, size_t err_len);
 
 /* SIGINT/SIGTERM/SIGHUP: remove the registered temp files, then die of the signal as usual. Signals that
  * were ignored when the program started (nohup, background jobs) stay ignored. */
