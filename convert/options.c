@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "sizes.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -208,8 +209,9 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         break;
     case OPT_CHECKSUM: o->checksum = 1; break;
     case OPT_THREADS:
-        if (take_count("-j", value, 0, 1024, "a thread count 0..1024 (0 = the default: usable CPUs)", &v, err, len) !=
-            OPTIONS_RUN)
+        if (take_count("-j", value, 0, H5PACK_MAX_THREADS,
+                       "a thread count 0.." H5PACK_MAX_THREADS_TEXT " (0 = the default: usable CPUs)", &v, err,
+                       len) != OPTIONS_RUN)
             return OPTIONS_ERROR;
         o->threads = (int)v;
         break;

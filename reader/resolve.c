@@ -28,8 +28,8 @@ int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_l
         bad = "rank must be < world and world >= 1";
     else if (cfg->echo == 0)
         bad = "echo must be >= 1 (1 = no echoing)";
-    else if (cfg->threads < 0)
-        bad = "threads must be >= 0 (0 = one per core)";
+    else if (cfg->threads < 0 || cfg->threads > H5PACK_MAX_THREADS)
+        bad = "threads must be 0 (one per core) .. " H5PACK_MAX_THREADS_TEXT;
     else if (cfg->prefetch < 1 || cfg->prefetch > 1024)
         bad = "prefetch must be in 1..1024";
     else if (!enum_in(cfg->order, H5PACK_ORDER_SEQUENTIAL, H5PACK_ORDER_CHUNK))

@@ -11,10 +11,10 @@ A thin ctypes layer over libh5pack.so (include/h5pack.h): set PYTHONPATH to this
 build; the library is found in the build tree, the install prefix or through $H5PACK_LIBRARY.
 See docs/python.md.
 """
-from .loader import H5packError, Loader, info, lib, version
+from .loader import H5packError, H5packValueError, Loader, info, lib, version
 from ._convert import parse_size
 
-__all__ = ["Loader", "H5packError", "info", "version", "parse_size", "lib"]
+__all__ = ["Loader", "H5packError", "H5packValueError", "info", "version", "parse_size", "lib"]
 
 
 def __getattr__(name):

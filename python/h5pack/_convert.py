@@ -1,4 +1,5 @@
 """Python values -> h5pack_config fields (sizes with suffixes, names of enums, devices)."""
+import numbers
 import re
 
 from . import _lib
@@ -87,6 +88,20 @@ def parse_size(value):
     if not isinstance(value, str):
         raise SizeError(value, "syntax", "expected an int or a string such as '1G'")
     return parse_size_text(value)
+
+
+def int_option(value, name, lo, hi):
+    """VALUE as an int in LO .. HI (the C field's range: ctypes would wrap anything outside it silently),
+    else ValueError naming the option. bool and non-integral numbers are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name}={value!r}: expected an integer")
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"{name}={value}: expected an integer in {lo} .. {hi}")
+    return value
+
+
+U32_MAX, I32_MAX = (1 << 32) - 1, (1 << 31) - 1
 
 
 def enum_value(table, name, what):

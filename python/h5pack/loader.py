@@ -26,11 +26,17 @@ class H5packError(RuntimeError):
         self.code = code
 
 
+class H5packValueError(H5packError, ValueError):
+    """H5PACK_EINVAL: a value the library refused (it names the field); a ValueError as well, so bad
+    options raise ValueError whether Python or the library catches them."""
+
+
 def _error(code, reader, what):
     detail = lib().h5pack_last_error(reader) or b""
     generic = lib().h5pack_strerror(code).decode()
     text = detail.decode(errors="replace") or generic
-    return H5packError(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
+    cls = H5packValueError if code == _lib.EINVAL else H5packError
+    return cls(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
 
 
 def _open(path, cfg):
@@ -162,10 +168,15 @@ class Loader:
                  return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
-                 timeline_interval=None):
+                 timeline_interval=None, input_layout="auto"):
         self._reader = None
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
         self._held = collections.deque()
+        prefetch = _convert.int_option(prefetch, "prefetch", 0, _convert.I32_MAX)
+        if prefetch < 2:
+            raise ValueError(f"prefetch={prefetch}: the Loader needs at least 2 buffers (one held by the "
+                             f"training step, one being filled)")
+        keep = _convert.int_option(keep, "keep", 0, _convert.I32_MAX)
         if not 1 <= keep <= prefetch - 1:
             raise ValueError(f"keep={keep} must be between 1 and prefetch - 1 = {prefetch - 1}")
         if keep > 1 and int(echo) > 1 and not copy:
@@ -181,6 +192,8 @@ class Loader:
                            device_memory_limit)
         _convert.set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio)
         cfg.echo_mode = _convert.enum_value(_lib.ECHO_MODES, echo_mode, "echo_mode")
+        # how the file stores its images: "auto" = its "layout" attribute, else inferred from the shape
+        cfg.input_layout = _convert.enum_value(_lib.LAYOUTS, input_layout, "input_layout")
         # timeline: None = $H5PACK_TIMELINE (if set), "" = none, else the CSV file (docs/stats.md "Timeline")
         if timeline is not None:
             cfg.timeline_path = os.fsencode(timeline)
@@ -220,17 +233,23 @@ class Loader:
     def _config(self, batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
                 layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels, memlimit):
         cfg = _default_config()
+        for name, value in (("images", images), ("labels", labels)):
+            if not isinstance(value, str) and not (name == "labels" and value is None):
+                raise ValueError(f"{name}={value!r}: expected a dataset name (str)")
         self._names = (images.encode(), (labels or "").encode())  # kept alive while cfg points at them
         cfg.images_dataset, cfg.labels_dataset = self._names
-        cfg.batch_size, cfg.cache_bytes = int(batch_size), _convert.parse_size(cache)
+        n, u64, u32, i32 = _convert.int_option, _convert._U64_MAX, _convert.U32_MAX, _convert.I32_MAX
+        cfg.batch_size, cfg.cache_bytes = n(batch_size, "batch_size", 1, u64), _convert.parse_size(cache)
         cfg.order = _convert.enum_value(_lib.ORDERS, order, "order")
-        cfg.window, cfg.seed, cfg.rank, cfg.world = int(window or 0), int(seed), int(rank), int(world)
-        cfg.drop_last, cfg.echo, cfg.epochs = int(bool(drop_last)), int(echo), int(epochs or 0)
-        cfg.threads, cfg.prefetch = int(threads or 0), int(prefetch)
+        cfg.window, cfg.seed = n(window or 0, "window", 0, u64), n(seed, "seed", 0, u64)
+        cfg.rank, cfg.world = n(rank, "rank", 0, u32), n(world, "world", 1, u32)
+        cfg.drop_last, cfg.echo = int(bool(drop_last)), n(echo, "echo", 1, u32)
+        cfg.epochs = n(epochs or 0, "epochs", 0, u64)
+        cfg.threads, cfg.prefetch = n(threads or 0, "threads", 0, i32), n(prefetch, "prefetch", 2, i32)
         cfg.dtype = _convert.enum_value(_lib.DTYPES, dtype, "dtype")
         cfg.output_layout = _convert.enum_value(_lib.LAYOUTS, layout, "layout")
         _convert.set_norm(cfg, norm)
-        cfg.random_flip, cfg.random_crop_padding = int(bool(flip)), int(crop_padding)
+        cfg.random_flip, cfg.random_crop_padding = int(bool(flip)), n(crop_padding, "crop_padding", 0, i32)
         cfg.device_memory_limit = _convert.parse_size(memlimit)
         self._set_device(cfg, device)
         self._echo_factor, self._gpu = max(1, cfg.echo), cfg.gpu_id

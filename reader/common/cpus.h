@@ -22,6 +22,12 @@
  * machine each time (cheap: a syscall and a few small files). */
 int h5pack_default_threads(void);
 
+/* The most worker threads the reader (config.threads) and the converter (-j) take: beyond it a typo
+ * (threads=10**6) would start thousands of threads before failing. */
+#define H5PACK_MAX_THREADS H5PACK_CPUS_MAX
+#define H5PACK_MAX_THREADS_TEXT "1024" /* the same number, for messages built at compile time */
+_Static_assert(H5PACK_MAX_THREADS == 1024, "update H5PACK_MAX_THREADS_TEXT with H5PACK_CPUS_MAX");
+
 /* CPUs in the calling thread's affinity mask (online cores if the mask cannot be read); >= 1. */
 int h5pack_cpus_affinity(void);
 

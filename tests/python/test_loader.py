@@ -2,6 +2,7 @@
 zero copy, the lifetime rule, echo, ranks, errors, stats and info. Run by ctest with PYTHONPATH=python and
 H5PACK_LIBRARY pointing at the freshly built libh5pack.so."""
 import math
+import os
 import sys
 import tempfile
 import unittest
@@ -222,9 +223,38 @@ class Errors(unittest.TestCase):
     def test_bad_arguments(self):
         for kw in ({"order": "shuffled"}, {"dtype": "float64"}, {"cache": "lots"}, {"keep": 4},
                    {"keep": 2, "echo": 2},
-                   {"device": "tpu"}, {"norm": ([0.5], [0.0])}):
-            with self.assertRaises(ValueError, msg=str(kw)):
+                   {"device": "tpu"}, {"norm": ([0.5], [0.0])},
+                   # outside the C field's range (ctypes wrapped them: echo=-2 was 4294967294 repeats)
+                   {"echo": -2}, {"echo": 2**32 + 1}, {"epochs": -1}, {"seed": 2**64}, {"batch_size": 2.5},
+                   {"batch_size": -1}, {"rank": -1}, {"window": -3}, {"crop_padding": -1}, {"echo": True},
+                   {"prefetch": 1}, {"images": None},
+                   # refused by the library (H5PACK_EINVAL): a ValueError too, naming the field
+                   {"batch_size": 0}, {"world": 2, "rank": 2}, {"threads": 10**6}, {"cache": 0}):
+            with self.assertRaises(ValueError, msg=str(kw)) as cm:
                 loader(**kw)
+            name = next(iter(kw)) if "rank" not in kw else "rank"
+            if name not in ("norm", "cache"):
+                self.assertIn(name, str(cm.exception), str(kw))
+
+    def test_input_layout(self):
+        """(N,32,32,2) without a layout attribute: ambiguous; input_layout="nhwc" reads it as stored."""
+        import h5py
+        import numpy as np
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "ambiguous.h5")
+            pixels = np.random.default_rng(3).integers(0, 256, (8, 32, 32, 2), dtype=np.uint8)
+            with h5py.File(path, "w") as f:
+                f.create_dataset("images", data=pixels)
+            with self.assertRaises(h5pack.H5packError) as cm:
+                h5pack.Loader(path, batch_size=8, device="cpu", epochs=1)
+            self.assertIn("layout", str(cm.exception))
+            with h5pack.Loader(path, batch_size=8, device="cpu", epochs=1, input_layout="nhwc", dtype="uint8",
+                               order="sequential", labels=None) as ld:
+                (images,) = [b if torch.is_tensor(b) else b[0] for b in ld]
+                self.assertEqual(tuple(images.shape), (8, 2, 32, 32))
+                self.assertTrue(torch.equal(images.cpu(), torch.from_numpy(pixels).permute(0, 3, 1, 2)))
+            with self.assertRaises(ValueError):
+                h5pack.Loader(path, input_layout="chw")
 
     def test_library_search_skips_unusable_candidates(self):
         from h5pack import _lib
