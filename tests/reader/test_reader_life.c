@@ -232,6 +232,11 @@ static void test_bad_files(void)
     c.batch_size = 0;
     expect_open_error(path_ok, &c, H5PACK_EINVAL, "batch_size");
     c = small_config();
+    c.threads = 1025; /* a typo would start thousands of threads */
+    expect_open_error(path_ok, &c, H5PACK_EINVAL, "threads must be 0 (one per core) .. 1024");
+    c.threads = -1;
+    expect_open_error(path_ok, &c, H5PACK_EINVAL, "threads");
+    c = small_config();
     c.drop_last = 1, c.batch_size = 1000;
     expect_open_error(path_ok, &c, H5PACK_EINVAL, "drop_last");
     CHECK_EQ_INT(h5pack_open(path_ok, &c, NULL), H5PACK_EINVAL);
