@@ -72,10 +72,19 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
         return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
     hid_t fapl = h5pack_chunksrc_vfd_fapl(); /* sec2 plus raw-read capture; -1: plain default driver */
     s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+    char h5msg[600] = "";
+    if (s->file < 0) /* read HDF5's error stack now: the next HDF5 call (H5Pclose) clears it */
+        h5pack_h5_error_text(h5msg, sizeof h5msg);
     if (fapl >= 0)
         H5Pclose(fapl);
+    if (s->file < 0 && strstr(h5msg, "unable to lock"))
+        return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len,
+                                    "cannot open: the file is locked (HDF5 file locking: a writer has it open, in "
+                                    "another process or this one); close the writer, or set "
+                                    "HDF5_USE_FILE_LOCKING=FALSE if nothing writes it (HDF5: %s)", h5msg);
     if (s->file < 0)
-        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open as HDF5 (truncated or damaged?)");
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
+                                    "cannot open as HDF5 (truncated or damaged?) (HDF5: %s)", h5msg);
     return read_userblock(s, err, err_len);
 }
 

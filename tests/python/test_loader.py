@@ -256,6 +256,20 @@ class Errors(unittest.TestCase):
             with self.assertRaises(ValueError):
                 h5pack.Loader(path, input_layout="chw")
 
+    def test_locked_file(self):
+        """A file h5py holds open for writing: HDF5's lock, said as such (it read as 'corrupt')."""
+        import h5py
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "locked.h5")
+            with h5py.File(path, "w") as f:
+                f.create_dataset("images", data=np.zeros((4, 3, 8, 8), np.uint8))
+            with h5py.File(path, "a"):
+                with self.assertRaises(h5pack.H5packError) as cm:
+                    h5pack.info(path)
+                self.assertIn("the file is locked", str(cm.exception))
+                self.assertIn("HDF5_USE_FILE_LOCKING", str(cm.exception))
+            self.assertEqual(h5pack.info(path)["n_samples"], 4)
+
     def test_library_search_skips_unusable_candidates(self):
         from h5pack import _lib
         real, orig = h5pack.lib().path_, _lib.library_candidates
