@@ -202,6 +202,10 @@ static void advise_nslots(const sim_facts *f, advice *a)
             largest = f->rows[i].cache_bytes > largest ? f->rows[i].cache_bytes : largest;
         }
     uint64_t fit = f->chunk_bytes ? largest / f->chunk_bytes : 0;
+    if (f->n_chunks && fit > f->n_chunks)
+        fit = f->n_chunks; /* a cache never holds more chunks than the file has */
+    if (f->n_chunks && f->nslots >= f->n_chunks)
+        return; /* every chunk has a slot of its own (i mod nslots = i): no collision is possible */
     if (any && fit > 1 && f->nslots < 10 * fit)
         advice_add(a, "HDF5 puts chunk i in hash slot i mod nslots and a slot holds one chunk: with %llu slots for "
                       "up to %llu cached chunks, collisions evict chunks early. Use a prime near 100x the chunks "

@@ -197,6 +197,11 @@ def test_simulate_refused(path):
     marked = [line for line in table.splitlines() if line.endswith(" !")]
     check(len(marked) == 2 and all(" chunk " in line for line in marked), f"table marks: {marked}")
     check("! h5pack_open refuses order chunk" in table, "table note for the ! rows")
+    # HDF5's slot advice only where collisions can happen: 5 chunks in 521 slots never collide, 5 in 2 do
+    advice = tool("simulate", path, "--cache", "1G", "--batch", BATCH, "--policy", "hdf5").stdout
+    check("rdcc_nslots=" not in advice.replace("rdcc_nslots=521,", ""), f"slot advice for 5 chunks: {advice}")
+    advice = tool("simulate", path, "--cache", "1G", "--batch", BATCH, "--policy", "hdf5", "--nslots", 2).stdout
+    check("try it here with --nslots" in advice, f"no slot advice with 2 slots for 5 chunks: {advice}")
     explicit = json.loads(tool("simulate", path, "--cache", "1K", "--batch", BATCH, "--window", 2, "--json").stdout)
     check(not any(r["refused_by_open"] for r in explicit), "an explicit window: every cache opens")
 
