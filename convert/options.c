@@ -168,7 +168,8 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
     switch (spec->id) {
     case OPT_SIZE:
         if (parse_size_hw(value, &o->height, &o->width) != 0)
-            return fail(err, len, "--size: expected HxW (height first, e.g. 224x224), got '%s'", value);
+            return fail(err, len, "--size: expected HxW, each side 1..65535 (height first, e.g. 224x224), got '%s'",
+                        value);
         break;
     case OPT_RESIZE:
         if (parse_resize(value, &o->resize) != 0)

@@ -21,6 +21,8 @@ cli_tests() {
   "$H5PACK" --size 224 in out.h5 >"$tmp/out" 2>"$tmp/err"; rc=$?
   [ $rc -eq 1 ] || fail "bad --size: exit $rc, expected 1"
   grep -q -- "--size: expected HxW" "$tmp/err" || fail "bad --size message"
+  "$H5PACK" --size 100000x100000 in out.h5 2>"$tmp/err"; [ $? -eq 1 ] || fail "--size over 65535 accepted"
+  grep -q -- "each side 1..65535" "$tmp/err" || fail "--size over 65535: the limit is not named"
   [ -s "$tmp/out" ] && fail "usage error wrote to stdout"
   "$H5PACK" >/dev/null 2>"$tmp/err"; [ $? -eq 1 ] || fail "no arguments: exit code"
   grep -q "missing SRC_DIR" "$tmp/err" || fail "no arguments: message"
