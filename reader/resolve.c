@@ -22,8 +22,8 @@ int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_l
     const char *bad = NULL;
     if (!cfg->images_dataset || !cfg->images_dataset[0])
         bad = "images_dataset must name a dataset";
-    else if (cfg->batch_size == 0)
-        bad = "batch_size must be >= 1";
+    else if (cfg->batch_size == 0 || cfg->batch_size > ((size_t)1 << 31))
+        bad = "batch_size must be 1 .. 2^31"; /* above, the epoch's batch count would overflow */
     else if (cfg->world == 0 || cfg->rank >= cfg->world)
         bad = "rank must be < world and world >= 1";
     else if (cfg->echo == 0)

@@ -231,6 +231,8 @@ static void test_bad_files(void)
     c = small_config();
     c.batch_size = 0;
     expect_open_error(path_ok, &c, H5PACK_EINVAL, "batch_size");
+    c.batch_size = SIZE_MAX; /* was "drop_last ... leaves no batch" without drop_last: the count overflowed */
+    expect_open_error(path_ok, &c, H5PACK_EINVAL, "batch_size must be 1 .. 2^31");
     c = small_config();
     c.threads = 1025; /* a typo would start thousands of threads */
     expect_open_error(path_ok, &c, H5PACK_EINVAL, "threads must be 0 (one per core) .. 1024");
