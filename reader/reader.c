@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api_structs.h"
 #include "augment_config.h"
@@ -30,6 +31,7 @@ struct h5pack_reader {
     h5pack_timeline *timeline; /* NULL: none asked for */
     reader_setup setup;
     h5pack_info info;
+    pid_t pid; /* the process that opened it: its worker threads live there only */
 };
 
 
@@ -174,6 +176,7 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
     if (!r)
         return fail_without_reader(H5PACK_ENOMEM, path, "out of memory");
     r->t_open = h5pack_clock_s();
+    r->pid = getpid();
     r->cfg = own;
     r->images_name = copy_string(own.images_dataset);
     r->labels_name = copy_string(own.labels_dataset);
@@ -214,10 +217,19 @@ H5PACK_API const char *h5pack_last_error(const h5pack_reader *r)
 
 static int check_usable(h5pack_reader *r)
 {
-    if (!r)
+    if (!r) {
+        h5pack_reader_set_thread_error("h5pack: the reader is NULL");
         return H5PACK_EINVAL;
+    }
     if (r->open_rc < 0 || !r->pipe) /* the open failed: r->err keeps its reason */
         return H5PACK_ESTATE;
+    if (getpid() != r->pid) { /* fork() copies the reader but not its threads: next would wait forever */
+        snprintf(r->err, sizeof r->err,
+                 "this reader was opened in process %d and this is a fork() of it (%d): its worker threads "
+                 "are not here; open the reader in this process (e.g. in a DataLoader worker_init_fn)",
+                 (int)r->pid, (int)getpid());
+        return H5PACK_ESTATE;
+    }
     return 0;
 }
 
@@ -301,6 +313,8 @@ H5PACK_API void h5pack_close(h5pack_reader *r)
 {
     if (!r)
         return;
+    if (r->pid && getpid() != r->pid)
+        return; /* a fork's copy: its threads are the parent's, not to be joined here; left to the exit */
     release_resources(r);
     free(r->images_name), free(r->labels_name);
     free(r);

@@ -18,6 +18,7 @@ const char h5pack_timeline_header[] =
     "chunk_misses,hit_rate,bytes_read,cache_bytes,device_copy_fraction,device_idle_fraction";
 
 #define MIN_INTERVAL_S 0.001
+#define MAX_INTERVAL_S 86400.0 /* a row a day; far beyond, the sampler's deadline would leave time_t */
 
 /* Running totals since open, as of one moment. */
 typedef struct tl_counts {
@@ -216,9 +217,9 @@ int h5pack_timeline_open(const h5pack_config *cfg, pipeline *p, backend *be, dou
     if (!path || !path[0])
         return 0;
     double interval = cfg->timeline_interval_s == 0 ? 1.0 : cfg->timeline_interval_s;
-    if (!(interval >= MIN_INTERVAL_S) || !isfinite(interval)) {
-        snprintf(err, err_len, "timeline_interval_s = %g: give 0 (1 s) or at least %g seconds",
-                 cfg->timeline_interval_s, MIN_INTERVAL_S);
+    if (!(interval >= MIN_INTERVAL_S && interval <= MAX_INTERVAL_S)) {
+        snprintf(err, err_len, "timeline_interval_s = %g: give 0 (1 s) or %g .. %g seconds",
+                 cfg->timeline_interval_s, MIN_INTERVAL_S, MAX_INTERVAL_S);
         return H5PACK_EINVAL;
     }
     h5pack_timeline *t = calloc(1, sizeof *t);

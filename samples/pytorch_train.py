@@ -28,10 +28,17 @@ def small_cnn(channels, classes):
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, classes))
 
 
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected an integer >= 1")
+    return value
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("file", help="an h5pack file (h5pack --size HxW IMAGES OUT.h5)")
-    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--epochs", type=positive_int, default=2)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--cache", default="256M", help="chunk cache size (K/M/G suffixes)")
     p.add_argument("--order", default="chunk", choices=["sequential", "random", "chunk"])
@@ -71,11 +78,20 @@ def run_epoch(loader, model, optimiser, device):
 
 def main(argv=None):
     args = parse_args(argv)
-    loader = h5pack.Loader(args.file, batch_size=args.batch, cache=args.cache, order=args.order,
-                           echo=args.echo, threads=args.threads, device=args.device, flip=args.flip)
+    try:  # bad settings and unreadable files: one line naming the reason, not a traceback
+        loader = h5pack.Loader(args.file, batch_size=args.batch, cache=args.cache, order=args.order,
+                               echo=args.echo, threads=args.threads, device=args.device, flip=args.flip)
+    except (ValueError, h5pack.H5packError) as e:
+        sys.exit(f"pytorch_train.py: {e}")
     info = loader.info
     if not info["has_labels"]:
         sys.exit(f"{args.file}: no labels in the file, nothing to train on")
+    if info["n_classes"] == 0 or info["label_columns"] > 1 or info["labels_are_float"]:
+        # the sample's model is a classifier: CSV attribute tables (1/-1, several columns) or float targets
+        # are another task (the Loader delivers them as (B,K) tensors; change the loss to train on them)
+        sys.exit(f"{args.file}: this sample trains a classifier on one class index per image; the file's labels "
+                 f"are {'float' if info['labels_are_float'] else 'int'} with {info['label_columns']} column(s) "
+                 f"and no class count")
     device = torch.device(f"cuda:{torch.cuda.current_device()}" if info["device"] == "cuda" else "cpu")
     print(f"{args.file}: {info['n_samples']} images {info['channels']}x{info['height']}x{info['width']}, "
           f"{info['n_classes']} classes; reader on {info['device_name']}, {info['threads']} threads, "

@@ -122,7 +122,7 @@ double model_step(model *m, const h5pack_batch *batch)
         forward(m);
         if (!batch->labels)
             continue;
-        int64_t label = batch->labels[i] < m->classes ? batch->labels[i] : 0;
+        int64_t label = batch->labels[i] >= 0 && batch->labels[i] < m->classes ? batch->labels[i] : 0; /* in range */
         loss -= log(fmax(m->prob[label], 1e-30));
         backward(m, label);
     }

@@ -67,14 +67,14 @@ __global__ void step_kernel(const float *images, const int64_t *labels, cuda_mod
         for (int k = 0; k < m.classes; k++)
             prob[k] /= sum;
         if (labels) {
-            int64_t y = labels[blockIdx.x] < m.classes ? labels[blockIdx.x] : 0;
+            int64_t y = labels[blockIdx.x] >= 0 && labels[blockIdx.x] < m.classes ? labels[blockIdx.x] : 0;
             atomicAdd(m.loss, -logf(fmaxf(prob[y], 1e-30f)));
         }
     }
     __syncthreads();
     if (!labels)
         return;
-    int64_t y = labels[blockIdx.x] < m.classes ? labels[blockIdx.x] : 0;
+    int64_t y = labels[blockIdx.x] >= 0 && labels[blockIdx.x] < m.classes ? labels[blockIdx.x] : 0;
     for (int i = threadIdx.x; i < m.classes * m.features; i += blockDim.x) {
         int k = i / m.features, f = i % m.features;
         float g = m.learning_rate * (prob[k] - (k == y ? 1.0f : 0.0f));

@@ -223,6 +223,15 @@ int main(int argc, char **argv)
         goto done;
     }
     h5pack_info_get(r, &info);
+    if (!info.has_labels || info.n_classes == 0 || info.label_columns > 1 || info.labels_are_float) {
+        /* the model is a classifier: one class index per image (attribute tables, 1/-1 values, ids,
+         * float targets are another task; the loader delivers them, this sample does not train on them) */
+        fprintf(stderr, "h5pack-train-loop: %s: the sample model needs one class label per image (a labels "
+                "dataset of class indices); this file has %s\n", o.path,
+                !info.has_labels ? "no labels" : info.labels_are_float ? "float labels"
+                : info.label_columns > 1 ? "several label columns per image" : "labels that are not class indices");
+        goto done;
+    }
     print_setup(o.path, &info, &o.cfg);
     m = model_create(&info, (int)info.n_classes, info.device == H5PACK_DEVICE_CUDA, stream, err, sizeof err);
     if (!m) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <fcntl.h>
 
@@ -163,6 +164,43 @@ static void test_close_mid_epoch(void)
     }
     h5pack_config c = small_config();
     h5pack_close(open_ok(path_gzip, &c)); /* closed before any batch was asked for */
+}
+
+/* fork() copies an open reader but not its worker threads: in the child, h5pack_next is ESTATE naming
+ * fork (it used to wait forever) and h5pack_close returns; the parent reads on. The child only calls
+ * what needs no allocation (fork in a threaded process, sanitizer allocators included). */
+static void test_fork(void)
+{
+    h5pack_config c = small_config();
+    c.epochs = 1;
+    h5pack_reader *r = open_ok(path_ok, &c);
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    CHECK_OK(h5pack_next(r, &b));
+    CHECK_OK(h5pack_release(r, &b));
+    fflush(NULL);
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        h5pack_batch cb = H5PACK_BATCH_INIT;
+        int ok = h5pack_next(r, &cb) == H5PACK_ESTATE && strstr(h5pack_last_error(r), "fork()") != NULL;
+        h5pack_close(r);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "forked child: status %d", status);
+    int n = 1, rc;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        CHECK_OK(h5pack_release(r, &b));
+        n++;
+    }
+    CHECK_EQ_INT(rc, H5PACK_END);
+    h5pack_info in = H5PACK_INFO_INIT;
+    CHECK_OK(h5pack_info_get(r, &in));
+    CHECK_EQ_U64((uint64_t)n, in.batches_per_epoch);
+    h5pack_close(r);
+    CHECK_EQ_INT(h5pack_next(NULL, &b), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_last_error(NULL), "reader is NULL");
 }
 
 static void test_many_cycles(void)
@@ -376,6 +414,7 @@ int main(void)
     test_augmented_echoes();
     test_misuse();
     test_close_mid_epoch();
+    test_fork();
     test_many_cycles();
     test_bad_files();
     test_corrupt_chunk();

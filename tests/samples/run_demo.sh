@@ -46,4 +46,20 @@ py=$(H5PACK_LIBRARY="$(find "$build/reader" -name 'libh5pack.so' | head -1)" \
 echo "$py"
 grep -Eq "^epoch 2/2: loss [0-9.]+, accuracy [0-9.]+%, .*input wait [0-9.]+ s = [0-9.]+% of the epoch" <<<"$py" ||
     fail "pytorch_train.py did not report loss and input wait for 2 epochs"
+# Attribute tables (CelebA's 40 columns of 1/-1) are not class labels: both samples say so (the C one read
+# out of bounds with label -1, the Python one ended in a traceback).
+/usr/bin/python3 - "$work/attrs.h5" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("images", data=np.zeros((16, 3, 8, 8), np.uint8), chunks=(4, 3, 8, 8))
+    f.create_dataset("labels", data=np.where(np.arange(16 * 40).reshape(16, 40) % 3 == 0, 1, -1).astype(np.int8))
+    f.create_dataset("label_names", data=np.array([b"a%d" % i for i in range(40)]))
+PY
+if err=$("$train" "$work/attrs.h5" --device cpu 2>&1); then fail "h5pack-train-loop trained on attribute columns"; fi
+grep -q "several label columns" <<<"$err" || fail "h5pack-train-loop on attribute columns: $err"
+if err=$(H5PACK_LIBRARY="$(find "$build/reader" -name 'libh5pack.so' | head -1)" \
+         /usr/bin/python3 "$src/samples/pytorch_train.py" "$work/attrs.h5" --device cpu 2>&1); then
+  fail "pytorch_train.py trained on attribute columns"
+fi
+grep -q "one class index per image" <<<"$err" && ! grep -q Traceback <<<"$err" || fail "pytorch_train.py: $err"
 echo "samples: demo, training loop and PyTorch sample ran"

@@ -185,6 +185,11 @@ static void test_unwritable(const char *h5)
     CHECK_EQ_INT(rc, H5PACK_EINVAL);
     CHECK_STR_CONTAINS(h5pack_last_error(r), "timeline_interval_s");
     h5pack_close(r);
+    cfg.timeline_interval_s = 1e19; /* the sampler's deadline overflowed time_t: it spun and close hung */
+    rc = h5pack_open(h5, &cfg, &r);
+    CHECK_EQ_INT(rc, H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_last_error(r), "86400");
+    h5pack_close(r);
 }
 
 /* Two live readers on one name (train + val): the second gets run.1.csv; the name is free after close.
