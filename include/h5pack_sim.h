@@ -30,6 +30,8 @@
 extern "C" {
 #endif
 
+#define H5PACK_SIM_MAX_NSLOTS 16777216 /* 2^24 */
+
 typedef enum h5pack_policy {
     H5PACK_POLICY_BELADY = 0, /* what the reader does: evict the chunk used furthest in the future */
     H5PACK_POLICY_LRU = 1,
@@ -45,7 +47,8 @@ typedef struct h5pack_sim_params {
     h5pack_policy policy;   /* H5PACK_POLICY_BELADY */
     size_t cache_bytes;     /* 1 GiB: the cache to simulate (as h5pack_config.cache_bytes; for the HDF5
                                policy, rdcc_nbytes) */
-    size_t hdf5_nslots;     /* 521: HDF5 policy's hash slots (rdcc_nslots); 0 also means 521 */
+    size_t hdf5_nslots;     /* 521: HDF5 policy's hash slots (rdcc_nslots); 0 also means 521; at most
+                               H5PACK_SIM_MAX_NSLOTS (the model keeps a table entry per slot) */
     double hdf5_w0;         /* 0.75: HDF5 policy's preemption weight (rdcc_w0) in [0,1], used as given */
     int order;              /* H5PACK_SIM_ORDER_CONFIG, or an h5pack_order to replay instead of the config's */
     uint64_t chunk_samples; /* 0: the file's own chunks. K >= 1: what-if chunks of K images (see below) */

@@ -55,6 +55,9 @@ static int check_params(const h5pack_sim_params *in, h5pack_sim_params *p, char 
         return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: unknown policy %d", (int)p->policy);
     if (p->order != H5PACK_SIM_ORDER_CONFIG && (p->order < H5PACK_ORDER_SEQUENTIAL || p->order > H5PACK_ORDER_CHUNK))
         return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: unknown order %d", p->order);
+    if (p->policy == H5PACK_POLICY_HDF5 && p->hdf5_nslots > H5PACK_SIM_MAX_NSLOTS)
+        return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: hdf5_nslots must be at most %d (got %zu)",
+                        H5PACK_SIM_MAX_NSLOTS, p->hdf5_nslots);
     if (p->policy == H5PACK_POLICY_HDF5 && !(p->hdf5_w0 >= 0.0 && p->hdf5_w0 <= 1.0))
         return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: HDF5 w0 must be in [0,1] (got %g)", p->hdf5_w0);
     return 0;

@@ -109,3 +109,8 @@ const char *policy_name(h5pack_policy p)
 {
     return p == H5PACK_POLICY_BELADY ? "belady" : p == H5PACK_POLICY_LRU ? "lru" : "hdf5";
 }
+
+void report_bad_value(const char *cmd, const char *opt, const char *value, const char *expected)
+{
+    fprintf(stderr, "h5pack-stats %s: bad value '%s' for %s (expected %s)\n", cmd, value, opt, expected);
+}

@@ -31,4 +31,7 @@ int parse_device(const char *text, h5pack_device *out);
 const char *order_name(h5pack_order o);
 const char *policy_name(h5pack_policy p);
 
+/* "h5pack-stats CMD: bad value 'VALUE' for OPT (expected EXPECTED)" on stderr. */
+void report_bad_value(const char *cmd, const char *opt, const char *value, const char *expected);
+
 #endif

@@ -12,7 +12,7 @@
 
 static int bad(const char *cmd, const char *opt, const char *value, const char *expected)
 {
-    fprintf(stderr, "h5pack-stats %s: bad value '%s' for %s (expected %s)\n", cmd, value, opt, expected);
+    report_bad_value(cmd, opt, value, expected);
     return -1;
 }
 

@@ -93,10 +93,10 @@ static int parse_run(int argc, char **argv, run_opts *o)
             o->cfg.timeline_path = argv[++i]; /* else NULL: $H5PACK_TIMELINE, as for any reader */
         } else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
             if (parse_double(argv[++i], 0.001, 3600, &o->interval_s))
-                return usage_error("run", argv[i]);
+                return report_bad_value("run", "--interval", argv[i], "seconds, 0.001 .. 3600"), 1;
         } else if (strcmp(a, "--step-ms") == 0 && i + 1 < argc) {
             if (parse_double(argv[++i], 0, 3.6e6, &o->step_ms))
-                return usage_error("run", argv[i]);
+                return report_bad_value("run", "--step-ms", argv[i], "milliseconds, 0 .. 3600000"), 1;
         } else if (a[0] == '-' || o->file) {
             return usage_error("run", a);
         } else {

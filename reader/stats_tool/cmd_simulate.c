@@ -102,12 +102,11 @@ static int parse_sim_own(int argc, char **argv, int *i, sim_opts *o)
         return parse_name_list(v, "--policy", &o->n_policies, o->policies, 0) ? -1 : 1;
     if (strcmp(a, "--plot") == 0)
         return o->plot = v, 1;
-    if (strcmp(a, "--nslots") == 0 && parse_u64(v, 1, UINT32_MAX, &o->nslots) == 0)
+    if (strcmp(a, "--nslots") == 0 && parse_u64(v, 1, H5PACK_SIM_MAX_NSLOTS, &o->nslots) == 0)
         return 1;
     if (strcmp(a, "--w0") == 0 && parse_double(v, 0.0, 1.0, &o->w0) == 0)
         return 1;
-    fprintf(stderr, "h5pack-stats simulate: bad value '%s' for %s (%s)\n", v, a,
-            strcmp(a, "--w0") == 0 ? "a number in [0,1]" : "an integer >= 1");
+    report_bad_value("simulate", a, v, strcmp(a, "--w0") == 0 ? "a number in [0,1]" : "an integer 1 .. 16777216");
     return -1;
 }
 

@@ -304,6 +304,12 @@ static void check_abi_and_errors(const char *path)
     p = (h5pack_sim_params)H5PACK_SIM_PARAMS_DEFAULTS;
     p.policy = H5PACK_POLICY_HDF5, p.hdf5_w0 = -0.1;
     CHECK_EQ_INT(h5pack_sim_run(sim, &p, &r), H5PACK_EINVAL);
+    p = (h5pack_sim_params)H5PACK_SIM_PARAMS_DEFAULTS; /* SIZE_MAX slots: refused, not an allocation attempt */
+    p.policy = H5PACK_POLICY_HDF5, p.hdf5_nslots = SIZE_MAX;
+    CHECK_EQ_INT(h5pack_sim_run(sim, &p, &r), H5PACK_EINVAL);
+    CHECK_STR_CONTAINS(h5pack_sim_last_error(sim), "hdf5_nslots must be at most 16777216");
+    p.hdf5_nslots = H5PACK_SIM_MAX_NSLOTS;
+    CHECK_OK(h5pack_sim_run(sim, &p, &r));
     CHECK_EQ_INT(h5pack_sim_run(sim, NULL, &r), H5PACK_EINVAL);
     CHECK_EQ_INT(h5pack_sim_run(sim, &p, NULL), H5PACK_EINVAL);
     h5pack_sim_close(sim);

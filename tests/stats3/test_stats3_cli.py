@@ -202,6 +202,8 @@ def test_simulate_refused(path):
     check("rdcc_nslots=" not in advice.replace("rdcc_nslots=521,", ""), f"slot advice for 5 chunks: {advice}")
     advice = tool("simulate", path, "--cache", "1G", "--batch", BATCH, "--policy", "hdf5", "--nslots", 2).stdout
     check("try it here with --nslots" in advice, f"no slot advice with 2 slots for 5 chunks: {advice}")
+    p = tool("simulate", path, "--nslots", 99999999999, expect=1)  # the model keeps a table entry per slot
+    check("--nslots (expected an integer 1 .. 16777216)" in p.stderr, f"--nslots limit: {p.stderr!r}")
     explicit = json.loads(tool("simulate", path, "--cache", "1K", "--batch", BATCH, "--window", 2, "--json").stdout)
     check(not any(r["refused_by_open"] for r in explicit), "an explicit window: every cache opens")
 
@@ -272,6 +274,8 @@ def test_bad_values(path):
         (["--echo-mode", "both"], "--echo-mode"),
         (["--echo-mode"], "--echo-mode"),
         (["--echo", "65", "--echo-mode", "sample"], "--echo-mode"),
+        (["--interval", "1e5"], "--interval (expected seconds, 0.001 .. 3600)"),
+        (["--step-ms", "-1"], "--step-ms (expected milliseconds, 0 .. 3600000)"),
     ]
     for args, option in cases:
         p = tool("run", path, "--device", "cpu", *args, expect=1)
