@@ -100,7 +100,7 @@ static void advise_window(const run_facts *f, advice *a)
 {
     const h5pack_info *in = &f->info;
     char s1[32], s2[32];
-    if (in->chunk_bytes > f->cfg.cache_bytes)
+    if (in->chunk_bytes > f->cfg.cache_bytes && in->n_chunks > 1) /* one chunk: the one kept is the file */
         advice_add(a, "One chunk (%s) is larger than the cache (%s); the reader still keeps one chunk, but a cache "
                       "of several chunks (or smaller chunks: h5pack --chunk K) is needed for any reuse.",
                    size_text(in->chunk_bytes, s1, sizeof s1), size_text(f->cfg.cache_bytes, s2, sizeof s2));

@@ -36,6 +36,8 @@ static int run_failed(const run_opts *o, const h5pack_reader *r, const char *cal
     int named = strstr(detail, o->file) != NULL; /* the reader's detail usually names the file already */
     fprintf(stderr, "h5pack-stats run: %s%s%s%s%s\n", named ? "" : o->file, named ? "" : ": ", call ? call : "",
             call ? ": " : "", detail);
+    if (strstr(detail, "set cache_bytes")) /* the library speaks of its config fields */
+        fprintf(stderr, "h5pack-stats run: here, cache_bytes is --cache and window is --window\n");
     return 2;
 }
 
@@ -213,9 +215,12 @@ static void print_text(const run_opts *o, const h5pack_info *in, const run_state
            in->input_layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW", (unsigned long long)in->n_chunks,
            (unsigned long long)in->samples_per_chunk, cb, in->compressed ? "gzip" : "uncompressed",
            in->fast_path ? "fast (pread)" : "HDF5");
-    printf("        order %s, batch %zu, cache %s = %zu chunks, window %zu, echo %u, %d threads, device %s, "
-           "rank %u of %u\n", order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, in->window,
-           o->cfg.echo, in->threads, in->device_name, o->cfg.rank, o->cfg.world);
+    char window[48] = ""; /* only the chunk order has one */
+    if (o->cfg.order == H5PACK_ORDER_CHUNK)
+        snprintf(window, sizeof window, ", window %zu", in->window);
+    printf("        order %s, batch %zu, cache %s = %zu chunks%s, echo %u, %d threads, device %s, rank %u of %u\n",
+           order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, window, o->cfg.echo, in->threads,
+           in->device_name, o->cfg.rank, o->cfg.world);
     print_augment_text(o, in);
     printf("        order fingerprint %016llx\n", (unsigned long long)in->order_fingerprint);
     printf("\n%-6s %9s %15s %9s %9s %8s %11s %7s %11s %9s %8s\n", "epoch", "samples", "batches f/e", "hits",

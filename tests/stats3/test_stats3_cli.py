@@ -191,7 +191,11 @@ def test_simulate_refused(path):
         want = r["cache_bytes"] == 1024 and r["order"] == "chunk" and r["policy"] != "hdf5"
         check(r.get("refused_by_open") is want, f"simulate row {r['cache_bytes']} {r['order']} {r['policy']}: "
               f"refused_by_open {r.get('refused_by_open')}, expected {want}")
-    tool("run", path, "--cache", "1K", "--batch", BATCH, "--device", "cpu", "--order", "chunk", expect=2)
+    p = tool("run", path, "--cache", "1K", "--batch", BATCH, "--device", "cpu", "--order", "chunk", expect=2)
+    check("cache_bytes is --cache" in p.stderr, f"run's cache refusal in CLI terms: {p.stderr!r}")
+    text = tool("run", path, "--batch", BATCH, "--device", "cpu", "--order", "random").stdout
+    check("order random" in text and "window" not in text.split("order random")[1].split("\n")[0],
+          "run --order random prints no chunk-order window")
     tool("run", path, "--cache", "1G", "--batch", BATCH, "--device", "cpu", "--order", "chunk")
     table = tool("simulate", path, "--cache", "1K", "--batch", BATCH).stdout
     marked = [line for line in table.splitlines() if line.endswith(" !")]
