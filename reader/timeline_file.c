@@ -27,27 +27,38 @@ static char *insert_suffix(const char *path, const char *insert)
     return s;
 }
 
-/* 1: NAME is ours (created, locked; truncated unless APPEND finds a timeline: *CONTINUED) in *FD; 0:
- * another reader holds it; -1: cannot create. */
-static int try_name(const char *name, int append, int *fd, int *continued, double *t_last)
+/* NAME opened with FLAGS (| O_APPEND) and locked: the descriptor; -2 when another live reader holds it;
+ * -1 when it cannot be opened (errno). A file system without flock gives the file unlocked (the first name
+ * is then used, as without the rule). */
+static int open_locked(const char *name, int flags)
 {
-    int f = open(name, (append ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int f = open(name, flags | O_APPEND | O_CLOEXEC, 0644);
     if (f < 0)
         return -1;
     if (flock(f, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
         close(f);
-        return 0;
+        return -2;
     }
-    /* locked, or a file system without flock (then the first name is used, as without the rule) */
+    return f;
+}
+
+static void close_keeping_errno(int f)
+{
+    int e = errno;
+    close(f);
+    errno = e;
+}
+
+/* 1: NAME is ours (created, locked; truncated unless APPEND finds a timeline: *CONTINUED) in *FD; 0:
+ * another reader holds it; -1: cannot create. */
+static int try_name(const char *name, int append, int *fd, int *continued, double *t_last)
+{
+    int f = open_locked(name, (append ? O_RDWR : O_WRONLY) | O_CREAT);
+    if (f < 0)
+        return f == -2 ? 0 : -1;
     *continued = append ? h5pack_timeline_continue_fd(f, t_last) : 0;
-    if (*continued > 0) {
-        *fd = f;
-        return 1;
-    }
-    if (*continued < 0 || ftruncate(f, 0) != 0) {
-        int e = errno;
-        close(f);
-        errno = e;
+    if (*continued < 0 || (*continued == 0 && ftruncate(f, 0) != 0)) {
+        close_keeping_errno(f);
         return -1;
     }
     *fd = f;
@@ -56,42 +67,35 @@ static int try_name(const char *name, int append, int *fd, int *continued, doubl
 
 /* 1: PATH is an existing timeline no live reader holds, opened, locked and continued in *FD; 0: not so
  * (the naming rules decide); -1: a read or cut error (errno). */
-static int continue_exact(const char *path, int *fd, int *continued, double *t_last)
+static int continue_exact(const char *path, int *fd, double *t_last)
 {
-    int f = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    int f = open_locked(path, O_RDWR);
     if (f < 0)
         return 0;
-    if (flock(f, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-        close(f);
-        return 0;
-    }
     int rc = h5pack_timeline_continue_fd(f, t_last);
-    if (rc <= 0) {
-        int e = errno;
-        close(f);
-        errno = e;
-        return rc;
-    }
-    *fd = f, *continued = 1;
-    return 1;
+    if (rc <= 0)
+        close_keeping_errno(f);
+    else
+        *fd = f;
+    return rc;
 }
 
 int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world, int append, int *fd, char **name,
                                 int *continued, double *t_last, char *err, size_t err_len)
 {
     *continued = 0, *t_last = 0;
-    if (append) { /* PATH itself, an earlier reader's file (h5pack_timeline_path), when free and a timeline */
-        int rc = continue_exact(path, fd, continued, t_last);
-        if (rc != 0) {
-            if (rc < 0 || !(*name = strdup(path))) {
-                snprintf(err, err_len, "cannot continue the timeline file %s: %s", path,
-                         rc < 0 ? strerror(errno) : "out of memory");
-                if (rc > 0)
-                    close(*fd);
-                return rc < 0 ? H5PACK_EIO : H5PACK_ENOMEM;
-            }
+    int rc = append ? continue_exact(path, fd, t_last) : 0; /* PATH itself: an earlier reader's file */
+    if (rc < 0) {
+        snprintf(err, err_len, "cannot continue the timeline file %s: %s", path, strerror(errno));
+        return H5PACK_EIO;
+    }
+    if (rc > 0) {
+        *continued = 1;
+        if ((*name = strdup(path)))
             return 0;
-        }
+        close(*fd);
+        snprintf(err, err_len, "timeline %s: out of memory", path);
+        return H5PACK_ENOMEM;
     }
     char tag[32];
     snprintf(tag, sizeof tag, "rank%u", rank);
@@ -109,7 +113,7 @@ int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world,
             free(base);
             return H5PACK_ENOMEM;
         }
-        int rc = try_name(cand, append, fd, continued, t_last);
+        rc = try_name(cand, append, fd, continued, t_last);
         if (rc > 0) {
             free(base);
             *name = cand;
