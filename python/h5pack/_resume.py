@@ -7,6 +7,8 @@ reopens the reader at the second (h5pack_config.start_epoch/start_batch/start_ec
 """
 import json
 
+from ._convert import int_option
+
 FORMAT = "h5pack.Loader"
 VERSION = 1
 
@@ -50,11 +52,11 @@ def check_state(sd, fingerprint, own_settings, path):
         raise ValueError(f"{path}: not an h5pack.Loader state dict (no \"format\": \"{FORMAT}\")")
     if sd.get("version") != VERSION:
         raise ValueError(f"{path}: state dict version {sd.get('version')!r}, this h5pack reads version {VERSION}")
-    for key, bits in (("epoch", 64), ("batch", 64), ("echo", 32)):
-        value = sd.get(key)
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << bits:
-            raise ValueError(f"{path}: state dict {key}={value!r}: expected an int in 0 .. 2**{bits} - 1 "
-                             f"(h5pack_config.start_{key})")
+    for key, bits in (("epoch", 64), ("batch", 64), ("echo", 32)):  # h5pack_config.start_KEY's width
+        try:
+            int_option(sd.get(key), f"state dict {key}", 0, (1 << bits) - 1)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
     own = fingerprint_text(fingerprint)
     if sd.get("fingerprint") != own:
         saved = sd.get("settings") or {}

@@ -435,9 +435,7 @@ class Loader:
         stands in that epoch (at its start, or mid-way after load_state_dict or a ``break``), nothing
         changes, so calling set_epoch(e) before each epoch also works after a resume; any other epoch
         reopens the reader at its first batch (stats() go on counting)."""
-        epoch = int(epoch)
-        if not 0 <= epoch < 1 << 64:
-            raise ValueError(f"set_epoch({epoch}): epochs count from 0 and fit in 64 bits")
+        epoch = _convert.int_option(epoch, "set_epoch: epoch", 0, _convert._U64_MAX)
         self._check_open()
         if self._iterating:
             raise RuntimeError("h5pack.Loader.set_epoch: not while a for loop over the loader runs")
