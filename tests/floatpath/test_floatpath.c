@@ -17,6 +17,7 @@
 #include "h5fixture.h"
 #include "h5pack.h"
 #include "halfbits.h"
+#include "reader_drain.h"
 
 typedef struct run_out {
     uint8_t *data;  /* every delivered batch's bytes, concatenated */
@@ -94,31 +95,34 @@ static void check_model(const h5fix_file *sp, const h5pack_config *cfg, const h5
     }
 }
 
+/* What each delivered batch does to a run (test_drain_reader_each's callback). */
+typedef struct drain_ctx {
+    run_out *o;
+    const h5fix_file *sp;
+    const h5pack_config *cfg;
+    int model;
+    const char *what;
+} drain_ctx;
+
+static void take_batch(void *ctx, const h5pack_info *info, const h5pack_batch *b)
+{
+    drain_ctx *d = ctx;
+    CHECK(!b->on_device);
+    append(d->o, b->data, b->bytes, b->labels, b->count);
+    if (d->model && d->cfg->echo_mode == H5PACK_ECHO_BATCH)
+        check_model(d->sp, d->cfg, info, b, d->what);
+    d->o->batches++;
+}
+
 /* Drains PATH with CFG on the CPU backend, one-pass allowed (two_pass 0) or forced off. */
 static run_out drain(const char *path, const h5fix_file *sp, const h5pack_config *cfg, int two_pass, int model,
                      const char *what)
 {
     setenv("H5PACK_TWO_PASS", two_pass ? "1" : "0", 1);
-    h5pack_reader *r = NULL;
-    int rc = h5pack_open(path, cfg, &r);
-    CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_info info = H5PACK_INFO_INIT;
-    CHECK_OK(h5pack_info_get(r, &info));
     run_out o = {0};
-    h5pack_batch b = H5PACK_BATCH_INIT;
-    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
-        CHECK(!b.on_device);
-        append(&o, b.data, b.bytes, b.labels, b.count);
-        if (model && cfg->echo_mode == H5PACK_ECHO_BATCH)
-            check_model(sp, cfg, &info, &b, what);
-        o.batches++;
-        CHECK_OK(h5pack_release(r, &b));
-    }
-    CHECK_EQ_INT(rc, H5PACK_END);
-    h5pack_stats st = H5PACK_STATS_INIT;
-    CHECK_OK(h5pack_stats_get(r, &st));
+    drain_ctx d = {.o = &o, .sp = sp, .cfg = cfg, .model = model, .what = what};
+    h5pack_stats st = test_drain_reader_each(path, cfg, take_batch, &d);
     o.assemble_s = st.busy_assemble_s, o.convert_s = st.busy_convert_s;
-    h5pack_close(r);
     return o;
 }
 

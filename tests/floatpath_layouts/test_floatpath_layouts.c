@@ -21,6 +21,7 @@
 #include "check.h"
 #include "h5fixture.h"
 #include "h5pack.h"
+#include "reader_drain.h"
 
 #define GUARD 96
 #define GUARD_BYTE 0xA5
@@ -202,33 +203,34 @@ static void check_batch(const h5fix_file *sp, const h5pack_config *cfg, const h5
     }
 }
 
+/* What each delivered batch does to a run (test_drain_reader_each's callback). */
+typedef struct drain_ctx {
+    run_out *o;
+    const h5fix_file *sp;
+    const h5pack_config *cfg;
+    const char *what;
+} drain_ctx;
+
+static void take_batch(void *ctx, const h5pack_info *info, const h5pack_batch *b)
+{
+    drain_ctx *d = ctx;
+    CHECK_EQ_INT(info->input_layout, d->sp->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
+    check_batch(d->sp, d->cfg, info, b, d->what);
+    d->o->data = realloc(d->o->data, d->o->bytes + b->bytes);
+    CHECK(d->o->data != NULL);
+    memcpy(d->o->data + d->o->bytes, b->data, b->bytes);
+    d->o->bytes += b->bytes, d->o->batches++;
+}
+
 static run_out drain(const char *path, const h5fix_file *sp, const h5pack_config *cfg, int two_pass, const char *what)
 {
     setenv("H5PACK_TWO_PASS", two_pass ? "1" : "0", 1);
-    h5pack_reader *r = NULL;
-    int rc = h5pack_open(path, cfg, &r);
-    CHECK_MSG(rc == 0, "h5pack_open(%s): %s", path, h5pack_last_error(r));
-    h5pack_info info = H5PACK_INFO_INIT;
-    CHECK_OK(h5pack_info_get(r, &info));
-    CHECK_EQ_INT(info.input_layout, sp->nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW);
     run_out o = {0};
-    h5pack_batch b = H5PACK_BATCH_INIT;
-    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
-        check_batch(sp, cfg, &info, &b, what);
-        o.data = realloc(o.data, o.bytes + b.bytes);
-        CHECK(o.data != NULL);
-        memcpy(o.data + o.bytes, b.data, b.bytes);
-        o.bytes += b.bytes, o.batches++;
-        CHECK_OK(h5pack_release(r, &b));
-    }
-    CHECK_EQ_INT(rc, H5PACK_END);
-    if (!two_pass) {
-        h5pack_stats st = H5PACK_STATS_INIT;
-        CHECK_OK(h5pack_stats_get(r, &st));
+    drain_ctx d = {.o = &o, .sp = sp, .cfg = cfg, .what = what};
+    h5pack_stats st = test_drain_reader_each(path, cfg, take_batch, &d);
+    if (!two_pass)
         CHECK_MSG(st.busy_assemble_s == 0.0 && st.busy_convert_s > 0.0, "%s: not one-pass (assemble %g convert %g)",
                   what, st.busy_assemble_s, st.busy_convert_s);
-    }
-    h5pack_close(r);
     return o;
 }
 
