@@ -112,7 +112,7 @@ static double plain_h2d(size_t bytes, int iters)
     return (double)bytes * iters / (ms * 1e-3);
 }
 
-static void bench_h2d(const bench_opts &o)
+static double bench_h2d(const bench_opts &o)
 {
     backend_params p = params_of(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4, 4);
     backend *b = create_or_die(p);
@@ -137,6 +137,7 @@ static void bench_h2d(const bench_opts &o)
     printf("     pipeline copy + convert (float32, nhwc->nchw, flip, pad 4): %.0f batches/s = %.0f images/s\n",
            o.iters / wall, o.iters * (double)o.batch / wall);
     b->ops->destroy(b);
+    return ours / plain;
 }
 
 // Device-to-device copies of BYTES, ITERS times: bytes moved (read + written) per second.
@@ -163,7 +164,7 @@ static double d2d_bandwidth(size_t bytes, int iters)
 
 // The kernel alone: echoes of one batch already on the device (resubmit), ITERS launches queued
 // back to back, timed from the host around a device synchronisation.
-static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out, int flip,
+static double bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout in, h5pack_layout out, int flip,
                          int pad)
 {
     static const char *names[] = {"float32", "float16", "bfloat16", "uint8"};
@@ -189,10 +190,11 @@ static void bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layout 
            names[dtype], in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", out == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", flip,
            pad, ours / 1e9, o.iters * (double)o.batch / dt, d2d / 1e9, ours / d2d);
     b->ops->destroy(b);
+    return ours / d2d;
 }
 
 // The random resized crop: echoes of one batch on the device, each with new boxes planned on the host.
-static void bench_rrc(const bench_opts &o)
+static double bench_rrc(const bench_opts &o)
 {
     bench_opts s = o;
     s.height = o.from_h, s.width = o.from_w;
@@ -230,6 +232,7 @@ static void bench_rrc(const bench_opts &o)
            2.0 * out_bytes * o.iters / dt / 1e9, d2d / 1e9, 2.0 * out_bytes * o.iters / dt / d2d, plan * 1e3,
            blob.size() / 1e6);
     b->ops->destroy(b);
+    return 2.0 * out_bytes * o.iters / dt / d2d;
 }
 
 static int parse_args(int argc, char **argv, bench_opts &o)
@@ -276,13 +279,21 @@ int main(int argc, char **argv)
     cudaRuntimeGetVersion(&runtime);
     printf("device %d: %s, %.1f GiB, driver %d, runtime %d (static)\n", o.gpu, prop.name,
            prop.totalGlobalMem / 1073741824.0, driver, runtime);
-    bench_h2d(o);
-    bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
+    double h2d = bench_h2d(o);
+    double kernel = bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
     bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
+    double flip = bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 0);
     bench_kernel(o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
+    double half = bench_kernel(o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0);
     bench_kernel(o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
     bench_kernel(o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC, 0, 0);
     bench_kernel(o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
-    bench_rrc(o);
+    double rrc = bench_rrc(o);
+    // the contract lines that bench/gpu/device_run.sh collects: key: value
+    printf("h2d_vs_pinned: %.3f\n", h2d);
+    printf("kernel_vs_d2d: %.3f\n", kernel);
+    printf("kernel_flip_vs_d2d: %.3f\n", flip);
+    printf("kernel_float16_vs_d2d: %.3f\n", half);
+    printf("rrc_kernel_vs_d2d: %.3f\n", rrc);
     return 0;
 }

@@ -1,5 +1,7 @@
 """h5pack.Loader on the GPU: device tensors handed over through __cuda_array_interface__ without a copy,
-equal to the CPU backend's batches (float32 bit for bit), labels on the device. Exit 77 without a GPU."""
+equal to the CPU backend's batches (float32 bit for bit), labels on the device; the device augmentation
+(random resized and centre crops with flips, sample echo, a size change between epochs) equal to the CPU
+backend's too, boxes included. Exit 77 without a GPU."""
 import sys
 import tempfile
 
@@ -19,7 +21,7 @@ def batches(path, device, **kw):
                 assert images.is_cuda and labels.is_cuda, "GPU batch not on the device"
                 assert images.data_ptr() == b.data, "GPU batch was copied"
                 assert labels.data_ptr() == b.labels_device, "GPU labels were copied"
-            out.append((images.cpu(), labels.cpu(), indices.clone()))
+            out.append((images.cpu().clone(), labels.cpu().clone(), indices.clone()))
         info = ld.info
     return out, info
 
@@ -37,6 +39,49 @@ def batches_on_side_stream(path):
                 doubled = images * 2  # a kernel queued on the side stream only
                 out.append(((doubled / 2).cpu(), labels.cpu(), indices.clone()))
     return out
+
+
+def augmented(path, device, **kw):
+    """Two epochs of resizing crops: images, labels, indices and boxes of every delivery."""
+    out = []
+    with h5pack.Loader(path, batch_size=8, order="random", seed=9, threads=2, device=device, epochs=2,
+                       return_indices=True, norm="imagenet", **kw) as ld:
+        for _ in range(2):  # each for is one epoch
+            for images, labels, indices in ld:
+                out.append((images.cpu().clone(), labels.cpu().clone(), indices.clone(), ld.last_boxes.clone()))
+    return out
+
+
+def resized(path, device):
+    """A centre crop whose size changes from the second epoch on (progressive resizing)."""
+    out = []
+    with h5pack.Loader(path, batch_size=8, order="sequential", threads=2, device=device, epochs=2,
+                       crop="center", output_size=(6, 4), max_output_size=(8, 6), center_ratio=1.0) as ld:
+        for _ in range(2):
+            for images, labels in ld:
+                if not out:
+                    ld.set_output_size((8, 6))  # from epoch 1 on: batches prepared ahead are redone
+                out.append(images.cpu().clone())
+    return out
+
+
+def check_augmentation(path):
+    cases = [dict(crop="random_resized", output_size=(5, 4), flip=True),
+             dict(crop="random_resized", output_size=(12, 9), scale=(0.3, 1.0), dtype="float16"),
+             dict(crop="center", output_size=(6, 5), layout="nhwc", dtype="bfloat16"),
+             dict(crop="random_resized", output_size=(6, 6), flip=True, echo=3, echo_mode="sample")]
+    for kw in cases:
+        gpu, cpu = augmented(path, "cuda", **kw), augmented(path, "cpu", **kw)
+        assert len(gpu) == len(cpu) > 0, kw
+        for k, ((gi, gl, gx, gb), (ci, cl, cx, cb)) in enumerate(zip(gpu, cpu)):
+            assert torch.equal(gx, cx) and torch.equal(gl, cl), f"{kw}: order differs at delivery {k}"
+            assert torch.equal(gb, cb), f"{kw}: crop boxes differ at delivery {k}"
+            assert gi.dtype == ci.dtype and torch.equal(gi, ci), f"{kw}: GPU images differ at delivery {k}"
+    g, c = resized(path, "cuda"), resized(path, "cpu")
+    assert {tuple(x.shape[2:]) for x in g} == {(6, 4), (8, 6)}, "the size change did not happen"
+    assert [x.shape for x in g] == [x.shape for x in c] and all(torch.equal(a, b) for a, b in zip(g, c)), \
+        "a size change on the GPU differs from the CPU backend's"
+    return len(cases)
 
 
 def main():
@@ -58,6 +103,7 @@ def main():
         for dtype in ("float16", "bfloat16"):
             half, _ = batches(path, "cuda", dtype=dtype)
             assert half[0][0].dtype == getattr(torch, dtype)
+        n_aug = check_augmentation(path)
     assert len(gpu) == len(cpu)
     for (gi, gl, gx), (ci, cl, cx) in zip(gpu, cpu):
         assert torch.equal(gx, cx) and torch.equal(gl, cl), "GPU and CPU orders differ"
@@ -66,7 +112,8 @@ def main():
     for (si, sl, sx), (ci, cl, cx) in zip(side, cpu):
         assert torch.equal(sx, cx) and torch.equal(sl, cl), "side-stream order differs"
         assert torch.equal(si, ci), "a batch read on another stream differs from the CPU backend's"
-    print(f"{len(gpu)} GPU batches equal the CPU backend's on {info['device_name']}, also read on a side stream")
+    print(f"{len(gpu)} GPU batches equal the CPU backend's on {info['device_name']}, also read on a side stream; "
+          f"{n_aug} device augmentation cases and a size change equal the CPU backend's")
     return 0
 
 

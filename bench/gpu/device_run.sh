@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# The GPU issue's whole device check in one call (docs/gpu.md, "On a GPU machine"; ../shared/device/README.md):
+#   here:    bash bench/gpu/device_run.sh prepare     build for sm_90 (build-gpu/), bundle into .devbundle/
+#   here:    bash bench/gpu/device_run.sh dry         the host parts on a small data set, no GPU needed
+#   device:  . .devbundle/env.sh; bash bench/gpu/device_run.sh run      (carry: [".devbundle"])
+# "run" writes one log, $OUT/<date>-<gpu>.log (commit it under bench/gpu/results/). Its result lines are
+# `key: value`, one per line, a contract that checks read (bench/gpu/results/README.md lists the keys).
+# Each stage has its own time limit; a failing stage says so and the rest still run.
+set -uo pipefail
+cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
+root=$PWD
+build=${H5PACK_GPU_BUILD:-build-gpu}
+data=${H5PACK_GPU_DATA:-/tmp/h5pack-device}
+cores=$(nproc)
+cuda_tests="backend_cuda_setup backend_kernel_emulated backend_resample_emulated backend_gpu reader_life"
+
+# seconds CMD...: runs CMD (its output to stderr) and prints its wall time in seconds
+seconds() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >&2 || { echo "FAILED($?)"; return 0; }
+  t1=$(date +%s.%N)
+  echo "$t0 $t1" | awk '{printf "%.3f", $2 - $1}'
+}
+# py SECONDS ARGS: python3 (limited to SECONDS) with only the bundled libraries the system lacks (libh5pack, HDF5's) on its library path:
+# the bundle's libstdc++, libssl or libz must not shadow the newer ones that torch was built against.
+py() {
+  local pylib=$data/pylib f n
+  if [ ! -d "$pylib" ]; then
+    mkdir -p "$pylib"
+    for f in "$root"/.devbundle/lib/*; do
+      n=$(basename "$f")
+      ldconfig -p | grep -q "^[[:space:]]*$n (" || ln -sf "$f" "$pylib/$n"
+    done
+  fi
+  local limit=$1; shift
+  timeout "$limit" env LD_LIBRARY_PATH="$pylib" "${H5PACK_PYTHON:-python3}" "$@"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "n/a" }'; }
+# value KEY FILE: the last "KEY: value" of FILE
+value() { sed -n "s/^$1: //p" "$2" | tail -1; }
+
+# The GPU tests: each prints Passed, or Failed with its status; a skip on the device is a failure.
+gpu_tests() {
+  local t rc dir
+  for t in $cuda_tests; do
+    dir=$(mktemp -d)
+    (cd "$dir" && timeout 90 "test_$t") >"$dir.log" 2>&1
+    rc=$?
+    tail -3 "$dir.log" | sed "s/^/  $t| /"
+    case $rc in 0) echo "test $t: Passed" ;; 77) echo "test $t: Failed (skipped on the device)" ;;
+                *) echo "test $t: Failed (exit status $rc)" ;; esac
+  done
+  (cd tests/python && PYTHONPATH="$root/python:$root/tests/python" py 150 test_loader_gpu.py) \
+    >"$data/py.log" 2>&1
+  rc=$?
+  tail -5 "$data/py.log" | sed "s/^/  python_loader_gpu| /"
+  case $rc in 0) echo "test python_loader_gpu: Passed" ;; 77) echo "test python_loader_gpu: Failed (skipped on the device)" ;;
+              *) echo "test python_loader_gpu: Failed (exit status $rc)" ;; esac
+}
+
+# Synthetic photos (256..400 px, JPEG and some PNG) made by 16 generators at once: PER x 2 classes each.
+make_images() {
+  local per=$1 k
+  rm -rf "$data/img" "$data/gen" "$data/sub"; mkdir -p "$data/img" "$data/gen"
+  for k in $(seq 0 15); do
+    h5pack-gen-images "$data/gen/$k" --classes 2 --per-class "$per" --seed "$k" --min-size 256 --max-size 400 \
+      --png-fraction 0.1 >/dev/null &
+  done
+  wait
+  for k in $(seq 0 15); do
+    mv "$data/gen/$k/class_00" "$data/img/c${k}a"; mv "$data/gen/$k/class_01" "$data/img/c${k}b"
+  done
+  mkdir -p "$data/sub"; for k in 0 1; do cp -al "$data/img/c${k}a" "$data/img/c${k}b" "$data/sub/"; done
+  echo "images: $(find "$data/img" -type f | wc -l) in $data/img, $(find "$data/sub" -type f | wc -l) in the subset"
+}
+
+# The reader on the GPU: top speed, memory over 20 epochs, GPU idle share with a consumer's work per batch.
+reader_figures() {
+  local f=$data/e2e.h5 e2e work
+  cat "$f" >/dev/null  # page cache warm
+  echo "== gpu_feed: top speed, 3 epochs, 16 threads, chunk order, 1 GiB cache"
+  timeout 60 gpu_feed "$f" --threads "$cores" --epochs 3 --cache 1G | tee "$data/speed.log"
+  e2e=$(value samples_per_s "$data/speed.log")
+  echo "e2e_samples_per_s: ${e2e:-n/a}"
+  echo "== gpu_feed: 20 epochs (memory growth)"
+  timeout 90 gpu_feed "$f" --threads "$cores" --epochs 20 --cache 1G | tee "$data/mem.log"
+  echo "device_mem_growth_bytes: $(value device_mem_growth_bytes "$data/mem.log")"
+  echo "host_rss_growth_bytes: $(value host_rss_growth_bytes "$data/mem.log")"
+  # the consumer's step is sized below the reader's capacity: 1.25 x the time the reader needs per batch
+  work=$(awk -v r="${e2e:-0}" 'BEGIN { printf "%.0f", r > 0 ? 1.25 * 256 / r * 1e6 : 10000 }')
+  for e in 1 2; do
+    echo "== gpu_feed: consumer GPU work ${work} us per batch, echo $e"
+    timeout 60 gpu_feed "$f" --threads "$cores" --epochs 2 --cache 1G --echo "$e" --work-us "$work" \
+      | tee "$data/idle$e.log"
+    echo "gpu_idle_fraction_echo$e: $(value gpu_idle_fraction "$data/idle$e.log")"
+  done
+  echo "gpu_idle_fraction: $(printf '%s\n%s\n' "$(value gpu_idle_fraction "$data/idle1.log")" \
+    "$(value gpu_idle_fraction "$data/idle2.log")" | sort -g | tail -1)"
+  echo "== h5pack-stats run on the GPU (the stats tool's view of the same stream)"
+  timeout 60 h5pack-stats run "$f" --device cuda --threads "$cores" --batch 256 --epochs 2 --cache 1G
+  echo "== random resized crop 256 -> 224 + flip on the GPU, through the reader"
+  timeout 60 gpu_feed "$data/rrc.h5" --threads "$cores" --epochs 2 --cache 1G --crop random_resized \
+    --output-size 224 --flip | tee "$data/rrc.log"
+  echo "e2e_rrc_samples_per_s: $(value samples_per_s "$data/rrc.log")"
+}
+
+# Converter -j 1/4/8/16 against the PIL + h5py script with 16 processes, on the same folder.
+converter_figures() {
+  local j t t1=""
+  for j in 1 4 8 16; do
+    t=$(seconds h5pack -q -f --size 224x224 -j "$j" "$data/sub" "$data/conv$j.h5")
+    echo "convert_j${j}_s: $t"
+    [ "$j" = 1 ] && t1=$t
+  done
+  echo "convert_scaling_1_to_16: $(ratio "$t1" "$t")"
+  local pil
+  pil=$(seconds py 120 bench/convert/pil_h5py_baseline.py "$data/sub" "$data/pil.h5" 224 16)
+  echo "pil_h5py_16proc_s: $pil"
+  echo "convert_j16_vs_pil_16proc: $(ratio "$pil" "$t")"
+}
+
+# gzip chunks: the reader's samples/s on the CPU backend with 1 and 16 threads.
+gzip_figures() {
+  local f=$data/gzip.h5 r1 r16
+  h5pack -q -f --size 224x224 --compress gzip -j "$cores" "$data/sub" "$f" && cat "$f" >/dev/null
+  r1=$(timeout 120 h5pack-stats run "$f" --device cpu --threads 1 --epochs 1 --json | py 30 -c \
+    'import json,sys; print(round(json.load(sys.stdin)["samples_per_s"]))')
+  r16=$(timeout 120 h5pack-stats run "$f" --device cpu --threads "$cores" --epochs 1 --json | py 30 -c \
+    'import json,sys; print(round(json.load(sys.stdin)["samples_per_s"]))')
+  echo "gzip_read_1_thread_samples_per_s: $r1"
+  echo "gzip_read_${cores}_threads_samples_per_s: $r16"
+  echo "gzip_read_scaling_1_to_${cores}: $(ratio "$r16" "$r1")"
+}
+
+run_body() {
+  echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, /, driver /')"
+  echo "cpus: $cores"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "== $(date +%T) GPU tests"; gpu_tests
+  echo "== $(date +%T) bench_gpu (the device stage alone)"
+  timeout 90 bench_gpu --batch 256 --size 224x224 --iters 100 || echo "bench_gpu: exit status $?"
+  echo "== $(date +%T) data: $((16 * 2 * ${H5PACK_GPU_PER_CLASS:-630})) generated photos"
+  make_images "${H5PACK_GPU_PER_CLASS:-630}"
+  echo "pack_224_s: $(seconds h5pack -q -f --size 224x224 -j "$cores" "$data/img" "$data/e2e.h5")"
+  echo "pack_256_s: $(seconds h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5")"
+  ls -l "$data"/*.h5
+  reader_figures
+  echo "== $(date +%T) ResNet-18 fed by h5pack vs DataLoader"
+  PYTHONPATH="$root/python" py 150 bench/gpu/resnet_vs_dataloader.py "$data/rrc.h5" \
+    --threads "$cores" --workers "$cores" || echo "resnet: exit status $?"
+  echo "== $(date +%T) converter scaling"; converter_figures
+  echo "== $(date +%T) gzip read scaling"; gzip_figures
+  if [ "${H5PACK_GPU_SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+    echo "== compute-sanitizer memcheck: backend_gpu"
+    (cd "$(mktemp -d)" && timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 test_backend_gpu \
+      >"$data/sanitizer.log" 2>&1; echo "compute_sanitizer_backend_gpu: exit status $?")
+    tail -4 "$data/sanitizer.log"
+  fi
+  echo "== done at $(date +%T), started $started"
+}
+
+run() {
+  local out=${OUT:-.} gpu log
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  log=$out/$(date +%Y-%m-%d)-$(echo "$gpu" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-').log
+  mkdir -p "$data"
+  started=$(date +%T)
+  run_body 2>&1 | tee "$log"
+}
+
+prepare() {
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5PACK_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+  local targets="bench_gpu gpu_feed h5pack_cli h5pack_gen_images h5pack_stats h5pack" t
+  for t in $cuda_tests; do targets="$targets test_$t"; done
+  # shellcheck disable=SC2086
+  cmake --build "$build" -j "$(nproc)" --target $targets
+  local files=("$build/bench/gpu/bench_gpu" "$build/bench/gpu/gpu_feed" "$build/h5pack" "$build/h5pack-gen-images"
+               "$build/h5pack-stats" "$build/reader/libh5pack.so")
+  for t in $cuda_tests; do files+=("$(find "$build/tests" -name "test_$t" -type f | head -1)"); done
+  mkdir -p .git/info  # bundle.sh records .devbundle in .git/info/exclude
+  ../shared/device/bundle.sh "${files[@]}"
+  echo 'export H5PACK_LIBRARY="$here/lib/libh5pack.so"' >> .devbundle/env.sh
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+run) run ;;
+dry)  # the host parts here: small data, the CPU dry run of the ResNet script, no GPU stages
+  export PATH="$root/$build:$root/$build/bench/gpu:$PATH" H5PACK_LIBRARY="$root/$build/reader/libh5pack.so"
+  mkdir -p "$data"; make_images 60
+  h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5"
+  converter_figures; gzip_figures
+  PYTHONPATH="$root/python" py 300 bench/gpu/resnet_vs_dataloader.py "$data/rrc.h5" --steps 1 --warmup 1 \
+    --batch 8 --workers 2 --threads 2 --device cpu
+  ;;
+*) echo "usage: $0 prepare|dry|run" >&2; exit 2 ;;
+esac

@@ -1,0 +1,264 @@
+// gpu_feed.cu - does the reader keep a GPU busy? A training loop reduced to its shape, through the public
+// API only (include/h5pack.h): open FILE on the CUDA backend with the consumer's own stream, and per
+// delivered batch enqueue one "training step" kernel on that stream, then release the batch.
+//
+//   gpu_feed FILE [--batch N] [--threads T] [--cache SIZE] [--echo E] [--epochs E] [--work-us US]
+//                 [--crop random_resized|center] [--output-size N] [--flip]
+//
+// --work-us 0 (default): the step kernel only reads the batch (a checksum), so the loop runs at the
+// reader's top speed: `samples_per_s` (wall time from the first delivery to the last batch's completion
+// on the GPU). --work-us US: each step keeps every SM busy for US microseconds (one block per SM, so the
+// reader's conversion kernel can still run beside it, as it does beside a real model's kernels), and
+// the GPU timeline of the consumer's stream is measured with events around each step: `gpu_idle_fraction`
+// is the share of the time from the first step's start to the last step's end in which no step ran.
+// Device memory (cudaMemGetInfo) and host RSS are read after epoch 1 and after the last epoch:
+// `device_mem_growth_bytes`, `host_rss_growth_bytes`. The reader's own stats follow (hit rate, read
+// amplification, stall fraction). Every line is `key: value`. Exit 77 with "skipped: no GPU" without one.
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <vector>
+
+#include "h5pack.h"
+
+#define CUDA_OR_DIE(call)                                                                      \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "gpu_feed: %s: %s\n", #call, cudaGetErrorString(e_));              \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+struct feed_opts {
+    const char *path;
+    size_t batch, cache;
+    int threads;
+    unsigned echo;
+    uint64_t epochs;
+    double work_us;
+    h5pack_crop crop;
+    uint32_t output_size;
+    int flip;
+};
+
+// One training step's stand-in: every thread reads a strided part of the batch (so the step depends on
+// the delivered bytes), then spins until US microseconds have passed since the block started.
+__global__ void step_kernel(const uint8_t *data, size_t bytes, double us, unsigned long long *sink)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    unsigned long long acc = 0;
+    size_t stride = (size_t)gridDim.x * blockDim.x * 64;
+    for (size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 64; i < bytes; i += stride)
+        acc += data[i];
+    unsigned long long until = t0 + (unsigned long long)(us * 1000.0);
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t < until);
+    if (acc == 0x5eed5eed5eedULL) // never true in practice: keeps the reads alive
+        atomicAdd(sink, acc);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static long long rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long long pages = 0, resident = 0;
+    if (f) {
+        if (fscanf(f, "%lld %lld", &pages, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return resident * 4096;
+}
+
+static long long device_used_bytes(void)
+{
+    size_t free_b = 0, total_b = 0;
+    CUDA_OR_DIE(cudaMemGetInfo(&free_b, &total_b));
+    return (long long)(total_b - free_b);
+}
+
+static size_t parse_bytes(const char *v)
+{
+    char *end = NULL;
+    double x = strtod(v, &end);
+    switch (end && *end ? *end : 0) {
+    case 'k': case 'K': x *= 1024.0; break;
+    case 'm': case 'M': x *= 1048576.0; break;
+    case 'g': case 'G': x *= 1073741824.0; break;
+    default: break;
+    }
+    return (size_t)x;
+}
+
+static int parse_args(int argc, char **argv, feed_opts &o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (a[0] != '-' && !o.path)
+            o.path = a;
+        else if (!v)
+            return 1;
+        else if (!strcmp(a, "--batch"))
+            o.batch = (size_t)atoll(v), i++;
+        else if (!strcmp(a, "--threads"))
+            o.threads = atoi(v), i++;
+        else if (!strcmp(a, "--cache"))
+            o.cache = parse_bytes(v), i++;
+        else if (!strcmp(a, "--echo"))
+            o.echo = (unsigned)atoi(v), i++;
+        else if (!strcmp(a, "--epochs"))
+            o.epochs = (uint64_t)atoll(v), i++;
+        else if (!strcmp(a, "--work-us"))
+            o.work_us = atof(v), i++;
+        else if (!strcmp(a, "--output-size"))
+            o.output_size = (uint32_t)atoi(v), i++;
+        else if (!strcmp(a, "--crop")) {
+            o.crop = !strcmp(v, "center") ? H5PACK_CROP_CENTER : H5PACK_CROP_RANDOM_RESIZED, i++;
+        } else if (!strcmp(a, "--flip"))
+            o.flip = 1;
+        else
+            return 1;
+    }
+    return o.path && o.batch > 0 && o.echo > 0 && o.epochs > 0 ? 0 : 1;
+}
+
+// The consumer's view of one run.
+struct feed_result {
+    double wall_s, busy_s, span_s;
+    uint64_t samples;
+    long long dev_after_1, dev_after_last, rss_after_1, rss_after_last;
+    h5pack_stats stats;
+};
+
+static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
+{
+    h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
+    cfg.batch_size = o.batch, cfg.threads = o.threads, cfg.echo = o.echo, cfg.epochs = o.epochs;
+    if (o.cache)
+        cfg.cache_bytes = o.cache;
+    cfg.device = H5PACK_DEVICE_CUDA, cfg.cuda_stream = stream;
+    cfg.crop = o.crop, cfg.output_height = cfg.output_width = o.output_size, cfg.random_flip = o.flip;
+    h5pack_reader *r = NULL;
+    if (h5pack_open(o.path, &cfg, &r) != H5PACK_OK) {
+        fprintf(stderr, "gpu_feed: %s\n", h5pack_last_error(r));
+        h5pack_close(r);
+        return 1;
+    }
+    int sms = 0;
+    CUDA_OR_DIE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    unsigned long long *sink = NULL;
+    CUDA_OR_DIE(cudaMalloc(&sink, sizeof *sink));
+    std::vector<cudaEvent_t> starts, ends;
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    uint64_t epoch_seen = 0;
+    double t0 = 0;
+    int rc;
+    memset(&res, 0, sizeof res);
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        if (res.samples == 0)
+            t0 = now_s();
+        if (b.epoch == 1 && epoch_seen == 0) { // epoch 1 fully delivered (and its buffers in use)
+            CUDA_OR_DIE(cudaStreamSynchronize(stream));
+            res.dev_after_1 = device_used_bytes(), res.rss_after_1 = rss_bytes();
+        }
+        epoch_seen = b.epoch;
+        cudaEvent_t e0 = NULL, e1 = NULL;
+        if (o.work_us > 0) {
+            CUDA_OR_DIE(cudaEventCreate(&e0));
+            CUDA_OR_DIE(cudaEventCreate(&e1));
+            CUDA_OR_DIE(cudaEventRecord(e0, stream));
+        }
+        step_kernel<<<sms, 128, 0, stream>>>((const uint8_t *)b.data, b.bytes, o.work_us, sink);
+        CUDA_OR_DIE(cudaGetLastError());
+        if (o.work_us > 0) {
+            CUDA_OR_DIE(cudaEventRecord(e1, stream));
+            starts.push_back(e0), ends.push_back(e1);
+        }
+        res.samples += b.count;
+        if (h5pack_release(r, &b) != H5PACK_OK) {
+            fprintf(stderr, "gpu_feed: release: %s\n", h5pack_last_error(r));
+            h5pack_close(r);
+            return 1;
+        }
+    }
+    CUDA_OR_DIE(cudaStreamSynchronize(stream));
+    res.wall_s = now_s() - t0;
+    if (rc != H5PACK_END) {
+        fprintf(stderr, "gpu_feed: next: %s\n", h5pack_last_error(r));
+        h5pack_close(r);
+        return 1;
+    }
+    res.dev_after_last = device_used_bytes(), res.rss_after_last = rss_bytes();
+    res.stats = H5PACK_STATS_INIT;
+    h5pack_stats_get(r, &res.stats);
+    for (size_t i = 0; i < starts.size(); i++) {
+        float ms = 0;
+        CUDA_OR_DIE(cudaEventElapsedTime(&ms, starts[i], ends[i]));
+        res.busy_s += ms * 1e-3;
+    }
+    if (!starts.empty()) {
+        float ms = 0;
+        CUDA_OR_DIE(cudaEventElapsedTime(&ms, starts.front(), ends.back()));
+        res.span_s = ms * 1e-3;
+    }
+    for (size_t i = 0; i < starts.size(); i++)
+        cudaEventDestroy(starts[i]), cudaEventDestroy(ends[i]);
+    cudaFree(sink);
+    h5pack_close(r);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    feed_opts o = {NULL, 256, 0, 0, 1, 2, 0.0, H5PACK_CROP_NONE, 0, 0};
+    if (parse_args(argc, argv, o)) {
+        fprintf(stderr, "usage: gpu_feed FILE [--batch N] [--threads T] [--cache SIZE] [--echo E] [--epochs E] "
+                        "[--work-us US] [--crop random_resized|center] [--output-size N] [--flip]\n");
+        return 1;
+    }
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+        printf("skipped: no GPU\n");
+        return 77;
+    }
+    cudaStream_t stream;
+    CUDA_OR_DIE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    feed_result res;
+    if (run_feed(o, stream, res))
+        return 1;
+    const h5pack_stats &s = res.stats;
+    printf("samples: %llu\n", (unsigned long long)res.samples);
+    printf("epochs: %llu\n", (unsigned long long)o.epochs);
+    printf("echo: %u\n", o.echo);
+    printf("work_us_per_batch: %.0f\n", o.work_us);
+    printf("samples_per_s: %.0f\n", res.samples / res.wall_s);
+    if (o.work_us > 0) {
+        printf("consumer_busy_s: %.4f\n", res.busy_s);
+        printf("consumer_span_s: %.4f\n", res.span_s);
+        printf("gpu_idle_fraction: %.4f\n", res.span_s > 0 ? 1.0 - res.busy_s / res.span_s : 1.0);
+    }
+    if (o.epochs > 1) {
+        printf("device_mem_growth_bytes: %lld\n", res.dev_after_last - res.dev_after_1);
+        printf("host_rss_growth_bytes: %lld\n", res.rss_after_last - res.rss_after_1);
+    }
+    printf("hit_rate: %.4f\n", s.hit_rate);
+    printf("read_amplification: %.4f\n", s.read_amplification);
+    printf("stall_fraction: %.4f\n", res.wall_s > 0 ? s.stall_s / res.wall_s : 0.0);
+    printf("busy_copy_s: %.3f\n", s.busy_copy_s);
+    printf("busy_convert_s: %.3f\n", s.busy_convert_s);
+    printf("device_bytes: %llu\n", (unsigned long long)s.device_bytes);
+    cudaStreamDestroy(stream);
+    return 0;
+}
