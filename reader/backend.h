@@ -53,6 +53,9 @@ typedef struct backend_params {
     double scale_min, scale_max, ratio_min, ratio_max, center_ratio;
     /* sample echo: pool entries of batch_size images that outlive their slot (0 = no pool) */
     int pool_batches;
+    /* output buffers per slot: 1, or 2 with batch echo (CUDA: echo e is converted into the other buffer,
+     * so its kernel need not wait for the consumer's step on echo e-1; the CPU backend ignores it) */
+    int output_buffers;
 } backend_params;
 
 /* Where image `image` of a composed delivery comes from: buf < slots: that ring slot's input;

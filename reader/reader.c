@@ -69,6 +69,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.gpu_id = c->gpu_id;
     bp.device_memory_limit = c->device_memory_limit;
     bp.user_stream = c->cuda_stream;
+    bp.output_buffers = c->echo > 1 && c->echo_mode == H5PACK_ECHO_BATCH ? 2 : 1;
     r->bp = bp;
     int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)

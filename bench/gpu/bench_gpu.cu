@@ -4,10 +4,12 @@
 //   2. the fused conversion kernel's bandwidth (bytes read + written per second) against a
 //      device-to-device cudaMemcpy of the output size (2 x bytes per second) (goal: ratio >= 0.8),
 //      for the common dtype / layout / augmentation cases;
-//   3. the random resized crop kernel, stored --crop-from (256x256) -> --size (224x224), float32
-//      NHWC -> NCHW with flip: per batch the host plans the geometry, copies it, launches (all in the
-//      time); images/s and its output rate against a D2D copy of the output bytes; and the host
-//      planning alone per batch.
+//   3. the random resized crop kernel alone, stored --crop-from (256x256) -> --size (224x224), float32
+//      with flip: jobs planned beforehand over 4 input batches (more than the L2 holds), launches timed
+//      with events; its time against a D2D copy of the output bytes (goal: the copy's time / the
+//      kernel's >= 0.5);
+//   4. the random resized crop through the backend as an echo drives it: per batch the host plans the
+//      geometry on the calling thread, copies it, launches; and the host planning alone per batch.
 //
 //   bench_gpu [--batch N] [--size HxW] [--iters N] [--gpu ID] [--crop-from HxW]
 //
@@ -26,6 +28,7 @@ extern "C" {
 #include "clock.h"
 #include "sizes.h"
 }
+#include "cuda/resample_kernel.cuh"
 
 #define CUDA_OR_DIE(call)                                                                      \
     do {                                                                                       \
@@ -193,14 +196,78 @@ static double bench_kernel(const bench_opts &o, h5pack_dtype dtype, h5pack_layou
     return ours / d2d;
 }
 
-// The random resized crop: echoes of one batch on the device, each with new boxes planned on the host.
-static double bench_rrc(const bench_opts &o)
+static backend_params rrc_params(const bench_opts &o, h5pack_layout in, h5pack_layout out)
 {
     bench_opts s = o;
     s.height = o.from_h, s.width = o.from_w;
-    backend_params p = params_of(s, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 0, 1);
+    backend_params p = params_of(s, H5PACK_DTYPE_FLOAT32, in, out, 1, 0, 1);
     p.crop = 1, p.out_height = p.max_out_height = o.height, p.out_width = p.max_out_width = o.width;
     p.scale_min = 0.08, p.scale_max = 1.0, p.ratio_min = 0.75, p.ratio_max = 4.0 / 3.0, p.center_ratio = 0.875;
+    return p;
+}
+
+// The resizing kernel alone: SETS batches of random images on the device, each with its job planned and
+// copied beforehand; ITERS launches rotating through them, timed with events. Returns the time of a D2D
+// copy of the output bytes over the kernel's time.
+static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_layout out)
+{
+    const int sets = 4;
+    backend_params p = rrc_params(o, in, out);
+    aug_plan_params pp;
+    h5pack_backend_plan_params(&p, &pp);
+    size_t img = 3 * (size_t)o.from_h * o.from_w, out_bytes = o.batch * h5pack_backend_output_image_bytes(&p);
+    size_t blob_bytes = h5pack_aug_blob_bytes(&pp, o.batch, o.height, o.width);
+    uint8_t *dev_in = NULL, *dev_blob = NULL;
+    void *dev_out = NULL;
+    CUDA_OR_DIE(cudaMalloc(&dev_in, sets * o.batch * img));
+    CUDA_OR_DIE(cudaMalloc(&dev_blob, sets * blob_bytes));
+    CUDA_OR_DIE(cudaMalloc(&dev_out, out_bytes));
+    std::vector<uint8_t> host(o.batch * img), blob(blob_bytes);
+    std::vector<uint64_t> src(o.batch);
+    std::vector<rsk_args> args(sets);
+    uint64_t x = 88172645463325252ull;
+    for (int k = 0; k < sets; k++) {
+        for (auto &v : host)
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17, v = (uint8_t)x;
+        uint8_t *batch = dev_in + k * o.batch * img;
+        CUDA_OR_DIE(cudaMemcpy(batch, host.data(), host.size(), cudaMemcpyHostToDevice));
+        for (size_t i = 0; i < o.batch; i++)
+            src[i] = (uint64_t)(uintptr_t)(batch + i * img);
+        aug_job job;
+        h5pack_aug_plan(&pp, (uint64_t)k + 1, o.batch, o.height, o.width, src.data(), blob.data(), &job);
+        if (rsk_plan(job, &args[k]) != 0) {
+            fprintf(stderr, "bench_gpu: no resample tile fits\n");
+            exit(1);
+        }
+        CUDA_OR_DIE(cudaMemcpy(dev_blob + k * blob_bytes, blob.data(), blob_bytes, cudaMemcpyHostToDevice));
+        args[k].job = h5pack_aug_job_moved(&job, blob.data(), (uint64_t)(uintptr_t)(dev_blob + k * blob_bytes));
+        args[k].job.out = dev_out;
+    }
+    cudaEvent_t e0, e1;
+    CUDA_OR_DIE(cudaEventCreate(&e0));
+    CUDA_OR_DIE(cudaEventCreate(&e1));
+    for (int k = 0; k < sets; k++) // warm-up
+        CUDA_OR_DIE(h5pack_rsk_launch(args[k], 0));
+    CUDA_OR_DIE(cudaEventRecord(e0, 0));
+    for (int i = 0; i < o.iters; i++)
+        CUDA_OR_DIE(h5pack_rsk_launch(args[i % sets], 0));
+    CUDA_OR_DIE(cudaEventRecord(e1, 0));
+    CUDA_OR_DIE(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_OR_DIE(cudaEventElapsedTime(&ms, e0, e1));
+    double per = ms * 1e-3 / o.iters, d2d = d2d_bandwidth(out_bytes, o.iters), copy = 2.0 * out_bytes / d2d;
+    printf("random resized crop kernel alone %ux%u -> %ux%u float32 %s->%s flip, batch %zu: %.3f ms per batch "
+           "(%.0f images/s); a D2D copy of the output bytes %.3f ms: ratio %.3f (goal >= 0.5)\n",
+           o.from_h, o.from_w, o.height, o.width, in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc",
+           out == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", o.batch, per * 1e3, o.batch / per, copy * 1e3, copy / per);
+    cudaEventDestroy(e0), cudaEventDestroy(e1), cudaFree(dev_in), cudaFree(dev_blob), cudaFree(dev_out);
+    return copy / per;
+}
+
+// The random resized crop: echoes of one batch on the device, each with new boxes planned on the host.
+static double bench_rrc(const bench_opts &o)
+{
+    backend_params p = rrc_params(o, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW);
     backend *b = create_or_die(p);
     size_t in_bytes = o.batch * 3 * o.from_h * o.from_w, out_bytes = o.batch * h5pack_backend_output_image_bytes(&p);
     memset(b->ops->host_input(b, 0), 77, in_bytes);
@@ -225,14 +292,15 @@ static double bench_rrc(const bench_opts &o)
     for (int i = 0; i < o.iters; i++)
         h5pack_aug_plan(&pp, (uint64_t)i, o.batch, o.height, o.width, src.data(), blob.data(), &job);
     double plan = (h5pack_clock_s() - p0) / o.iters;
-    printf("random resized crop %ux%u -> %ux%u float32 nhwc->nchw flip, batch %zu: %.0f images/s, the output "
-           "at the pace of a %.0f GB/s copy; D2D copy of the output bytes %.0f GB/s (ratio %.3f); host planning "
-           "%.2f ms per batch (%.1f MB of geometry)\n",
+    printf("random resized crop through the backend (host planning on this thread, copy, launch) %ux%u -> %ux%u "
+           "float32 nhwc->nchw flip, batch %zu: %.0f images/s, the output at the pace of a %.0f GB/s copy; D2D "
+           "copy of the output bytes %.0f GB/s (ratio %.3f); host planning alone %.2f ms per batch (%.1f MB of "
+           "geometry)\n",
            o.from_h, o.from_w, o.height, o.width, o.batch, o.iters * (double)o.batch / dt,
            2.0 * out_bytes * o.iters / dt / 1e9, d2d / 1e9, 2.0 * out_bytes * o.iters / dt / d2d, plan * 1e3,
            blob.size() / 1e6);
     b->ops->destroy(b);
-    return 2.0 * out_bytes * o.iters / dt / d2d;
+    return o.iters * (double)o.batch / dt;
 }
 
 static int parse_args(int argc, char **argv, bench_opts &o)
@@ -288,12 +356,16 @@ int main(int argc, char **argv)
     bench_kernel(o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4);
     bench_kernel(o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NHWC, 0, 0);
     bench_kernel(o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
-    double rrc = bench_rrc(o);
+    double rrc = bench_rrc_kernel(o, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW);
+    double rrc_nhwc = bench_rrc_kernel(o, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW);
+    double rrc_pipeline = bench_rrc(o);
     // the contract lines that bench/gpu/device_run.sh collects: key: value
     printf("h2d_vs_pinned: %.3f\n", h2d);
     printf("kernel_vs_d2d: %.3f\n", kernel);
     printf("kernel_flip_vs_d2d: %.3f\n", flip);
     printf("kernel_float16_vs_d2d: %.3f\n", half);
     printf("rrc_kernel_vs_d2d: %.3f\n", rrc);
+    printf("rrc_kernel_nhwc_in_vs_d2d: %.3f\n", rrc_nhwc);
+    printf("rrc_backend_echo_images_per_s: %.0f\n", rrc_pipeline);
     return 0;
 }

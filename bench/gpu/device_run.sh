@@ -88,7 +88,7 @@ reader_figures() {
   echo "device_mem_growth_bytes: $(value device_mem_growth_bytes "$data/mem.log")"
   echo "host_rss_growth_bytes: $(value host_rss_growth_bytes "$data/mem.log")"
   # the consumer's step is sized below the reader's capacity: 1.25 x the time the reader needs per batch
-  work=$(awk -v r="${e2e:-0}" 'BEGIN { printf "%.0f", r > 0 ? 1.25 * 256 / r * 1e6 : 10000 }')
+  work=$(awk -v r="${e2e:-0}" 'BEGIN { printf "%.0f", (r > 0 ? 1.25 * 256 / r * 1e6 : 10000) }')
   for e in 1 2; do
     echo "== gpu_feed: consumer GPU work ${work} us per batch, echo $e"
     timeout 60 gpu_feed "$f" --threads "$cores" --epochs 2 --cache 1G --echo "$e" --work-us "$work" \
@@ -114,6 +114,21 @@ converter_figures() {
     [ "$j" = 1 ] && t1=$t
   done
   echo "convert_scaling_1_to_16: $(ratio "$t1" "$t")"
+  # the same into memory (/dev/shm): the CPU's scaling without the disk's write floor
+  local shm=/dev/shm/h5pack-conv.h5 s1 s16
+  s1=$(seconds h5pack -q -f --size 224x224 -j 1 "$data/sub" "$shm")
+  s16=$(seconds h5pack -q -f --size 224x224 -j 16 "$data/sub" "$shm")
+  rm -f "$shm"
+  echo "convert_shm_j1_s: $s1"
+  echo "convert_shm_j16_s: $s16"
+  echo "convert_shm_scaling_1_to_16: $(ratio "$s1" "$s16")"
+  # the floor's own scaling: a bare libjpeg-turbo decode of the folder's JPEGs on 1 and 16 threads
+  local d1 d16
+  d1=$(bench_convert_decode "$data/sub" 1 | sed -n 's/.* = \([0-9.]*\) images\/s.*/\1/p')
+  d16=$(bench_convert_decode "$data/sub" 16 | sed -n 's/.* = \([0-9.]*\) images\/s.*/\1/p')
+  echo "decode_only_1_thread_images_per_s: $d1"
+  echo "decode_only_16_threads_images_per_s: $d16"
+  echo "decode_only_scaling_1_to_16: $(ratio "$d16" "$d1")"
   local pil
   pil=$(seconds py 120 bench/convert/pil_h5py_baseline.py "$data/sub" "$data/pil.h5" 224 16)
   echo "pil_h5py_16proc_s: $pil"
@@ -171,11 +186,12 @@ run() {
 
 prepare() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5PACK_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  local targets="bench_gpu gpu_feed h5pack_cli h5pack_gen_images h5pack_stats h5pack" t
+  local targets="bench_gpu gpu_feed bench_convert_decode h5pack_cli h5pack_gen_images h5pack_stats h5pack" t
   for t in $cuda_tests; do targets="$targets test_$t"; done
   # shellcheck disable=SC2086
   cmake --build "$build" -j "$(nproc)" --target $targets
-  local files=("$build/bench/gpu/bench_gpu" "$build/bench/gpu/gpu_feed" "$build/h5pack" "$build/h5pack-gen-images"
+  local files=("$build/bench/gpu/bench_gpu" "$build/bench/gpu/gpu_feed" "$build/bench/convert/bench_convert_decode"
+               "$build/h5pack" "$build/h5pack-gen-images"
                "$build/h5pack-stats" "$build/reader/libh5pack.so")
   for t in $cuda_tests; do files+=("$(find "$build/tests" -name "test_$t" -type f | head -1)"); done
   mkdir -p .git/info  # bundle.sh records .devbundle in .git/info/exclude
@@ -187,7 +203,8 @@ case "${1:-}" in
 prepare) prepare ;;
 run) run ;;
 dry)  # the host parts here: small data, the CPU dry run of the ResNet script, no GPU stages
-  export PATH="$root/$build:$root/$build/bench/gpu:$PATH" H5PACK_LIBRARY="$root/$build/reader/libh5pack.so"
+  export PATH="$root/$build:$root/$build/bench/gpu:$root/$build/bench/convert:$PATH"
+  export H5PACK_LIBRARY="$root/$build/reader/libh5pack.so"
   mkdir -p "$data"; make_images 60
   h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5"
   converter_figures; gzip_figures

@@ -11,8 +11,9 @@
 // reader's conversion kernel can still run beside it, as it does beside a real model's kernels), and
 // the GPU timeline of the consumer's stream is measured with events around each step: `gpu_idle_fraction`
 // is the share of the time from the first step's start to the last step's end in which no step ran.
-// Device memory (cudaMemGetInfo) and host RSS are read after epoch 1 and after the last epoch:
-// `device_mem_growth_bytes`, `host_rss_growth_bytes`. The reader's own stats follow (hit rate, read
+// Device memory in use (cudaMemGetInfo) and host RSS are read at the start of every epoch and after the
+// last: `device_mem_growth_bytes` and `host_rss_growth_bytes` compare the end of epoch 1 with the end of
+// the run, `*_by_epoch_mb` list every reading (a one-time growth and a leak look different there). The reader's own stats follow (hit rate, read
 // amplification, stall fraction). Every line is `key: value`. Exit 77 with "skipped: no GPU" without one.
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -108,6 +109,8 @@ static int parse_args(int argc, char **argv, feed_opts &o)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (a[0] != '-' && !o.path)
             o.path = a;
+        else if (!strcmp(a, "--flip"))
+            o.flip = 1;
         else if (!v)
             return 1;
         else if (!strcmp(a, "--batch"))
@@ -126,9 +129,7 @@ static int parse_args(int argc, char **argv, feed_opts &o)
             o.output_size = (uint32_t)atoi(v), i++;
         else if (!strcmp(a, "--crop")) {
             o.crop = !strcmp(v, "center") ? H5PACK_CROP_CENTER : H5PACK_CROP_RANDOM_RESIZED, i++;
-        } else if (!strcmp(a, "--flip"))
-            o.flip = 1;
-        else
+        } else
             return 1;
     }
     return o.path && o.batch > 0 && o.echo > 0 && o.epochs > 0 ? 0 : 1;
@@ -138,7 +139,7 @@ static int parse_args(int argc, char **argv, feed_opts &o)
 struct feed_result {
     double wall_s, busy_s, span_s;
     uint64_t samples;
-    long long dev_after_1, dev_after_last, rss_after_1, rss_after_last;
+    std::vector<long long> dev_at, rss_at; // at the start of epochs 1, 2, ... and after the last
     h5pack_stats stats;
 };
 
@@ -165,15 +166,14 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
     uint64_t epoch_seen = 0;
     double t0 = 0;
     int rc;
-    memset(&res, 0, sizeof res);
+    res.wall_s = res.busy_s = res.span_s = 0, res.samples = 0;
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         if (res.samples == 0)
             t0 = now_s();
-        if (b.epoch == 1 && epoch_seen == 0) { // epoch 1 fully delivered (and its buffers in use)
-            CUDA_OR_DIE(cudaStreamSynchronize(stream));
-            res.dev_after_1 = device_used_bytes(), res.rss_after_1 = rss_bytes();
+        if (b.epoch != epoch_seen) { // epoch b.epoch - 1 fully delivered
+            res.dev_at.push_back(device_used_bytes()), res.rss_at.push_back(rss_bytes());
+            epoch_seen = b.epoch;
         }
-        epoch_seen = b.epoch;
         cudaEvent_t e0 = NULL, e1 = NULL;
         if (o.work_us > 0) {
             CUDA_OR_DIE(cudaEventCreate(&e0));
@@ -200,7 +200,7 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
         h5pack_close(r);
         return 1;
     }
-    res.dev_after_last = device_used_bytes(), res.rss_after_last = rss_bytes();
+    res.dev_at.push_back(device_used_bytes()), res.rss_at.push_back(rss_bytes());
     res.stats = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &res.stats);
     for (size_t i = 0; i < starts.size(); i++) {
@@ -249,9 +249,16 @@ int main(int argc, char **argv)
         printf("consumer_span_s: %.4f\n", res.span_s);
         printf("gpu_idle_fraction: %.4f\n", res.span_s > 0 ? 1.0 - res.busy_s / res.span_s : 1.0);
     }
-    if (o.epochs > 1) {
-        printf("device_mem_growth_bytes: %lld\n", res.dev_after_last - res.dev_after_1);
-        printf("host_rss_growth_bytes: %lld\n", res.rss_after_last - res.rss_after_1);
+    if (res.rss_at.size() > 1) {
+        printf("device_mem_growth_bytes: %lld\n", res.dev_at.back() - res.dev_at.front());
+        printf("host_rss_growth_bytes: %lld\n", res.rss_at.back() - res.rss_at.front());
+        printf("device_mem_by_epoch_mb:");
+        for (long long v : res.dev_at)
+            printf(" %.1f", v / 1048576.0);
+        printf("\nhost_rss_by_epoch_mb:");
+        for (long long v : res.rss_at)
+            printf(" %.1f", v / 1048576.0);
+        printf("\n");
     }
     printf("hit_rate: %.4f\n", s.hit_rate);
     printf("read_amplification: %.4f\n", s.read_amplification);

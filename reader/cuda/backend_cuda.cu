@@ -5,7 +5,7 @@
 // Per slot (see backend.h for the call order):
 //   host_input  waits (host) for the slot's previous H2D copy, so the worker may overwrite the pinned
 //               buffer: normally long done, and only the worker thread waits.
-//   submit      copy stream: wait ready[slot] (the slot's last kernel read dev_in) and consumed[slot]
+//   submit      copy stream: wait ready[slot] (the slot's last kernel read dev_in) and out_free[slot]
 //               (the consumer's last use of labels_device), H2D input + labels between two timing
 //               events, record copied[slot]; then the conversion (backend_cuda_convert.cu) unless the
 //               job says to only take the batch in (sample echo).
@@ -13,7 +13,10 @@
 //               the echo's key, or a composed delivery reading several slots and the pool.
 //   pool_store  compute stream: D2D copy of the slot's input into a pool entry, after copied[slot].
 //   output      device pointers; the user's stream (if any) waits ready[slot].
-//   release     records consumed[slot] on the user's stream (if any).
+//   release     records out_free[slot][k] on the user's stream (if any), k the buffer it delivered.
+// With batch echo each slot has two output buffers and each conversion takes the other one: echo e's
+// kernel waits only for the consumer's use of echo e-2, so it runs while the consumer's step on echo
+// e-1 does (no bubble between the echoes of a batch on the GPU).
 // Waiting on an event that was never recorded is a no-op, so the first use of a slot needs no case.
 // All memory (pinned ring, device ring, geometry buffers, pool, tables) is allocated once at creation
 // (backend_cuda_create.cu) and never grows.
@@ -98,8 +101,9 @@ static int64_t *cuda_host_labels(backend *b, int slot)
 static int copy_in(cuda_backend *cb, cuda_slot *s, size_t count, char *err, size_t err_len)
 {
     HOT_CHECK(cb, cudaStreamWaitEvent(cb->copy_stream, s->ready, 0));
-    if (cb->user_stream)
-        HOT_CHECK(cb, cudaStreamWaitEvent(cb->copy_stream, s->consumed, 0));
+    if (cb->user_stream) // both buffers' last uses: the user's stream is in order, the later one covers all
+        for (int k = 0; k < cb->out_buffers; k++)
+            HOT_CHECK(cb, cudaStreamWaitEvent(cb->copy_stream, s->out_free[k], 0));
     // Normally instant (host_input waited already); the copy's timing events are then reused.
     HOT_CHECK(cb, cudaEventSynchronize(s->copied));
     harvest_copy_time(cb, s);
@@ -179,7 +183,7 @@ static int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch, 
         if ((h != s->out_h || w != s->out_w) && (rc = h5pack_cuda_convert(cb, slot, s->job, err, err_len)))
             return rc;
     }
-    batch->data = s->dev_out;
+    batch->data = s->dev_out[s->out_k];
     batch->bytes = count * h5pack_backend_image_bytes_at(&cb->p, s->out_h, s->out_w);
     batch->on_device = 1;
     batch->cuda_event = (void *)s->ready;
@@ -201,7 +205,8 @@ static int cuda_release(backend *b, int slot, char *err, size_t err_len)
         return H5PACK_OK; // without a stream, releasing means the caller is done with the data
     cuda_device_restore keep(cb->p.gpu_id);
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
-    HOT_CHECK(cb, cudaEventRecord(cb->slots[slot].consumed, cb->user_stream));
+    cuda_slot *s = &cb->slots[slot];
+    HOT_CHECK(cb, cudaEventRecord(s->out_free[s->out_k], cb->user_stream));
     return H5PACK_OK;
 }
 

@@ -17,8 +17,9 @@
 namespace {
 
 // The compute stream waits for the H2D copy of every slot the job reads, and for the consumer's last
-// use of SLOT's output (with a user stream).
-static int wait_inputs(cuda_backend *cb, int slot, const backend_job &job, char *err, size_t err_len)
+// use of output buffer K of SLOT (with a user stream); a composed delivery also for its use of the other
+// buffer, since the new delivery's labels overwrite the geometry buffer that the last one's are in.
+static int wait_inputs(cuda_backend *cb, int slot, int k, const backend_job &job, char *err, size_t err_len)
 {
     cudaStream_t cs = cb->compute_stream;
     if (!job.sources) {
@@ -34,7 +35,9 @@ static int wait_inputs(cuda_backend *cb, int slot, const backend_job &job, char 
         }
     }
     if (cb->user_stream)
-        HOT_CHECK(cb, cudaStreamWaitEvent(cs, cb->slots[slot].consumed, 0));
+        for (int b = 0; b < cb->out_buffers; b++)
+            if (b == k || job.sources)
+                HOT_CHECK(cb, cudaStreamWaitEvent(cs, cb->slots[slot].out_free[b], 0));
     return H5PACK_OK;
 }
 
@@ -75,7 +78,7 @@ static int launch_resample(cuda_backend *cb, cuda_slot *s, const backend_job &jo
                                     cb->p.height, cb->p.width, s->out_h, s->out_w);
     HOT_CHECK(cb, copy_geometry(cb, s, 0, h5pack_aug_blob_bytes(&cb->pp, job.count, s->out_h, s->out_w)));
     a.job = h5pack_aug_job_moved(&host, s->geo_host, (uint64_t)(uintptr_t)s->geo_dev);
-    a.job.out = s->dev_out;
+    a.job.out = s->dev_out[s->out_k];
     HOT_CHECK(cb, h5pack_rsk_launch(a, cb->compute_stream));
     return H5PACK_OK;
 }
@@ -85,7 +88,7 @@ static int launch_plain(cuda_backend *cb, cuda_slot *s, const backend_job &job, 
 {
     h5pack_backend_plain_boxes(&cb->p, job.key, job.count, s->boxes);
     convk_args a = convk_plan(&cb->p, job.count);
-    a.in = s->dev_in, a.out = s->dev_out, a.table = cb->dev_table, a.key = job.key;
+    a.in = s->dev_in, a.out = s->dev_out[s->out_k], a.table = cb->dev_table, a.key = job.key;
     if (job.sources) {
         HOT_CHECK(cb, copy_geometry(cb, s, cb->geo_srcs_off, job.count * sizeof(uint64_t)));
         a.srcs = (const uint64_t *)(s->geo_dev + cb->geo_srcs_off);
@@ -109,7 +112,8 @@ extern "C" int h5pack_cuda_convert(cuda_backend *cb, int slot, backend_job job, 
     s->job = job;
     s->composed = job.sources != NULL;
     h5pack_backend_size_for(&cb->base, job.epoch, &s->out_h, &s->out_w);
-    int rc = wait_inputs(cb, slot, job, err, err_len);
+    s->out_k = cb->out_buffers == 2 ? 1 - s->out_k : 0; // the other buffer: see backend_cuda.cu
+    int rc = wait_inputs(cb, slot, s->out_k, job, err, err_len);
     if (rc)
         return rc;
     int geometry = job.sources || cb->p.crop != AUG_CROP_NONE;

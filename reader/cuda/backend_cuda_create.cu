@@ -83,7 +83,9 @@ static int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
     cb->geo_slot_bytes = plan_geometry(cb);
     size_t slots = (size_t)p->slots;
     cb->base.pool_bytes = (uint64_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
-    cb->device_bytes = slots * (cb->in_slot_bytes + cb->labels_slot_bytes + cb->out_slot_bytes + cb->geo_slot_bytes) +
+    cb->out_buffers = p->output_buffers == 2 ? 2 : 1;
+    cb->device_bytes = slots * (cb->in_slot_bytes + cb->labels_slot_bytes + cb->out_buffers * cb->out_slot_bytes +
+                                cb->geo_slot_bytes) +
                        round_up(sizeof(uint32_t) * H5PACK_MAX_CHANNELS * 256, ALIGN) + cb->base.pool_bytes;
     cb->base.pinned_bytes = slots * (cb->in_slot_bytes + cb->labels_slot_bytes + cb->geo_slot_bytes);
     if (p->device_memory_limit && cb->device_bytes > p->device_memory_limit) {
@@ -108,7 +110,8 @@ static void place_slots(cuda_backend *cb)
         s->geo_host = host, host += cb->geo_slot_bytes;
         s->dev_in = dev, dev += cb->in_slot_bytes;
         s->dev_labels = (int64_t *)dev, dev += cb->labels_slot_bytes;
-        s->dev_out = dev, dev += cb->out_slot_bytes;
+        s->dev_out[0] = dev, dev += cb->out_slot_bytes;
+        s->dev_out[1] = cb->out_buffers == 2 ? dev : s->dev_out[0], dev += (cb->out_buffers - 1) * cb->out_slot_bytes;
         s->geo_dev = dev, dev += cb->geo_slot_bytes;
     }
     cb->dev_table = dev;
@@ -131,7 +134,8 @@ static cudaError_t upload_table(cuda_backend *cb)
 
 static void destroy_slot(cuda_slot *s)
 {
-    cudaEvent_t *ev[] = {&s->copied, &s->ready, &s->consumed, &s->geo_copied, &s->copy_t0, &s->copy_t1};
+    cudaEvent_t *ev[] = {&s->copied,     &s->ready,   &s->out_free[0], &s->out_free[1],
+                         &s->geo_copied, &s->copy_t0, &s->copy_t1};
     for (cudaEvent_t *e : ev)
         if (*e)
             cudaEventDestroy(*e);
@@ -155,7 +159,8 @@ static cudaError_t create_slots(cuda_backend *cb)
         const unsigned host_waited = cudaEventDisableTiming | cudaEventBlockingSync;
         if ((e = cudaEventCreateWithFlags(&s->copied, host_waited)) ||
             (e = cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming)) ||
-            (e = cudaEventCreateWithFlags(&s->consumed, cudaEventDisableTiming)) ||
+            (e = cudaEventCreateWithFlags(&s->out_free[0], cudaEventDisableTiming)) ||
+            (e = cudaEventCreateWithFlags(&s->out_free[1], cudaEventDisableTiming)) ||
             (e = cudaEventCreateWithFlags(&s->geo_copied, host_waited)) ||
             (e = cudaEventCreate(&s->copy_t0)) || (e = cudaEventCreate(&s->copy_t1)))
             return e;

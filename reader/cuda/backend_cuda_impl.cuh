@@ -18,9 +18,11 @@ struct cuda_slot {
     int64_t *host_labels;
     uint8_t *dev_in;
     int64_t *dev_labels;
-    void *dev_out;
+    void *dev_out[2];                    // the output buffers (the same one twice without batch echo)
+    int out_k;                           // the buffer of the last conversion
     uint8_t *geo_host, *geo_dev;         // a delivery's geometry, source addresses and composed labels
-    cudaEvent_t copied, ready, consumed; // no timing
+    cudaEvent_t copied, ready;           // no timing
+    cudaEvent_t out_free[2];             // on the user's stream: its last use of dev_out[k] is over
     cudaEvent_t geo_copied;              // the last H2D copy out of geo_host (host waits before rewriting)
     cudaEvent_t copy_t0, copy_t1;        // timing of the H2D copies
     int copy_pending;                    // copy_t0/t1 recorded, not yet summed (under timing_lock)
@@ -38,6 +40,7 @@ struct cuda_backend {
     aug_plan_params pp;
     size_t in_image_bytes;
     size_t in_slot_bytes, labels_slot_bytes, out_slot_bytes, geo_slot_bytes;
+    int out_buffers;                     // 1 or 2 (backend_params.output_buffers)
     size_t geo_srcs_off, geo_labels_off; // offsets in a geometry buffer (the resizing blob is at 0)
     cudaStream_t copy_stream, compute_stream, user_stream;
     void *pinned, *device_mem;

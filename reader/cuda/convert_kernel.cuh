@@ -32,6 +32,7 @@ struct convk_args {
     int in_nhwc, out_nhwc;
     uint32_t tile_w, rows;            // columns and rows of a tile
     uint32_t tiles_x, tiles_y;        // tiles per image across and down
+    uint64_t count;                   // images
     uint64_t blocks;                  // count * tiles_y * tiles_x
     uint64_t key;                     // augmentation key of this batch and echo (augment.h)
     int flip, pad;                    // random_flip, crop padding (both 0 for uint8 output)
@@ -55,6 +56,7 @@ static inline convk_args convk_plan(const backend_params *p, size_t count)
     a.rows = rows < a.H ? rows : a.H;
     a.tiles_x = (a.W + a.tile_w - 1) / a.tile_w;
     a.tiles_y = (a.H + a.rows - 1) / a.rows;
+    a.count = count;
     a.blocks = (uint64_t)count * a.tiles_y * a.tiles_x;
     return a;
 }
@@ -176,6 +178,129 @@ __host__ __device__ inline void convk_store(const convk_args &a, const convk_til
     }
 }
 
+// ---- The fast path: same layout in and out, no padding ------------------------------------------------
+// Then output element e of an image is table[channel of e][input byte e] (or, flipped NCHW, the byte at
+// the mirrored column of the same row): no tile, no transposition. Each thread converts groups of 16
+// elements: one 16-byte load, 16 lookups in a shared-memory table, 16 contiguous output elements
+// (float4 / packed-half stores). A block works on CONVK_FAST_GROUPS groups of one image and draws the
+// image's flip once; all indices are 32-bit (images under 4 GiB).
+#define CONVK_FAST_UNROLL 4 // groups per thread: independent 16-byte loads in flight
+#define CONVK_FAST_GROUPS (CONVK_THREADS * CONVK_FAST_UNROLL)
+
+// 1 when A can take the fast path: same layout, no padding, images a whole number of 16-byte groups that
+// never straddle a channel (NCHW) or a flipped row (NCHW rows a multiple of 16 when flipping). Flipped NHWC
+// reverses 3-byte pixels, and layout changes transpose: the tiled kernel does those.
+__host__ __device__ inline int convk_fast_ok(const convk_args &a)
+{
+    uint64_t plane = (uint64_t)a.H * a.W, image = plane * a.C;
+    if (a.pad || a.in_nhwc != a.out_nhwc || image % 16 || image >= (1ull << 32))
+        return 0;
+    if (a.in_nhwc)
+        return !a.flip;
+    return plane % 16 == 0 && (!a.flip || a.W % 16 == 0);
+}
+
+// Groups of 16 elements per image, and fast-path blocks per image.
+__host__ __device__ inline uint32_t convk_fast_groups(const convk_args &a)
+{
+    return (uint32_t)((uint64_t)a.C * a.H * a.W / 16);
+}
+
+__host__ __device__ inline uint32_t convk_fast_blocks_per_image(const convk_args &a)
+{
+    return (convk_fast_groups(a) + CONVK_FAST_GROUPS - 1) / CONVK_FAST_GROUPS;
+}
+
+// Input image I (its own address in a composed batch).
+__host__ __device__ inline const uint8_t *convk_image_in(const convk_args &a, uint64_t i)
+{
+    return a.srcs ? (const uint8_t *)(uintptr_t)a.srcs[i] : a.in + i * a.C * a.H * a.W;
+}
+
+// First input byte of group G (the group's bytes are read backwards when FLIP).
+__host__ __device__ inline uint32_t convk_fast_src(const convk_args &a, uint32_t g, int flip)
+{
+    uint32_t e = g * 16;
+    if (!flip)
+        return e;
+    uint32_t row = e / a.W, col = e - row * a.W; // a row of one channel plane (NCHW)
+    return row * a.W + (a.W - 16 - col);
+}
+
+// 16 bytes, packed little-endian in four words (registers, not an array of bytes).
+struct convk_q {
+    uint32_t w[4];
+};
+
+// The 16 bytes at P: one 16-byte load on the GPU when P is aligned.
+__host__ __device__ inline convk_q convk_load16(const uint8_t *p)
+{
+    convk_q q;
+#ifdef __CUDA_ARCH__
+    if (((uintptr_t)p & 15) == 0) {
+        uint4 v = __ldg((const uint4 *)p); // read-only path: the kernel never writes its input
+        q.w[0] = v.x, q.w[1] = v.y, q.w[2] = v.z, q.w[3] = v.w;
+        return q;
+    }
+#endif
+    for (int k = 0; k < 4; k++)
+        q.w[k] = (uint32_t)p[4 * k] | (uint32_t)p[4 * k + 1] << 8 | (uint32_t)p[4 * k + 2] << 16 |
+                 (uint32_t)p[4 * k + 3] << 24;
+    return q;
+}
+
+// 16 output elements to DST (16-byte aligned on the GPU: the output buffers and every group are).
+template <typename T> __host__ __device__ inline void convk_store16(T *dst, const T o[16])
+{
+#ifdef __CUDA_ARCH__
+    const int per = 16 / (int)sizeof(T); // elements per 16-byte store
+#pragma unroll
+    for (int s = 0; s < 16 / per; s++) {
+        uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int k = 0; k < per; k++)
+            w[k * (int)sizeof(T) / 4] |= (uint32_t)o[s * per + k] << (8 * ((k * (int)sizeof(T)) % 4));
+        ((uint4 *)dst)[s] = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+#else
+    for (int k = 0; k < 16; k++)
+        dst[k] = o[k];
+#endif
+}
+
+// Converts the 16 bytes Q of group G (loaded in input order) into OUT with TABLE ([C][256]).
+template <typename T>
+__host__ __device__ inline void convk_fast_convert(const convk_args &a, const convk_q &q, uint32_t g, int flip,
+                                                   const T *table, T *out)
+{
+    uint32_t e = g * 16;
+    uint32_t c = a.in_nhwc ? e % a.C : e / (a.H * a.W);
+    T o[16];
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+        int b = flip ? 15 - k : k;
+        uint32_t byte = q.w[b / 4] >> (8 * (b % 4)) & 255u;
+        o[k] = sizeof(T) == 1 ? (T)byte : table[c * 256 + byte];
+        if (a.in_nhwc)
+            c = c + 1 == a.C ? 0 : c + 1;
+    }
+    convk_store16<T>(out + e, o);
+}
+
+// The fast path on the host, group by group. For the tests.
+template <typename T> inline void convk_fast_run_on_host(const convk_args &a)
+{
+    uint32_t groups = convk_fast_groups(a);
+    for (uint64_t i = 0; i < a.count; i++) {
+        int flip = aug_draw_for(a.key, i, a.flip, 0).flip;
+        const uint8_t *img = convk_image_in(a, i);
+        for (uint32_t g = 0; g < groups; g++) {
+            convk_q q = convk_load16(img + convk_fast_src(a, g, flip));
+            convk_fast_convert<T>(a, q, g, flip, (const T *)a.table, (T *)a.out + i * groups * 16);
+        }
+    }
+}
+
 // The kernel's work done serially on the host, block by block, phase by phase (as __syncthreads
 // orders them on the GPU). For the tests.
 template <typename T> inline void convk_run_on_host(const convk_args &a, uint32_t nt, uint8_t *tile)
@@ -191,7 +316,8 @@ template <typename T> inline void convk_run_on_host(const convk_args &a, uint32_
 
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
-// Enqueues the fused kernel on STREAM for A (dtype picks the output element type).
+// Enqueues the fused kernel on STREAM for A (dtype picks the output element type): the fast path when
+// convk_fast_ok(A), else the tiled kernel.
 extern "C" cudaError_t h5pack_convk_launch(const convk_args &a, h5pack_dtype dtype, cudaStream_t stream);
 #endif
 

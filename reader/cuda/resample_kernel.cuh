@@ -95,50 +95,101 @@ __host__ __device__ inline rsk_tile rsk_tile_of(const rsk_args &a, uint64_t blk)
     return t;
 }
 
-// Phase 1: thread TID of NT computes its share of h[(r * C + c) * tile_w + x] for source rows r0 + r.
-// NHWC input: channel fastest, so neighbouring threads read neighbouring bytes.
+// How the NT threads of a block share a tile: LANES threads across its columns (consecutive threads,
+// consecutive columns), SUBS rows of threads down its rows. Threads past LANES * SUBS stay idle.
+struct rsk_lanes {
+    uint32_t lanes, subs, lane, sub;
+};
+
+__host__ __device__ inline rsk_lanes rsk_lanes_of(const rsk_args &a, uint32_t tid, uint32_t nt)
+{
+    rsk_lanes l;
+    l.lanes = a.tile_w < nt ? a.tile_w : nt;
+    l.subs = nt / l.lanes;
+    l.lane = tid % l.lanes, l.sub = tid / l.lanes;
+    return l;
+}
+
+#define RSK_REG_TAPS 8 // filter taps kept in registers; longer filters (strong downscales) read memory
+
+// sum over t < n of w[t] * value(t), t ascending, each product and sum rounded on its own (augment_resample.h)
+template <typename F> __host__ __device__ inline float rsk_dot(int32_t n, const float *w_mem, const float *w_reg, F value)
+{
+    float acc = 0.0f;
+    if (n <= RSK_REG_TAPS) {
+#pragma unroll
+        for (int32_t t = 0; t < RSK_REG_TAPS; t++)
+            if (t < n)
+                acc = AUG_FADD(acc, AUG_FMUL(w_reg[t], value(t)));
+    } else {
+        for (int32_t t = 0; t < n; t++)
+            acc = AUG_FADD(acc, AUG_FMUL(w_mem[t], value(t)));
+    }
+    return acc;
+}
+
+// The first RSK_REG_TAPS weights of W (N of them) into registers.
+__host__ __device__ inline void rsk_load_taps(const float *w, int32_t n, float reg[RSK_REG_TAPS])
+{
+#pragma unroll
+    for (int32_t t = 0; t < RSK_REG_TAPS; t++)
+        reg[t] = t < n ? w[t] : 0.0f;
+}
+
+// Phase 1: thread TID of NT computes its share of h[(r * C + c) * tile_w + x] for source rows r0 + r:
+// per column its taps are loaded once, then every source row and channel of the span is summed.
 __host__ __device__ inline void rsk_horizontal(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
                                                float *h)
 {
     const aug_job &j = a.job;
     const aug_image *img = &j.images[t.image];
     const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
-    const int32_t *rx = j.rx + (size_t)t.image * j.out_w * 2;
-    const float *wx = j.wx + (size_t)t.image * j.out_w * j.kx;
-    uint32_t total = (uint32_t)(t.r1 - t.r0) * j.C * t.nx;
-    for (uint32_t k = tid; k < total; k += nt) {
-        uint32_t c, x, r;
-        if (j.in_nhwc)
-            c = k % j.C, x = k / j.C % t.nx, r = k / j.C / t.nx;
-        else
-            x = k % t.nx, c = k / t.nx % j.C, r = k / t.nx / j.C;
+    const rsk_lanes l = rsk_lanes_of(a, tid, nt);
+    if (l.sub >= l.subs)
+        return;
+    const uint32_t span = (uint32_t)(t.r1 - t.r0), C = j.C, W = j.W;
+    const size_t plane = (size_t)j.H * W;
+    for (uint32_t x = l.lane; x < t.nx; x += l.lanes) {
         uint32_t X = aug_tap_column(&j, img, t.x0 + x);
-        h[(r * j.C + c) * a.tile_w + x] =
-            aug_hsum(&j, src, (uint32_t)t.r0 + r, c, rx + 2 * X, wx + (size_t)X * j.kx);
+        const int32_t first = j.rx[((size_t)t.image * j.out_w + X) * 2], n = j.rx[((size_t)t.image * j.out_w + X) * 2 + 1];
+        const float *wx = j.wx + ((size_t)t.image * j.out_w + X) * j.kx;
+        float w[RSK_REG_TAPS];
+        rsk_load_taps(wx, n, w);
+        for (uint32_t r = l.sub; r < span; r += l.subs) {
+            const size_t row = (size_t)(t.r0 + (int32_t)r);
+            for (uint32_t c = 0; c < C; c++) {
+                const uint8_t *p = j.in_nhwc ? src + (row * W + (uint32_t)first) * C + c : src + c * plane + row * W + (uint32_t)first;
+                const uint32_t step = j.in_nhwc ? C : 1;
+                h[(r * C + c) * a.tile_w + x] = rsk_dot(n, wx, w, [&](int32_t k) { return (float)p[(uint32_t)k * step]; });
+            }
+        }
     }
 }
 
-// Phase 2: thread TID of NT sums, normalises and stores its share of the tile, in the output's order.
+// Phase 2: thread TID of NT sums, normalises and stores its share of the tile: per output row its taps
+// are loaded once (every thread of the row reads the same ones), then each channel is summed.
 __host__ __device__ inline void rsk_vertical(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
                                              const float *h)
 {
     const aug_job &j = a.job;
-    uint32_t total = t.ny * j.C * t.nx;
-    for (uint32_t k = tid; k < total; k += nt) {
-        uint32_t c, x, r;
-        if (j.out_nhwc)
-            c = k % j.C, x = k / j.C % t.nx, r = k / j.C / t.nx;
-        else
-            x = k % t.nx, r = k / t.nx % t.ny, c = k / t.nx / t.ny;
-        uint32_t y = t.y0 + r;
+    const rsk_lanes l = rsk_lanes_of(a, tid, nt);
+    if (l.sub >= l.subs)
+        return;
+    const uint32_t C = j.C, tw = a.tile_w;
+    for (uint32_t r = l.sub; r < t.ny; r += l.subs) {
+        const uint32_t y = t.y0 + r;
         const int32_t *ry = j.ry + ((size_t)t.image * j.out_h + y) * 2;
         const float *wy = j.wy + ((size_t)t.image * j.out_h + y) * j.ky;
-        float acc = 0.0f;
-        for (int32_t q = 0; q < ry[1]; q++) {
-            float v = h[((uint32_t)(ry[0] + q - t.r0) * j.C + c) * a.tile_w + x];
-            acc = AUG_FADD(acc, AUG_FMUL(wy[q], v));
-        }
-        aug_write(&j, t.image, y, t.x0 + x, c, aug_store_value(&j, c, acc));
+        const int32_t n = ry[1];
+        float w[RSK_REG_TAPS];
+        rsk_load_taps(wy, n, w);
+        const uint32_t base = (uint32_t)(ry[0] - t.r0) * C; // h row of tap 0, channel 0
+        for (uint32_t x = l.lane; x < t.nx; x += l.lanes)
+            for (uint32_t c = 0; c < C; c++) {
+                const float *col = h + (base + c) * tw + x;
+                float acc = rsk_dot(n, wy, w, [&](int32_t q) { return col[(uint32_t)q * C * tw]; });
+                aug_write(&j, t.image, y, t.x0 + x, c, aug_store_value(&j, c, acc));
+            }
     }
 }
 

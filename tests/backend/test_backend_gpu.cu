@@ -104,7 +104,8 @@ static void check_tail_poisoned(pair &x, int slot, size_t count)
 
 static void test_equal_to_cpu(void)
 {
-    const uint32_t shapes[][3] = {{3, 17, 13}, {1, 8, 8}, {3, 32, 32}, {4, 5, 300}, {3, 2, 2000}};
+    // {1,8,8}, {3,32,32} and {3,16,48} also take the fast path (16-byte groups), with flips where W % 16 == 0
+    const uint32_t shapes[][3] = {{3, 17, 13}, {1, 8, 8}, {3, 32, 32}, {4, 5, 300}, {3, 2, 2000}, {3, 16, 48}};
     const int augs[][2] = {{0, 0}, {1, 0}, {0, 4}, {1, 4}, {1, 40}};
     int cases = 0;
     for (auto &s : shapes)
@@ -199,6 +200,60 @@ static void test_slow_consumer(void)
     printf("slow consumer: %d rounds through 2 slots intact\n", rounds);
 }
 
+// Batch echo with two output buffers per slot: each echo goes to the other buffer, a slow consumer still
+// reads every echo intact (echo e must not overwrite what the consumer's step e-2 has not read yet), and
+// echo e's kernel does not wait for the consumer's step on echo e-1: while a long step on echo 0 runs,
+// echo 1 is already converted (its ready event completes before the step's end).
+static void test_echo_two_buffers(void)
+{
+    cudaStream_t user;
+    CUDA_OK(cudaStreamCreateWithFlags(&user, cudaStreamNonBlocking));
+    backend_params p = naive_params(3, 16, 16, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 0);
+    p.slots = 2, p.user_stream = user, p.output_buffers = 2;
+    pair x = make_pair(p);
+    const int echoes = 6;
+    size_t bytes = p.batch_size * x.out_img;
+    uint8_t *seen = NULL;
+    CUDA_OK(cudaMalloc(&seen, bytes * echoes));
+    cudaEvent_t step_done;
+    CUDA_OK(cudaEventCreateWithFlags(&step_done, cudaEventDisableTiming));
+    fill_both(x, 0, p.batch_size, 77);
+    const void *prev = NULL;
+    for (int e = 0; e < echoes; e++) {
+        uint64_t key = aug_batch_key(3, 0, 0, (uint32_t)e);
+        backend_job job = h5pack_backend_job(p.batch_size, key);
+        CHECK_OK(e == 0 ? x.gpu->ops->submit(x.gpu, 0, job, NULL, 0) : x.gpu->ops->resubmit(x.gpu, 0, job, NULL, 0));
+        h5pack_batch g;
+        CHECK_OK(x.gpu->ops->output(x.gpu, 0, p.batch_size, &g, NULL, 0));
+        CHECK_MSG(g.data != prev, "echo %d delivered in the same buffer as echo %d", e, e - 1);
+        if (e == 1) { // the step on echo 0 is still spinning (0.2 s): echo 1's conversion must finish first
+            CHECK_MSG(cudaEventQuery(step_done) == cudaErrorNotReady, "the step on echo 0 ended too soon to tell");
+            CUDA_OK(cudaEventSynchronize((cudaEvent_t)g.cuda_event));
+            CHECK_MSG(cudaEventQuery(step_done) == cudaErrorNotReady,
+                      "echo 1's conversion waited for the consumer's step on echo 0 (the echo bubble)");
+        }
+        prev = g.data;
+        spin_then_copy<<<64, 256, 0, user>>>((const uint8_t *)g.data, seen + bytes * e, bytes, e == 0 ? 400000000 : 2000000);
+        CUDA_OK(cudaGetLastError());
+        if (e == 0)
+            CUDA_OK(cudaEventRecord(step_done, user));
+        CHECK_OK(x.gpu->ops->release(x.gpu, 0, NULL, 0));
+    }
+    CUDA_OK(cudaStreamSynchronize(user));
+    std::vector<uint8_t> got(bytes), want(bytes), in(p.batch_size * x.in_img);
+    naive_fill_random(in.data(), in.size(), 77);
+    for (int e = 0; e < echoes; e++) {
+        naive_convert(&p, in.data(), want.data(), p.batch_size, aug_batch_key(3, 0, 0, (uint32_t)e));
+        CUDA_OK(cudaMemcpy(got.data(), seen + bytes * e, bytes, cudaMemcpyDeviceToHost));
+        CHECK_MSG(got == want, "echo %d: the consumer saw a buffer overwritten too early", e);
+    }
+    CUDA_OK(cudaEventDestroy(step_done));
+    CUDA_OK(cudaFree(seen));
+    free_pair(x);
+    CUDA_OK(cudaStreamDestroy(user));
+    printf("echo with two buffers: %d echoes intact, echo 1 converted during the step on echo 0\n", echoes);
+}
+
 // Many epochs of submit / echo / release, and many open/close cycles: device memory stays flat.
 static void test_no_growth(void)
 {
@@ -283,6 +338,7 @@ int main(void)
     test_crop_equal_to_cpu();
     test_echo_does_not_copy();
     test_slow_consumer();
+    test_echo_two_buffers();
     test_no_growth();
     printf("backend_gpu: all checks passed\n");
     return 0;

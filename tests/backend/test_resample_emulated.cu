@@ -46,7 +46,8 @@ int main(void)
 {
     // stored C x H x W -> output, with a tile width to force (0: the plan's)
     const uint32_t shapes[][6] = {{3, 32, 40, 24, 24, 0}, {3, 40, 32, 20, 28, 7}, {1, 17, 23, 9, 31, 0},
-                                  {4, 12, 10, 30, 25, 0}, {3, 64, 48, 16, 16, 5}, {3, 300, 20, 3, 150, 0}};
+                                  {4, 12, 10, 30, 25, 0}, {3, 64, 48, 16, 16, 5}, {3, 300, 20, 3, 150, 0},
+                                  {3, 20, 300, 150, 3, 0}}; // the last two: filters longer than RSK_REG_TAPS
     int cases = 0;
     for (auto &s : shapes)
         for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)

@@ -42,7 +42,7 @@ def batches_on_side_stream(path):
 
 
 def augmented(path, device, **kw):
-    """Two epochs of resizing crops: images, labels, indices and boxes of every delivery."""
+    """Two epochs: images, labels, indices and boxes of every delivery."""
     out = []
     with h5pack.Loader(path, batch_size=8, order="random", seed=9, threads=2, device=device, epochs=2,
                        return_indices=True, norm="imagenet", **kw) as ld:
@@ -69,7 +69,9 @@ def check_augmentation(path):
     cases = [dict(crop="random_resized", output_size=(5, 4), flip=True),
              dict(crop="random_resized", output_size=(12, 9), scale=(0.3, 1.0), dtype="float16"),
              dict(crop="center", output_size=(6, 5), layout="nhwc", dtype="bfloat16"),
-             dict(crop="random_resized", output_size=(6, 6), flip=True, echo=3, echo_mode="sample")]
+             dict(crop="random_resized", output_size=(6, 6), flip=True, echo=3, echo_mode="sample"),
+             dict(echo=2, echo_mode="sample"),  # stored size: the streaming kernel gathering by address
+             dict(echo=3, flip=True, dtype="bfloat16")]  # batch echo: two output buffers per slot on the GPU
     for kw in cases:
         gpu, cpu = augmented(path, "cuda", **kw), augmented(path, "cpu", **kw)
         assert len(gpu) == len(cpu) > 0, kw
