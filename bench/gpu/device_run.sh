@@ -71,7 +71,7 @@ make_images() {
   for k in $(seq 0 15); do
     mv "$data/gen/$k/class_00" "$data/img/c${k}a"; mv "$data/gen/$k/class_01" "$data/img/c${k}b"
   done
-  mkdir -p "$data/sub"; for k in 0 1; do cp -al "$data/img/c${k}a" "$data/img/c${k}b" "$data/sub/"; done
+  mkdir -p "$data/sub"; for k in 0 1 2 3; do cp -al "$data/img/c${k}a" "$data/img/c${k}b" "$data/sub/"; done
   echo "images: $(find "$data/img" -type f | wc -l) in $data/img, $(find "$data/sub" -type f | wc -l) in the subset"
 }
 
@@ -97,6 +97,14 @@ reader_figures() {
   done
   echo "gpu_idle_fraction: $(printf '%s\n%s\n' "$(value gpu_idle_fraction "$data/idle1.log")" \
     "$(value gpu_idle_fraction "$data/idle2.log")" | sort -g | tail -1)"
+  # what the idle share depends on: the ring's depth (prefetch) and the consumer's margin
+  local pf
+  for pf in 8 16; do
+    timeout 60 gpu_feed "$f" --threads "$cores" --epochs 2 --cache 1G --prefetch "$pf" --work-us "$work" >"$data/pf$pf.log"
+    echo "gpu_idle_fraction_prefetch$pf: $(value gpu_idle_fraction "$data/pf$pf.log")"
+  done
+  timeout 60 gpu_feed "$f" --threads "$cores" --epochs 2 --cache 1G --work-us "$((work * 2))" >"$data/slow.log"
+  echo "gpu_idle_fraction_work_x2: $(value gpu_idle_fraction "$data/slow.log")"
   echo "== h5pack-stats run on the GPU (the stats tool's view of the same stream)"
   timeout 60 h5pack-stats run "$f" --device cuda --threads "$cores" --batch 256 --epochs 2 --cache 1G
   echo "== random resized crop 256 -> 224 + flip on the GPU, through the reader"
@@ -135,14 +143,19 @@ converter_figures() {
   echo "convert_j16_vs_pil_16proc: $(ratio "$pil" "$t")"
 }
 
-# gzip chunks: the reader's samples/s on the CPU backend with 1 and 16 threads.
+# gzip chunks: the reader's samples/s on the CPU backend with 1 and 16 threads, in the second of two epochs
+# with a cache smaller than the file (every chunk read and inflated again; the first epoch also pays for
+# the fresh cache memory's page faults).
+gzip_rate() {
+  timeout 150 h5pack-stats run "$1" --device cpu --threads "$2" --epochs 2 --cache 512M --window 64 --json \
+    | py 30 -c 'import json,sys; print(round(json.load(sys.stdin)["epochs"][1]["samples_per_s"]))'
+}
 gzip_figures() {
   local f=$data/gzip.h5 r1 r16
-  h5pack -q -f --size 224x224 --compress gzip -j "$cores" "$data/sub" "$f" && cat "$f" >/dev/null
-  r1=$(timeout 120 h5pack-stats run "$f" --device cpu --threads 1 --epochs 1 --json | py 30 -c \
-    'import json,sys; print(round(json.load(sys.stdin)["samples_per_s"]))')
-  r16=$(timeout 120 h5pack-stats run "$f" --device cpu --threads "$cores" --epochs 1 --json | py 30 -c \
-    'import json,sys; print(round(json.load(sys.stdin)["samples_per_s"]))')
+  h5pack -q -f --size 224x224 --compress gzip -j "$cores" "${1:-$data/img}" "$f" && cat "$f" >/dev/null
+  ls -l "$f"
+  r1=$(gzip_rate "$f" 1)
+  r16=$(gzip_rate "$f" "$cores")
   echo "gzip_read_1_thread_samples_per_s: $r1"
   echo "gzip_read_${cores}_threads_samples_per_s: $r16"
   echo "gzip_read_scaling_1_to_${cores}: $(ratio "$r16" "$r1")"
@@ -166,6 +179,16 @@ run_body() {
     --threads "$cores" --workers "$cores" || echo "resnet: exit status $?"
   echo "== $(date +%T) converter scaling"; converter_figures
   echo "== $(date +%T) gzip read scaling"; gzip_figures
+  if [ "${H5PACK_GPU_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
+    echo "== $(date +%T) ncu: the fast conversion kernel and the resampling kernel, one launch each"
+    local k
+    for k in convk_fast_kernel rsk_kernel; do
+      timeout 90 ncu --clock-control none --kernel-name "regex:$k" --launch-skip 1 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section MemoryWorkloadAnalysis \
+        bench_gpu --batch 256 --iters 3 2>&1 | grep -vE "^==PROF==|^ *-+ *-* *$|^(h2d|kernel|rrc)|^(H2D|  *pipeline|kernel |random)" \
+        | tail -60 || echo "ncu $k: exit status $?"
+    done
+  fi
   if [ "${H5PACK_GPU_SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     echo "== compute-sanitizer memcheck: backend_gpu"
     (cd "$(mktemp -d)" && timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 test_backend_gpu \
@@ -207,7 +230,7 @@ dry)  # the host parts here: small data, the CPU dry run of the ResNet script, n
   export H5PACK_LIBRARY="$root/$build/reader/libh5pack.so"
   mkdir -p "$data"; make_images 60
   h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5"
-  converter_figures; gzip_figures
+  converter_figures; gzip_figures "$data/sub"
   PYTHONPATH="$root/python" py 300 bench/gpu/resnet_vs_dataloader.py "$data/rrc.h5" --steps 1 --warmup 1 \
     --batch 8 --workers 2 --threads 2 --device cpu
   ;;

@@ -3,7 +3,7 @@
 // delivered batch enqueue one "training step" kernel on that stream, then release the batch.
 //
 //   gpu_feed FILE [--batch N] [--threads T] [--cache SIZE] [--echo E] [--epochs E] [--work-us US]
-//                 [--crop random_resized|center] [--output-size N] [--flip]
+//                 [--prefetch P] [--crop random_resized|center] [--output-size N] [--flip]
 //
 // --work-us 0 (default): the step kernel only reads the batch (a checksum), so the loop runs at the
 // reader's top speed: `samples_per_s` (wall time from the first delivery to the last batch's completion
@@ -37,7 +37,7 @@
 struct feed_opts {
     const char *path;
     size_t batch, cache;
-    int threads;
+    int threads, prefetch;
     unsigned echo;
     uint64_t epochs;
     double work_us;
@@ -119,6 +119,8 @@ static int parse_args(int argc, char **argv, feed_opts &o)
             o.threads = atoi(v), i++;
         else if (!strcmp(a, "--cache"))
             o.cache = parse_bytes(v), i++;
+        else if (!strcmp(a, "--prefetch"))
+            o.prefetch = atoi(v), i++;
         else if (!strcmp(a, "--echo"))
             o.echo = (unsigned)atoi(v), i++;
         else if (!strcmp(a, "--epochs"))
@@ -147,6 +149,8 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
 {
     h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
     cfg.batch_size = o.batch, cfg.threads = o.threads, cfg.echo = o.echo, cfg.epochs = o.epochs;
+    if (o.prefetch)
+        cfg.prefetch = o.prefetch;
     if (o.cache)
         cfg.cache_bytes = o.cache;
     cfg.device = H5PACK_DEVICE_CUDA, cfg.cuda_stream = stream;
@@ -222,10 +226,10 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
 
 int main(int argc, char **argv)
 {
-    feed_opts o = {NULL, 256, 0, 0, 1, 2, 0.0, H5PACK_CROP_NONE, 0, 0};
+    feed_opts o = {NULL, 256, 0, 0, 0, 1, 2, 0.0, H5PACK_CROP_NONE, 0, 0};
     if (parse_args(argc, argv, o)) {
         fprintf(stderr, "usage: gpu_feed FILE [--batch N] [--threads T] [--cache SIZE] [--echo E] [--epochs E] "
-                        "[--work-us US] [--crop random_resized|center] [--output-size N] [--flip]\n");
+                        "[--work-us US] [--prefetch P] [--crop random_resized|center] [--output-size N] [--flip]\n");
         return 1;
     }
     int n = 0;
@@ -243,6 +247,7 @@ int main(int argc, char **argv)
     printf("epochs: %llu\n", (unsigned long long)o.epochs);
     printf("echo: %u\n", o.echo);
     printf("work_us_per_batch: %.0f\n", o.work_us);
+    printf("prefetch: %d\n", o.prefetch ? o.prefetch : 4);
     printf("samples_per_s: %.0f\n", res.samples / res.wall_s);
     if (o.work_us > 0) {
         printf("consumer_busy_s: %.4f\n", res.busy_s);

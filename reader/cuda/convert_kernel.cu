@@ -16,35 +16,37 @@ template <typename T> __global__ void __launch_bounds__(CONVK_THREADS) convk_ker
     }
 }
 
-// The fast path (convert_kernel.cuh): work item = CONVK_FAST_GROUPS groups of one image. The table is
+// The fast path (convert_kernel.cuh): work item = convk_fast_block_groups<T>() groups of one image. The table is
 // copied into shared memory once per block; the image's flip is drawn once per work item.
 template <typename T> __global__ void __launch_bounds__(CONVK_THREADS, 4) convk_fast_kernel(convk_args a)
 {
+    constexpr uint32_t n = convk_group<T>();
     __shared__ T table[H5PACK_MAX_CHANNELS * 256];
     __shared__ int flip_of_item;
     if (sizeof(T) > 1)
         for (uint32_t k = threadIdx.x; k < a.C * 256; k += blockDim.x)
             table[k] = ((const T *)a.table)[k];
-    const uint32_t groups = convk_fast_groups(a), per_image = convk_fast_blocks_per_image(a);
+    const uint32_t groups = convk_fast_groups<T>(a), per_image = convk_fast_blocks_per_image<T>(a);
     const uint64_t items = a.count * per_image;
     for (uint64_t item = blockIdx.x; item < items; item += gridDim.x) {
         const uint64_t image = item / per_image;
-        const uint32_t first = (uint32_t)(item - image * per_image) * CONVK_FAST_GROUPS + threadIdx.x;
+        const uint32_t first = (uint32_t)(item - image * per_image) * convk_fast_block_groups<T>() + threadIdx.x;
         if (threadIdx.x == 0)
             flip_of_item = aug_draw_for(a.key, image, a.flip, 0).flip;
         __syncthreads(); // publishes the flip (and, the first time, the table)
         const int flip = flip_of_item;
         const uint8_t *in = convk_image_in(a, image);
-        T *out = (T *)a.out + image * groups * 16;
-        convk_q q[CONVK_FAST_UNROLL];
+        T *out = (T *)a.out + image * groups * n;
+        constexpr uint32_t unroll = convk_fast_unroll<T>();
+        convk_q q[unroll];
 #pragma unroll
-        for (int u = 0; u < CONVK_FAST_UNROLL; u++) { // every load before the first store: loads in flight
+        for (uint32_t u = 0; u < unroll; u++) { // every load before the first store: loads in flight
             uint32_t g = first + u * CONVK_THREADS;
             if (g < groups)
-                q[u] = convk_load16(in + convk_fast_src(a, g, flip));
+                q[u] = convk_load<n>(in + convk_fast_src(a, g, n, flip));
         }
 #pragma unroll
-        for (int u = 0; u < CONVK_FAST_UNROLL; u++) {
+        for (uint32_t u = 0; u < unroll; u++) {
             uint32_t g = first + u * CONVK_THREADS;
             if (g < groups)
                 convk_fast_convert<T>(a, q[u], g, flip, table, out);
@@ -56,7 +58,7 @@ template <typename T> __global__ void __launch_bounds__(CONVK_THREADS, 4) convk_
 template <typename T> static void convk_launch_as(const convk_args &a, unsigned max_grid, cudaStream_t stream)
 {
     if (convk_fast_ok(a)) {
-        uint64_t items = a.count * convk_fast_blocks_per_image(a);
+        uint64_t items = a.count * convk_fast_blocks_per_image<T>(a);
         convk_fast_kernel<T><<<(unsigned)(items < max_grid ? items : max_grid), CONVK_THREADS, 0, stream>>>(a);
     } else {
         convk_kernel<T><<<(unsigned)(a.blocks < max_grid ? a.blocks : max_grid), CONVK_THREADS, 0, stream>>>(a);

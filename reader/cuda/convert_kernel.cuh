@@ -180,12 +180,11 @@ __host__ __device__ inline void convk_store(const convk_args &a, const convk_til
 
 // ---- The fast path: same layout in and out, no padding ------------------------------------------------
 // Then output element e of an image is table[channel of e][input byte e] (or, flipped NCHW, the byte at
-// the mirrored column of the same row): no tile, no transposition. Each thread converts groups of 16
-// elements: one 16-byte load, 16 lookups in a shared-memory table, 16 contiguous output elements
-// (float4 / packed-half stores). A block works on CONVK_FAST_GROUPS groups of one image and draws the
-// image's flip once; all indices are 32-bit (images under 4 GiB).
-#define CONVK_FAST_UNROLL 4 // groups per thread: independent 16-byte loads in flight
-#define CONVK_FAST_GROUPS (CONVK_THREADS * CONVK_FAST_UNROLL)
+// the mirrored column of the same row): no tile, no transposition. Each thread converts groups of
+// G = 16 / sizeof(T) elements: G input bytes in one load (4, 8 or 16 bytes), G lookups in a shared-memory
+// table, and one 16-byte store, so a warp's store covers 512 contiguous bytes (whole sectors: no partial
+// writes). A block works on convk_fast_block_groups<T>() groups of one image and draws the image's flip
+// once; all indices are 32-bit (images under 4 GiB).
 
 // 1 when A can take the fast path: same layout, no padding, images a whole number of 16-byte groups that
 // never straddle a channel (NCHW) or a flipped row (NCHW rows a multiple of 16 when flipping). Flipped NHWC
@@ -200,15 +199,33 @@ __host__ __device__ inline int convk_fast_ok(const convk_args &a)
     return plane % 16 == 0 && (!a.flip || a.W % 16 == 0);
 }
 
-// Groups of 16 elements per image, and fast-path blocks per image.
-__host__ __device__ inline uint32_t convk_fast_groups(const convk_args &a)
+// Elements per group for output type T: one 16-byte store.
+template <typename T> __host__ __device__ constexpr uint32_t convk_group()
 {
-    return (uint32_t)((uint64_t)a.C * a.H * a.W / 16);
+    return 16 / sizeof(T);
 }
 
-__host__ __device__ inline uint32_t convk_fast_blocks_per_image(const convk_args &a)
+// Groups per thread and work item: independent loads in flight before the first store (fewer 16-byte
+// ones for uint8, whose data would not fit the registers).
+template <typename T> __host__ __device__ constexpr uint32_t convk_fast_unroll()
 {
-    return (convk_fast_groups(a) + CONVK_FAST_GROUPS - 1) / CONVK_FAST_GROUPS;
+    return sizeof(T) == 1 ? 4 : 8;
+}
+
+template <typename T> __host__ __device__ constexpr uint32_t convk_fast_block_groups()
+{
+    return CONVK_THREADS * convk_fast_unroll<T>();
+}
+
+// Groups per image, and fast-path work items (blocks) per image.
+template <typename T> __host__ __device__ inline uint32_t convk_fast_groups(const convk_args &a)
+{
+    return (uint32_t)((uint64_t)a.C * a.H * a.W / convk_group<T>());
+}
+
+template <typename T> __host__ __device__ inline uint32_t convk_fast_blocks_per_image(const convk_args &a)
+{
+    return (convk_fast_groups<T>(a) + convk_fast_block_groups<T>() - 1) / convk_fast_block_groups<T>();
 }
 
 // Input image I (its own address in a composed batch).
@@ -217,86 +234,91 @@ __host__ __device__ inline const uint8_t *convk_image_in(const convk_args &a, ui
     return a.srcs ? (const uint8_t *)(uintptr_t)a.srcs[i] : a.in + i * a.C * a.H * a.W;
 }
 
-// First input byte of group G (the group's bytes are read backwards when FLIP).
-__host__ __device__ inline uint32_t convk_fast_src(const convk_args &a, uint32_t g, int flip)
+// First input byte of group G of N bytes (read backwards when FLIP: the mirrored columns of the row).
+__host__ __device__ inline uint32_t convk_fast_src(const convk_args &a, uint32_t g, uint32_t n, int flip)
 {
-    uint32_t e = g * 16;
+    uint32_t e = g * n;
     if (!flip)
         return e;
     uint32_t row = e / a.W, col = e - row * a.W; // a row of one channel plane (NCHW)
-    return row * a.W + (a.W - 16 - col);
+    return row * a.W + (a.W - n - col);
 }
 
-// 16 bytes, packed little-endian in four words (registers, not an array of bytes).
+// Up to 16 bytes, packed little-endian in words (registers, not an array of bytes).
 struct convk_q {
     uint32_t w[4];
 };
 
-// The 16 bytes at P: one 16-byte load on the GPU when P is aligned.
-__host__ __device__ inline convk_q convk_load16(const uint8_t *p)
+// The N (4, 8 or 16) bytes at P: one load on the GPU when P is aligned to N.
+template <uint32_t N> __host__ __device__ inline convk_q convk_load(const uint8_t *p)
 {
-    convk_q q;
+    convk_q q = {{0, 0, 0, 0}};
 #ifdef __CUDA_ARCH__
-    if (((uintptr_t)p & 15) == 0) {
-        uint4 v = __ldg((const uint4 *)p); // read-only path: the kernel never writes its input
-        q.w[0] = v.x, q.w[1] = v.y, q.w[2] = v.z, q.w[3] = v.w;
+    if (((uintptr_t)p & (N - 1)) == 0) { // read-only path: the kernel never writes its input
+        if (N == 16) {
+            uint4 v = __ldg((const uint4 *)p);
+            q.w[0] = v.x, q.w[1] = v.y, q.w[2] = v.z, q.w[3] = v.w;
+        } else if (N == 8) {
+            uint2 v = __ldg((const uint2 *)p);
+            q.w[0] = v.x, q.w[1] = v.y;
+        } else {
+            q.w[0] = __ldg((const uint32_t *)p);
+        }
         return q;
     }
 #endif
-    for (int k = 0; k < 4; k++)
-        q.w[k] = (uint32_t)p[4 * k] | (uint32_t)p[4 * k + 1] << 8 | (uint32_t)p[4 * k + 2] << 16 |
-                 (uint32_t)p[4 * k + 3] << 24;
+    for (uint32_t k = 0; k < N; k++)
+        q.w[k / 4] |= (uint32_t)p[k] << (8 * (k % 4));
     return q;
 }
 
-// 16 output elements to DST (16-byte aligned on the GPU: the output buffers and every group are).
-template <typename T> __host__ __device__ inline void convk_store16(T *dst, const T o[16])
+// 16 bytes of output elements O to DST (16-byte aligned on the GPU: the buffers and every group are).
+template <typename T> __host__ __device__ inline void convk_store(T *dst, const T *o)
 {
+    constexpr uint32_t n = convk_group<T>();
 #ifdef __CUDA_ARCH__
-    const int per = 16 / (int)sizeof(T); // elements per 16-byte store
+    uint32_t w[4] = {0, 0, 0, 0};
 #pragma unroll
-    for (int s = 0; s < 16 / per; s++) {
-        uint32_t w[4] = {0, 0, 0, 0};
-#pragma unroll
-        for (int k = 0; k < per; k++)
-            w[k * (int)sizeof(T) / 4] |= (uint32_t)o[s * per + k] << (8 * ((k * (int)sizeof(T)) % 4));
-        ((uint4 *)dst)[s] = make_uint4(w[0], w[1], w[2], w[3]);
-    }
+    for (uint32_t k = 0; k < n; k++)
+        w[k * sizeof(T) / 4] |= (uint32_t)o[k] << (8 * ((k * sizeof(T)) % 4));
+    *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
 #else
-    for (int k = 0; k < 16; k++)
+    for (uint32_t k = 0; k < n; k++)
         dst[k] = o[k];
 #endif
 }
 
-// Converts the 16 bytes Q of group G (loaded in input order) into OUT with TABLE ([C][256]).
+// Converts the bytes Q of group G (loaded in input order) into OUT with TABLE ([C][256]).
 template <typename T>
 __host__ __device__ inline void convk_fast_convert(const convk_args &a, const convk_q &q, uint32_t g, int flip,
                                                    const T *table, T *out)
 {
-    uint32_t e = g * 16;
+    constexpr uint32_t n = convk_group<T>();
+    uint32_t e = g * n;
     uint32_t c = a.in_nhwc ? e % a.C : e / (a.H * a.W);
-    T o[16];
+    T o[n];
 #pragma unroll
-    for (int k = 0; k < 16; k++) {
-        int b = flip ? 15 - k : k;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t b = flip ? n - 1 - k : k;
         uint32_t byte = q.w[b / 4] >> (8 * (b % 4)) & 255u;
         o[k] = sizeof(T) == 1 ? (T)byte : table[c * 256 + byte];
         if (a.in_nhwc)
             c = c + 1 == a.C ? 0 : c + 1;
     }
-    convk_store16<T>(out + e, o);
+    convk_store<T>(out + e, o);
 }
 
 // The fast path on the host, group by group. For the tests.
 template <typename T> inline void convk_fast_run_on_host(const convk_args &a)
 {
-    uint32_t groups = convk_fast_groups(a);
+    constexpr uint32_t n = convk_group<T>();
+    uint32_t groups = convk_fast_groups<T>(a);
     for (uint64_t i = 0; i < a.count; i++) {
         int flip = aug_draw_for(a.key, i, a.flip, 0).flip;
         const uint8_t *img = convk_image_in(a, i);
         for (uint32_t g = 0; g < groups; g++) {
-            convk_q q = convk_load16(img + convk_fast_src(a, g, flip));
-            convk_fast_convert<T>(a, q, g, flip, (const T *)a.table, (T *)a.out + i * groups * 16);
+            convk_q q = convk_load<n>(img + convk_fast_src(a, g, n, flip));
+            convk_fast_convert<T>(a, q, g, flip, (const T *)a.table, (T *)a.out + i * groups * n);
         }
     }
 }
