@@ -148,7 +148,7 @@ converter_figures() {
 # the fresh cache memory's page faults).
 gzip_rate() {
   timeout 150 h5pack-stats run "$1" --device cpu --threads "$2" --epochs 2 --cache 512M --window 64 --json \
-    | py 30 -c 'import json,sys; print(round(json.load(sys.stdin)["epochs"][1]["samples_per_s"]))'
+    | py 200 -c 'import json,sys; print(round(json.load(sys.stdin)["epochs"][1]["samples_per_s"]))'
 }
 gzip_figures() {
   local f=$data/gzip.h5 r1 r16
@@ -161,11 +161,33 @@ gzip_figures() {
   echo "gzip_read_scaling_1_to_${cores}: $(ratio "$r16" "$r1")"
 }
 
+ncu_figures() {
+  if [ "${H5PACK_GPU_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
+    echo "== $(date +%T) ncu: the fast conversion kernel and the resampling kernel, one launch each"
+    local k
+    for k in ${H5PACK_GPU_NCU_KERNELS:-convk_fast_kernel rsk_kernel}; do
+      timeout 90 ncu --clock-control none --kernel-name "regex:$k" --launch-skip 1 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section MemoryWorkloadAnalysis \
+        bench_gpu --batch 256 --iters 3 2>&1 | grep -vE "^==PROF==|^ *-+ *-* *$|^(h2d|kernel|rrc)|^(H2D|  *pipeline|kernel |random)" \
+        | tail -60 || echo "ncu $k: exit status $?"
+    done
+  fi
+}
+
 run_body() {
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, /, driver /')"
   echo "cpus: $cores"
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "== $(date +%T) GPU tests"; gpu_tests
+  if [ "${H5PACK_GPU_QUICK:-0}" = 1 ]; then # a short rerun: tests, the kernels, gzip reads, one profile
+    echo "== $(date +%T) bench_gpu (the device stage alone)"
+    timeout 90 bench_gpu --batch 256 --size 224x224 --iters 100 || echo "bench_gpu: exit status $?"
+    make_images "${H5PACK_GPU_PER_CLASS:-630}" >/dev/null
+    echo "== $(date +%T) gzip read scaling"; gzip_figures
+    H5PACK_GPU_NCU_KERNELS=rsk_kernel ncu_figures
+    echo "== done at $(date +%T), started $started"
+    return
+  fi
   echo "== $(date +%T) bench_gpu (the device stage alone)"
   timeout 90 bench_gpu --batch 256 --size 224x224 --iters 100 || echo "bench_gpu: exit status $?"
   echo "== $(date +%T) data: $((16 * 2 * ${H5PACK_GPU_PER_CLASS:-630})) generated photos"
@@ -179,16 +201,7 @@ run_body() {
     --threads "$cores" --workers "$cores" || echo "resnet: exit status $?"
   echo "== $(date +%T) converter scaling"; converter_figures
   echo "== $(date +%T) gzip read scaling"; gzip_figures
-  if [ "${H5PACK_GPU_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
-    echo "== $(date +%T) ncu: the fast conversion kernel and the resampling kernel, one launch each"
-    local k
-    for k in convk_fast_kernel rsk_kernel; do
-      timeout 90 ncu --clock-control none --kernel-name "regex:$k" --launch-skip 1 --launch-count 1 \
-        --section SpeedOfLight --section Occupancy --section MemoryWorkloadAnalysis \
-        bench_gpu --batch 256 --iters 3 2>&1 | grep -vE "^==PROF==|^ *-+ *-* *$|^(h2d|kernel|rrc)|^(H2D|  *pipeline|kernel |random)" \
-        | tail -60 || echo "ncu $k: exit status $?"
-    done
-  fi
+  ncu_figures
   if [ "${H5PACK_GPU_SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     echo "== compute-sanitizer memcheck: backend_gpu"
     (cd "$(mktemp -d)" && timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 test_backend_gpu \

@@ -3,7 +3,7 @@
 // emulation live in resample_kernel.cuh.
 #include "resample_kernel.cuh"
 
-static __global__ void __launch_bounds__(RSK_THREADS) rsk_kernel(rsk_args a)
+static __global__ void __launch_bounds__(RSK_THREADS, 5) rsk_kernel(rsk_args a)
 {
     __shared__ float h[RSK_SMEM_FLOATS];
     for (uint64_t blk = blockIdx.x; blk < a.blocks; blk += gridDim.x) {

@@ -112,19 +112,36 @@ __host__ __device__ inline rsk_lanes rsk_lanes_of(const rsk_args &a, uint32_t ti
 
 #define RSK_REG_TAPS 8 // filter taps kept in registers; longer filters (strong downscales) read memory
 
-// sum over t < n of w[t] * value(t), t ascending, each product and sum rounded on its own (augment_resample.h)
-template <typename F> __host__ __device__ inline float rsk_dot(int32_t n, const float *w_mem, const float *w_reg, F value)
+// sum over t < N of w[t] * value(t), t ascending, each product and sum rounded on its own
+// (augment_resample.h); N fixed at compile time, so exactly N products are issued.
+template <int N, typename F> __host__ __device__ inline float rsk_dot_fixed(const float *w, F value)
 {
     float acc = 0.0f;
-    if (n <= RSK_REG_TAPS) {
 #pragma unroll
-        for (int32_t t = 0; t < RSK_REG_TAPS; t++)
-            if (t < n)
-                acc = AUG_FADD(acc, AUG_FMUL(w_reg[t], value(t)));
-    } else {
-        for (int32_t t = 0; t < n; t++)
-            acc = AUG_FADD(acc, AUG_FMUL(w_mem[t], value(t)));
+    for (int t = 0; t < N; t++)
+        acc = AUG_FADD(acc, AUG_FMUL(w[t], value(t)));
+    return acc;
+}
+
+// The same for a run-time N: a case per tap count up to RSK_REG_TAPS (weights in registers, no
+// predicated products past N), memory beyond.
+template <typename F> __host__ __device__ inline float rsk_dot(int32_t n, const float *w_mem, const float *w_reg, F value)
+{
+    switch (n) {
+    case 0: return 0.0f;
+    case 1: return rsk_dot_fixed<1>(w_reg, value);
+    case 2: return rsk_dot_fixed<2>(w_reg, value);
+    case 3: return rsk_dot_fixed<3>(w_reg, value);
+    case 4: return rsk_dot_fixed<4>(w_reg, value);
+    case 5: return rsk_dot_fixed<5>(w_reg, value);
+    case 6: return rsk_dot_fixed<6>(w_reg, value);
+    case 7: return rsk_dot_fixed<7>(w_reg, value);
+    case 8: return rsk_dot_fixed<8>(w_reg, value);
+    default: break;
     }
+    float acc = 0.0f;
+    for (int32_t t = 0; t < n; t++)
+        acc = AUG_FADD(acc, AUG_FMUL(w_mem[t], value(t)));
     return acc;
 }
 
@@ -166,6 +183,18 @@ __host__ __device__ inline void rsk_horizontal(const rsk_args &a, const rsk_tile
     }
 }
 
+// Element K of the job's output is E (a float32 bit pattern, a 16-bit pattern or a uint8: aug_write's
+// stores with the index computed by the caller).
+__host__ __device__ inline void rsk_put(const aug_job &j, size_t k, uint32_t e)
+{
+    if (j.out_type == AUG_OUT_F32)
+        ((uint32_t *)j.out)[k] = e;
+    else if (j.out_type == AUG_OUT_U8)
+        ((uint8_t *)j.out)[k] = (uint8_t)e;
+    else
+        ((uint16_t *)j.out)[k] = (uint16_t)e;
+}
+
 // Phase 2: thread TID of NT sums, normalises and stores its share of the tile: per output row its taps
 // are loaded once (every thread of the row reads the same ones), then each channel is summed.
 __host__ __device__ inline void rsk_vertical(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
@@ -184,11 +213,16 @@ __host__ __device__ inline void rsk_vertical(const rsk_args &a, const rsk_tile &
         float w[RSK_REG_TAPS];
         rsk_load_taps(wy, n, w);
         const uint32_t base = (uint32_t)(ry[0] - t.r0) * C; // h row of tap 0, channel 0
+        // output element of (x, c) in this row: row0 + x * x_step + c * c_step (aug_write's index)
+        const size_t row0 = (size_t)t.image * C * j.out_h * j.out_w +
+                            (j.out_nhwc ? (size_t)y * j.out_w * C : (size_t)y * j.out_w) +
+                            (size_t)t.x0 * (j.out_nhwc ? C : 1);
+        const size_t x_step = j.out_nhwc ? C : 1, c_step = j.out_nhwc ? 1 : (size_t)j.out_h * j.out_w;
         for (uint32_t x = l.lane; x < t.nx; x += l.lanes)
             for (uint32_t c = 0; c < C; c++) {
                 const float *col = h + (base + c) * tw + x;
                 float acc = rsk_dot(n, wy, w, [&](int32_t q) { return col[(uint32_t)q * C * tw]; });
-                aug_write(&j, t.image, y, t.x0 + x, c, aug_store_value(&j, c, acc));
+                rsk_put(j, row0 + x * x_step + c * c_step, aug_store_value(&j, c, acc));
             }
     }
 }
