@@ -177,7 +177,7 @@ ncu_figures() {
 run_body() {
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, /, driver /')"
   echo "cpus: $cores"
-  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit: $(cat .devbundle/commit 2>/dev/null || echo unknown)"
   echo "== $(date +%T) GPU tests"; gpu_tests
   if [ "${H5PACK_GPU_QUICK:-0}" = 1 ]; then # a short rerun: tests, the kernels, gzip reads, one profile
     echo "== $(date +%T) bench_gpu (the device stage alone)"
@@ -233,6 +233,9 @@ prepare() {
   mkdir -p .git/info  # bundle.sh records .devbundle in .git/info/exclude
   ../shared/device/bundle.sh "${files[@]}"
   echo 'export H5PACK_LIBRARY="$here/lib/libh5pack.so"' >> .devbundle/env.sh
+  # what was built (the device's copy of the tree may not carry this checkout's history)
+  { git rev-parse --short HEAD; git status --porcelain | grep -q . && echo "(plus uncommitted changes)"; } \
+    | paste -sd' ' > .devbundle/commit
 }
 
 case "${1:-}" in
