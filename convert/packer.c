@@ -218,6 +218,11 @@ static h5out_geometry geometry_for(const pack_ctx *c, uint64_t n)
     return g;
 }
 
+static void report_leftover(void *ctx, const char *path, uint64_t bytes)
+{
+    info(ctx, "removed %s (%.1f MB), left by a conversion that was killed before it finished", path, bytes / 1e6);
+}
+
 static int open_output(pack_ctx *c, int which, uint64_t n, char *err, size_t len)
 {
     h5out_geometry g = geometry_for(c, n);
@@ -403,6 +408,7 @@ pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t 
     pack_status st = PACK_ERROR;
     if (safeout_check_destination(o->out_path, o->force, err, err_len) != 0)
         goto done;
+    safeout_remove_leftovers(o->out_path, report_leftover, (void *)o);
     if ((st = scan_step(&c, err, err_len)) != PACK_OK)
         goto done;
     detail(o, "scan: %.3f s", h5pack_clock_s() - start);

@@ -175,11 +175,14 @@ typedef struct h5pack_config {
                                    "labels" dataset is fine (labels come back NULL). */
     h5pack_layout input_layout; /* AUTO: "layout" attribute, else inferred from the shape */
     size_t batch_size;          /* 256 */
-    size_t cache_bytes;         /* 1 GiB (1 << 30): bytes of decompressed chunks held in the cache */
+    size_t cache_bytes;         /* 1 GiB (1 << 30): bytes of decompressed chunks held in the cache; any
+                                   size > 0 works (it holds at least one chunk) */
     h5pack_order order;         /* H5PACK_ORDER_CHUNK */
-    size_t window;              /* 0: chunks in the CHUNK order's window; 0 = 256 MiB of chunks, at least
-                                   16, at most all (the file alone decides; the cache must hold it plus
-                                   one chunk per thread, else open fails with the size needed) */
+    size_t window;              /* 0: chunks in the CHUNK order's window. 0 = 256 MiB of chunks (at least
+                                   16, at most all), shrunk to what the cache holds beside the chunks one
+                                   batch starts (cache chunks - ceil(batch / chunk images) - 1, at least
+                                   1), so each chunk is read once per epoch whatever the cache; a window
+                                   set here is used as given (larger than the cache: chunks re-read) */
     uint64_t seed;              /* 0: seed of every shuffle and augmentation draw */
     uint32_t rank;              /* 0 */
     uint32_t world;             /* 1: ranks share one global order; each gets ceil(N/world) samples
@@ -487,11 +490,10 @@ typedef struct h5pack_file_desc {
     uint32_t label_columns;      /* as h5pack_info.label_columns: K, 0 without labels */
     int label_rank;              /* as h5pack_info.label_rank: 1 for (N,), 2 for (N,K), 0 without labels */
     int labels_are_float;        /* as h5pack_info.labels_are_float */
-    uint64_t chunk_order_cache_min; /* the smallest cache_bytes h5pack_open accepts for this cfg with
-                                    H5PACK_ORDER_CHUNK and the default window: chunk_bytes x (the window +
-                                    one chunk per thread, at most n_chunks); 0 when any size opens (an
-                                    explicit window, which a smaller cache serves by re-reading chunks, or
-                                    a file of one chunk) */
+    uint64_t chunk_order_cache_min; /* 0: h5pack_open accepts every cache_bytes (the chunk order's derived
+                                    window shrinks to what the cache holds; window shows it). Kept for
+                                    binary compatibility: earlier versions refused caches below the
+                                    default window plus one chunk per thread and reported that size here */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

@@ -80,10 +80,7 @@ int h5pack_describe_source(const chunk_source *src, const h5pack_config *cfg, h5
     out->samples_per_epoch = h5pack_order_samples_per_epoch(&rs.op);
     out->batches_per_epoch = h5pack_order_batches_per_epoch(&rs.op);
     out->order_fingerprint = h5pack_order_fingerprint(cfg, &rs, g);
-    reader_setup chunk_order = rs; /* the cache rule is the chunk order's, whatever cfg's order is */
-    chunk_order.op.kind = H5PACK_ORDER_CHUNK;
-    uint64_t need = h5pack_reader_cache_need(&chunk_order, g); /* slots; a cache holds at least one */
-    out->chunk_order_cache_min = need > 1 ? need * g->chunk_bytes : 0;
+    out->chunk_order_cache_min = 0; /* every cache opens: the window follows the cache (resolve.h) */
     return 0;
 }
 

@@ -374,11 +374,6 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
         snprintf(err, err_len, "prefetch must be in 1..%d", PIPELINE_MAX_PREFETCH);
         return H5PACK_EINVAL;
     }
-    /* the window's chunks stay cached while up to one chunk per worker is being read: refuse a cache that
-     * cannot hold them rather than re-read chunks all epoch */
-    int rc = h5pack_reader_check_cache(&pp->setup, h5pack_chunksrc_geometry(pp->src), err, err_len);
-    if (rc)
-        return rc;
     pipeline *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
@@ -397,7 +392,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->ready, NULL);
-    rc = h5pack_pipeline_echo_start(p);
+    int rc = h5pack_pipeline_echo_start(p);
     if (rc == 0)
         rc = resume_setup(p);
     if (rc == 0)

@@ -28,6 +28,8 @@ int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_l
         bad = "rank must be < world and world >= 1";
     else if (cfg->echo == 0)
         bad = "echo must be >= 1 (1 = no echoing)";
+    else if (cfg->cache_bytes == 0)
+        bad = "cache_bytes must be > 0 (any size works: the cache holds at least one chunk)";
     else if (cfg->threads < 0 || cfg->threads > H5PACK_MAX_THREADS)
         bad = "threads must be 0 (one per core) .. " H5PACK_MAX_THREADS_TEXT;
     else if (cfg->prefetch < 1 || cfg->prefetch > 1024)
@@ -58,11 +60,11 @@ int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry 
     size_t budget = g->chunk_bytes ? cfg->cache_bytes / g->chunk_bytes : 0;
     out->slots = budget < 1 ? 1 : budget;
     out->slots_allocated = out->slots < g->n_chunks ? out->slots : (size_t)g->n_chunks;
-    /* the order's window: never from threads or the cache (every rank must derive the same order) */
+    /* the order's window: from the file and the cache, never from threads (resolve.h) */
     uint64_t window = cfg->window;
     out->window_derived = window == 0;
     if (window == 0)
-        window = h5pack_order_default_window(g->n_chunks, g->chunk_bytes);
+        window = h5pack_reader_derived_window(g, out->slots, cfg->batch_size);
     if (window > g->n_chunks)
         window = g->n_chunks;
     order_params op = {cfg->order, g->n_samples, g->samples_per_chunk, window < 1 ? 1 : window, cfg->seed,
@@ -82,38 +84,17 @@ int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry 
     return 0;
 }
 
-uint64_t h5pack_reader_cache_need(const reader_setup *s, const source_geometry *g)
+uint64_t h5pack_reader_derived_window(const source_geometry *g, size_t slots, size_t batch)
 {
-    if (s->op.kind != H5PACK_ORDER_CHUNK || !s->window_derived)
-        return 1;
-    uint64_t need = s->op.window + (uint64_t)s->threads;
-    return need < g->n_chunks ? need : g->n_chunks;
-}
-
-/* BYTES rounded up to a whole K, M or G (powers of 1024), the form every size option accepts. */
-static void size_text(uint64_t bytes, char *buf, size_t len)
-{
-    static const char unit[] = "KMG";
-    int u = bytes < ((uint64_t)1 << 20) ? 0 : (bytes < ((uint64_t)16 << 30) ? 1 : 2);
-    uint64_t scale = (uint64_t)1 << (10 * (u + 1));
-    snprintf(buf, len, "%llu%c", (unsigned long long)((bytes + scale - 1) / scale), unit[u]);
-}
-
-int h5pack_reader_check_cache(const reader_setup *s, const source_geometry *g, char *err, size_t err_len)
-{
-    uint64_t need = h5pack_reader_cache_need(s, g);
-    if (s->slots >= need)
-        return 0;
-    uint64_t bytes = need * g->chunk_bytes;
-    char want[32];
-    size_text(bytes, want, sizeof want);
-    snprintf(err, err_len,
-             "a cache of %zu chunks (%llu bytes each) cannot hold the chunk order's default window of %llu chunks "
-             "plus one chunk per worker thread (%d)%s: set cache_bytes to at least %llu (%s), or set window (the same "
-             "on every rank)",
-             s->slots, (unsigned long long)g->chunk_bytes, (unsigned long long)s->op.window, s->threads,
-             need == g->n_chunks ? " (here: the whole file)" : "", (unsigned long long)bytes, want);
-    return H5PACK_EINVAL;
+    /* every batch of BATCH samples starts at most ceil(BATCH / k) + 1 chunks (one that starts near its end
+     * continues into the next batch) */
+    uint64_t k = g->samples_per_chunk ? g->samples_per_chunk : 1;
+    uint64_t started = ((uint64_t)batch + k - 1) / k + 1;
+    uint64_t w = h5pack_order_default_window(g->n_chunks, g->chunk_bytes);
+    if (slots >= g->n_chunks)
+        return w; /* the whole file stays cached */
+    uint64_t fit = slots > started ? slots - started : 1;
+    return w < fit ? w : fit;
 }
 
 int h5pack_reader_resolve_norm(const h5pack_config *cfg, const source_geometry *g, float mean[H5PACK_MAX_CHANNELS],

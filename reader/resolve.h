@@ -6,10 +6,15 @@
  *   threads        config.threads, or h5pack_default_threads() (cpus.h) when 0
  *   slots          max(1, cache_bytes / chunk_bytes): the plan's capacity. The cache allocates
  *                  min(slots, n_chunks) buffers (more could never be used; the plan is the same).
- *   window         config.window, or h5pack_order_default_window() (order.h: the file's geometry
- *                  only) when 0; clamped to [1, n_chunks]. Neither threads nor the cache size enter
- *                  the order, so every rank of a job derives the same one.
- * The cache check (h5pack_reader_check_cache) is separate: the simulator replays any cache size. */
+ *   window         config.window; when 0, h5pack_order_default_window() (order.h: the file's geometry)
+ *                  shrunk to what the cache holds beside the chunks one batch may start:
+ *                  min(default, slots - (ceil(batch / k) + 1)), at least 1, or the default when the cache
+ *                  holds the whole file (h5pack_reader_derived_window).
+ *                  Clamped to [1, n_chunks]. The order depends on the file, seed, batch, world and the
+ *                  cache (or window) that every rank of a job sets alike, never on threads, CPUs or
+ *                  timing; ranks that set different caches get different fingerprints.
+ * There is no cache check: every cache opens (at least one slot). The window taken from the cache keeps
+ * the chunk order at read amplification 1; an explicit window larger than the cache re-reads chunks. */
 #ifndef H5PACK_RESOLVE_H
 #define H5PACK_RESOLVE_H
 
@@ -24,7 +29,7 @@ typedef struct reader_setup {
     order_params op;
     size_t slots;           /* plan capacity */
     size_t slots_allocated; /* buffers the cache really needs: min(slots, n_chunks) */
-    int window_derived;     /* 1: the window is the default (config window 0) */
+    int window_derived;     /* 1: the window comes from the file and the cache (config window 0) */
     int threads;
     uint64_t epochs;        /* 0 = endless */
 } reader_setup;
@@ -37,14 +42,11 @@ int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_l
 int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry *g, reader_setup *out, char *err,
                          size_t err_len);
 
-/* Slots the cache needs for S: with the CHUNK order and the derived window, the window plus one chunk
- * being read per worker thread, capped by the number of chunks (a cache holding the whole file always
- * works); 1 otherwise (an explicit window is taken as given: a cache smaller than it re-reads chunks). */
-uint64_t h5pack_reader_cache_need(const reader_setup *s, const source_geometry *g);
-
-/* EINVAL when the cache (S's slots) holds fewer than h5pack_reader_cache_need() chunks, with a message
- * giving the smallest cache_bytes that works (exact, and rounded up with a size suffix). */
-int h5pack_reader_check_cache(const reader_setup *s, const source_geometry *g, char *err, size_t err_len);
+/* The chunk order's window for config window 0: the file's default window, shrunk so that SLOTS hold it
+ * plus the chunks one batch of BATCH samples may start (ceil(BATCH / k) + 1). Then, at any batch, the
+ * chunks the epoch still needs fit the cache and Belady's plan never evicts one: every chunk is read
+ * once per epoch, whatever the cache size. */
+uint64_t h5pack_reader_derived_window(const source_geometry *g, size_t slots, size_t batch);
 
 /* The per-channel mean/std in [0,1] units that the output uses. EINVAL for NORM_FILE on a file without
  * stored statistics, or a custom std of 0. */

@@ -62,11 +62,19 @@ static void advise_waiting(const run_facts *f, double step_ms, advice *a)
                f->stall_fraction >= 0.10 ? "the input pipeline is the bottleneck" : "close to input-bound", more);
 }
 
+/* Chunks a batch of BATCH images may start in the chunk order: the part of the cache the derived window
+ * leaves free (docs/tuning.md). */
+static uint64_t chunks_per_batch(uint64_t batch, uint64_t samples_per_chunk)
+{
+    uint64_t k = samples_per_chunk ? samples_per_chunk : 1;
+    return (batch + k - 1) / k + 1;
+}
+
 static void advise_rereads(const run_facts *f, advice *a)
 {
     const h5pack_info *in = &f->info;
     double amp = f->st.read_amplification;
-    char s1[32], s2[32];
+    char s1[32];
     if (f->st.bytes_needed == 0)
         return;
     if (amp <= 1.01) {
@@ -83,13 +91,13 @@ static void advise_rereads(const run_facts *f, advice *a)
                       "%.2f times each per epoch. Use --order chunk (each chunk read once per epoch, shuffled "
                       "within a window), or a cache that holds the whole dataset: --cache %s.",
                    (unsigned long long)in->samples_per_chunk, amp, size_text(whole, s1, sizeof s1));
-    } else if (f->cfg.order == H5PACK_ORDER_CHUNK && in->cache_chunks < in->window + (size_t)in->threads) {
-        uint64_t need = (uint64_t)(in->window + (size_t)in->threads) * in->chunk_bytes;
-        advice_add(a, "The cache holds %zu chunks but the chunk order's window of %zu chunks plus one chunk per "
-                      "worker thread (%d) needs %zu: chunks were read %.2f times each per epoch. Use --cache %s or "
-                      "more, a smaller --window, or repack with smaller chunks (h5pack --chunk K) so that more fit "
-                      "in %s.", in->cache_chunks, in->window, in->threads, in->window + (size_t)in->threads, amp,
-                   size_text(need, s1, sizeof s1), size_text(f->cfg.cache_bytes, s2, sizeof s2));
+    } else if (f->cfg.order == H5PACK_ORDER_CHUNK && f->cfg.window) {
+        uint64_t held = in->window + chunks_per_batch(f->cfg.batch_size, in->samples_per_chunk);
+        advice_add(a, "The cache holds %zu chunks but --window %zu plus the chunks a batch starts needs %llu: "
+                      "chunks were read %.2f times each per epoch. Leave --window out (the default window follows "
+                      "the cache and reads each chunk once), or use --cache %s or more.",
+                   in->cache_chunks, in->window, (unsigned long long)held, amp,
+                   size_text(held * in->chunk_bytes, s1, sizeof s1));
     } else {
         advice_add(a, "Chunks were read %.2f times each per epoch: a larger cache (--cache, the whole dataset is "
                       "%s) would cut the re-reads.", amp, size_text(whole, s1, sizeof s1));
@@ -104,11 +112,13 @@ static void advise_window(const run_facts *f, advice *a)
         advice_add(a, "One chunk (%s) is larger than the cache (%s); the reader still keeps one chunk, but a cache "
                       "of several chunks (or smaller chunks: h5pack --chunk K) is needed for any reuse.",
                    size_text(in->chunk_bytes, s1, sizeof s1), size_text(f->cfg.cache_bytes, s2, sizeof s2));
-    if (f->cfg.order == H5PACK_ORDER_CHUNK && in->window < 4 && in->n_chunks > in->window) {
-        uint64_t want = (uint64_t)(16 + (size_t)in->threads) * in->chunk_bytes;
-        advice_add(a, "The chunk order's window is only %zu chunk(s): each batch comes from very few chunks, which "
-                      "weakens shuffling. --window 16 (or 0, the default) with --cache %s or more (%d threads).",
-                   in->window, size_text(want, s1, sizeof s1), in->threads);
+    if (f->cfg.order == H5PACK_ORDER_CHUNK && in->window < 16 && in->n_chunks > in->window) {
+        uint64_t want = (16 + chunks_per_batch(f->cfg.batch_size, in->samples_per_chunk)) * in->chunk_bytes;
+        advice_add(a, "The chunk order's window is only %zu chunk(s)%s: each stretch of batches comes from few "
+                      "chunks, which weakens shuffling. --cache %s or more gives a window of 16 (every chunk is still "
+                      "read once per epoch).",
+                   in->window, f->cfg.window ? " (--window)" : ", what the cache leaves beside one batch's chunks",
+                   size_text(want, s1, sizeof s1));
     }
 }
 
@@ -149,8 +159,9 @@ static void advise_enough_cache(const sim_facts *f, h5pack_order o, advice *a)
                    size_text(enough->cache_bytes, s1, sizeof s1), enough->r.hit_rate,
                    o == H5PACK_ORDER_CHUNK ? " and widens the chunk order's window (better shuffling)" : "");
     } else if (best) {
-        uint64_t need = o == H5PACK_ORDER_CHUNK && f->window ? (uint64_t)(f->window + (size_t)f->threads) * f->chunk_bytes
-                                                             : f->n_chunks * f->chunk_bytes;
+        uint64_t need = f->n_chunks * f->chunk_bytes; /* the chunk order only re-reads with an explicit --window */
+        if (o == H5PACK_ORDER_CHUNK && f->window && f->window < f->n_chunks)
+            need = (f->window + chunks_per_batch(f->batch, f->samples_per_chunk)) * f->chunk_bytes;
         advice_add(a, "order %s: even %s reads chunks %.2f times per epoch. Reading each chunk once needs about "
                       "%s of cache%s.", order_name(o), size_text(best->cache_bytes, s1, sizeof s1),
                    best->r.read_amplification, size_text(need, s2, sizeof s2),

@@ -43,6 +43,7 @@ typedef struct sim_facts {
     uint64_t chunk_bytes, n_chunks, samples_per_chunk, image_bytes; /* 0 when unknown */
     int threads;
     size_t window; /* --window, 0 = derived */
+    uint64_t batch;
     uint64_t nslots;
     double w0;
 } sim_facts;

@@ -36,8 +36,6 @@ static int run_failed(const run_opts *o, const h5pack_reader *r, const char *cal
     int named = strstr(detail, o->file) != NULL; /* the reader's detail usually names the file already */
     fprintf(stderr, "h5pack-stats run: %s%s%s%s%s\n", named ? "" : o->file, named ? "" : ": ", call ? call : "",
             call ? ": " : "", detail);
-    if (strstr(detail, "set cache_bytes")) /* the library speaks of its config fields */
-        fprintf(stderr, "h5pack-stats run: here, cache_bytes is --cache and window is --window\n");
     return 2;
 }
 

@@ -186,7 +186,7 @@ static void simulate_advice(const sim_opts *o, const h5pack_file_desc *d, const 
     for (int i = 0; own && i < n; i += 1 + o->n_chunks)
         own[n_own++] = rows[i];
     /* threads: the reader's own default when --threads is not given (h5pack_describe derived it) */
-    sim_facts f = {own, n_own, 0, 0, 0, 0, d->threads, o->cfg.window, o->nslots, o->w0};
+    sim_facts f = {own, n_own, 0, 0, 0, 0, d->threads, o->cfg.window, o->cfg.batch_size, o->nslots, o->w0};
     if (d->chunked) {
         f.chunk_bytes = d->chunk_bytes, f.n_chunks = d->n_chunks, f.samples_per_chunk = d->samples_per_chunk;
         f.image_bytes = d->image_bytes;

@@ -22,16 +22,6 @@ static void chunk_text(const sim_report *r, int i, char *buf, size_t len)
              own ? " file" : (s->stored_estimated ? " ~" : ""));
 }
 
-/* 1 when h5pack_open would refuse row I's cache: order chunk with h5pack's own cache (not the model of
- * HDF5's), the file's own chunks, below the smallest cache the reader accepts (the default window plus
- * one chunk per thread). The row shows what that window set explicitly would do. */
-static int refused_by_open(const sim_report *r, int i)
-{
-    const sim_row *row = &r->rows[i];
-    return row->order == H5PACK_ORDER_CHUNK && row->policy != H5PACK_POLICY_HDF5 && i % r->n_chunk_sizes == 0 &&
-           row->cache_bytes < r->desc->chunk_order_cache_min; /* 0: any cache opens */
-}
-
 static void print_header(const sim_report *r)
 {
     const h5pack_file_desc *d = r->desc;
@@ -48,9 +38,9 @@ static void print_header(const sim_report *r)
 
 static void print_notes(const sim_report *r)
 {
-    int estimated = 0, chunk_order = 0, refused = 0;
+    int estimated = 0, chunk_order = 0, any_chunk = 0;
     for (int i = 0; i < r->n_rows; i++) {
-        refused |= refused_by_open(r, i);
+        any_chunk |= r->rows[i].order == H5PACK_ORDER_CHUNK;
         estimated |= r->rows[i].r.stored_estimated;
         chunk_order |= r->rows[i].r.hypothetical && r->rows[i].order == H5PACK_ORDER_CHUNK;
     }
@@ -66,14 +56,10 @@ static void print_notes(const sim_report *r)
     if (chunk_order)
         printf("order chunk with what-if chunks: the shuffle the reader would draw for a file converted with "
                "them (its window counted in those chunks), not this file's sequence.\n");
-    if (refused) {
-        char min[32];
-        h5pack_format_bytes(d->chunk_order_cache_min, min, sizeof min);
-        printf("! h5pack_open refuses order chunk with the default window and a cache below %s here (the "
-               "window of %zu chunks plus one per thread, %d threads, at most the whole file): these rows show "
-               "what --window %zu, set explicitly, would do.\n",
-               min, d->window, d->threads, d->window);
-    }
+    if (any_chunk && !r->cfg->window)
+        printf("window: the chunk order's active chunks: 256 MiB of chunks (at least 16), shrunk to what the cache "
+               "holds beside the chunks a batch starts, so that each chunk is read once per epoch "
+               "(docs/tuning.md).\n");
 }
 
 void sim_report_table(const sim_report *r)
@@ -83,7 +69,7 @@ void sim_report_table(const sim_report *r)
     printf("%-10s %-10s %-7s ", "cache", "order", "policy");
     if (what_if)
         printf("%-8s ", "chunk");
-    printf("%10s %10s %10s %8s %11s %7s\n", "uses", "hits", "misses", "hit_rate", "read", "amplif");
+    printf("%10s %10s %10s %8s %11s %7s %7s\n", "uses", "hits", "misses", "hit_rate", "read", "amplif", "window");
     for (int i = 0; i < r->n_rows; i++) {
         const sim_row *row = &r->rows[i];
         char cs[32], rd[32], ch[32];
@@ -94,9 +80,12 @@ void sim_report_table(const sim_report *r)
             chunk_text(r, i, ch, sizeof ch);
             printf("%-8s ", ch);
         }
-        printf("%10llu %10llu %10llu %8.4f %11s %7.3f%s\n", (unsigned long long)row->r.accesses,
+        char win[24] = "-"; /* only the chunk order has one */
+        if (row->order == H5PACK_ORDER_CHUNK)
+            snprintf(win, sizeof win, "%zu", row->r.window);
+        printf("%10llu %10llu %10llu %8.4f %11s %7.3f %7s\n", (unsigned long long)row->r.accesses,
                (unsigned long long)row->r.hits, (unsigned long long)row->r.misses, row->r.hit_rate, rd,
-               row->r.read_amplification, refused_by_open(r, i) ? " !" : "");
+               row->r.read_amplification, win);
     }
     print_notes(r);
 }
@@ -127,7 +116,6 @@ void sim_report_json(const sim_report *r)
         json_bool(&j, "file_chunks", i % r->n_chunk_sizes == 0);
         json_bool(&j, "hypothetical", row->r.hypothetical);
         json_bool(&j, "stored_estimated", row->r.stored_estimated);
-        json_bool(&j, "refused_by_open", refused_by_open(r, i));
         json_object_end(&j);
     }
     json_array_end(&j);

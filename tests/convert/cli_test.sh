@@ -127,7 +127,15 @@ interrupt_tests() {
     rm -f "$tmp/k/out.h5"
   done
   [ $interrupted -ge 2 ] || { echo "skipped: the run ($total s) ended before the kills"; exit 77; }
-  "$H5PACK" "${args[@]}" "$tmp/k/out.h5" || fail "rerun after kill -9"
+  # The kills left temporary files beside OUT; the rerun removes them (once they are 10 s old: aged here)
+  # and says so. A writer's own temp file, locked while it runs, is never taken (test_convert_safeout).
+  local left; left=$(ls -A "$tmp/k" | grep -c '^\.out\.h5\.h5pack-')
+  [ "$left" -ge 1 ] || fail "kill -9 left no temporary file (expected at least one): $(ls -A "$tmp/k")"
+  touch -d '1 minute ago' "$tmp"/k/.out.h5.h5pack-*
+  "$H5PACK" "${args[@]:1}" "$tmp/k/out.h5" 2>"$tmp/err" || fail "rerun after kill -9"
+  [ "$(grep -c 'left by a conversion that was killed before it finished' "$tmp/err")" -eq "$left" ] ||
+    fail "the rerun did not report the $left leftovers it removed"
+  ls -A "$tmp/k" | grep -q h5pack- && fail "leftovers remain after the rerun: $(ls -A "$tmp/k")"
   cmp -s "$tmp/ref.h5" "$tmp/k/out.h5" || fail "rerun after kill -9 is not byte-identical to an uninterrupted run"
 
   # SIGINT/SIGTERM once the temporary file exists: it must be gone afterwards, nothing under the final name.

@@ -1,12 +1,19 @@
 /* test_convert_safeout.c - the converter's last step (safeout.c): an OUT that appeared while converting
- * is not replaced without --force (the finished file stays under its temp name, named in the message),
- * is replaced with it; destination checks refuse "", a trailing '/', a folder, an existing file and a
- * dangling symbolic link without --force. The race itself is reproduced by creating OUT between the temp
- * file's creation and the commit, as a user's other job would. */
+ * is not replaced without --force (the finished file stays beside it under a visible name, named in the
+ * message), is replaced with it; destination checks refuse "", a trailing '/', a folder, an existing file
+ * and a dangling symbolic link without --force. The race itself is reproduced by creating OUT between the
+ * temp file's creation and the commit, as a user's other job would. Leftovers: the temp file of a writer
+ * that died (a child process that exits without cleaning up, as kill -9 would leave it) is removed by the
+ * next conversion to that OUT and reported; a live writer's (another process holding it), a fresh one,
+ * a kept finished file and files of other names are not. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -30,6 +37,15 @@ static int holds(const char *path, const char *text)
     return strcmp(buf, text) == 0;
 }
 
+/* Its last change a minute ago: past the age under which a temp file is never taken for a leftover. */
+static void make_old(const char *path)
+{
+    struct timeval past[2];
+    gettimeofday(&past[0], NULL);
+    past[0].tv_sec -= 60, past[1] = past[0];
+    CHECK(utimes(path, past) == 0);
+}
+
 static void check_commit_race(const char *dir)
 {
     char out[512], temp[4096], err[8192];
@@ -41,8 +57,12 @@ static void check_commit_race(const char *dir)
     CHECK_EQ_INT(safeout_commit(temp, out, 0, err, sizeof err), -2);
     CHECK_STR_CONTAINS(err, "appeared during the conversion");
     CHECK_STR_CONTAINS(err, temp);
+    CHECK_MSG(strrchr(temp, '/')[1] != '.', "the kept file is still hidden: %s", temp);
     CHECK_MSG(holds(out, "someone else's"), "OUT was replaced without --force");
     CHECK_MSG(holds(temp, "finished"), "the finished conversion was lost");
+    make_old(temp);
+    CHECK_EQ_INT(safeout_remove_leftovers(out, NULL, NULL), 0); /* a kept finished file is not a leftover */
+    CHECK_MSG(holds(temp, "finished"), "leftover cleaning took the kept conversion");
     unlink(temp);
     CHECK_OK(safeout_create_temp(out, temp, sizeof temp, err, sizeof err)); /* with --force: replaced */
     write_text(temp, "finished");
@@ -54,6 +74,74 @@ static void check_commit_race(const char *dir)
     CHECK_OK(safeout_commit(temp, out, 0, err, sizeof err));
     CHECK(holds(out, "finished") && access(temp, F_OK) != 0);
     unlink(out);
+}
+
+static int reported;
+static void count_report(void *ctx, const char *path, uint64_t bytes)
+{
+    (void)bytes;
+    CHECK_STR_CONTAINS(path, (const char *)ctx);
+    reported++;
+}
+
+/* A child creates OUT's temp file and writes to it; with HOLD it then keeps running (a live writer), else
+ * it exits without removing it (what kill -9 leaves). The temp's path goes to TEMP through a pipe. */
+static pid_t writer(const char *out, char *temp, size_t len, int hold)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failing check in the parent must not leave it running */
+        char t[4096], err[512];
+        if (safeout_create_temp(out, t, sizeof t, err, sizeof err) != 0)
+            _exit(2);
+        write_text(t, "half a file");
+        if (write(fds[1], t, strlen(t) + 1) < 0)
+            _exit(3);
+        if (hold)
+            pause();
+        _exit(0);
+    }
+    close(fds[1]);
+    ssize_t n = read(fds[0], temp, len - 1);
+    CHECK(n > 0);
+    temp[n] = '\0';
+    close(fds[0]);
+    return pid;
+}
+
+static void check_leftovers(const char *dir)
+{
+    char out[512], dead[4096], live[4096], other[600], err[512];
+    snprintf(out, sizeof out, "%s/left.h5", dir);
+    pid_t d = writer(out, dead, sizeof dead, 0), l = writer(out, live, sizeof live, 1);
+    int status;
+    CHECK(waitpid(d, &status, 0) == d && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_MSG(access(dead, F_OK) == 0 && access(live, F_OK) == 0, "the writers' temp files: %s %s", dead, live);
+    snprintf(other, sizeof other, "%s/.other.h5.h5pack-AbC123", dir);
+    write_text(other, "another OUT's");
+    CHECK_EQ_INT(safeout_remove_leftovers(out, NULL, NULL), 0); /* written just now: not yet */
+    make_old(dead), make_old(live), make_old(other);
+    reported = 0;
+    CHECK_EQ_INT(safeout_remove_leftovers(out, count_report, (void *)"left.h5.h5pack-"), 1);
+    CHECK_EQ_INT(reported, 1);
+    CHECK_MSG(access(dead, F_OK) != 0, "the dead writer's temp file is still there: %s", dead);
+    CHECK_MSG(access(live, F_OK) == 0, "the live writer's temp file was removed: %s", live);
+    CHECK_MSG(access(other, F_OK) == 0, "another OUT's temp file was removed");
+    /* our own temp file, as a conversion holds it */
+    char mine[4096];
+    CHECK_OK(safeout_create_temp(out, mine, sizeof mine, err, sizeof err));
+    make_old(mine);
+    CHECK_EQ_INT(safeout_remove_leftovers(out, NULL, NULL), 0);
+    CHECK(access(mine, F_OK) == 0);
+    safeout_discard(mine);
+    kill(l, SIGKILL);
+    CHECK(waitpid(l, &status, 0) == l);
+    CHECK_EQ_INT(safeout_remove_leftovers(out, NULL, NULL), 1); /* killed: its file goes too */
+    CHECK(access(live, F_OK) != 0);
+    unlink(other);
 }
 
 static void check_destinations(const char *dir)
@@ -80,6 +168,7 @@ int main(void)
     char dir[] = "/tmp/h5pack-safeout-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     check_commit_race(dir);
+    check_leftovers(dir);
     check_destinations(dir);
     CHECK(rmdir(dir) == 0);
     printf("safeout: all checks passed\n");

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs samples/demo.sh on tiny data against an existing build (no install, no build step), then checks
+# Runs samples/demo.sh against an existing build (no install, no build step): first with its defaults, as
+# the README's first command runs it (1,000 images of 224x224, its cache sizes), then on tiny data; checks
 # what it promised: two epochs streamed through the training loop, h5pack-stats run reporting the hit
 # rate for every sample twice, and the PyTorch sample training on the same file.
 # Usage: run_demo.sh BUILD_DIR SOURCE_DIR   (ctest: samples_demo)
@@ -11,6 +12,16 @@ classes=3 per_class=6
 n=$((classes * per_class))
 
 fail() { echo "FAILED: $*"; exit 1; }
+
+# The README's command at its default size: every step must run to the end.
+out=$(H5PACK_DEMO_BUILD="$build" H5PACK_DEMO_SKIP_BUILD=1 H5PACK_DEMO_DIR="$work/default" \
+      bash "$src/samples/demo.sh" 2>&1) || { echo "$out"; fail "demo.sh with its defaults exited with an error"; }
+echo "$out"
+for s in 1 2 3 4 5 6 7; do grep -q "==> \[$s/7\]" <<<"$out" || fail "default size: step $s/7 header missing"; done
+grep -q "1000 files" <<<"$out" || fail "default size: not the 1,000-image set"
+grep -q "^epoch 2/2: " <<<"$out" || fail "default size: the training loop did not report two epochs"
+grep -q "demo done" <<<"$out" || fail "default size: demo did not finish"
+rm -rf "$work/default"
 
 out=$(H5PACK_DEMO_BUILD="$build" H5PACK_DEMO_SKIP_BUILD=1 H5PACK_DEMO_DIR="$work" H5PACK_DEMO_CLASSES=$classes \
       H5PACK_DEMO_PER_CLASS=$per_class H5PACK_DEMO_SIZE=32x40 H5PACK_DEMO_BATCH=4 \

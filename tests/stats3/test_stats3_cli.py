@@ -181,26 +181,27 @@ def test_long_timeline(tmp):
     check(min(ys) < 51, f"the one-row spike to the panel's top is drawn (highest point at y {min(ys)})")
 
 
-def test_simulate_refused(path):
-    """simulate marks the rows h5pack_open would refuse (order chunk, default window, a cache below the
-    window plus one chunk per thread) in the table (!) and the JSON (refused_by_open), and the reader
-    agrees at both caches."""
+def test_simulate_any_cache(path):
+    """Every cache opens: simulate's chunk-order rows at 1K (one chunk) read each chunk once (amplification
+    1) with the window the cache leaves (1), the run agrees, and the table shows each row's window."""
     rows = json.loads(tool("simulate", path, "--cache", "1K,1G", "--batch", BATCH, "--order", "chunk,random",
                            "--json").stdout)
+    check(all("refused_by_open" not in r for r in rows), "no row is refused any more")
     for r in rows:
-        want = r["cache_bytes"] == 1024 and r["order"] == "chunk" and r["policy"] != "hdf5"
-        check(r.get("refused_by_open") is want, f"simulate row {r['cache_bytes']} {r['order']} {r['policy']}: "
-              f"refused_by_open {r.get('refused_by_open')}, expected {want}")
-    p = tool("run", path, "--cache", "1K", "--batch", BATCH, "--device", "cpu", "--order", "chunk", expect=2)
-    check("cache_bytes is --cache" in p.stderr, f"run's cache refusal in CLI terms: {p.stderr!r}")
+        if r["order"] == "chunk" and r["policy"] == "belady":
+            check(r["read_amplification"] <= 1.0, f"chunk order, cache {r['cache_bytes']}: amplification "
+                  f"{r['read_amplification']}")
+            check(r["window"] == (1 if r["cache_bytes"] == 1024 else 5), f"window at {r['cache_bytes']}: {r}")
+    run = json.loads(tool("run", path, "--cache", "1K", "--batch", BATCH, "--device", "cpu", "--order", "chunk",
+                          "--json").stdout)
+    check(run["read_amplification"] <= 1.0 and run["config"]["window"] == 1, f"run at 1K: {run['config']}")
     text = tool("run", path, "--batch", BATCH, "--device", "cpu", "--order", "random").stdout
     check("order random" in text and "window" not in text.split("order random")[1].split("\n")[0],
           "run --order random prints no chunk-order window")
-    tool("run", path, "--cache", "1G", "--batch", BATCH, "--device", "cpu", "--order", "chunk")
     table = tool("simulate", path, "--cache", "1K", "--batch", BATCH).stdout
-    marked = [line for line in table.splitlines() if line.endswith(" !")]
-    check(len(marked) == 2 and all(" chunk " in line for line in marked), f"table marks: {marked}")
-    check("! h5pack_open refuses order chunk" in table, "table note for the ! rows")
+    header = next(line for line in table.splitlines() if line.startswith("cache "))
+    check(header.rstrip().endswith("window"), f"the table has a window column: {header}")
+    check("window: the chunk order's active chunks" in table, f"table note on the window: {table}")
     # HDF5's slot advice only where collisions can happen: 5 chunks in 521 slots never collide, 5 in 2 do
     advice = tool("simulate", path, "--cache", "1G", "--batch", BATCH, "--policy", "hdf5").stdout
     check("rdcc_nslots=" not in advice.replace("rdcc_nslots=521,", ""), f"slot advice for 5 chunks: {advice}")
@@ -209,7 +210,7 @@ def test_simulate_refused(path):
     p = tool("simulate", path, "--nslots", 99999999999, expect=1)  # the model keeps a table entry per slot
     check("--nslots (expected an integer 1 .. 16777216)" in p.stderr, f"--nslots limit: {p.stderr!r}")
     explicit = json.loads(tool("simulate", path, "--cache", "1K", "--batch", BATCH, "--window", 2, "--json").stdout)
-    check(not any(r["refused_by_open"] for r in explicit), "an explicit window: every cache opens")
+    check(all(r["window"] == 2 for r in explicit if r["order"] == "chunk"), "an explicit window is used as given")
 
 
 def test_run_options(path):
@@ -298,7 +299,7 @@ def main():
         test_png(path, tmp)
         test_extreme_timelines(tmp)
         test_long_timeline(tmp)
-        test_simulate_refused(path)
+        test_simulate_any_cache(path)
         test_run_options(path)
         test_echo_modes(path)
         test_bad_values(path)
