@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libturbojpeg0-dev libpng-dev libdeflate-dev
       zlib1g-dev)
 if [ "${1:-}" = "--with-python" ]; then
-  pkgs+=(python3 python3-numpy python3-h5py python3-pil python3-torch clang libclang-rt-14-dev
+  pkgs+=(python3 python3-venv python3-numpy python3-h5py python3-pil python3-torch clang libclang-rt-14-dev
         valgrind)
 fi
 missing=()

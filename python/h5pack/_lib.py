@@ -210,11 +210,17 @@ def _install_candidates():
     return [p for p in out if os.path.isfile(p)]
 
 
+def _package_candidates():
+    """pip install . puts the package's own libh5pack.so beside its modules (cmake/wheel.cmake)."""
+    own = os.path.join(_package_dir(), "libh5pack.so")
+    return [own] if os.path.isfile(own) else []
+
+
 def library_candidates():
     env = os.environ.get("H5PACK_LIBRARY")
     if env:
         return [env]
-    return _build_tree_candidates() + _install_candidates() + ["libh5pack.so.0"]
+    return _package_candidates() + _build_tree_candidates() + _install_candidates() + ["libh5pack.so.0"]
 
 
 def _declare(lib):
@@ -252,7 +258,8 @@ def _check_config_layout(lib):
 
 
 def load():
-    """Loads libh5pack: $H5PACK_LIBRARY, else the build tree, the install prefix, the system loader."""
+    """Loads libh5pack: $H5PACK_LIBRARY, else the package's own (pip install), the build tree, the install
+    prefix, the system loader."""
     errors = []
     for path in library_candidates():
         try:
