@@ -6,6 +6,7 @@ geometry, seed, order, window, world, batch size, drop_last, echo, augmentation 
 reopens the reader at the second (h5pack_config.start_epoch/start_batch/start_echo).
 """
 import json
+import os
 
 from ._convert import int_option
 
@@ -68,15 +69,49 @@ def check_state(sd, fingerprint, own_settings, path):
     return sd["epoch"], sd["batch"], sd["echo"]
 
 
+def _distributed():
+    """torch.distributed when it is usable and initialised, else None."""
+    try:
+        import torch.distributed as dist
+    except ImportError:  # a torch built without distributed support
+        return None
+    return dist if dist.is_available() and dist.is_initialized() else None
+
+
+def _env_int(name):
+    value = os.environ.get(name, "").strip()
+    try:
+        return int(value) if value else None
+    except ValueError:
+        raise ValueError(f"${name}={value!r}: expected an integer (as torchrun sets it)") from None
+
+
+def job_rank_world(rank, world):
+    """RANK and WORLD as given, else the job's: torch.distributed's when initialised, else $RANK and
+    $WORLD_SIZE (torchrun, SLURM wrappers), else 0 and 1."""
+    if rank is not None and world is not None:
+        return rank, world
+    dist = _distributed()
+    if dist is not None:
+        job_rank, job_world = dist.get_rank(), dist.get_world_size()
+    else:
+        job_rank, job_world = _env_int("RANK"), _env_int("WORLD_SIZE")
+    return (rank if rank is not None else (job_rank or 0)), (world if world is not None else (job_world or 1))
+
+
+def job_gpu(current, count):
+    """The GPU a rank uses: $LOCAL_RANK (torchrun) when set and below COUNT, else CURRENT (what
+    torch.cuda.set_device chose)."""
+    local = _env_int("LOCAL_RANK")
+    return local if local is not None and 0 <= local < count else current
+
+
 def distributed_check(fingerprint, path):
     """When torch.distributed is initialised: all ranks' fingerprints (all_gather_object, once); raises
     RuntimeError naming the ranks whose order differs. Returns the number of ranks checked (0: not
     distributed)."""
-    try:
-        import torch.distributed as dist
-    except ImportError:  # a torch built without distributed support
-        return 0
-    if not (dist.is_available() and dist.is_initialized()):
+    dist = _distributed()
+    if dist is None:
         return 0
     world = dist.get_world_size()
     gathered = [None] * world
@@ -90,8 +125,9 @@ def distributed_check(fingerprint, path):
         others = sorted(r for fp, ranks in groups.items() if fp != ours for r in ranks)
         raise RuntimeError(f"{path}: the ranks' h5pack.Loader orders differ (order_fingerprint {listing}); rank "
                            f"{dist.get_rank()} disagrees with ranks {others}. Every rank must open the file with "
-                           f"the same seed, order, window, world, batch_size, drop_last, echo and augmentation "
-                           f"settings (only rank, threads, cache and prefetch may differ)")
+                           f"the same seed, order, window (or cache: the window follows it when left out), world, "
+                           f"batch_size, drop_last, echo and augmentation settings (only rank, threads and "
+                           f"prefetch may differ)")
     return world
 
 

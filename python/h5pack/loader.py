@@ -159,11 +159,14 @@ class Loader:
     Resume and distributed training (docs/python.md, "Resume"): ``state_dict()`` / ``load_state_dict()``
     (torchdata's StatefulDataLoader convention) continue an interrupted run exactly, batch for batch;
     ``set_epoch(e)`` (DistributedSampler's convention) makes the next ``for`` run epoch ``e``. Under
-    torch.distributed the first ``for`` checks that every rank's ``fingerprint`` agrees.
+    torch.distributed the first ``for`` checks that every rank's ``fingerprint`` agrees. ``rank`` and
+    ``world`` left out come from the job: torch.distributed's rank and world size when it is initialised,
+    else the ``RANK`` and ``WORLD_SIZE`` variables that torchrun sets, else 0 and 1; given, they win.
+    ``device="auto"`` (or ``"cuda"``) then takes GPU ``LOCAL_RANK`` when torchrun set it.
     """
 
     def __init__(self, path, batch_size=256, order="chunk", cache="1G", echo=1, device="auto", seed=0,
-                 rank=0, world=1, epochs=None, threads=None, dtype="float32", layout="nchw", norm="imagenet",
+                 rank=None, world=None, epochs=None, threads=None, dtype="float32", layout="nchw", norm="imagenet",
                  flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=1, copy=False,
                  return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
@@ -242,6 +245,7 @@ class Loader:
         cfg.batch_size, cfg.cache_bytes = n(batch_size, "batch_size", 1, u64), _convert.parse_size(cache)
         cfg.order = _convert.enum_value(_lib.ORDERS, order, "order")
         cfg.window, cfg.seed = n(window or 0, "window", 0, u64), n(seed, "seed", 0, u64)
+        rank, world = _resume.job_rank_world(rank, world)
         cfg.rank, cfg.world = n(rank, "rank", 0, u32), n(world, "world", 1, u32)
         cfg.drop_last, cfg.echo = int(bool(drop_last)), n(echo, "echo", 1, u32)
         cfg.epochs = n(epochs or 0, "epochs", 0, u64)
@@ -263,7 +267,7 @@ class Loader:
         if cfg.device == _lib.DEVICES["cuda"] and not torch_cuda:
             raise ValueError(f"device={device!r}, but this torch has no usable CUDA device")
         if cfg.device != _lib.DEVICES["cpu"] and not str(device).lower().startswith("cuda:"):
-            cfg.gpu_id = torch.cuda.current_device()  # "auto"/"cuda": as torch.cuda.set_device(rank) chose
+            cfg.gpu_id = _resume.job_gpu(torch.cuda.current_device(), torch.cuda.device_count())
         self._stream = None
         if cfg.device != _lib.DEVICES["cpu"]:
             self._stream = torch.cuda.current_stream(cfg.gpu_id)  # the reader's: orders its copies and reuse
@@ -408,7 +412,8 @@ class Loader:
     @property
     def fingerprint(self):
         """h5pack_info.order_fingerprint as 16 hex digits: equal on every rank of one job, and between a
-        run and its resume (rank, threads, cache and prefetch do not enter it)."""
+        run and its resume (rank, threads and prefetch do not enter it; the cache only through the chunk
+        order's window, which it sizes when ``window`` is left out)."""
         return _resume.fingerprint_text(self._info.order_fingerprint)
 
     def state_dict(self):

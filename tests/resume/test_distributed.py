@@ -1,7 +1,9 @@
 """h5pack.Loader under torch.distributed: 2 processes (torch.multiprocessing.spawn, gloo backend, a file://
-store in a temp dir). Ranks with different threads and caches agree on the order fingerprint and iterate
-(disjoint shares of the epoch); a rank opened with another seed makes the first for loop raise
-RuntimeError on every rank, naming the ranks."""
+store in a temp dir). Ranks with different threads and caches that both hold the file agree on the order
+fingerprint and iterate (disjoint shares of the epoch); so do ranks that give no rank and world at all
+(taken from torch.distributed), and, without torch.distributed, processes given $RANK and $WORLD_SIZE as
+torchrun sets them; explicit rank/world win. A rank opened with another seed, or with a cache that sizes
+another chunk-order window, makes the first for loop raise RuntimeError on every rank, naming the ranks."""
 import json
 import os
 import sys
@@ -36,10 +38,18 @@ def worker(rank, tmp, case):
                             world_size=WORLD)
     out = {"rank": rank}
     try:
-        seed = 5 if case == "agree" or rank == 0 else 6
+        seed = 6 if case == "differ" and rank == 1 else 5
         kw = dict(threads=1, cache="1M") if rank == 0 else dict(threads=2, cache="64M", prefetch=6)
-        with h5pack.Loader(os.path.join(tmp, "data.h5"), batch_size=4, device="cpu", seed=seed, rank=rank,
-                           world=WORLD, with_indices=True, copy=True, **kw) as ld:
+        if case == "implicit":  # no rank, no world: the job's
+            kw = dict(threads=1 + rank)
+        elif case == "cache":  # one chunk (192 bytes) of cache: a window of 1, not the file's 10
+            kw = dict(cache="1K" if rank == 0 else "1M", rank=rank, world=WORLD)
+        elif case == "explicit":  # rank/world given win over the job's: each rank reads the whole epoch
+            kw = dict(rank=0, world=1)
+        else:
+            kw.update(rank=rank, world=WORLD)
+        with h5pack.Loader(os.path.join(tmp, "data.h5"), batch_size=4, device="cpu", seed=seed,
+                           with_indices=True, copy=True, **kw) as ld:
             out["fingerprint"] = ld.fingerprint
             try:
                 out["rows"] = sorted(int(i) for _, _, idx in ld for i in idx)
@@ -51,6 +61,20 @@ def worker(rank, tmp, case):
         with open(os.path.join(tmp, f"{case}.{rank}.json"), "w") as f:
             json.dump(out, f)
         dist.destroy_process_group()
+
+
+def env_ranks(tmp):
+    """Without torch.distributed: $RANK / $WORLD_SIZE (torchrun's) pick each process's share."""
+    rows = []
+    for rank in range(WORLD):
+        os.environ["RANK"], os.environ["WORLD_SIZE"] = str(rank), str(WORLD)
+        try:
+            with h5pack.Loader(os.path.join(tmp, "data.h5"), batch_size=4, device="cpu", seed=5,
+                               with_indices=True, copy=True) as ld:
+                rows.append(sorted(int(i) for _, _, idx in ld for i in idx))
+        finally:
+            del os.environ["RANK"], os.environ["WORLD_SIZE"]
+    return rows
 
 
 def run(tmp, case):
@@ -73,6 +97,18 @@ def main():
         assert ok[0]["fingerprint"] == ok[1]["fingerprint"], ok
         assert len(ok[0]["rows"]) == len(ok[1]["rows"]) == 20, ok
         assert sorted(ok[0]["rows"] + ok[1]["rows"]) == list(range(40)), "the ranks' shares cover the epoch once"
+        implicit = run(tmp, "implicit")
+        assert all("error" not in r for r in implicit), implicit
+        assert implicit[0]["fingerprint"] == ok[0]["fingerprint"], "rank/world from the job = given explicitly"
+        assert sorted(implicit[0]["rows"] + implicit[1]["rows"]) == list(range(40)), implicit
+        assert len(implicit[0]["rows"]) == 20, "each rank took half of the epoch"
+        explicit = run(tmp, "explicit")
+        assert all(r.get("rows") == list(range(40)) for r in explicit), "rank=0, world=1 given: the whole epoch"
+        env = env_ranks(tmp)
+        assert env[0] == ok[0]["rows"] and env[1] == ok[1]["rows"], "$RANK/$WORLD_SIZE gave other shares"
+        small = run(tmp, "cache")
+        assert small[0]["fingerprint"] != small[1]["fingerprint"], small
+        assert all("orders differ" in r.get("error", "") for r in small), small
         bad = run(tmp, "differ")
         assert bad[0]["fingerprint"] != bad[1]["fingerprint"], bad
         for r in bad:
@@ -80,7 +116,8 @@ def main():
             msg = r.get("error", "")
             assert "orders differ" in msg and "ranks [0]" in msg and "ranks [1]" in msg, msg
             assert f"rank {r['rank']} disagrees with ranks [{1 - r['rank']}]" in msg, msg
-    print("ranks agree with different threads/caches; a different seed raises on every rank")
+    print("ranks agree with different threads/caches and with rank/world from the job (torch.distributed or "
+          "$RANK/$WORLD_SIZE); another seed or a cache that sizes another window raises on every rank")
     return 0
 
 
