@@ -40,7 +40,8 @@ def parse_args(argv):
     p.add_argument("file", help="an h5pack file (h5pack --size HxW IMAGES OUT.h5)")
     p.add_argument("--epochs", type=positive_int, default=2)
     p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--cache", default="256M", help="chunk cache size (K/M/G suffixes)")
+    p.add_argument("--cache", default="1G", help="chunk cache size (K/M/G suffixes); any size works, a larger "
+                   "one shuffles across more chunks")
     p.add_argument("--order", default="chunk", choices=["sequential", "random", "chunk"])
     p.add_argument("--echo", type=int, default=1, help="batch echoing factor")
     p.add_argument("--threads", type=int, default=None, help="reader threads (default: all cores)")

@@ -134,6 +134,10 @@ def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
         raise ValueError("norm must be 'imagenet', 'file', 'none' or a (mean, std) pair of sequences") from None
     if not (1 <= len(mean) <= channels_hint and len(mean) == len(std)) or any(s <= 0 for s in std):
         raise ValueError(f"norm=(mean, std) needs 1..{channels_hint} values each, std > 0; got {norm!r}")
+    if any(not 0 <= m <= 1 for m in mean) or any(s > 1 for s in std):
+        in_01 = ([round(m / 255, 4) for m in mean], [round(s / 255, 4) for s in std])
+        raise ValueError(f"norm=(mean, std) is in [0, 1] units (pixels / 255), as torchvision's Normalize after "
+                         f"ToTensor; {norm!r} looks like 0-255 units: use {in_01!r}")
     cfg.norm = _lib.NORMS["custom"]
     for i in range(len(mean)):
         cfg.mean[i], cfg.std[i] = mean[i], std[i]

@@ -1,5 +1,6 @@
-"""A batch's labels as a torch tensor: (B,) for a file's labels (N,), (B, K) for (N, K); int64, or float32
-when the file's labels are floating point (h5pack_batch.labels / labels_float, K = label_columns)."""
+"""A batch's labels as a torch tensor of its own (a copy: labels are tiny and users keep them): (B,) for a
+file's labels (N,), (B, K) for (N, K); int64, or float32 when the file's labels are floating point
+(h5pack_batch.labels / labels_float, K = label_columns)."""
 import ctypes
 
 import torch
@@ -7,15 +8,9 @@ import torch
 from . import _tensors
 
 
-def _host(address, ctype, dtype, count, owner):
-    buf = (ctype * count).from_address(address)
-    buf.h5pack_owner = owner  # the tensor keeps the Loader (and so the reader's memory) alive
-    return torch.frombuffer(buf, dtype=dtype)
-
-
-def batch_labels(b, info, gpu, owner):
-    """None for a file without labels. Device labels when the backend has them, else host labels moved
-    next to the images (a small copy)."""
+def batch_labels(b, info, gpu):
+    """None for a file without labels. On the GPU a device-to-device copy on the current stream (which
+    already waits for the batch), else a host copy, moved next to the images."""
     is_float = bool(info.labels_are_float)
     host = b.labels_float if is_float else b.labels
     device = b.labels_float_device if is_float else b.labels_device
@@ -23,10 +18,10 @@ def batch_labels(b, info, gpu, owner):
         return None
     k = max(int(b.label_columns), 1)
     shape = (b.count, k) if info.label_rank == 2 else (b.count,)
-    ctype, dtype, typestr = ((ctypes.c_float, torch.float32, "<f4") if is_float
-                             else (ctypes.c_int64, torch.int64, "<i8"))
+    dtype, typestr, size = (torch.float32, "<f4", 4) if is_float else (torch.int64, "<i8", 8)
     if b.on_device and device:
-        array = _tensors._CudaArray(device, (b.count * k,), typestr, owner)
-        return torch.as_tensor(array, device=f"cuda:{gpu}").view(shape)
-    labels = _host(host, ctype, dtype, b.count * k, owner).view(shape)
+        array = _tensors._CudaArray(device, (b.count * k,), typestr, None)
+        return torch.as_tensor(array, device=f"cuda:{gpu}").view(shape).clone()
+    raw = bytearray(ctypes.string_at(host, b.count * k * size))
+    labels = torch.frombuffer(raw, dtype=dtype).view(shape)
     return labels.to(f"cuda:{gpu}") if b.on_device else labels

@@ -1,14 +1,17 @@
-"""Zero-copy views of reader memory as torch tensors (host: buffer protocol; device: CUDA array interface)."""
+"""Torch tensors over reader memory: images without a copy (host: buffer protocol; device: CUDA array
+interface), labels and indices as copies (they are tiny, and a user keeps them: docs/python.md, "Zero
+copy"). An image tensor is made with set_() on the memory's storage, so it is no view of another tensor
+(no _base): copy-on-hold (_hold.py) can then move it onto a private copy in place."""
 import ctypes
 
 import torch
 
-# h5pack_dtype value -> (torch dtype, bytes per element, CUDA array interface typestr, view dtype after)
+# h5pack_dtype value -> (torch dtype, bytes per element, CUDA array interface typestr)
 _DTYPES = {
-    0: (torch.float32, 4, "<f4", None),
-    1: (torch.float16, 2, "<f2", None),
-    2: (torch.bfloat16, 2, "<i2", torch.bfloat16),  # no typestr for bfloat16: wrap as int16, then view
-    3: (torch.uint8, 1, "|u1", None),
+    0: (torch.float32, 4, "<f4"),
+    1: (torch.float16, 2, "<f2"),
+    2: (torch.bfloat16, 2, "<i2"),  # no typestr for bfloat16: exported as int16, the storage is untyped
+    3: (torch.uint8, 1, "|u1"),
 }
 
 
@@ -20,12 +23,30 @@ def torch_dtype(h5_dtype):
     return _DTYPES[h5_dtype][0]
 
 
-def host_tensor(address, nbytes, h5_dtype, shape, owner):
-    """A tensor over NBYTES of host memory at ADDRESS, without a copy. The ctypes buffer keeps OWNER
-    (the Loader) alive, so the reader is not closed by garbage collection while the tensor exists."""
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _on_memory_of(base, h5_dtype, shape, strides):
+    """A tensor of SHAPE / STRIDES over BASE's storage (BASE: the memory as a flat tensor of the output
+    dtype), not a view of BASE. Torch before 1.14 (Debian 12's) has typed storages only."""
+    storage = base.untyped_storage() if hasattr(base, "untyped_storage") else base.storage()
+    t = torch.empty(0, dtype=_DTYPES[h5_dtype][0], device=base.device)
+    return t.set_(storage, 0, shape, strides if strides is not None else _contiguous_strides(shape))
+
+
+def host_tensor(address, nbytes, h5_dtype, shape, owner, strides=None):
+    """(tensor, exporter): a tensor of SHAPE (and STRIDES, in elements) over NBYTES of host memory at
+    ADDRESS, without a copy. The exporter, a ctypes buffer, lives exactly as long as some tensor uses that
+    memory (_hold.py watches it); it keeps OWNER (the Loader) alive, so garbage collection never closes the
+    reader under a tensor."""
     buf = (ctypes.c_uint8 * nbytes).from_address(address)
     buf.h5pack_owner = owner
-    return torch.frombuffer(buf, dtype=_DTYPES[h5_dtype][0]).view(shape)
+    return _on_memory_of(torch.frombuffer(buf, dtype=_DTYPES[h5_dtype][0]), h5_dtype, shape, strides), buf
 
 
 class _CudaArray:
@@ -42,21 +63,21 @@ class _CudaArray:
         }
 
 
-def device_tensor(address, h5_dtype, shape, gpu_id, owner):
-    _, _, typestr, view_as = _DTYPES[h5_dtype]
-    t = torch.as_tensor(_CudaArray(address, shape, typestr, owner), device=f"cuda:{gpu_id}")
-    return t.view(view_as) if view_as is not None else t
+def device_tensor(address, nbytes, h5_dtype, shape, gpu_id, owner, strides=None):
+    """(tensor, exporter) as host_tensor, for device memory (the exporter is the _CudaArray)."""
+    dtype, size, typestr = _DTYPES[h5_dtype]
+    array = _CudaArray(address, (nbytes // size,), typestr, owner)
+    base = torch.as_tensor(array, device=f"cuda:{gpu_id}")
+    if dtype == torch.bfloat16:
+        base = base.view(torch.bfloat16)  # exported as int16: same bytes
+    return _on_memory_of(base, h5_dtype, shape, strides), array
 
 
-def host_int64(address, count, owner):
-    """COUNT int64 values (labels, or the uint64 sample indices, all < 2**63) in host memory."""
-    buf = (ctypes.c_int64 * count).from_address(address)
-    buf.h5pack_owner = owner
-    return torch.frombuffer(buf, dtype=torch.int64)
-
-
-def device_int64(address, count, gpu_id, owner):
-    return torch.as_tensor(_CudaArray(address, (count,), "<i8", owner), device=f"cuda:{gpu_id}")
+def host_int64(address, count):
+    """A copy of COUNT int64 values (the uint64 sample indices, all < 2**63) in host memory."""
+    if not address or not count:
+        return torch.zeros(count, dtype=torch.int64)
+    return torch.frombuffer(bytearray(ctypes.string_at(address, count * 8)), dtype=torch.int64)
 
 
 def host_boxes(address, count):

@@ -2,10 +2,12 @@
 import collections
 import ctypes
 import os
+import re
+import weakref
 
 import torch
 
-from . import _convert, _labels, _lib, _resume, _tensors
+from . import _convert, _hold, _labels, _lib, _resume, _tensors
 
 _LIB = None
 
@@ -31,10 +33,18 @@ class H5packValueError(H5packError, ValueError):
     options raise ValueError whether Python or the library catches them."""
 
 
+# The library's messages name h5pack_config fields; a Python user wrote the Loader's keywords.
+_KEYWORDS = (("cache_bytes", "cache"), ("random_crop_padding", "crop_padding"), ("random_flip", "flip"),
+             ("output_layout", "layout"), ("images_dataset", "images"), ("labels_dataset", "labels"))
+
+
 def _error(code, reader, what):
     detail = lib().h5pack_last_error(reader) or b""
     generic = lib().h5pack_strerror(code).decode()
     text = detail.decode(errors="replace") or generic
+    if code == _lib.EINVAL:
+        for field, keyword in _KEYWORDS:
+            text = re.sub(rf"\b{field}\b", keyword, text)
     cls = H5packValueError if code == _lib.EINVAL else H5packError
     return cls(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
 
@@ -123,6 +133,58 @@ def version():
     return lib().h5pack_version_string().decode()
 
 
+# torch.utils.data.DataLoader's arguments: what h5pack.Loader does instead.
+_DATALOADER_ARGS = {
+    "num_workers": "threads= (the reader's worker threads; default: the CPUs this process may use)",
+    "shuffle": "order= ('chunk', the default, shuffles; 'random' like shuffle=True; 'sequential' not)",
+    "pin_memory": "nothing: batches come pinned and are copied to the GPU by the reader (device=)",
+    "transform": "crop=, output_size=, flip=, norm= (done by the reader, on the GPU with device='cuda')",
+    "collate_fn": "nothing: batches are whole tensors already",
+    "sampler": "order= and seed= (and rank=/world=, taken from torch.distributed when left out)",
+    "batch_sampler": "batch_size= and drop_last=",
+    "prefetch_factor": "prefetch= (batch buffers the reader fills ahead)",
+    "persistent_workers": "nothing: the reader's threads live as long as the loader",
+    "worker_init_fn": "nothing: there are no worker processes",
+    "generator": "seed=",
+}
+
+
+def _refuse_dataloader_args(kwargs):
+    for name in kwargs:
+        if name in _DATALOADER_ARGS:
+            raise TypeError(f"h5pack.Loader has no {name}= (a torch DataLoader argument): use "
+                            f"{_DATALOADER_ARGS[name]}")
+    if kwargs:
+        raise TypeError(f"h5pack.Loader got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+
+_TORCH_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
+                 torch.uint8: "uint8"}
+
+
+def _torch_dtype_name(dtype):
+    """torch.float16 -> "float16"; names pass through (checked later)."""
+    if isinstance(dtype, torch.dtype):
+        if dtype not in _TORCH_DTYPES:
+            raise ValueError(f"dtype={dtype}: the reader writes torch.float32, float16, bfloat16 or uint8")
+        return _TORCH_DTYPES[dtype]
+    return dtype
+
+
+class _DeferredClose:
+    """Closes READER once the last of EXPORTERS (memory that views still read) is gone."""
+
+    def __init__(self, reader, exporters):
+        self.reader, self.left = reader, len(exporters)
+        for e in exporters:
+            weakref.finalize(e, self._one_gone)
+
+    def _one_gone(self):
+        self.left -= 1
+        if self.left == 0 and _LIB is not None:
+            _LIB.h5pack_close(self.reader)
+
+
 class Loader:
     """Iterable over shuffled, normalised batches of an h5pack file, like a torch DataLoader.
 
@@ -153,8 +215,11 @@ class Loader:
     is current when it is yielded, and its buffer is reused only after the work queued on the stream
     current when it is given back (e.g. a loop run under ``with torch.cuda.stream(s):``).
 
-    A ``for`` left early (``break``) leaves the reader mid-epoch: the next ``for`` yields the rest of
-    that epoch. With ``epochs=N`` the loader stops after N epochs (later ``for`` loops yield nothing).
+    Each ``for`` is one whole epoch, as with DataLoader: after a ``for`` left early (``break``, a peek
+    with ``next(iter(loader))``, an exception) the next ``for`` starts the next epoch from its first
+    batch; ``state_dict()`` / ``load_state_dict()`` continue mid-epoch exactly. One iteration at a time:
+    ``zip(loader, loader)`` raises. With ``epochs=N`` the loader stops after N epochs (later ``for``
+    loops yield nothing).
 
     Resume and distributed training (docs/python.md, "Resume"): ``state_dict()`` / ``load_state_dict()``
     (torchdata's StatefulDataLoader convention) continue an interrupted run exactly, batch for batch;
@@ -171,10 +236,12 @@ class Loader:
                  return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
-                 timeline_interval=None, input_layout="auto"):
+                 timeline_interval=None, input_layout="auto", memory_format=None, **dataloader_args):
+        _refuse_dataloader_args(dataloader_args)
         self._reader = None
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
-        self._held = collections.deque()
+        self._held = collections.deque()  # _hold.Held of the deliveries not given back yet
+        self._pinned = []  # given back by the user but still read through views (_hold.py)
         prefetch = _convert.int_option(prefetch, "prefetch", 0, _convert.I32_MAX)
         if prefetch < 2:
             raise ValueError(f"prefetch={prefetch}: the Loader needs at least 2 buffers (one held by the "
@@ -190,6 +257,7 @@ class Loader:
         self._keep, self._copy, self._return_indices = keep, copy, bool(with_indices or return_indices)
         self._last_boxes = None
         self.path = os.fspath(path)
+        dtype, layout = _torch_dtype_name(dtype), self._memory_format(memory_format, layout)
         cfg = self._config(batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
                            layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels,
                            device_memory_limit)
@@ -201,7 +269,8 @@ class Loader:
         if timeline is not None:
             cfg.timeline_path = os.fsencode(timeline)
         cfg.timeline_interval_s = float(timeline_interval or 0)
-        self._cfg, self._ranks_checked, self._iterating = cfg, False, False
+        self._cfg, self._ranks_checked, self._live_iter = cfg, False, None
+        self._restored = False  # load_state_dict put the stream mid-epoch on purpose: the next for continues
         self._open_at(0, 0, 0)
 
     def _open_at(self, epoch, batch, echo):
@@ -233,6 +302,20 @@ class Loader:
 
     # ---- configuration ------------------------------------------------------------------------------
 
+    def _memory_format(self, memory_format, layout):
+        """memory_format=torch.channels_last: (B, C, H, W) tensors with channels-last strides (the reader
+        writes NHWC); returns the layout the reader writes."""
+        if memory_format in (None, torch.contiguous_format):
+            self._channels_last = False
+            return layout
+        if memory_format is not torch.channels_last:
+            raise ValueError(f"memory_format={memory_format!r}: torch.contiguous_format or torch.channels_last")
+        if str(layout).lower() != "nchw":
+            raise ValueError(f"memory_format=torch.channels_last gives (B, C, H, W) tensors: leave layout "
+                             f"({layout!r}) at 'nchw'")
+        self._channels_last = True
+        return "nhwc"
+
     def _config(self, batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
                 layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels, memlimit):
         cfg = _default_config()
@@ -242,7 +325,11 @@ class Loader:
         self._names = (images.encode(), (labels or "").encode())  # kept alive while cfg points at them
         cfg.images_dataset, cfg.labels_dataset = self._names
         n, u64, u32, i32 = _convert.int_option, _convert._U64_MAX, _convert.U32_MAX, _convert.I32_MAX
-        cfg.batch_size, cfg.cache_bytes = n(batch_size, "batch_size", 1, u64), _convert.parse_size(cache)
+        try:
+            cache_bytes = _convert.parse_size(cache)
+        except ValueError as e:
+            raise ValueError(f"cache={cache!r}: {e}") from None
+        cfg.batch_size, cfg.cache_bytes = n(batch_size, "batch_size", 1, u64), cache_bytes
         cfg.order = _convert.enum_value(_lib.ORDERS, order, "order")
         cfg.window, cfg.seed = n(window or 0, "window", 0, u64), n(seed, "seed", 0, u64)
         rank, world = _resume.job_rank_world(rank, world)
@@ -286,42 +373,58 @@ class Loader:
     def __len__(self):
         return int(self._info.batches_per_epoch * self._echo_factor)
 
+    def __getitem__(self, index):
+        raise TypeError("h5pack.Loader is not a Dataset and yields whole batches: iterate it directly "
+                        "(for images, labels in loader) instead of wrapping it in torch.utils.data.DataLoader; "
+                        "its threads=, order=, batch_size=, crop=/flip= and device= take the place of the "
+                        "DataLoader's workers, sampler, batching, transforms and pin_memory")
+
     def _check_open(self):
         """ESTATE after close(): iterating, repositioning, resizing and stats need the reader (a closed
         loader is never reopened behind the caller's back)."""
         if self._reader is None:
             raise H5packError(_lib.ESTATE, f"{self.path}: the loader is closed")
 
+    @property
+    def _iterating(self):
+        """An iterator of this loader exists and has not finished (it may not have started yet)."""
+        it = self._live_iter() if self._live_iter is not None else None
+        return it is not None and it.gi_frame is not None
+
     def __iter__(self):
         self._check_open()
         if self._iterating:
-            raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop is still running)")
+            raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop or iter() of this "
+                               "loader is still alive: zip(loader, loader) cannot work; finish or drop it)")
         if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
             _resume.distributed_check(self._info.order_fingerprint, self.path)
             self._ranks_checked = True
-        return self._epoch_iter()
+        if self._pos and not self._restored:  # an earlier for stopped mid-epoch (break, a peek, an error):
+            self._open_at(self._epochs_done + 1, 0, 0)  # like DataLoader, this for is a whole new epoch
+        self._restored = False
+        it = self._epoch_iter()
+        self._live_iter = weakref.ref(it)
+        return it
 
     def _epoch_iter(self):
         per_epoch = len(self)
-        self._iterating = True
-        try:
-            while self._pos < per_epoch:
-                batch = self._next_batch()
-                if batch is None:
-                    return
-                self._pos += 1
-                last = self._pos == per_epoch
-                if last:
-                    self._pos, self._epochs_done = 0, self._epochs_done + 1
-                yield batch
-                if last:
-                    return
-        finally:
-            self._iterating = False
+        while self._pos < per_epoch:
+            batch = self._next_batch()
+            if batch is None:
+                return
+            self._pos += 1
+            last = self._pos == per_epoch
+            if last:
+                self._pos, self._epochs_done = 0, self._epochs_done + 1
+            yield batch
+            if last:
+                return
 
     def _next_batch(self):
+        self._give_back_unpinned()
         while len(self._held) >= self._keep:
-            self._release(self._held.popleft())
+            self._give_back(self._held.popleft())
+        self._check_room()
         b = _lib.Batch()
         rc = lib().h5pack_next(self._reader, ctypes.byref(b))
         if rc == _lib.END:
@@ -333,13 +436,37 @@ class Loader:
             raise H5packError(_lib.EINTERNAL, f"{self.path}: batch of epoch {b.epoch} where epoch {self._epochs_done} "
                                    f"was expected (internal error)")
         self._follow_stream(consumer_waits=True)
+        out, exporter = self._wrap(b)
         if self._copy:
             try:
-                return tuple(t.clone() if t is not None else None for t in self._wrap(b))
+                return (out[0].clone(),) + out[1:]  # labels and indices are copies already
             finally:
+                del exporter
                 self._release(b)
-        self._held.append(b)
-        return self._wrap(b)
+        self._held.append(_hold.Held(b, out[0], exporter))
+        return out
+
+    def _give_back(self, held):
+        """The reader wants HELD's buffer: a tensor the user still holds moves onto its own copy first."""
+        if held.secure():
+            self._release(held.batch)
+        else:
+            self._pinned.append(held)
+
+    def _give_back_unpinned(self):
+        for held in [h for h in self._pinned if not h.in_use()]:
+            self._pinned.remove(held)
+            self._release(held.batch)
+
+    def _check_room(self):
+        """The reader fills a buffer only when the consumer holds at most prefetch - 1 of them."""
+        prefetch = int(self._cfg.prefetch)
+        if self._pinned and len(self._held) + len(self._pinned) + 1 > prefetch - 1:
+            raise RuntimeError(
+                f"{self.path}: {len(self._pinned)} earlier batches are still read through views of their "
+                f"images (e.g. images[0] or images.view(...) kept in a list), which the loader cannot move "
+                f"off the reader's {prefetch} buffers; keep .clone() of such views, keep the batch tensor "
+                f"itself (it is copied when its buffer is needed), or pass copy=True")
 
     def _follow_stream(self, consumer_waits):
         """The reader orders its work against the stream that was current at open. When the caller's
@@ -361,23 +488,23 @@ class Loader:
     def _wrap(self, b):
         dt = self._info.dtype
         sample = self._sample_shape(b.height, b.width)  # the size can change per epoch (set_output_size)
-        shape = (b.count,) + sample
+        shape, strides = (b.count,) + sample, None
+        if self._channels_last:  # NHWC memory seen as (B, C, H, W)
+            h, w, c = sample
+            shape, strides = (b.count, c, h, w), (h * w * c, 1, w * c, c)
         expected = b.count * sample[0] * sample[1] * sample[2] * _tensors.element_size(dt)
         self._last_boxes = _tensors.host_boxes(ctypes.cast(b.boxes, ctypes.c_void_p).value, b.count)
         if b.bytes != expected:
             raise H5packError(_lib.EINTERNAL, f"{self.path}: batch holds {b.bytes} bytes, expected {expected}")
         if b.on_device:
-            images = _tensors.device_tensor(b.data, dt, shape, self._gpu, self)
+            images, exporter = _tensors.device_tensor(b.data, b.bytes, dt, shape, self._gpu, self, strides)
         else:
-            images = _tensors.host_tensor(b.data, b.bytes, dt, shape, self)
-        labels = self._labels(b)
+            images, exporter = _tensors.host_tensor(b.data, b.bytes, dt, shape, self, strides)
+        # labels (B,) or (B, K), int64 or float32, as the file's labels (N,) / (N, K) are; a copy
+        labels = _labels.batch_labels(b, self._info, self._gpu)
         if not self._return_indices:
-            return images, labels
-        return images, labels, _tensors.host_int64(b.indices, b.count, self)
-
-    def _labels(self, b):
-        # (B,) or (B, K), int64 or float32, as the file's labels (N,) / (N, K) are (see _labels.py)
-        return _labels.batch_labels(b, self._info, self._gpu, self)
+            return (images, labels), exporter
+        return (images, labels, _tensors.host_int64(b.indices, b.count)), exporter
 
     # ---- information and lifetime ----------------------------------------------------------------
 
@@ -434,17 +561,19 @@ class Loader:
         epoch, batch, echo = _resume.check_state(state_dict, self._info.order_fingerprint,
                                                  _resume.settings(self._cfg, self._info), self.path)
         self._open_at(epoch, batch, echo)
+        self._restored = True
 
     def set_epoch(self, epoch):
-        """DistributedSampler's convention: the next ``for`` runs epoch EPOCH. When the loader already
-        stands in that epoch (at its start, or mid-way after load_state_dict or a ``break``), nothing
-        changes, so calling set_epoch(e) before each epoch also works after a resume; any other epoch
-        reopens the reader at its first batch (stats() go on counting)."""
+        """DistributedSampler's convention: the next ``for`` runs epoch EPOCH from its first batch. When the
+        loader already stands in that epoch at its start, or mid-way after load_state_dict, nothing
+        changes, so calling set_epoch(e) before each epoch also works after a resume; otherwise (another
+        epoch, or this one left mid-way by a ``break``) the reader reopens at the epoch's first batch
+        (stats() go on counting)."""
         epoch = _convert.int_option(epoch, "set_epoch: epoch", 0, _convert._U64_MAX)
         self._check_open()
         if self._iterating:
             raise RuntimeError("h5pack.Loader.set_epoch: not while a for loop over the loader runs")
-        if epoch != self._epochs_done:
+        if epoch != self._epochs_done or (self._pos and not self._restored):
             self._open_at(epoch, 0, 0)
 
     def stats_struct(self):
@@ -473,13 +602,22 @@ class Loader:
         return d
 
     def close(self):
-        """Gives back held batches and closes the reader (tensors still pointing at its memory become
-        invalid). Safe to call twice; also done by ``with`` and by garbage collection."""
+        """Closes the reader. Batch tensors the user still holds keep their values (moved onto their own
+        copies first); if views still read the reader's memory, its release waits until they are gone.
+        Safe to call twice; also done by ``with`` and by garbage collection."""
         if self._reader is None:
             return
-        self._held.clear()  # h5pack_close frees unreleased batches too
-        lib().h5pack_close(self._reader)
-        self._reader = None
+        reader, self._reader = self._reader, None
+        held = list(self._held) + self._pinned
+        self._held.clear(), self._pinned.clear()  # h5pack_close frees unreleased batches too
+        gpu_copies = any(h.images() is not None and h.images().is_cuda for h in held)
+        in_use = [h.exporter() for h in held if not h.secure()]
+        if gpu_copies:  # the copies read the reader's memory: done before it is freed
+            torch.cuda.current_stream(self._stream.device).synchronize()
+        if in_use:
+            _DeferredClose(reader, [e for e in in_use if e is not None])
+        else:
+            lib().h5pack_close(reader)
 
     def __enter__(self):
         return self

@@ -91,12 +91,33 @@ class Coverage(unittest.TestCase):
         self.assertEqual(got[0] | got[1], set(range(files.N)))
 
     def test_epochs_limit_and_break(self):
-        with loader(epochs=1, order="sequential") as ld:
+        with loader(epochs=2, order="sequential") as ld:
             it = iter(ld)
             next(it), next(it)
-            del it  # break after 2 batches: the next for yields the rest of the epoch
-            self.assertEqual(sum(1 for _ in ld), len(ld) - 2)
-            self.assertEqual(sum(1 for _ in ld), 0)  # epochs=1: done
+            del it  # break after 2 batches (epoch 0): the next for is all of epoch 1
+            self.assertEqual(sum(1 for _ in ld), len(ld))
+            self.assertEqual(ld.epoch, 2)
+            self.assertEqual(sum(1 for _ in ld), 0)  # epochs=2: done
+
+    def test_each_for_is_a_whole_epoch(self):
+        """DataLoader's habit: a peek or a break does not make the next for start mid-epoch; epochs are
+        whole and differently shuffled; load_state_dict still continues mid-epoch; two live iterators
+        raise."""
+        with loader(order="random", seed=3, with_indices=True, copy=True) as ld:
+            peek = next(iter(ld))[2]
+            epoch1 = torch.cat([i for _, _, i in ld])
+            self.assertEqual(sorted(epoch1.tolist()), list(range(files.N)), "the for after a peek: a whole epoch")
+            self.assertFalse(torch.equal(epoch1[: len(peek)], peek), "the for after a peek is the next epoch")
+            it = iter(ld)
+            next(it)
+            state = ld.state_dict()  # mid-epoch 2, after its first batch
+            rest = [i for _, _, i in it]
+            ld.load_state_dict(state)
+            again = torch.cat([i for _, _, i in ld])  # resumed: the rest of epoch 2 exactly
+            self.assertTrue(torch.equal(again, torch.cat(rest)))
+            with self.assertRaises(RuntimeError) as cm:
+                list(zip(ld, ld))
+            self.assertIn("one iteration at a time", str(cm.exception))
 
 
 class Values(unittest.TestCase):
@@ -124,12 +145,116 @@ class Values(unittest.TestCase):
 
 class ZeroCopy(unittest.TestCase):
     def test_tensor_points_at_batch(self):
-        with loader() as ld:
-            for images, labels in ld:
-                b = ld._held[-1]
+        """Images are the reader's memory (no copy); labels and indices are copies of their own."""
+        with loader(with_indices=True) as ld:
+            for images, labels, indices in ld:
+                b = ld._held[-1].batch
                 self.assertEqual(images.data_ptr(), b.data)
-                self.assertEqual(labels.data_ptr(), b.labels)
                 self.assertEqual(images.numel() * 4, b.bytes)
+                self.assertNotEqual(labels.data_ptr(), b.labels)
+                self.assertNotEqual(indices.data_ptr(), b.indices)
+                self.assertEqual(images._base, None)  # no view: copy-on-hold can move it in place
+
+
+class KeptBatches(unittest.TestCase):
+    """What a user keeps stays right (copy-on-hold): every batch of an epoch kept as yielded equals a
+    copy=True run; batches used after the with block; views of batches; list(loader)."""
+
+    def reference(self, **kw):
+        with loader(order="random", seed=4, with_indices=True, copy=True, **kw) as ld:
+            return [tuple(t.clone() for t in batch) for batch in ld]
+
+    def check_same(self, kept, want):
+        self.assertEqual(len(kept), len(want))
+        for k, ((x, y, i), (wx, wy, wi)) in enumerate(zip(kept, want)):
+            self.assertTrue(torch.equal(i, wi), f"batch {k}: indices changed")
+            self.assertTrue(torch.equal(y, wy), f"batch {k}: labels changed")
+            self.assertTrue(torch.equal(x, wx), f"batch {k}: images changed")
+
+    def test_keep_every_batch(self):
+        want = self.reference()
+        with loader(order="random", seed=4, with_indices=True) as ld:
+            kept = [batch for batch in ld]  # the metric pattern: ys.append(y), outputs.append(x)
+            self.check_same(kept, want)  # while the loader is open...
+        self.check_same(kept, want)  # ...and after it closed
+        with loader(order="random", seed=4, with_indices=True) as ld:
+            listed = list(ld)
+        self.assertEqual(len({x.data_ptr() for x, _, _ in listed}), len(listed), "list(loader): shared buffers")
+        self.check_same(listed, want)
+
+    def test_use_after_with_block(self):
+        want = self.reference()[0]
+        with loader(order="random", seed=4, with_indices=True) as ld:
+            x, y, i = next(iter(ld))
+        self.assertTrue(torch.equal(x, want[0]) and torch.equal(y, want[1]) and torch.equal(i, want[2]))
+        self.assertAlmostEqual(float(x.sum()), float(want[0].sum()), places=3)
+        with self.assertRaises(h5pack.H5packError) as cm:  # a closed loader says so
+            next(iter(ld))
+        self.assertIn("closed", str(cm.exception))
+
+    def test_views_stay_right_or_raise(self):
+        want = self.reference()
+        with loader(order="random", seed=4, with_indices=True, prefetch=4) as ld:
+            it = iter(ld)
+            first = next(it)[0][1]  # a view of batch 0's images: its memory cannot be moved
+            second = next(it)[0][2]
+            whole = next(it)[0]     # the batch tensor itself: moved when its buffer is needed
+            third = next(it)[0][3]
+            self.assertTrue(torch.equal(first, want[0][0][1]) and torch.equal(third, want[3][0][3]))
+            with self.assertRaises(RuntimeError) as cm:  # 4 buffers: 3 pinned by views leave none to fill
+                next(it)
+            self.assertIn(".clone()", str(cm.exception))
+            del second
+            rest = [b for _, b in zip(range(2), ld)]  # the view of batch 1 is gone: room again (a new for)
+            self.assertEqual(len(rest), 2)
+            self.assertTrue(torch.equal(first, want[0][0][1]) and torch.equal(whole, want[2][0]))
+        self.assertTrue(torch.equal(first, want[0][0][1]), "a view kept past close()")
+        del first  # the reader's memory is released now (deferred close)
+
+
+class TorchHabits(unittest.TestCase):
+    """torch dtypes, channels_last, DataLoader's habits refused with what to do instead, 0-255 norms."""
+
+    def test_torch_dtypes(self):
+        for dt in (torch.float16, torch.bfloat16, torch.float32, torch.uint8):
+            with loader(dtype=dt, epochs=1) as ld:
+                self.assertEqual(next(iter(ld))[0].dtype, dt)
+        with self.assertRaises(ValueError):
+            loader(dtype=torch.float64)
+
+    def test_channels_last(self):
+        with loader(order="sequential", copy=True) as ld:
+            want = torch.cat([x for x, _ in ld])
+        with loader(order="sequential", memory_format=torch.channels_last) as ld:
+            got = [x for x, _ in ld]
+        self.assertEqual(got[0].shape, want[: len(got[0])].shape)
+        self.assertTrue(got[0].is_contiguous(memory_format=torch.channels_last) and not got[0].is_contiguous())
+        self.assertTrue(torch.equal(torch.cat(got), want))
+        with self.assertRaises(ValueError):
+            loader(memory_format=torch.channels_last, layout="nhwc")
+
+    def test_dataloader_habits(self):
+        with loader() as ld:
+            dl = torch.utils.data.DataLoader(ld, batch_size=None)
+            with self.assertRaises(TypeError) as cm:
+                next(iter(dl))
+            self.assertIn("iterate it directly", str(cm.exception))
+        for name, hint in (("num_workers", "threads="), ("shuffle", "order="), ("pin_memory", "device="),
+                           ("transform", "crop=")):
+            with self.assertRaises(TypeError) as cm:
+                loader(**{name: 1})
+            self.assertIn(hint, str(cm.exception))
+        with self.assertRaises(TypeError) as cm:
+            loader(bogus=1)
+        self.assertIn("'bogus'", str(cm.exception))
+
+    def test_norm_in_255_units_refused(self):
+        with self.assertRaises(ValueError) as cm:
+            loader(norm=((123.675, 116.28, 103.53), (58.395, 57.12, 57.375)))
+        self.assertIn("0.485", str(cm.exception))
+
+
+class ZeroCopyMore(unittest.TestCase):
 
     def test_copy_true_owns_its_memory(self):
         with loader(copy=True, order="sequential") as ld:
@@ -233,8 +358,11 @@ class Errors(unittest.TestCase):
             with self.assertRaises(ValueError, msg=str(kw)) as cm:
                 loader(**kw)
             name = next(iter(kw)) if "rank" not in kw else "rank"
-            if name not in ("norm", "cache"):
+            if name != "norm":  # the library's messages name the Loader's keywords (cache, not cache_bytes)
                 self.assertIn(name, str(cm.exception), str(kw))
+        with self.assertRaises(ValueError) as cm:
+            loader(cache=0)
+        self.assertNotIn("cache_bytes", str(cm.exception))
 
     def test_input_layout(self):
         """(N,32,32,2) without a layout attribute: ambiguous; input_layout="nhwc" reads it as stored."""

@@ -1,0 +1,38 @@
+"""Copy-on-hold: batches stay zero-copy while the user lets them go, and keep their values when the user
+holds them (docs/python.md, "Zero copy").
+
+Every delivered image tensor is watched through two weak references: to the tensor itself, and to the
+exporter of the reader's memory (the ctypes buffer or CUDA array interface object that its storage keeps
+alive). When the reader needs the buffer back (the next batch, close, a reopen):
+  - the tensor still exists: it is moved onto a private copy in place (Tensor.set_ with a clone, on the
+    current stream on the GPU), so the user's tensor keeps its values;
+  - the exporter still exists after that: some other tensor (a view such as images[0]) still reads the
+    reader's memory, which cannot be moved: the buffer is not given back until that view is gone
+    (pinned), and the loader raises when pinned buffers would leave the reader without one to fill.
+"""
+import weakref
+
+
+class Held:
+    """A delivered batch (the C struct) and weak references to its image tensor and memory exporter."""
+
+    __slots__ = ("batch", "images", "exporter")
+
+    def __init__(self, batch, images, exporter):
+        self.batch = batch
+        self.images = weakref.ref(images)
+        self.exporter = weakref.ref(exporter)
+
+    def secure(self):
+        """Moves a still referenced image tensor onto its own copy. Returns True when nothing reads the
+        reader's memory any more (the buffer may be given back)."""
+        t = self.images()
+        if t is not None:
+            t.set_(t.clone())  # clone keeps the strides (channels_last too)
+            del t
+        return self.exporter() is None
+
+    def in_use(self):
+        """True while a view still reads the reader's memory (after secure())."""
+        return self.exporter() is not None
+
