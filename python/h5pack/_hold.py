@@ -36,3 +36,19 @@ class Held:
         """True while a view still reads the reader's memory (after secure())."""
         return self.exporter() is not None
 
+
+
+class DeferredClose:
+    """Closes READER (with the library LIB_OF() returns) once the last of EXPORTERS, memory that views
+    still read after close(), is gone."""
+
+    def __init__(self, reader, exporters, lib_of):
+        self.reader, self.left, self.lib_of = reader, len(exporters), lib_of
+        for e in exporters:
+            weakref.finalize(e, self._one_gone)
+
+    def _one_gone(self):
+        self.left -= 1
+        lib = self.lib_of()
+        if self.left == 0 and lib is not None:
+            lib.h5pack_close(self.reader)

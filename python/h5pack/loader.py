@@ -7,7 +7,7 @@ import weakref
 
 import torch
 
-from . import _convert, _hold, _labels, _lib, _resume, _tensors
+from . import _convert, _habits, _hold, _labels, _lib, _resume, _tensors
 
 _LIB = None
 
@@ -133,58 +133,6 @@ def version():
     return lib().h5pack_version_string().decode()
 
 
-# torch.utils.data.DataLoader's arguments: what h5pack.Loader does instead.
-_DATALOADER_ARGS = {
-    "num_workers": "threads= (the reader's worker threads; default: the CPUs this process may use)",
-    "shuffle": "order= ('chunk', the default, shuffles; 'random' like shuffle=True; 'sequential' not)",
-    "pin_memory": "nothing: batches come pinned and are copied to the GPU by the reader (device=)",
-    "transform": "crop=, output_size=, flip=, norm= (done by the reader, on the GPU with device='cuda')",
-    "collate_fn": "nothing: batches are whole tensors already",
-    "sampler": "order= and seed= (and rank=/world=, taken from torch.distributed when left out)",
-    "batch_sampler": "batch_size= and drop_last=",
-    "prefetch_factor": "prefetch= (batch buffers the reader fills ahead)",
-    "persistent_workers": "nothing: the reader's threads live as long as the loader",
-    "worker_init_fn": "nothing: there are no worker processes",
-    "generator": "seed=",
-}
-
-
-def _refuse_dataloader_args(kwargs):
-    for name in kwargs:
-        if name in _DATALOADER_ARGS:
-            raise TypeError(f"h5pack.Loader has no {name}= (a torch DataLoader argument): use "
-                            f"{_DATALOADER_ARGS[name]}")
-    if kwargs:
-        raise TypeError(f"h5pack.Loader got an unexpected keyword argument {next(iter(kwargs))!r}")
-
-
-_TORCH_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
-                 torch.uint8: "uint8"}
-
-
-def _torch_dtype_name(dtype):
-    """torch.float16 -> "float16"; names pass through (checked later)."""
-    if isinstance(dtype, torch.dtype):
-        if dtype not in _TORCH_DTYPES:
-            raise ValueError(f"dtype={dtype}: the reader writes torch.float32, float16, bfloat16 or uint8")
-        return _TORCH_DTYPES[dtype]
-    return dtype
-
-
-class _DeferredClose:
-    """Closes READER once the last of EXPORTERS (memory that views still read) is gone."""
-
-    def __init__(self, reader, exporters):
-        self.reader, self.left = reader, len(exporters)
-        for e in exporters:
-            weakref.finalize(e, self._one_gone)
-
-    def _one_gone(self):
-        self.left -= 1
-        if self.left == 0 and _LIB is not None:
-            _LIB.h5pack_close(self.reader)
-
-
 class Loader:
     """Iterable over shuffled, normalised batches of an h5pack file, like a torch DataLoader.
 
@@ -237,7 +185,7 @@ class Loader:
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
                  timeline_interval=None, input_layout="auto", memory_format=None, **dataloader_args):
-        _refuse_dataloader_args(dataloader_args)
+        _habits.refuse_dataloader_args(dataloader_args)
         self._reader = None
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
         self._held = collections.deque()  # _hold.Held of the deliveries not given back yet
@@ -257,7 +205,7 @@ class Loader:
         self._keep, self._copy, self._return_indices = keep, copy, bool(with_indices or return_indices)
         self._last_boxes = None
         self.path = os.fspath(path)
-        dtype, layout = _torch_dtype_name(dtype), self._memory_format(memory_format, layout)
+        dtype, layout = _habits.dtype_name(dtype), self._memory_format(memory_format, layout)
         cfg = self._config(batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
                            layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels,
                            device_memory_limit)
@@ -615,7 +563,7 @@ class Loader:
         if gpu_copies:  # the copies read the reader's memory: done before it is freed
             torch.cuda.current_stream(self._stream.device).synchronize()
         if in_use:
-            _DeferredClose(reader, [e for e in in_use if e is not None])
+            _hold.DeferredClose(reader, [e for e in in_use if e is not None], lambda: _LIB)
         else:
             lib().h5pack_close(reader)
 
