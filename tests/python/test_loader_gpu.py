@@ -86,6 +86,30 @@ def check_augmentation(path):
     return len(cases)
 
 
+def kept_on_gpu(path):
+    """Copy-on-hold on the GPU: every batch of an epoch kept as yielded (list) equals a copy=True run, also
+    after the loader closed; channels_last gives the NCHW values with channels-last strides; a batch used
+    after the with block keeps its values."""
+    def run(**kw):
+        with h5pack.Loader(path, batch_size=8, order="random", seed=7, threads=2, device="cuda",
+                           return_indices=True, **kw) as ld:
+            got = list(ld)
+            torch.cuda.synchronize()
+            return got
+    want, kept = run(copy=True), run()
+    assert len(kept) == len(want) > 1
+    assert len({x.data_ptr() for x, _, _ in kept}) == len(kept), "kept GPU batches share buffers"
+    for (x, y, i), (wx, wy, wi) in zip(kept, want):
+        assert torch.equal(i, wi) and torch.equal(y, wy) and torch.equal(x, wx), "a kept GPU batch changed"
+    cl = run(memory_format=torch.channels_last)
+    for (x, _, _), (wx, _, _) in zip(cl, want):
+        assert x.is_cuda and x.is_contiguous(memory_format=torch.channels_last) and torch.equal(x, wx)
+    with h5pack.Loader(path, batch_size=8, order="random", seed=7, threads=2, device="cuda") as ld:
+        x, y = next(iter(ld))
+    assert torch.equal(x, want[0][0]) and torch.equal(y, want[0][1]), "a GPU batch used after close changed"
+    return len(kept)
+
+
 def main():
     if not torch.cuda.is_available():
         print("skipped: no GPU")
@@ -106,6 +130,7 @@ def main():
             half, _ = batches(path, "cuda", dtype=dtype)
             assert half[0][0].dtype == getattr(torch, dtype)
         n_aug = check_augmentation(path)
+        n_kept = kept_on_gpu(path)
     assert len(gpu) == len(cpu)
     for (gi, gl, gx), (ci, cl, cx) in zip(gpu, cpu):
         assert torch.equal(gx, cx) and torch.equal(gl, cl), "GPU and CPU orders differ"
@@ -115,7 +140,8 @@ def main():
         assert torch.equal(sx, cx) and torch.equal(sl, cl), "side-stream order differs"
         assert torch.equal(si, ci), "a batch read on another stream differs from the CPU backend's"
     print(f"{len(gpu)} GPU batches equal the CPU backend's on {info['device_name']}, also read on a side stream; "
-          f"{n_aug} device augmentation cases and a size change equal the CPU backend's")
+          f"{n_aug} device augmentation cases and a size change equal the CPU backend's; {n_kept} kept GPU "
+          f"batches, channels_last and a batch used after close keep their values")
     return 0
 
 
