@@ -60,6 +60,10 @@ static int open_file(chunk_source *s, char *err, size_t err_len)
                              "cannot open: %s", strerror(errno));
     if (fstat(s->fd, &st) != 0)
         return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len, "cannot stat: %s", strerror(errno));
+    if (S_ISDIR(st.st_mode)) /* an image folder given where its packed file is meant */
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "a folder, not a file: pack an image folder first (h5pack --size 224x224 FOLDER "
+                                    "train.h5), then read train.h5");
     if (!S_ISREG(st.st_mode))
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not a regular file");
     s->file_size = (uint64_t)st.st_size;

@@ -53,7 +53,9 @@ def _open(path, cfg):
     reader = ctypes.c_void_p()
     rc = lib().h5pack_open(os.fsencode(path), ctypes.byref(cfg), ctypes.byref(reader))
     if rc < 0:
-        err = _error(rc, reader, f"cannot open {os.fspath(path)}")
+        detail = (lib().h5pack_last_error(reader) or b"").decode(errors="replace")
+        named = os.fspath(path) in detail  # the library's detail names the file: once is enough
+        err = _error(rc, reader, "h5pack.Loader" if named else f"h5pack.Loader: {os.fspath(path)}")
         lib().h5pack_close(reader)
         raise err
     return reader

@@ -154,9 +154,10 @@ static void advise_enough_cache(const sim_facts *f, h5pack_order o, advice *a)
     }
     char s1[32], s2[32];
     if (enough) {
-        advice_add(a, "order %s: a cache of %s already reads each chunk at most once per epoch (hit rate %.3f). "
-                      "More cache only keeps chunks across epochs%s.", order_name(o),
-                   size_text(enough->cache_bytes, s1, sizeof s1), enough->r.hit_rate,
+        advice_add(a, "order %s: a cache of %s already reads each chunk at most once per epoch (read amplification "
+                      "%.2f; hit rate %.3f%s). More cache only keeps chunks across epochs%s.", order_name(o),
+                   size_text(enough->cache_bytes, s1, sizeof s1), enough->r.read_amplification, enough->r.hit_rate,
+                   enough->r.hit_rate == 0.0 ? ": each chunk is used by one batch only, so there is nothing to hit" : "",
                    o == H5PACK_ORDER_CHUNK ? " and widens the chunk order's window (better shuffling)" : "");
     } else if (best) {
         uint64_t need = f->n_chunks * f->chunk_bytes; /* the chunk order only re-reads with an explicit --window */

@@ -183,6 +183,11 @@ static int open_checked(const char *path, hid_t *f, char *err, size_t err_len)
         snprintf(err, err_len, "%s: %s", path, strerror(errno));
         return -1;
     }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, err_len, "%s: a folder, not a file: pack an image folder first (h5pack --size 224x224 "
+                 "FOLDER train.h5), then look at train.h5", path);
+        return -1;
+    }
     if (!S_ISREG(st.st_mode)) {
         snprintf(err, err_len, "%s: not a regular file", path);
         return -1;

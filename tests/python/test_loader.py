@@ -336,7 +336,10 @@ class Errors(unittest.TestCase):
         with self.assertRaises(h5pack.H5packError) as cm:
             h5pack.Loader(F["nchw"] + ".missing", device="cpu")
         self.assertLess(cm.exception.code, 0)
-        self.assertIn("missing", str(cm.exception))
+        self.assertEqual(str(cm.exception).count(F["nchw"] + ".missing"), 1, "the path, once")
+        with self.assertRaises(h5pack.H5packError) as cm:  # an image folder where its packed file is meant
+            h5pack.Loader(os.path.dirname(F["nchw"]), device="cpu")
+        self.assertIn("h5pack --size", str(cm.exception))
 
     def test_wrong_dtype(self):
         with self.assertRaises(h5pack.H5packError) as cm:
