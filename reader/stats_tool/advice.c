@@ -44,21 +44,38 @@ static void advise_waiting(const run_facts *f, double step_ms, advice *a)
         return;
     }
     if (f->stall_fraction < 0.02) {
-        advice_add(a, "The training loop waited for data %.1f%% of the time: the input pipeline keeps up, and "
-                      "batch echoing would not make training faster.", pct);
+        advice_add(a, "The training loop waited for data %.1f%% of the time%s: the input pipeline keeps up, and "
+                      "batch echoing would not make training faster.", pct, f->steady ? " after the first epoch" : "");
         return;
     }
-    char more[400] = "";
-    if (f->cfg.echo <= 1)
-        snprintf(more + strlen(more), sizeof more - strlen(more),
-                 " Batch echoing (--echo 2) uses each batch twice and halves the reads per step.");
+    /* what the workers spent their time on: getting the images (read, inflate, copy out of the cache), which
+     * an echo does not repeat, or converting them (normalise, crop), which every echo does again */
+    const h5pack_stats *st = &f->st;
+    double getting = st->busy_read_s + st->busy_inflate_s + st->busy_assemble_s, converting = st->busy_convert_s;
+    char more[600] = "";
+    if (st->bytes_read > 0 && getting >= converting) {
+        snprintf(more, sizeof more, " The workers spent %.1f s getting images (reading %s%s, copying) and %.1f s "
+                 "converting them: getting them is the bottleneck.", getting, size_text(st->bytes_read, (char[32]){0}, 32),
+                 f->info.compressed ? ", inflating" : "", converting);
+        if (f->cfg.echo <= 1)
+            snprintf(more + strlen(more), sizeof more - strlen(more),
+                     " Batch echoing (--echo 2) uses each batch twice and halves that work per step.");
+        if (f->info.compressed)
+            snprintf(more + strlen(more), sizeof more - strlen(more), " gzip chunks cost CPU to inflate; an "
+                     "uncompressed file (h5pack --compress none) reads faster if disk space allows.");
+    } else {
+        snprintf(more, sizeof more, " The workers spent %.1f s converting images (normalising%s) and %.1f s getting "
+                 "them (reading %s): converting is the bottleneck, which an echo repeats, so echo would not help.",
+                 converting, f->cfg.crop ? ", cropping" : "", getting, size_text(st->bytes_read, (char[32]){0}, 32));
+        if (f->info.device == H5PACK_DEVICE_CPU)
+            snprintf(more + strlen(more), sizeof more - strlen(more), " The GPU does it (--device cuda) when "
+                     "there is one.");
+    }
     if (f->info.threads < f->cores)
-        snprintf(more + strlen(more), sizeof more - strlen(more), " More worker threads (--threads %d) add read "
-                 "and decode capacity.", f->cores);
-    if (f->info.compressed)
-        snprintf(more + strlen(more), sizeof more - strlen(more), " gzip chunks cost CPU to inflate; an "
-                 "uncompressed file (h5pack --compress none) reads faster if disk space allows.");
-    advice_add(a, "The training loop waited for data %.0f%% of the time: %s.%s", pct,
+        snprintf(more + strlen(more), sizeof more - strlen(more), " More worker threads (--threads %d) add "
+                 "capacity for both.", f->cores);
+    advice_add(a, "The training loop waited for data %.0f%% of the time%s: %s.%s", pct,
+               f->steady ? " after the first epoch" : "",
                f->stall_fraction >= 0.10 ? "the input pipeline is the bottleneck" : "close to input-bound", more);
 }
 

@@ -23,7 +23,9 @@ typedef struct run_facts {
     h5pack_config cfg;
     h5pack_stats st;
     double loop_s;         /* consumer loop wall time */
-    double stall_fraction; /* st.stall_s / loop_s */
+    double stall_fraction; /* st.stall_s / loop_s; with several epochs, of the epochs after the first
+                              (the first also warms the cache and the threads up) */
+    int steady;            /* 1: stall_fraction leaves the first epoch out */
     int cores;
     double step_ms;        /* simulated training time per batch (--step-ms) */
 } run_facts;

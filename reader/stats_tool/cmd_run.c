@@ -329,7 +329,14 @@ static int open_reader(const run_opts *o, h5pack_reader **r, h5pack_info *in)
 static void report(const run_opts *o, const h5pack_info *in, run_state *s, const h5pack_stats *end, double loop_s)
 {
     span total = {0, loop_s, *end};
-    run_facts f = {*in, o->cfg, *end, loop_s, loop_s > 0 ? end->stall_s / loop_s : 0.0, 1, o->step_ms};
+    run_facts f = {*in, o->cfg, *end, loop_s, loop_s > 0 ? end->stall_s / loop_s : 0.0, 0, 1, o->step_ms};
+    if (s->n_epochs > 1) { /* the epochs after the first: no cache or thread warm-up in them */
+        double stall = 0, secs = 0;
+        for (size_t i = 1; i < s->n_epochs; i++)
+            stall += s->epochs[i].d.stall_s, secs += s->epochs[i].seconds;
+        if (secs > 0)
+            f.stall_fraction = stall / secs, f.steady = 1;
+    }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     f.cores = cores > 0 ? (int)cores : 1;
     advice adv = {.n = 0};

@@ -213,6 +213,20 @@ def test_simulate_any_cache(path):
     check(all(r["window"] == 2 for r in explicit if r["order"] == "chunk"), "an explicit window is used as given")
 
 
+def test_run_bottleneck_advice(path):
+    """run's advice on a consumer that waits: measured after the first epoch (the warm-up left out), and it
+    names what the workers spent their time on; echo is suggested only when getting images dominates."""
+    for epochs in (1, 3):
+        p = tool("run", path, "--batch", BATCH, "--device", "cpu", "--threads", 1, "--epochs", epochs,
+                 "--step-ms", 0.01, "--cache", "1G")
+        line = next((ln for ln in p.stdout.splitlines() if "waited for data" in ln), "")
+        check(("after the first epoch" in line) == (epochs > 1), f"{epochs} epochs, warm-up: {line!r}")
+        if "is the bottleneck" in line:
+            check("The workers spent" in line, f"advice names no work: {line!r}")
+            check(("--echo 2" in line) == ("getting them is the bottleneck" in line),
+                  f"echo suggested against the measured work: {line!r}")
+
+
 def test_run_options(path):
     base = run_json(path)
     c = base["config"]
@@ -301,6 +315,7 @@ def main():
         test_long_timeline(tmp)
         test_simulate_any_cache(path)
         test_run_options(path)
+        test_run_bottleneck_advice(path)
         test_echo_modes(path)
         test_bad_values(path)
     if FAILURES:
