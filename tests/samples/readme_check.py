@@ -2,7 +2,8 @@
   - the "Three uses" commands (h5pack, h5pack-stats run, h5pack-stats simulate), with ~/data/train/
     replaced by a generated ImageFolder of the demo's default size (10 classes x 100 images);
   - the C example, compiled as written inside a main() that defines train_step, against the built
-    libh5pack, on the train.h5 the first command wrote;
+    libh5pack, on the train.h5 the first command wrote; docs/reader.md's first C example the same way
+    (the two must agree on train_step);
   - the Python example, run as written with a train_step that counts batches.
 Only two things are replaced, and said so: the image folder, and the examples' 90 epochs by 2.
 Usage: /usr/bin/python3 readme_check.py BUILD_DIR SOURCE_DIR   (ctest: samples_readme)"""
@@ -59,17 +60,18 @@ def three_uses(readme, images, env, work):
         fail("the first use wrote no train.h5")
 
 
-def c_example(readme, build, src, env, work):
+def c_example(readme, build, src, env, work, name="readme_example"):
     code = fenced(readme, "c").replace(f"cfg.epochs = {EPOCHS_IN_README};", f"cfg.epochs = {EPOCHS_HERE};")
+    code = "\n".join(ln for ln in code.splitlines() if not ln.startswith("#include")) + "\n"
     program = ("#include <stdio.h>\n#include \"h5pack.h\"\nstatic long steps;\n"
                "static void train_step(const void *data, const int64_t *labels, size_t count, int on_device)\n"
                "{ (void)data; (void)labels; (void)count; (void)on_device; steps++; }\n"
                "int main(void)\n{\n" + code + "    printf(\"steps %ld\\n\", steps);\n    return steps > 0 ? 0 : 1;\n}\n")
-    path = os.path.join(work, "readme_example.c")
+    path = os.path.join(work, name + ".c")
     with open(path, "w") as f:
         f.write(program)
     lib = os.path.join(build, "reader")
-    exe = os.path.join(work, "readme_example")
+    exe = os.path.join(work, name)
     run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", os.path.join(src, "include"), path, "-o", exe,
          "-L", lib, "-lh5pack", "-Wl,-rpath," + lib])
     out = run([exe], cwd=work, env=env)
@@ -105,6 +107,8 @@ def main():
              "1"])
         three_uses(readme, images, env, work)
         c_example(readme, build, src, env, work)
+        with open(os.path.join(src, "docs", "reader.md")) as f:
+            c_example(f.read(), build, src, env, work, "reader_md_example")
         python_example(readme, src, env, work)
     print("README: the three uses, the C example and the Python example ran as written")
 
