@@ -47,8 +47,10 @@ static void test_not_files(void)
     fputs("this is not an HDF5 file, just text that someone named .h5\n", f);
     fclose(f);
     expect_open_error(path, "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT, "not an HDF5 file");
+    /* an image folder given where its packed file is meant: the message says to pack it first */
     expect_open_error(h5fix_tmpdir("chunksrc-bad"), "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT,
-                      "not a regular file");
+                      "a folder, not a file: pack an image folder first (h5pack");
+    expect_open_error("/dev/null", "images", "labels", H5PACK_LAYOUT_AUTO, H5PACK_EFORMAT, "not a regular file");
 }
 
 static void test_bad_images(void)
