@@ -560,7 +560,7 @@ class Loader:
         reader, self._reader = self._reader, None
         held = list(self._held) + self._pinned
         self._held.clear(), self._pinned.clear()  # h5pack_close frees unreleased batches too
-        gpu_copies = any(h.images() is not None and h.images().is_cuda for h in held)
+        gpu_copies = any(getattr(h.images(), "is_cuda", False) for h in held)
         in_use = [h.exporter() for h in held if not h.secure()]
         if gpu_copies:  # the copies read the reader's memory: done before it is freed
             torch.cuda.current_stream(self._stream.device).synchronize()

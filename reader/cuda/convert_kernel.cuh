@@ -114,6 +114,12 @@ __host__ __device__ inline void convk_iter_add(convk_iter &it, const convk_iter 
     it.hi += step.hi + carry;
 }
 
+// Input image I (its own address in a composed batch).
+__host__ __device__ inline const uint8_t *convk_image_in(const convk_args &a, uint64_t i)
+{
+    return a.srcs ? (const uint8_t *)(uintptr_t)a.srcs[i] : a.in + i * a.C * a.H * a.W;
+}
+
 // Source row of tile row R, or -1 in the padding.
 __host__ __device__ inline int convk_src_row(const convk_args &a, const convk_tile &t, uint32_t r)
 {
@@ -126,7 +132,7 @@ __host__ __device__ inline int convk_src_row(const convk_args &a, const convk_ti
 __host__ __device__ inline void convk_load(const convk_args &a, const convk_tile &t, uint32_t tid, uint32_t nt,
                                            uint8_t *tile)
 {
-    const uint8_t *img = a.srcs ? (const uint8_t *)(uintptr_t)a.srcs[t.image] : a.in + t.image * a.C * a.H * a.W;
+    const uint8_t *img = convk_image_in(a, t.image);
     uint32_t total = t.nr * a.C * t.nx;
     // Digits in the input's memory order: NCHW (r, c, j), NHWC (r, j, c).
     uint32_t mid_n = a.in_nhwc ? t.nx : a.C, lo_n = a.in_nhwc ? a.C : t.nx;
@@ -228,12 +234,6 @@ template <typename T> __host__ __device__ inline uint32_t convk_fast_blocks_per_
     return (convk_fast_groups<T>(a) + convk_fast_block_groups<T>() - 1) / convk_fast_block_groups<T>();
 }
 
-// Input image I (its own address in a composed batch).
-__host__ __device__ inline const uint8_t *convk_image_in(const convk_args &a, uint64_t i)
-{
-    return a.srcs ? (const uint8_t *)(uintptr_t)a.srcs[i] : a.in + i * a.C * a.H * a.W;
-}
-
 // First input byte of group G of N bytes (read backwards when FLIP: the mirrored columns of the row).
 __host__ __device__ inline uint32_t convk_fast_src(const convk_args &a, uint32_t g, uint32_t n, int flip)
 {
@@ -273,7 +273,7 @@ template <uint32_t N> __host__ __device__ inline convk_q convk_load(const uint8_
 }
 
 // 16 bytes of output elements O to DST (16-byte aligned on the GPU: the buffers and every group are).
-template <typename T> __host__ __device__ inline void convk_store(T *dst, const T *o)
+template <typename T> __host__ __device__ inline void convk_store16(T *dst, const T *o)
 {
     constexpr uint32_t n = convk_group<T>();
 #ifdef __CUDA_ARCH__
@@ -305,7 +305,7 @@ __host__ __device__ inline void convk_fast_convert(const convk_args &a, const co
         if (a.in_nhwc)
             c = c + 1 == a.C ? 0 : c + 1;
     }
-    convk_store<T>(out + e, o);
+    convk_store16<T>(out + e, o);
 }
 
 // The fast path on the host, group by group. For the tests.
