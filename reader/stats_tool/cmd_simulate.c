@@ -14,6 +14,12 @@
 #include "sim_report.h"
 
 #define MAX_ITEMS 32
+#define MAX_PLOTS 8
+
+typedef struct sim_plot {
+    const char *path;
+    plot_axis y; /* --plot: hit rate; --plot-bytes: bytes read */
+} sim_plot;
 
 typedef struct sim_opts {
     const char *file;
@@ -26,7 +32,8 @@ typedef struct sim_opts {
     uint64_t nslots;
     double w0;
     int json;
-    const char *plot;
+    sim_plot plots[MAX_PLOTS]; /* every --plot and --plot-bytes, in the order given */
+    int n_plots;
 } sim_opts;
 
 static int parse_cache_list(const char *text, sim_opts *o)
@@ -81,12 +88,28 @@ static int parse_name_list(const char *text, const char *what, int *n_out, void 
     return n < 0 ? -1 : 0;
 }
 
+/* Repeated --plot / --plot-bytes each write their own file; the format is checked before any work. */
+static int add_plot(sim_opts *o, const char *path, plot_axis y)
+{
+    char err[1200];
+    if (o->n_plots == MAX_PLOTS) {
+        fprintf(stderr, "h5pack-stats simulate: at most %d plots (--plot and --plot-bytes together)\n", MAX_PLOTS);
+        return -1;
+    }
+    if (plot_format_of(path, err, sizeof err) < 0) {
+        fprintf(stderr, "h5pack-stats simulate: %s\n", err);
+        return -1;
+    }
+    o->plots[o->n_plots++] = (sim_plot){.path = path, .y = y};
+    return 0;
+}
+
 static int parse_sim_own(int argc, char **argv, int *i, sim_opts *o)
 {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     int takes_value = strcmp(a, "--cache") == 0 || strcmp(a, "--order") == 0 || strcmp(a, "--policy") == 0 ||
                       strcmp(a, "--nslots") == 0 || strcmp(a, "--w0") == 0 || strcmp(a, "--plot") == 0 ||
-                      strcmp(a, "--chunk") == 0;
+                      strcmp(a, "--plot-bytes") == 0 || strcmp(a, "--chunk") == 0;
     if (!takes_value)
         return 0;
     if (!v)
@@ -100,8 +123,8 @@ static int parse_sim_own(int argc, char **argv, int *i, sim_opts *o)
         return parse_name_list(v, "--order", &o->n_orders, o->orders, 1) ? -1 : 1;
     if (strcmp(a, "--policy") == 0)
         return parse_name_list(v, "--policy", &o->n_policies, o->policies, 0) ? -1 : 1;
-    if (strcmp(a, "--plot") == 0)
-        return o->plot = v, 1;
+    if (strcmp(a, "--plot") == 0 || strcmp(a, "--plot-bytes") == 0)
+        return add_plot(o, v, strcmp(a, "--plot") == 0 ? PLOT_Y_RATE : PLOT_Y_BYTES) ? -1 : 1;
     if (strcmp(a, "--nslots") == 0 && parse_u64(v, 1, H5PACK_SIM_MAX_NSLOTS, &o->nslots) == 0)
         return 1;
     if (strcmp(a, "--w0") == 0 && parse_double(v, 0.0, 1.0, &o->w0) == 0)
@@ -144,7 +167,7 @@ static int parse_simulate(int argc, char **argv, sim_opts *o)
         return 1;
     }
     int lines = o->n_orders * o->n_policies * (1 + o->n_chunks);
-    if (o->plot && lines > PLOT_MAX_SERIES) {
+    if (o->n_plots && lines > PLOT_MAX_SERIES) {
         fprintf(stderr, "h5pack-stats simulate: the plot would have %d lines (orders x policies x chunk sizes), "
                         "at most %d: shorten --order, --policy or --chunk\n", lines, PLOT_MAX_SERIES);
         return 1;
@@ -217,10 +240,11 @@ static int simulate_file(const sim_opts *o, h5pack_sim *sim)
             sim_report_table(&rep);
             advice_print(&adv, stdout);
         }
-        if (o->plot && sim_report_plot(&rep, o->plot) != 0)
-            rc = 2;
-        else if (o->plot && !o->json)
-            printf("\nplot written to %s\n", o->plot);
+        for (int p = 0; p < o->n_plots; p++)
+            if (sim_report_plot(&rep, o->plots[p].path, o->plots[p].y) != 0)
+                rc = 2;
+            else if (!o->json)
+                printf("%splot written to %s\n", p ? "" : "\n", o->plots[p].path);
     }
     free(rows);
     return rc;

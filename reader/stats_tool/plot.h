@@ -1,5 +1,5 @@
-/* plot.h - the hit-rate plot of `simulate --plot`: hit rate (y, 0..1) against cache size (x, log scale)
- * with one line per series (order / policy, and the chunk size with --chunk). SVG is written as text; PNG
+/* plot.h - the plots of `simulate --plot` (hit rate, y 0..1) and `--plot-bytes` (bytes read, y from 0 to
+ * the largest value) against cache size (x, log scale) with one line per series (order / policy, and the chunk size with --chunk). SVG is written as text; PNG
  * through libpng from a small rasteriser (lines, markers, legend swatches and a built-in 5x7 pixel font). */
 #ifndef H5PACK_STATS_PLOT_H
 #define H5PACK_STATS_PLOT_H
@@ -16,12 +16,16 @@ typedef struct plot_series {
     int dash;  /* 0 solid, 1 long dashes, 2 short dashes (simulate: the order; with --chunk, the policy) */
     int n;
     double x[PLOT_MAX_POINTS]; /* cache bytes */
-    double y[PLOT_MAX_POINTS]; /* hit rate */
+    double y[PLOT_MAX_POINTS]; /* hit rate, or bytes read (plot_axis) */
 } plot_series;
+
+/* What the y axis shows: a rate in [0, 1] (ticks in percent) or a byte count (ticks as sizes, 0 .. max). */
+typedef enum plot_axis { PLOT_Y_RATE = 0, PLOT_Y_BYTES = 1 } plot_axis;
 
 /* Writes PATH as SVG or PNG, chosen by its extension (.svg / .png, any case). Returns 0, or -1 with
  * the reason in ERR (unknown extension, cannot write). */
-int plot_write(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
+int plot_write(const char *path, const char *title, plot_axis y, const plot_series *s, int n, char *err,
+               size_t err_len);
 
 /* The format PATH's extension names: PLOT_SVG or PLOT_PNG (.svg / .png, any case), or -1 with
  * "PATH: unknown plot format (...)" in ERR. Every plot of the tool chooses its format here. */
@@ -32,9 +36,14 @@ int plot_format_of(const char *path, char *err, size_t err_len);
 typedef struct plot_frame {
     int width, height, left, right, top, bottom; /* plot area: [left, width-right] x [top, height-bottom] */
     double xmin, xmax;                           /* log2 of the cache sizes */
+    double ymax;                                 /* the top of the y axis: 1 for a rate */
+    plot_axis y;
 } plot_frame;
 
-void plot_frame_init(plot_frame *f, const plot_series *s, int n);
+void plot_frame_init(plot_frame *f, plot_axis y, const plot_series *s, int n);
+/* Label and name of the y axis: tick T of 0..10 (every second one is drawn) and the axis title. */
+void plot_y_tick_label(const plot_frame *f, int t, char *buf, size_t len);
+const char *plot_y_title(const plot_frame *f);
 double plot_px(const plot_frame *f, double x);
 double plot_py(const plot_frame *f, double y);
 /* 0xRRGGBB colour of series I. */
@@ -43,7 +52,9 @@ unsigned plot_color(int i);
 /* Writes S as XML character data (&, <, >, " escaped; control characters dropped). */
 void plot_xml_text(FILE *f, const char *s);
 
-int plot_write_svg(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
-int plot_write_png(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len);
+int plot_write_svg(const char *path, const char *title, plot_axis y, const plot_series *s, int n, char *err,
+                   size_t err_len);
+int plot_write_png(const char *path, const char *title, plot_axis y, const plot_series *s, int n, char *err,
+                   size_t err_len);
 
 #endif

@@ -1,4 +1,4 @@
-/* plot_png.c - the hit-rate plot as PNG (see plot.h), drawn with the shared rasteriser (raster.h: thick
+/* plot_png.c - the hit-rate and bytes-read plots as PNG (see plot.h), drawn with the shared rasteriser (raster.h: thick
  * lines, dashes, markers, the 5x7 pixel font scaled 2x). */
 #include <stdio.h>
 #include <string.h>
@@ -11,10 +11,10 @@ static void draw_axes(plot_canvas *c, const plot_frame *fr, const plot_series *s
 {
     int x0 = fr->left, x1 = fr->width - fr->right, y0 = fr->top, y1 = fr->height - fr->bottom;
     for (int t = 0; t <= 10; t += 2) {
-        int y = (int)(plot_py(fr, t / 10.0) + 0.5);
+        int y = (int)(plot_py(fr, fr->ymax * t / 10.0) + 0.5);
         plot_draw_line(c, x0, y, x1, y, 0xdddddd, 1, 0);
-        char lbl[8];
-        snprintf(lbl, sizeof lbl, "%d%%", t * 10);
+        char lbl[32];
+        plot_y_tick_label(fr, t, lbl, sizeof lbl);
         plot_draw_text(c, x0 - 8 - 12 * (int)strlen(lbl), y - 7, lbl, 2, 0x000000);
     }
     plot_draw_line(c, x0, y0, x1, y0, 0, 1, 0), plot_draw_line(c, x0, y1, x1, y1, 0, 1, 0);
@@ -44,10 +44,11 @@ static void draw_series(plot_canvas *c, const plot_frame *fr, const plot_series 
     plot_draw_text(c, lx + 30, ly - 7, s->label, 2, 0x000000);
 }
 
-int plot_write_png(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len)
+int plot_write_png(const char *path, const char *title, plot_axis y, const plot_series *s, int n, char *err,
+                   size_t err_len)
 {
     plot_frame fr;
-    plot_frame_init(&fr, s, n);
+    plot_frame_init(&fr, y, s, n);
     plot_canvas c;
     if (plot_canvas_init(&c, fr.width, fr.height) != 0) {
         snprintf(err, err_len, "%s: out of memory", path);

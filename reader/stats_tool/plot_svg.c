@@ -1,4 +1,4 @@
-/* plot_svg.c - the hit-rate plot as SVG text (see plot.h). */
+/* plot_svg.c - the hit-rate and bytes-read plots as SVG text (see plot.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,10 +29,12 @@ static void svg_axes(FILE *f, const plot_frame *fr, const plot_series *s, int n)
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n", x0, y0,
             x1 - x0, y1 - y0);
     for (int t = 0; t <= 10; t += 2) {
-        double y = plot_py(fr, t / 10.0);
+        double y = plot_py(fr, fr->ymax * t / 10.0);
+        char tick[32];
+        plot_y_tick_label(fr, t, tick, sizeof tick);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x0, y, x1, y);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%d%%</text>\n", x0 - 6, y + 4,
-                t * 10);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%s</text>\n", x0 - 6, y + 4,
+                tick);
     }
     /* x ticks at every cache size that occurs */
     for (int i = 0; i < n; i++)
@@ -53,7 +55,7 @@ static void svg_axes(FILE *f, const plot_frame *fr, const plot_series *s, int n)
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">cache size (log scale)</text>\n",
             (x0 + x1) / 2, fr->height - 15);
     fprintf(f, "<text x=\"18\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(-90 18 %d)\">"
-               "chunk hit rate</text>\n", (y0 + y1) / 2, (y0 + y1) / 2);
+               "%s</text>\n", (y0 + y1) / 2, (y0 + y1) / 2, plot_y_title(fr));
 }
 
 static void svg_series(FILE *f, const plot_frame *fr, const plot_series *s, int i)
@@ -68,7 +70,10 @@ static void svg_series(FILE *f, const plot_frame *fr, const plot_series *s, int 
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#%06x\"><title>", plot_px(fr, s->x[k]),
                 plot_py(fr, s->y[k]), c);
         plot_xml_text(f, s->label);
-        fprintf(f, ": %.4f</title></circle>\n", s->y[k]);
+        if (fr->y == PLOT_Y_RATE)
+            fprintf(f, ": %.4f</title></circle>\n", s->y[k]);
+        else
+            fprintf(f, ": %.0f bytes</title></circle>\n", s->y[k]);
     }
     int ly = fr->top + 10 + 22 * i, lx = fr->width - fr->right + 20;
     fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#%06x\" stroke-width=\"2\"%s/>\n", lx, ly,
@@ -78,7 +83,8 @@ static void svg_series(FILE *f, const plot_frame *fr, const plot_series *s, int 
     fprintf(f, "</text>\n");
 }
 
-int plot_write_svg(const char *path, const char *title, const plot_series *s, int n, char *err, size_t err_len)
+int plot_write_svg(const char *path, const char *title, plot_axis y, const plot_series *s, int n, char *err,
+                   size_t err_len)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -86,7 +92,7 @@ int plot_write_svg(const char *path, const char *title, const plot_series *s, in
         return -1;
     }
     plot_frame fr;
-    plot_frame_init(&fr, s, n);
+    plot_frame_init(&fr, y, s, n);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",

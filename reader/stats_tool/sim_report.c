@@ -164,7 +164,7 @@ static plot_series *series_of(const sim_report *r, int i, plot_series *s, int *n
     return p;
 }
 
-int sim_report_plot(const sim_report *r, const char *path)
+int sim_report_plot(const sim_report *r, const char *path, plot_axis y)
 {
     plot_series series[PLOT_MAX_SERIES];
     int ns = 0;
@@ -172,12 +172,13 @@ int sim_report_plot(const sim_report *r, const char *path)
         plot_series *s = series_of(r, i, series, &ns);
         if (s && s->n < PLOT_MAX_POINTS) {
             s->x[s->n] = (double)r->rows[i].cache_bytes;
-            s->y[s->n++] = r->rows[i].r.hit_rate;
+            s->y[s->n++] = y == PLOT_Y_RATE ? r->rows[i].r.hit_rate : (double)r->rows[i].r.bytes_read;
         }
     }
     char title[1200], err[1200];
-    snprintf(title, sizeof title, "chunk hit rate: %s (batch %zu)", r->file, r->cfg->batch_size);
-    if (plot_write(path, title, series, ns, err, sizeof err) != 0) {
+    snprintf(title, sizeof title, "%s: %s (batch %zu)", y == PLOT_Y_RATE ? "chunk hit rate" : "bytes read", r->file,
+             r->cfg->batch_size);
+    if (plot_write(path, title, y, series, ns, err, sizeof err) != 0) {
         fprintf(stderr, "h5pack-stats simulate: %s\n", err);
         return -1;
     }

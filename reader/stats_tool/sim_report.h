@@ -7,6 +7,7 @@
 
 #include "advice.h"
 #include "h5pack_sim.h"
+#include "plot.h"
 
 typedef struct sim_report {
     const char *file;
@@ -22,7 +23,8 @@ typedef struct sim_report {
 void sim_report_table(const sim_report *r);
 void sim_report_json(const sim_report *r);
 
-/* Hit rate against cache size, one line per order x policy x chunk size. 0, or -1 (message printed). */
-int sim_report_plot(const sim_report *r, const char *path);
+/* Hit rate (PLOT_Y_RATE) or bytes read (PLOT_Y_BYTES) against cache size, one line per order x policy x
+ * chunk size. 0, or -1 (message printed). */
+int sim_report_plot(const sim_report *r, const char *path, plot_axis y);
 
 #endif

@@ -93,7 +93,9 @@ void usage_simulate(FILE *f)
                READER_OPTIONS
                "  --json               a JSON list of rows: cache_bytes, order, policy, chunk_samples, hits,\n"
                "                       misses, hit_rate...\n"
-               "  --plot FILE          hit rate against cache size per order, policy and chunk (.svg or .png)\n");
+               "  --plot FILE          hit rate against cache size per order, policy and chunk (.svg or .png)\n"
+               "  --plot-bytes FILE    bytes read against cache size, the same lines (.svg or .png)\n"
+               "                       (both repeat: every file given is written, at most 8)\n");
 }
 
 int usage_error(const char *cmd, const char *bad)

@@ -103,7 +103,35 @@ def test_sizes_and_plots(path, tmp):
         head = f.read(24)
     check(head[:8] == b"\x89PNG\r\n\x1a\n", "PNG signature")
     check(head[12:16] == b"IHDR" and struct.unpack(">II", head[16:24])[0] > 100, "PNG IHDR")
-    tool("simulate", path, "--cache", "8k", "--plot", os.path.join(tmp, "p.gif"), expect=2)
+    # a wrong extension is refused before anything is replayed (a usage error), naming the file
+    bad = tool("simulate", path, "--cache", "8k", "--plot", os.path.join(tmp, "p.gif"), expect=1)
+    check("p.gif" in bad.stderr and ".svg" in bad.stderr, f"bad plot name message: {bad.stderr}")
+
+
+def test_repeated_and_bytes_plots(path, tmp):
+    """Every --plot / --plot-bytes file is written; the bytes plot's y ticks run from 0 B to the largest
+    'read' of the rows, and each line's points are the JSON rows' bytes_read."""
+    files = [os.path.join(tmp, n) for n in ("h1.svg", "b1.svg", "h2.png", "b2.png")]
+    out = tool("simulate", path, "--cache", "2k,8k,32k", "--order", "random,chunk", "--policy", "belady,lru",
+               "--plot", files[0], "--plot-bytes", files[1], "--plot", files[2], "--plot-bytes", files[3]).stdout
+    for f in files:
+        check(os.path.getsize(f) > 500 and f"plot written to {f}" in out, f"{f} written and announced")
+    rows = json.loads(tool("simulate", path, "--cache", "2k,8k,32k", "--order", "random,chunk", "--policy",
+                           "belady,lru", "--json").stdout)
+    root = ET.parse(files[1]).getroot()
+    texts = ["".join(e.itertext()) for e in root.iter() if e.tag.endswith("text")]
+    check(any(t == "bytes read" for t in texts), f"bytes plot's y title: {texts}")
+    check("0 B" in texts, f"bytes plot starts at 0 B: {texts}")
+    check(not any(t.endswith("%") for t in texts), "no percent ticks on the bytes plot")
+    titles = sorted(float(e.text.split(": ")[1].split()[0]) for e in root.iter()
+                    if e.tag.endswith("title") and e.text and "bytes" in e.text)
+    want = sorted(float(r["bytes_read"]) for r in rows)
+    check(titles == want, f"bytes plot points {titles} != JSON bytes_read {want}")
+    rate = ET.parse(files[0]).getroot()
+    rtexts = ["".join(e.itertext()) for e in rate.iter() if e.tag.endswith("text")]
+    check("chunk hit rate" in rtexts and "100%" in rtexts, "hit-rate plot keeps its percent axis")
+    too_many = ["--plot", os.path.join(tmp, "x.svg")] * 9
+    tool("simulate", path, "--cache", "8k", *too_many, expect=1)
 
 
 def test_info(path, tmp):
@@ -259,6 +287,7 @@ def main():
             check(test_info_matches_run(path)["read_path"] == ("raw deflate" if gzip else "implicit"), "read path")
         plain = os.path.join(tmp, "plain.h5")
         test_sizes_and_plots(plain, tmp)
+        test_repeated_and_bytes_plots(plain, tmp)
         test_info(plain, tmp)
         test_info_foreign_readable(tmp)
         test_bad_inputs(tmp)
