@@ -24,6 +24,8 @@ H5PACK_API const char *h5pack_read_path_name(h5pack_read_path path)
         return "raw deflate";
     case H5PACK_READ_HDF5:
         return "hdf5";
+    case H5PACK_READ_LOCATED:
+        return "located";
     }
     return "unknown";
 }
@@ -44,7 +46,8 @@ static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
     d->compressed = g->compressed;
     d->n_filters = g->n_filters;
     snprintf(d->filters, sizeof d->filters, "%s", g->filters);
-    d->read_path = (h5pack_read_path)g->path;
+    /* the chunk source reads located chunks with or without deflate on one path; users see which */
+    d->read_path = g->path == CHUNKSRC_RAW_DEFLATE && !g->compressed ? H5PACK_READ_LOCATED : (h5pack_read_path)g->path;
     d->fast_path = h5pack_chunksrc_fast_path(g);
     d->has_labels = g->has_labels;
     d->n_classes = g->n_classes;

@@ -38,6 +38,11 @@ static void read_path_text(const h5pack_file_desc *d, char *buf, size_t len)
                                                 "outside HDF5's lock"
                                               : "raw deflate: chunks not located, H5Dread_chunk under HDF5's lock");
         break;
+    case H5PACK_READ_LOCATED:
+        snprintf(buf, len, "%s", d->fast_path ? "located: every chunk located at open, pread outside HDF5's lock, "
+                                                "nothing to inflate"
+                                              : "located: chunks not located, H5Dread_chunk under HDF5's lock");
+        break;
     default:
         snprintf(buf, len, "hdf5 fallback: H5Dread under HDF5's lock (HDF5 applies and checks every filter)");
     }
@@ -59,20 +64,20 @@ static double ratio_of(const ds_report *d)
 
 static void print_dataset(const ds_report *d, const reader_view *v, const char *images)
 {
-    char shape[160], chunk[160], sz[32], store[32], how[256];
+    char shape[160], chunk[160], sz[32], store[32];
     dims_text(d->dims, d->rank, shape, sizeof shape);
     h5pack_format_bytes(d->storage_bytes, store, sizeof store);
     printf("  %-20s %-18s %-22s %s, stored %s\n", d->name, d->dtype, shape, d->layout, store);
+    int described = v->ok && is_images(d, images); /* compression and read path: the reader's lines */
     if (strcmp(d->layout, "chunked") == 0) {
         dims_text(d->chunk, d->rank, chunk, sizeof chunk);
         h5pack_format_bytes(d->chunk_bytes, sz, sizeof sz);
-        printf("  %-20s chunks %s: %llu of %s each (%llu written), filters: %s, compression ratio %.2f\n", "",
-               chunk, (unsigned long long)d->n_chunks, sz, (unsigned long long)d->n_allocated,
-               d->filters[0] ? d->filters : "none", ratio_of(d));
-    }
-    if (v->ok && is_images(d, images)) {
-        read_path_text(&v->d, how, sizeof how);
-        printf("  %-20s read by h5pack: %s\n", "", how);
+        printf("  %-20s chunks %s: %llu of %s each (%llu written)", "", chunk, (unsigned long long)d->n_chunks, sz,
+               (unsigned long long)d->n_allocated);
+        if (described)
+            printf(" (see the reader's lines above)\n");
+        else
+            printf(", filters: %s, compression %.2f:1\n", d->filters[0] ? d->filters : "none", ratio_of(d));
     }
 }
 
@@ -95,30 +100,44 @@ static int format_version(const file_report *r, const reader_view *v)
     return v->ok ? v->d.format_version : r->format_version;
 }
 
-static void print_reader(const reader_view *v, const char *images)
+/* "chunk shape (K,C,H,W): K images = B per chunk, N chunks": the line docs/tuning.md, step 1, asks about
+ * (for slabs, the HDF5 chunk shape and how many of them make one slab). */
+static void print_chunk_line(const h5pack_file_desc *d, const ds_report *img)
+{
+    char cb[32], shape[160] = "";
+    h5pack_format_bytes(d->chunk_bytes, cb, sizeof cb);
+    if (img && strcmp(img->layout, "chunked") == 0)
+        dims_text(img->chunk, img->rank, shape, sizeof shape);
+    if (!d->chunked)
+        printf("  no chunks (contiguous): read in units of %llu images = %s, %llu units\n",
+               (unsigned long long)d->samples_per_chunk, cb, (unsigned long long)d->n_chunks);
+    else if (d->chunks_per_slab > 1)
+        printf("  chunk shape %s splits images: read as slabs of %llu images = %s (%llu HDF5 chunks each, "
+               "assembled), %llu slabs\n", shape, (unsigned long long)d->samples_per_chunk, cb,
+               (unsigned long long)d->chunks_per_slab, (unsigned long long)d->n_chunks);
+    else
+        printf("  chunk shape %s: %llu images = %s per chunk, %llu chunks\n", shape,
+               (unsigned long long)d->samples_per_chunk, cb, (unsigned long long)d->n_chunks);
+}
+
+static void print_reader(const reader_view *v, const ds_report *img, const char *images)
 {
     const h5pack_file_desc *d = &v->d;
     if (!v->ok) {
         printf("reader: cannot read \"%s\": %s\n", images, v->err);
         return;
     }
-    char cb[32], st[32];
-    h5pack_format_bytes(d->chunk_bytes, cb, sizeof cb);
+    char st[32], how[256];
     h5pack_format_bytes(d->stored_bytes, st, sizeof st);
     printf("reader (\"%s\" as h5pack_open reads it): %llu images of %ux%ux%u %s uint8\n", images,
            (unsigned long long)d->n_samples, d->channels, d->height, d->width,
            d->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
-    printf("  %s of %llu images (%s), %llu in all, stored %s (%.2f:1), filters: %s\n",
-           d->chunks_per_slab > 1 ? "slabs" : d->chunked ? "chunks" : "read units (no chunks)",
-           (unsigned long long)d->samples_per_chunk, cb,
-           (unsigned long long)d->n_chunks, st,
+    print_chunk_line(d, img);
+    printf("  stored %s, compression %.2f:1, filters: %s\n", st,
            d->stored_bytes ? (double)(d->n_samples * d->image_bytes) / (double)d->stored_bytes : 0.0,
            d->n_filters ? d->filters : "none");
-    if (d->chunks_per_slab > 1)
-        printf("  HDF5 chunks split images: a slab is the %llu HDF5 chunks of its rows, read and assembled together\n",
-               (unsigned long long)d->chunks_per_slab);
-    printf("  read path: %s%s\n", h5pack_read_path_name(d->read_path),
-           d->fast_path ? " (fast path: workers read outside HDF5's lock)" : " (reads under HDF5's lock)");
+    read_path_text(d, how, sizeof how);
+    printf("  read path: %s; %s\n", how, d->fast_path ? "fast path" : "slow path");
     printf("  order fingerprint: %016llx (with the default reader settings; `run` prints yours)\n",
            (unsigned long long)d->order_fingerprint);
     if (d->has_labels && d->label_rank == 2)
@@ -143,7 +162,7 @@ static void print_text(const file_report *r, const reader_view *v, const char *i
         printf("h5pack file, format version %d\n", format_version(r, v));
     else
         printf("foreign HDF5 file (no h5pack_format_version attribute)\n");
-    print_reader(v, images);
+    print_reader(v, report_dataset(r, images), images);
     printf("datasets (%d):\n", r->n_datasets);
     for (int i = 0; i < r->n_datasets; i++)
         print_dataset(&r->datasets[i], v, images);

@@ -222,7 +222,18 @@ def test_info_foreign_readable(tmp):
           f"h5py file read path {rd}")
     check(not rd["has_labels"], "no labels")
     text = tool("info", path, "--images", "x/train").stdout
-    check("read by h5pack: raw deflate" in text and "foreign HDF5 file" in text, f"info text:\n{text}")
+    check("read path: raw deflate" in text and "foreign HDF5 file" in text, f"info text:\n{text}")
+    check("chunk shape (5,16,16,3): 5 images = 3.75 KiB per chunk, 12 chunks" in text, f"chunk line:\n{text}")
+    # one compression figure for the image dataset (the reader's), none repeated in its listing
+    check(text.count("compression") == 1 and text.count(":1") == 1, f"one compression figure:\n{text}")
+    # the same file unfiltered: located chunks, nothing to inflate (not "raw deflate")
+    plain = os.path.join(tmp, "h5py_plain.h5")
+    with h5py.File(plain, "w") as f:
+        f.create_dataset("images", data=np.zeros((40, 3, 8, 8), np.uint8), maxshape=(None, 3, 8, 8), chunks=(4, 3, 8, 8))
+    rd = test_info_matches_run(plain, ("--images", "images", "--labels", ""))
+    check(rd["read_path"] == "located" and rd["filters"] == "" and rd["fast_path"], f"unfiltered h5py file {rd}")
+    text = tool("info", plain).stdout
+    check("read path: located" in text and "deflate" not in text and "; fast path" in text, f"info text:\n{text}")
 
 
 def test_bad_inputs(tmp):

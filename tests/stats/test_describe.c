@@ -23,6 +23,7 @@ typedef enum test_kind {
     TF_CONTIGUOUS, /* latest format, unchunked */
     TF_H5PY_GZIP,  /* h5py's defaults: superblock 0 (probed), maxshape (None,...), shuffle + deflate(4), NHWC */
     TF_FLETCHER,   /* superblock 0, fletcher32 + deflate(4): the hdf5 read path */
+    TF_H5PY_PLAIN, /* h5py unfiltered but resizable: chunks located at open, nothing to inflate */
     TF_KINDS
 } test_kind;
 
@@ -41,6 +42,7 @@ static const h5fix_file files[TF_KINDS] = {
     /* a newer version is refused: tests/chunksrc/test_chunksrc_version.c */
     [TF_FLETCHER] = {.n = 60, .c = 4, .h = 5, .w = 6, .k = 4, .old_format = 1, .fletcher32 = 1, .gzip = 4,
                      DESCRIBE_FILE, .attrs = {{.name = "h5pack_format_version", .value = 1}}},
+    [TF_H5PY_PLAIN] = {.n = 150, .c = 3, .h = 12, .w = 9, .k = 7, .resizable = 1, .old_format = 1, DESCRIBE_FILE},
 };
 
 typedef struct expect {
@@ -55,6 +57,7 @@ static const expect expected[TF_KINDS] = {
     [TF_CONTIGUOUS] = {H5PACK_READ_CONTIGUOUS, "", 1, 0},
     [TF_H5PY_GZIP] = {H5PACK_READ_RAW_DEFLATE, "shuffle, deflate(4)", 1, 1},
     [TF_FLETCHER] = {H5PACK_READ_HDF5, "fletcher32, deflate(4)", 0, 1},
+    [TF_H5PY_PLAIN] = {H5PACK_READ_LOCATED, "", 1, 1},
 };
 
 static h5pack_config test_config(size_t cache, h5pack_order order, int threads)
@@ -241,7 +244,8 @@ int main(void)
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/h5pack_describe_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     CHECK(mkdtemp(dir) != NULL);
-    const char *names[TF_KINDS] = {"implicit.h5", "gzip.h5", "contiguous.h5", "h5py_gzip.h5", "fletcher.h5"};
+    const char *names[TF_KINDS] = {"implicit.h5", "gzip.h5", "contiguous.h5", "h5py_gzip.h5", "fletcher.h5",
+                                   "h5py_plain.h5"};
     for (int k = 0; k < TF_KINDS; k++)
         describe_kind((test_kind)k, names[k]);
     char good[300];
@@ -252,6 +256,7 @@ int main(void)
     check_errors(good);
     CHECK(strcmp(h5pack_read_path_name(H5PACK_READ_IMPLICIT), "implicit") == 0);
     CHECK(strcmp(h5pack_read_path_name(H5PACK_READ_RAW_DEFLATE), "raw deflate") == 0);
+    CHECK(strcmp(h5pack_read_path_name(H5PACK_READ_LOCATED), "located") == 0);
     CHECK(strcmp(h5pack_read_path_name((h5pack_read_path)42), "unknown") == 0);
     unlink(good);
     rmdir(dir);
