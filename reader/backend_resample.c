@@ -1,11 +1,13 @@
 /* backend_resample.c - the CPU side of a resampling job (augment_resample.h): for each image, the
  * horizontal sums of the source rows the output needs, then the vertical sums, normalised and stored.
+ * This is the scalar pass; backend_resample_avx2.c computes the same bits faster where AVX2 runs.
  * The vertical pass runs with the output column innermost (it vectorises); each element still gets its
  * products added in ascending tap order from 0.0f, exactly as the kernel computes it. */
 #include <stdlib.h>
 
 #include "augment_resample.h"
 #include "backend_resample.h"
+#include "backend_resample_avx2.h"
 
 /* Rows [r0, r1) of the horizontal pass of image I into H: h[(r - r0) * C * out_w + c * out_w + x] is
  * the value output column x (flip applied) reads from source row r. The same sums as aug_hsum, with the
@@ -45,7 +47,7 @@ static void accumulate(float *restrict acc, const float *restrict src, float w, 
 
 /* Stores row Y, channel C of image I from the sums ACC: float32 directly (the common case: a multiply,
  * an add and a store per value, as aug_store_value computes them), other types through it. */
-static void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
+void h5pack_resample_store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
 {
     if (j->out_type != AUG_OUT_F32) {
         for (uint32_t x = 0; x < j->out_w; x++)
@@ -55,6 +57,11 @@ static void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, cons
     size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
     size_t step = j->out_nhwc ? j->C : 1;
     float *dst = (float *)j->out + first, scale = j->nscale[c], bias = j->nbias[c];
+    if (step == 1) { /* NCHW: contiguous, vectorises */
+        for (uint32_t x = 0; x < j->out_w; x++)
+            dst[x] = AUG_FADD(AUG_FMUL(acc[x], scale), bias);
+        return;
+    }
     for (uint32_t x = 0; x < j->out_w; x++)
         dst[x * step] = AUG_FADD(AUG_FMUL(acc[x], scale), bias);
 }
@@ -70,23 +77,32 @@ static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, int32_t r0, c
             acc[x] = 0.0f;
         for (int32_t t = 0; t < ry[1]; t++)
             accumulate(acc, h + (size_t)(ry[0] + t - r0) * row_floats + (size_t)c * j->out_w, wy[t], j->out_w);
-        store_row(j, i, y, c, acc);
+        h5pack_resample_store_row(j, i, y, c, acc);
     }
 }
 
 size_t h5pack_resample_scratch_floats(const aug_job *j)
 {
-    return ((size_t)j->H + 1) * j->C * j->out_w;
+    return ((size_t)j->H + 1) * j->C * j->out_w + h5pack_resample_avx2_work_floats(j);
 }
 
-void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch)
+void h5pack_resample_images_with(const aug_job *j, uint32_t first, uint32_t n, float *scratch, int simd)
 {
-    float *acc = scratch + (size_t)j->H * j->C * j->out_w;
+    float *acc = scratch + (size_t)j->H * j->C * j->out_w, *work = acc + j->out_w;
     for (uint32_t i = first; i < first + n; i++) {
+        if (simd) {
+            h5pack_resample_avx2_image(j, i, scratch, acc, work);
+            continue;
+        }
         const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
         int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
         horizontal(j, i, r0, r1, scratch);
         for (uint32_t y = 0; y < j->out_h; y++)
             vertical_row(j, i, y, r0, scratch, acc);
     }
+}
+
+void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch)
+{
+    h5pack_resample_images_with(j, first, n, scratch, h5pack_resample_avx2_supported());
 }

@@ -1,0 +1,215 @@
+/* backend_resample_avx2.c - one image of a resampling job (augment_resample.h) with AVX2, bit for bit
+ * the scalar pass of backend_resample.c and the CUDA kernel.
+ *
+ * Why it is exact: every output value is still a sum started from 0.0f with its own taps added in
+ * ascending order, each product and sum rounded on its own (mul then add, never FMA: AVX2 alone does
+ * not enable FMA, and the reader is built with -ffp-contract=off).
+ *
+ * Why it is faster: the horizontal pass converts each source row to float once (not once per tap) and
+ * sums 8 source rows per instruction: the 8 rows are interleaved by column (an 8x8 transpose), so one
+ * tap of one output column is a broadcast weight times one contiguous load, and the results go back to
+ * rows by another transpose. No gathers (slow on many x86 cores). The vertical pass sums 8 output
+ * columns per instruction. */
+#include "backend_resample_avx2.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#include <string.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+int h5pack_resample_avx2_supported(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+}
+
+/* WORK: ROWS, 8 source rows of every channel as floats (row stride ROW_STRIDE: W values, then zeros for
+ * the taps that reach past the edge with weight 0), and INTER, one channel's 8 rows interleaved by
+ * column (INTER[x * 8 + r] = row r, column x), so one tap of 8 rows is one contiguous load. */
+static size_t row_stride(const aug_job *j)
+{
+    return ((size_t)j->W + j->kx + 7) / 8 * 8;
+}
+
+size_t h5pack_resample_avx2_work_floats(const aug_job *j)
+{
+    return ((size_t)8 * j->C + 8) * row_stride(j);
+}
+
+static inline __attribute__((always_inline)) AVX2 void transpose8(__m256 r[8])
+{
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* Source row R of image SRC as floats, channel c into ROWS + c * CSTRIDE (W values each). NHWC rows are
+ * split by channel in one pass, with the channel count a constant for 3 and 4 so the loop vectorises. */
+static void row_to_float(const aug_job *j, const uint8_t *src, int32_t r, float *rows, size_t cstride)
+{
+    uint32_t W = j->W, C = j->C;
+    if (!j->in_nhwc || C == 1) { /* contiguous rows: vectorises */
+        for (uint32_t c = 0; c < C; c++) {
+            const uint8_t *row = src + ((size_t)c * j->H + (size_t)r) * W;
+            for (uint32_t x = 0; x < W; x++)
+                rows[c * cstride + x] = (float)row[x];
+        }
+        return;
+    }
+    const uint8_t *row = src + (size_t)r * W * C;
+    float *f0 = rows, *f1 = rows + cstride, *f2 = rows + 2 * cstride, *f3 = rows + 3 * cstride;
+    if (C == 3)
+        for (uint32_t x = 0; x < W; x++)
+            f0[x] = (float)row[3 * x], f1[x] = (float)row[3 * x + 1], f2[x] = (float)row[3 * x + 2];
+    else if (C == 4)
+        for (uint32_t x = 0; x < W; x++)
+            f0[x] = (float)row[4 * x], f1[x] = (float)row[4 * x + 1], f2[x] = (float)row[4 * x + 2],
+            f3[x] = (float)row[4 * x + 3];
+    else
+        for (uint32_t c = 0; c < C; c++)
+            for (uint32_t x = 0; x < W; x++)
+                rows[c * cstride + x] = (float)row[(size_t)x * C + c];
+}
+
+/* Rows R .. R+7 of every channel as floats into ROWS (channel c, row k at (c * 8 + k) * stride); rows
+ * at or past R1 repeat row R1 - 1 (computed, never stored). */
+static void fill_rows(const aug_job *j, const uint8_t *src, int32_t r, int32_t r1, float *rows)
+{
+    size_t stride = row_stride(j);
+    for (int32_t k = 0; k < 8; k++)
+        row_to_float(j, src, r + k < r1 ? r + k : r1 - 1, rows + (size_t)k * stride, 8 * stride);
+}
+
+/* Channel C's 8 rows of ROWS interleaved by column into INTER. */
+static AVX2 void fill_inter(const aug_job *j, const float *rows, uint32_t c, float *inter)
+{
+    size_t stride = row_stride(j);
+    const float *ch = rows + (size_t)c * 8 * stride;
+    for (size_t x = 0; x < stride; x += 8) {
+        __m256 v[8];
+        for (int k = 0; k < 8; k++)
+            v[k] = _mm256_loadu_ps(ch + (size_t)k * stride + x);
+        transpose8(v);
+        for (int k = 0; k < 8; k++)
+            _mm256_storeu_ps(inter + (x + (size_t)k) * 8, v[k]);
+    }
+}
+
+/* Output column X of the 8 interleaved rows: its taps in ascending order, one product and one sum each. */
+static AVX2 __m256 column_sum(const aug_job *j, const int32_t *rx, const float *wx, uint32_t X, const float *inter)
+{
+    const float *w = wx + (size_t)X * j->kx, *col = inter + (size_t)rx[2 * X] * 8;
+    __m256 acc = _mm256_setzero_ps();
+    for (int32_t t = 0; t < rx[2 * X + 1]; t++)
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(w[t]), _mm256_loadu_ps(col + (size_t)t * 8)));
+    return acc;
+}
+
+/* The horizontal sums of NROWS (<= 8) rows of one channel from INTER: DST(k) is row k's output row. */
+static AVX2 void hblock(const aug_job *j, uint32_t i, const float *inter, int flip, float *dst, size_t dst_stride,
+                        int nrows)
+{
+    const int32_t *rx = j->rx + (size_t)i * j->out_w * 2;
+    const float *wx = j->wx + (size_t)i * j->out_w * j->kx;
+    const __m256i reverse = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    uint32_t ow = j->out_w, X0 = 0;
+    for (; X0 + 8 <= ow; X0 += 8) {
+        __m256 v[8];
+        for (uint32_t k = 0; k < 8; k++)
+            v[k] = column_sum(j, rx, wx, X0 + k, inter);
+        transpose8(v); /* v[k]: columns X0 .. X0+7 of row k */
+        for (int k = 0; k < nrows; k++) {
+            float *d = dst + (size_t)k * dst_stride;
+            if (flip)
+                _mm256_storeu_ps(d + ow - X0 - 8, _mm256_permutevar8x32_ps(v[k], reverse));
+            else
+                _mm256_storeu_ps(d + X0, v[k]);
+        }
+    }
+    for (; X0 < ow; X0++) { /* the last out_w % 8 columns */
+        float sums[8];
+        _mm256_storeu_ps(sums, column_sum(j, rx, wx, X0, inter));
+        for (int k = 0; k < nrows; k++)
+            dst[(size_t)k * dst_stride + (flip ? ow - 1 - X0 : X0)] = sums[k];
+    }
+}
+
+static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, float *h, float *work)
+{
+    const aug_image *img = &j->images[i];
+    const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
+    size_t row_floats = (size_t)j->C * j->out_w, stride = row_stride(j);
+    float *rows = work, *inter = work + (size_t)8 * j->C * stride;
+    for (size_t k = 0; k < 8 * (size_t)j->C; k++) /* the zeros past W */
+        memset(rows + k * stride + j->W, 0, (stride - j->W) * sizeof(float));
+    for (int32_t r = r0; r < r1; r += 8) {
+        fill_rows(j, src, r, r1, rows);
+        int n = r1 - r < 8 ? (int)(r1 - r) : 8;
+        for (uint32_t c = 0; c < j->C; c++) {
+            fill_inter(j, rows, c, inter);
+            hblock(j, i, inter, img->flip, h + (size_t)(r - r0) * row_floats + (size_t)c * j->out_w, row_floats, n);
+        }
+    }
+}
+
+/* ACC[x] = sum over the row's taps of wy[k] * H(row ry[0] + k)[x], 8 columns at a time. */
+static AVX2 void vrow(const aug_job *j, const float *rows, size_t row_floats, const int32_t *ry,
+                      const float *wy, float *acc)
+{
+    uint32_t ow = j->out_w, x = 0;
+    for (; x + 8 <= ow; x += 8) {
+        __m256 a = _mm256_setzero_ps();
+        for (int32_t k = 0; k < ry[1]; k++)
+            a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(wy[k]),
+                                               _mm256_loadu_ps(rows + (size_t)k * row_floats + x)));
+        _mm256_storeu_ps(acc + x, a);
+    }
+    for (; x < ow; x++) {
+        float a = 0.0f;
+        for (int32_t k = 0; k < ry[1]; k++)
+            a = a + wy[k] * rows[(size_t)k * row_floats + x];
+        acc[x] = a;
+    }
+}
+
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)
+{
+    const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
+    const float *wy = j->wy + (size_t)i * j->out_h * j->ky;
+    int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
+    size_t row_floats = (size_t)j->C * j->out_w;
+    horizontal(j, i, r0, r1, h, work);
+    for (uint32_t y = 0; y < j->out_h; y++)
+        for (uint32_t c = 0; c < j->C; c++) {
+            const float *rows = h + (size_t)(ry[2 * y] - r0) * row_floats + (size_t)c * j->out_w;
+            vrow(j, rows, row_floats, ry + 2 * y, wy + (size_t)y * j->ky, acc);
+            h5pack_resample_store_row(j, i, y, c, acc);
+        }
+}
+#else
+int h5pack_resample_avx2_supported(void)
+{
+    return 0;
+}
+
+size_t h5pack_resample_avx2_work_floats(const aug_job *j)
+{
+    (void)j;
+    return 0;
+}
+
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)
+{
+    (void)j, (void)i, (void)h, (void)acc, (void)work; /* never called: not supported */
+}
+#endif
