@@ -47,7 +47,7 @@ static void accumulate(float *restrict acc, const float *restrict src, float w, 
 
 /* Stores row Y, channel C of image I from the sums ACC: float32 directly (the common case: a multiply,
  * an add and a store per value, as aug_store_value computes them), other types through it. */
-void h5pack_resample_store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
+static void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
 {
     if (j->out_type != AUG_OUT_F32) {
         for (uint32_t x = 0; x < j->out_w; x++)
@@ -77,7 +77,7 @@ static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, int32_t r0, c
             acc[x] = 0.0f;
         for (int32_t t = 0; t < ry[1]; t++)
             accumulate(acc, h + (size_t)(ry[0] + t - r0) * row_floats + (size_t)c * j->out_w, wy[t], j->out_w);
-        h5pack_resample_store_row(j, i, y, c, acc);
+        store_row(j, i, y, c, acc);
     }
 }
 

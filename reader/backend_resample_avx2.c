@@ -16,12 +16,13 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define AVX2 __attribute__((target("avx2")))
+#define AVX2 __attribute__((target("avx2,f16c")))
 
+/* AVX2 with F16C (every AVX2 CPU has it; float16 stores use it). */
 int h5pack_resample_avx2_supported(void)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
 }
 
 /* WORK: ROWS, 8 source rows of every channel as floats (row stride ROW_STRIDE: W values, then zeros for
@@ -182,6 +183,61 @@ static AVX2 void vrow(const aug_job *j, const float *rows, size_t row_floats, co
     }
 }
 
+/* 8 output elements of sums V as aug_store_value computes them, into OUT (8 elements of the type):
+ * float32 v * scale + bias; float16 rounded from it to nearest even (F16C, = h5pack_float_to_half_bits
+ * for finite values, the only ones here); bfloat16 the same with h5pack_float_to_bfloat16_bits' integer
+ * rounding; uint8 v + 0.5 clamped to [0, 255] and truncated. */
+static AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias, void *out)
+{
+    if (type == AUG_OUT_U8) {
+        __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(0.5f)), _mm256_setzero_ps()),
+                                 _mm256_set1_ps(255.0f));
+        uint32_t q[8];
+        _mm256_storeu_si256((__m256i *)(void *)q, _mm256_cvttps_epi32(r));
+        for (int k = 0; k < 8; k++)
+            ((uint8_t *)out)[k] = (uint8_t)q[k];
+        return;
+    }
+    __m256 o = _mm256_add_ps(_mm256_mul_ps(v, scale), bias);
+    if (type == AUG_OUT_F32) {
+        _mm256_storeu_ps(out, o);
+    } else if (type == AUG_OUT_F16) {
+        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(o, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    } else {
+        __m256i x = _mm256_castps_si256(o);
+        __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+        x = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
+        uint32_t q[8];
+        _mm256_storeu_si256((__m256i *)(void *)q, x);
+        for (int k = 0; k < 8; k++)
+            ((uint16_t *)out)[k] = (uint16_t)q[k];
+    }
+}
+
+/* Row Y, channel C of image I from the vertical sums ACC, 8 values at a time (NHWC: through a small
+ * buffer, spread at the channel stride); the last out_w % 8 through aug_store_value. */
+static AVX2 void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
+{
+    size_t es = j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
+    size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
+    size_t step = j->out_nhwc ? j->C : 1;
+    uint8_t *dst = (uint8_t *)j->out + first * es;
+    __m256 scale = _mm256_set1_ps(j->nscale[c]), bias = _mm256_set1_ps(j->nbias[c]);
+    uint32_t x = 0;
+    for (; x + 8 <= j->out_w; x += 8) {
+        if (step == 1) {
+            store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es);
+            continue;
+        }
+        uint8_t tmp[32];
+        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, tmp);
+        for (uint32_t k = 0; k < 8; k++)
+            memcpy(dst + (x + k) * step * es, tmp + k * es, es);
+    }
+    for (; x < j->out_w; x++)
+        aug_write(j, i, y, x, c, aug_store_value(j, c, acc[x]));
+}
+
 void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)
 {
     const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
@@ -193,7 +249,7 @@ void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *a
         for (uint32_t c = 0; c < j->C; c++) {
             const float *rows = h + (size_t)(ry[2 * y] - r0) * row_floats + (size_t)c * j->out_w;
             vrow(j, rows, row_floats, ry + 2 * y, wy + (size_t)y * j->ky, acc);
-            h5pack_resample_store_row(j, i, y, c, acc);
+            store_row(j, i, y, c, acc);
         }
 }
 #else
@@ -206,6 +262,61 @@ size_t h5pack_resample_avx2_work_floats(const aug_job *j)
 {
     (void)j;
     return 0;
+}
+
+/* 8 output elements of sums V as aug_store_value computes them, into OUT (8 elements of the type):
+ * float32 v * scale + bias; float16 rounded from it to nearest even (F16C, = h5pack_float_to_half_bits
+ * for finite values, the only ones here); bfloat16 the same with h5pack_float_to_bfloat16_bits' integer
+ * rounding; uint8 v + 0.5 clamped to [0, 255] and truncated. */
+static AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias, void *out)
+{
+    if (type == AUG_OUT_U8) {
+        __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(0.5f)), _mm256_setzero_ps()),
+                                 _mm256_set1_ps(255.0f));
+        uint32_t q[8];
+        _mm256_storeu_si256((__m256i *)(void *)q, _mm256_cvttps_epi32(r));
+        for (int k = 0; k < 8; k++)
+            ((uint8_t *)out)[k] = (uint8_t)q[k];
+        return;
+    }
+    __m256 o = _mm256_add_ps(_mm256_mul_ps(v, scale), bias);
+    if (type == AUG_OUT_F32) {
+        _mm256_storeu_ps(out, o);
+    } else if (type == AUG_OUT_F16) {
+        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(o, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    } else {
+        __m256i x = _mm256_castps_si256(o);
+        __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+        x = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
+        uint32_t q[8];
+        _mm256_storeu_si256((__m256i *)(void *)q, x);
+        for (int k = 0; k < 8; k++)
+            ((uint16_t *)out)[k] = (uint16_t)q[k];
+    }
+}
+
+/* Row Y, channel C of image I from the vertical sums ACC, 8 values at a time (NHWC: through a small
+ * buffer, spread at the channel stride); the last out_w % 8 through aug_store_value. */
+static AVX2 void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
+{
+    size_t es = j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
+    size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
+    size_t step = j->out_nhwc ? j->C : 1;
+    uint8_t *dst = (uint8_t *)j->out + first * es;
+    __m256 scale = _mm256_set1_ps(j->nscale[c]), bias = _mm256_set1_ps(j->nbias[c]);
+    uint32_t x = 0;
+    for (; x + 8 <= j->out_w; x += 8) {
+        if (step == 1) {
+            store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es);
+            continue;
+        }
+        uint8_t tmp[32];
+        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, tmp);
+        for (uint32_t k = 0; k < 8; k++)
+            memcpy(dst + (x + k) * step * es, tmp + k * es, es);
+    }
+    for (; x < j->out_w; x++)
+        aug_write(j, i, y, x, c, aug_store_value(j, c, acc[x]));
 }
 
 void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)

@@ -8,7 +8,7 @@
 
 #include "augment_resample.h"
 
-/* 1 when this CPU runs AVX2 (and the library was built for x86-64 with GCC or clang). */
+/* 1 when this CPU runs AVX2 and F16C (and the library was built for x86-64 with GCC or clang). */
 int h5pack_resample_avx2_supported(void);
 
 /* Floats of WORK that h5pack_resample_avx2_image needs for job J (8 source rows, twice). */
@@ -17,8 +17,5 @@ size_t h5pack_resample_avx2_work_floats(const aug_job *j);
 /* Image I of job J into j->out: H holds the horizontal sums (as the scalar pass's scratch), ACC one
  * output row (out_w floats), WORK h5pack_resample_avx2_work_floats(j) floats. */
 void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work);
-
-/* backend_resample.c: stores row Y, channel C of image I from the vertical sums ACC. */
-void h5pack_resample_store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc);
 
 #endif
