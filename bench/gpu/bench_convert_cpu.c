@@ -2,11 +2,12 @@
  * measured side by side in one run, with 1 thread (submit: what one worker does) and with N threads
  * (resubmit: OpenMP over the images of one batch, what an echo on the consumer thread does).
  *
- *   bench_convert_cpu [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW]
+ *   bench_convert_cpu [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops]
  *
  * The last cases are the resizing crops: stored images of --crop-from (256x256) resized to --size by
- * a random resized crop (and a centre crop), float32 NHWC -> NCHW with flip: the geometry planned on the
- * host per batch (included in the time) and PIL's antialiased bilinear filter.
+ * a random resized crop (float32, float16, bfloat16, uint8) and a centre crop (float32), NHWC -> NCHW
+ * with flip: the geometry planned on the host per batch (included in the time) and PIL's antialiased
+ * bilinear filter. --crops runs only those.
  * Output: one line per case with output GB/s, memcpy GB/s with the same thread count, and their ratio.
  * It drives the internal backend interface directly (reader/backend.h): it measures the conversion
  * stage alone, without the file and cache side of the reader. */
@@ -28,6 +29,7 @@ typedef struct bench_opts {
     uint32_t height, width;
     int threads, reps;
     uint32_t from_h, from_w; /* stored size of the resizing-crop cases */
+    int crops_only;
 } bench_opts;
 
 static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threads)
@@ -147,8 +149,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             o->reps = atoi(v), i++;
         else if (!strcmp(argv[i], "--crop-from") && v && sscanf(v, "%ux%u", &o->from_h, &o->from_w) == 2)
             i++;
+        else if (!strcmp(argv[i], "--crops"))
+            o->crops_only = 1;
         else {
-            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW]\n",
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops]\n",
                     argv[0]);
             return 1;
         }
@@ -162,19 +166,22 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {64, 224, 224, 2, 10, 256, 256};
+    bench_opts o = {64, 224, 224, 2, 10, 256, 256, 0};
     if (parse_args(argc, argv, &o))
         return 1;
     printf("CPU backend conversion, batch %zu of 3x%ux%u uint8 (output bytes/s; best of %d)\n", o.batch, o.height,
            o.width, o.reps);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NHWC, 0, 0, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 4, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0, 0);
-    run_case(&o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4, 0);
-    run_case(&o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 0);
-    run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 0, 1);
+    if (!o.crops_only) {
+        run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+        run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NHWC, 0, 0, 0);
+        run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+        run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1, 4, 0);
+        run_case(&o, H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+        run_case(&o, H5PACK_DTYPE_BFLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 4, 0);
+        run_case(&o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 0);
+    }
+    for (int d = H5PACK_DTYPE_FLOAT32; d <= H5PACK_DTYPE_UINT8; d++)
+        run_case(&o, (h5pack_dtype)d, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1, 0, 1);
     run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0, 2);
     return 0;
 }
