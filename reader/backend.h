@@ -56,6 +56,10 @@ typedef struct backend_params {
     /* output buffers per slot: 1, or 2 with batch echo (CUDA: echo e is converted into the other buffer,
      * so its kernel need not wait for the consumer's step on echo e-1; the CPU backend ignores it) */
     int output_buffers;
+    /* CPU backend: the workers convert each image straight from its chunk into the output (one-pass,
+     * backend_convert.h), so no slot keeps a uint8 input batch: none is allocated. Ignored when the
+     * backend cannot (uint8 pass-through, a sample-echo pool) and by the CUDA backend. */
+    int one_pass;
 } backend_params;
 
 /* Where image `image` of a composed delivery comes from: buf < slots: that ring slot's input;

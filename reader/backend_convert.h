@@ -5,10 +5,13 @@
  * output batch: pipeline_work.c) and the reference the tests compare the CUDA kernel with, so every path
  * gives the same bytes by construction.
  *
- * The CPU one-pass path: with the CPU backend, no resizing crop, no sample echo and no batch echo (an
- * echo converts the batch again with fresh draws, from its uint8 pixels, which one-pass never
- * assembles), workers write each image straight into the slot's output and submit the batch with
- * backend_job.pixels_done; the backend then only records the job and its boxes. */
+ * The CPU one-pass path: with the CPU backend, no sample echo and no batch echo (an echo converts the
+ * batch again with fresh draws, from its uint8 pixels, which one-pass never assembles), workers write
+ * each image straight into the slot's output and submit the batch with backend_job.pixels_done; the
+ * backend then only records the job and its boxes. Resizing crops too: the slot's resampling job is
+ * planned when its batch is bound (h5pack_backend_cpu_plan_crops) with every source left open, and each
+ * worker resamples its images from the chunk they live in (h5pack_backend_cpu_crop_image). No slot then
+ * holds a uint8 batch, so host memory follows the delivered size, not the stored one. */
 #ifndef H5PACK_READER_BACKEND_CONVERT_H
 #define H5PACK_READER_BACKEND_CONVERT_H
 
@@ -49,9 +52,27 @@ void h5pack_backend_conv_image(const backend_conv *cv, const uint8_t *src, void 
 
 /* ---- the CPU backend's one-pass path (backend_cpu.c) ---------------------------------------------- */
 
-/* The prepared conversion when B is the CPU backend and can take images converted by the workers (no
- * resizing crop, no sample-echo pool, not the uint8 pass-through); else NULL. */
+/* The prepared conversion when B is the CPU backend on the one-pass path without a resizing crop; else
+ * NULL. */
 const backend_conv *h5pack_backend_cpu_direct(backend *b);
+
+/* 1 when B is the CPU backend on the one-pass path with a resizing crop. */
+int h5pack_backend_cpu_direct_crops(backend *b);
+
+/* One-pass crops: plans SLOT's resampling job (COUNT images, key KEY, the output size of EPOCH) and its
+ * boxes, sources left open. Called once per bound batch, before any image of it is resampled. */
+void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch);
+
+/* Floats of scratch h5pack_backend_cpu_crop_image needs for SLOT's planned job. */
+size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot);
+
+/* Resamples image POS of SLOT's planned job from SRC (its stored image) into the slot's output.
+ * Concurrent calls for different images of one slot are safe. */
+void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch);
+
+/* 1 when SLOT's planned output size is no longer its epoch's (h5pack_set_output_size after the plan):
+ * the images must be planned and resampled again (the pipeline reads their chunks once more). */
+int h5pack_backend_cpu_crops_stale(backend *b, int slot);
 
 /* The output batch of SLOT (where the workers write). */
 void *h5pack_backend_cpu_output(backend *b, int slot);

@@ -35,6 +35,7 @@ typedef struct cpu_slot {
     backend_box *boxes;      /* batch_size */
     uint32_t out_h, out_w;
     void *blob;              /* resizing crops: the job's geometry */
+    aug_job aj;              /* one-pass crops: the job planned at bind (sources filled in per image) */
 } cpu_slot;
 
 typedef struct cpu_backend {
@@ -51,6 +52,7 @@ typedef struct cpu_backend {
     size_t blob_bytes;
     _Atomic uint64_t convert_ns;          /* summed over all threads that converted */
     int passthrough;                      /* uint8 out, same layout: outputs alias inputs */
+    int one_pass;                         /* the workers write the outputs: no uint8 inputs at all */
     backend_conv conv;                    /* the conversion without a resizing crop, prepared once */
 } cpu_backend;
 
@@ -67,7 +69,7 @@ static size_t round_up(size_t n, size_t a)
 static uint8_t *cpu_host_input(backend *b, int slot)
 {
     cpu_backend *cb = cpu_of(b);
-    return cb->inputs + (size_t)slot * cb->in_slot_bytes;
+    return cb->inputs ? cb->inputs + (size_t)slot * cb->in_slot_bytes : NULL; /* none on the one-pass path */
 }
 
 /* A slot's label rows, rounded up so that every slot's buffer stays 64-byte aligned. */
@@ -143,6 +145,10 @@ static void split_range(size_t count, int parts, int part, size_t *first, size_t
 static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char *err, size_t err_len)
 {
     cpu_slot *s = &cb->slot_state[slot];
+    if (job.pixels_done && cb->one_pass && cb->p.crop != AUG_CROP_NONE) {
+        s->job = job; /* planned at bind, resampled by the workers: sizes and boxes are in place */
+        return H5PACK_OK;
+    }
     if (job.sources && job.sources != s->sources)
         memcpy(s->sources, job.sources, job.count * sizeof *job.sources);
     if (job.sources)
@@ -224,6 +230,8 @@ static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch, c
     if (cb->p.crop != AUG_CROP_NONE) { /* converted before the output size changed: redo it */
         uint32_t h, w;
         h5pack_backend_size_for(b, s->job.epoch, &h, &w);
+        if ((h != s->out_h || w != s->out_w) && cb->one_pass) /* the pipeline redoes these from the chunks */
+            return h5pack_backend_error(H5PACK_EINTERNAL, err, err_len, "cpu backend: slot %d is stale", slot);
         if ((h != s->out_h || w != s->out_w) && (rc = convert(cb, slot, s->job, cb->p.threads, err, err_len)))
             return rc;
     }
@@ -281,7 +289,45 @@ const backend_conv *h5pack_backend_cpu_direct(backend *b)
     if (!b || b->ops != &cpu_ops)
         return NULL;
     cpu_backend *cb = cpu_of(b);
-    return cb->p.crop == AUG_CROP_NONE && cb->p.pool_batches == 0 && !cb->passthrough ? &cb->conv : NULL;
+    return cb->one_pass && cb->p.crop == AUG_CROP_NONE ? &cb->conv : NULL;
+}
+
+int h5pack_backend_cpu_direct_crops(backend *b)
+{
+    return b && b->ops == &cpu_ops && cpu_of(b)->one_pass && cpu_of(b)->p.crop != AUG_CROP_NONE;
+}
+
+void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch)
+{
+    cpu_backend *cb = cpu_of(b);
+    cpu_slot *s = &cb->slot_state[slot];
+    h5pack_backend_size_for(b, epoch, &s->out_h, &s->out_w);
+    memset(s->addrs, 0, count * sizeof *s->addrs); /* each worker sets its images' sources */
+    h5pack_aug_plan(&cb->pp, key, count, s->out_h, s->out_w, s->addrs, s->blob, &s->aj);
+    s->aj.out = cpu_output_of(cb, slot);
+    h5pack_backend_job_boxes(&s->aj, s->boxes);
+    s->job = h5pack_backend_job(count, key);
+    s->job.epoch = epoch;
+}
+
+size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot)
+{
+    return h5pack_resample_scratch_floats(&cpu_of(b)->slot_state[slot].aj);
+}
+
+void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch)
+{
+    cpu_slot *s = &cpu_of(b)->slot_state[slot];
+    ((aug_image *)(uintptr_t)s->aj.images)[pos].src = (uint64_t)(uintptr_t)src; /* the blob is the slot's */
+    h5pack_resample_images(&s->aj, pos, 1, scratch);
+}
+
+int h5pack_backend_cpu_crops_stale(backend *b, int slot)
+{
+    const cpu_slot *s = &cpu_of(b)->slot_state[slot];
+    uint32_t h, w;
+    h5pack_backend_size_for(b, s->job.epoch, &h, &w);
+    return h != s->out_h || w != s->out_w;
 }
 
 void *h5pack_backend_cpu_output(backend *b, int slot)
@@ -354,14 +400,17 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
                       p->pool_batches == 0;
     if (cb->passthrough)
         cb->out_slot_bytes = 0;
+    cb->one_pass = p->one_pass && !cb->passthrough && p->pool_batches == 0;
+    if (cb->one_pass)
+        cb->in_slot_bytes = 0; /* the workers read the chunks themselves */
     if (p->crop != AUG_CROP_NONE)
         cb->blob_bytes = h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width);
     size_t slots = (size_t)p->slots, pool_bytes = (size_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
-    cb->inputs = alloc_aligned(slots * cb->in_slot_bytes);
+    cb->inputs = cb->one_pass ? NULL : alloc_aligned(slots * cb->in_slot_bytes);
     cb->labels = alloc_aligned(slots * label_slot_bytes(p));
     cb->outputs = cb->passthrough ? NULL : alloc_aligned(slots * cb->out_slot_bytes);
     cb->pool = pool_bytes ? alloc_aligned(pool_bytes) : NULL;
-    if (!cb->inputs || !cb->labels || (!cb->passthrough && !cb->outputs) || (pool_bytes && !cb->pool) ||
+    if ((!cb->one_pass && !cb->inputs) || !cb->labels || (!cb->passthrough && !cb->outputs) || (pool_bytes && !cb->pool) ||
         alloc_slots(cb) != 0)
         goto nomem;
     atomic_init(&cb->convert_ns, 0);

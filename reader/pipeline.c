@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_convert.h"
 #include "pipeline_impl.h"
 
 /* ---- consumer ------------------------------------------------------------------------------------ */
@@ -191,6 +192,14 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
         p->batches_echoed++;
     else
         p->batches_fresh++;
+    if (p->direct_crops) { /* prepared before h5pack_set_output_size changed its epoch's size: redo it */
+        double t0 = h5pack_clock_s();
+        char why[384] = "";
+        rc = h5pack_pipeline_redo_crops(p, e, why, sizeof why);
+        p->stall_s += h5pack_clock_s() - t0;
+        if (rc)
+            return fail(p, rc, why[0] ? why : h5pack_strerror(rc), err, err_len);
+    }
     add_counts(&p->delivered, &e->counts);
     if (p->sample || echo) { /* sample echo converts every delivery here (the workers only copied the batch in) */
         double t0 = h5pack_clock_s();
@@ -383,6 +392,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     p->label_bytes = h5pack_chunksrc_label_bytes(p->geo);
     p->echo_slot = -1;
     p->direct = h5pack_pipeline_direct(pp);
+    p->direct_crops = h5pack_backend_cpu_direct_crops(pp->be);
     p->token_tag = next_token_tag() << PIPELINE_TOKEN_TAG_SHIFT;
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */
@@ -432,7 +442,8 @@ void h5pack_pipeline_free(pipeline *p)
     for (int i = 0; i < p->n_started; i++)
         pthread_join(p->workers[i].thread, NULL);
     for (int i = 0; p->workers && i < p->pp.setup.threads; i++)
-        h5pack_chunksrc_scratch_free(p->workers[i].scratch);
+        h5pack_chunksrc_scratch_free(p->workers[i].scratch), free(p->workers[i].crop_scratch);
+    h5pack_chunksrc_scratch_free(p->redo.scratch), free(p->redo.crop_scratch), free(p->redo_chunk);
     free(p->workers);
     ring_free(p);
     h5pack_pipeline_echo_free(p);

@@ -81,6 +81,8 @@ typedef struct worker {
     pthread_t thread;
     chunksrc_scratch *scratch;
     chunk_read_cost cost; /* running total of this worker's reads */
+    float *crop_scratch;  /* one-pass crops: the resampling's scratch, grown to the largest job */
+    size_t crop_scratch_floats;
 } worker;
 
 struct pipeline {
@@ -118,6 +120,9 @@ struct pipeline {
     worker *workers;
     int n_started;
     const struct backend_conv *direct; /* the CPU one-pass path (uses convert into the output), or NULL */
+    int direct_crops;       /* the CPU one-pass path with a resizing crop (uses resample into the output) */
+    worker redo;            /* direct_crops: the consumer's reads and scratch when a batch must be redone */
+    uint8_t *redo_chunk;    /* one chunk, read again for a redo */
     /* consumer side (consumer thread only) */
     uint64_t next_fresh;
     uint64_t token_tag;    /* this pipeline's tag, already shifted into place */
@@ -173,6 +178,13 @@ static inline void h5pack_pipeline_wake(pipeline *p)
 /* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index * world + rank, echo). */
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);
 
+/* One-pass crops: when E's slot was planned at an output size its epoch no longer has
+ * (h5pack_set_output_size after the plan), plans it again and resamples every image from its chunk,
+ * read once more from the file (the cache may no longer hold it; the reads count in E's stats).
+ * Consumer thread; rare: only batches prepared ahead across a size change. 0 or a negative code
+ * (message in ERR). */
+int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err_len);
+
 /* cache_load_fn reading through the chunk source with the worker's scratch; a mapped source lends the
  * chunk's bytes (h5pack_chunksrc_map) instead of copying them into DST. */
 int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
@@ -188,8 +200,9 @@ void h5pack_pipeline_bind_batch(pipeline *p);
 void *h5pack_pipeline_worker_main(void *arg);
 
 /* The conversion the workers apply straight from the chunks (the CPU backend's one-pass path,
- * backend_convert.h), or NULL for the two-pass path: another backend, a resizing crop, any echo, or the
- * environment variable H5PACK_TWO_PASS set to anything but "" or "0" (tests and benches compare them). */
+ * backend_convert.h), or NULL: a resizing crop (p->direct_crops then says whether the workers resample
+ * instead) or the two-pass path: another backend, any echo, or the environment variable
+ * H5PACK_TWO_PASS set to anything but "" or "0" (reader.c decides at open; tests and benches compare). */
 const struct backend_conv *h5pack_pipeline_direct(const pipeline_params *pp);
 
 /* pipeline_echo.c: the conversion of each delivery on the consumer side. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend_convert.h"
 #include "pipeline_impl.h"
 
 /* Plan-order bookkeeping: cache generations, the plan's counters, which accesses load. */
@@ -115,7 +116,8 @@ int h5pack_pipeline_can_bind(const pipeline *p)
 }
 
 /* Gives the next batch its ring slot's host buffers, fetched with the lock released: the CUDA backend's
- * host_input() waits for the slot's previous host-to-device copy. Then its uses can be claimed. */
+ * host_input() waits for the slot's previous host-to-device copy; one-pass crops plan the slot's
+ * resampling job here. Then its uses can be claimed. */
 void h5pack_pipeline_bind_batch(pipeline *p)
 {
     ring_entry *e = h5pack_pipeline_entry(p, p->bind_ticket);
@@ -125,6 +127,8 @@ void h5pack_pipeline_bind_batch(pipeline *p)
     pthread_mutex_unlock(&p->lock);
     uint8_t *in = p->pp.be->ops->host_input(p->pp.be, slot);
     int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
+    if (p->direct_crops) /* before any of its images is resampled (its uses are claimed after this) */
+        h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch);
     pthread_mutex_lock(&p->lock);
     e->host_in = in, e->host_labels = labels;
     e->host_ready = 1;

@@ -130,11 +130,60 @@ static void convert_group(const pipeline *p, const ring_entry *e, size_t j, cons
     }
 }
 
+/* One-pass crops: resamples the batch's images that live in access J's chunk straight into the output
+ * (the slot's job was planned at bind). 0, or ENOMEM when the scratch cannot grow. */
+static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t j, const uint8_t *chunk)
+{
+    uint64_t k = p->geo->samples_per_chunk, img = p->geo->image_bytes, first = e->acc[j].chunk * k;
+    int slot = h5pack_pipeline_ring_slot(p, e);
+    size_t need = h5pack_backend_cpu_crop_scratch_floats(p->pp.be, slot);
+    if (need > w->crop_scratch_floats) {
+        float *grown = realloc(w->crop_scratch, need * sizeof *grown);
+        if (!grown)
+            return H5PACK_ENOMEM;
+        w->crop_scratch = grown, w->crop_scratch_floats = need;
+    }
+    for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
+        uint32_t pos = e->order[g];
+        h5pack_backend_cpu_crop_image(p->pp.be, slot, pos, chunk + (size_t)(e->indices[pos] - first) * img,
+                                      w->crop_scratch);
+    }
+    return 0;
+}
+
+int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err_len)
+{
+    int slot = h5pack_pipeline_ring_slot(p, e);
+    if (!h5pack_backend_cpu_crops_stale(p->pp.be, slot))
+        return 0;
+    h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch);
+    if (!p->redo.scratch)
+        p->redo.scratch = h5pack_chunksrc_scratch_new(p->pp.src);
+    if (!p->redo_chunk)
+        p->redo_chunk = malloc((size_t)p->geo->chunk_bytes);
+    if (!p->redo.scratch || !p->redo_chunk) {
+        snprintf(err, err_len, "out of memory redoing a batch at the new output size");
+        return H5PACK_ENOMEM;
+    }
+    for (size_t j = 0; j < e->n_acc; j++) {
+        chunk_read_cost cost = {0};
+        int rc = h5pack_chunksrc_read(p->pp.src, e->acc[j].chunk, p->redo_chunk, p->redo.scratch, &cost, err, err_len);
+        uint64_t t0 = h5pack_clock_ns();
+        if (rc == 0)
+            rc = crop_group(p, &p->redo, e, j, p->redo_chunk);
+        h5pack_backend_cpu_add_convert_ns(p->pp.be, h5pack_clock_ns() - t0);
+        e->counts.bytes_read += cost.bytes_read, e->counts.bytes_inflated += cost.bytes_inflated;
+        e->counts.read_s += cost.read_s, e->counts.inflate_s += cost.inflate_s;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The CPU backend's one-pass conversion without a crop (NULL otherwise: with a crop the backend
+ * resamples, h5pack_backend_cpu_direct_crops). The backend chose it at open (reader.c). */
 const struct backend_conv *h5pack_pipeline_direct(const pipeline_params *pp)
 {
-    const char *env = getenv("H5PACK_TWO_PASS");
-    if (pp->echo > 1 || pp->sample_echo || (env && env[0] && strcmp(env, "0") != 0))
-        return NULL;
     return h5pack_backend_cpu_direct(pp->be);
 }
 
@@ -152,7 +201,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
     backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
     job.epoch = e->epoch;
     job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
-    job.pixels_done = p->direct != NULL;
+    job.pixels_done = p->direct != NULL || p->direct_crops;
     if (rc == 0)
         rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);
@@ -169,24 +218,27 @@ static void finish_batch(pipeline *p, ring_entry *e)
 }
 
 /* Runs use J of E (its chunk is loaded) outside the lock; a failed load's error goes into E's. */
-static void execute_use(pipeline *p, ring_entry *e, size_t j)
+static void execute_use(pipeline *p, worker *w, ring_entry *e, size_t j)
 {
     uint8_t *dst = e->host_in;
     char err[384] = "";
     const uint8_t *chunk = NULL;
+    int one_pass = p->direct || p->direct_crops;
     pthread_mutex_unlock(&p->lock);
     int rc = h5pack_cache_use(p->cache, &e->acc[j], 0, &chunk, err, sizeof err);
     uint64_t t0 = h5pack_clock_ns();
     if (rc == 0 && p->direct)
         convert_group(p, e, j, chunk);
+    else if (rc == 0 && p->direct_crops)
+        rc = crop_group(p, w, e, j, chunk);
     else if (rc == 0)
         copy_group(p, e, j, chunk, dst);
     uint64_t ns = h5pack_clock_ns() - t0;
     h5pack_cache_finish(p->cache, e->acc[j].slot); /* may let a load of the slot's next generation start */
-    if (p->direct) /* one-pass: the copy is the conversion; nothing is assembled */
+    if (one_pass) /* the copy is the conversion; nothing is assembled */
         h5pack_backend_cpu_add_convert_ns(p->pp.be, ns);
     pthread_mutex_lock(&p->lock);
-    if (!p->direct)
+    if (!one_pass)
         e->counts.assemble_s += (double)ns * 1e-9;
     if (rc && !e->rc) {
         e->rc = rc;
@@ -290,7 +342,7 @@ void *h5pack_pipeline_worker_main(void *arg)
         if (h5pack_pipeline_can_bind(p)) {
             h5pack_pipeline_bind_batch(p);
         } else if ((e = next_use(p, &j)) != NULL) {
-            execute_use(p, e, j);
+            execute_use(p, w, e, j);
         } else if (p->loads_pending < (uint64_t)threads && h5pack_pipeline_can_plan(p)) {
             h5pack_pipeline_plan_batch(p); /* too few loads known to keep every worker reading */
         } else if ((e = next_load(p, &j)) != NULL) {

@@ -46,6 +46,14 @@ static char *copy_string(const char *s)
 
 /* ---- open ---------------------------------------------------------------------------------------- */
 
+/* The CPU one-pass path (backend_convert.h) unless an echo needs the uint8 pixels again or
+ * H5PACK_TWO_PASS=1 asks for the two-pass path (for comparisons). */
+static int one_pass_wanted(const h5pack_config *c)
+{
+    const char *env = getenv("H5PACK_TWO_PASS");
+    return c->echo <= 1 && !(env && env[0] && strcmp(env, "0") != 0);
+}
+
 static int create_backend(h5pack_reader *r, const float *mean, const float *std)
 {
     const source_geometry *g = h5pack_chunksrc_geometry(r->src);
@@ -70,6 +78,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.device_memory_limit = c->device_memory_limit;
     bp.user_stream = c->cuda_stream;
     bp.output_buffers = c->echo > 1 && c->echo_mode == H5PACK_ECHO_BATCH ? 2 : 1;
+    bp.one_pass = one_pass_wanted(c);
     r->bp = bp;
     int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)

@@ -53,12 +53,14 @@ static void check_image(const h5pack_batch *b, size_t i, uint32_t oh, uint32_t o
     uint32_t ky = h5pack_aug_max_taps(SPEC.h, oh), kx = h5pack_aug_max_taps(SPEC.w, ow);
     int32_t *ry = malloc(sizeof(int32_t) * 2 * oh), *rx = malloc(sizeof(int32_t) * 2 * ow);
     float *wy = malloc(sizeof(float) * ky * oh), *wx = malloc(sizeof(float) * kx * ow);
-    float *out = malloc(sizeof(float) * 3 * oh * ow), *scratch = malloc(sizeof(float) * (SPEC.h + 1) * 3 * ow);
-    CHECK(ry && rx && wy && wx && out && scratch);
+    float *out = malloc(sizeof(float) * 3 * oh * ow);
+    CHECK(ry && rx && wy && wx && out);
     h5pack_aug_axis_coeffs((uint32_t)box->height, (uint32_t)box->y, oh, ky, ry, wy);
     h5pack_aug_axis_coeffs((uint32_t)box->width, (uint32_t)box->x, ow, kx, rx, wx);
     aug_job j = {1, 3, SPEC.h, SPEC.w, oh, ow, ky, kx, 1, 0, AUG_OUT_F32, {1 / 255.f, 1 / 255.f, 1 / 255.f, 0},
                  {0, 0, 0, 0}, &im, ry, wy, rx, wx, out};
+    float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&j));
+    CHECK(scratch);
     h5pack_resample_images(&j, 0, 1, scratch);
     CHECK_MSG(memcmp((const float *)b->data + i * 3 * oh * ow, out, sizeof(float) * 3 * oh * ow) == 0,
               "image %zu (row %llu) of batch %llu differs from its box's resampling", i,
