@@ -54,15 +54,58 @@ static inline __attribute__((always_inline)) AVX2 void transpose8(__m256 r[8])
     r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-/* Source row R of image SRC as floats, channel c into ROWS + c * CSTRIDE (W values each). NHWC rows are
- * split by channel in one pass, with the channel count a constant for 3 and 4 so the loop vectorises. */
-static void row_to_float(const aug_job *j, const uint8_t *src, int32_t r, float *rows, size_t cstride)
+/* The source columns an image's output columns read: [x0, x1), x0 a multiple of 8 (the transposition
+ * works on blocks of 8 columns), x1 the end of the last tap. */
+typedef struct col_span {
+    uint32_t x0, x1;
+} col_span;
+
+static col_span span_of(const aug_job *j, const int32_t *rx)
 {
-    uint32_t W = j->W, C = j->C;
+    int32_t lo = rx[0], hi = 0;
+    for (uint32_t X = 0; X < j->out_w; X++) {
+        lo = rx[2 * X] < lo ? rx[2 * X] : lo;
+        hi = rx[2 * X] + rx[2 * X + 1] > hi ? rx[2 * X] + rx[2 * X + 1] : hi;
+    }
+    return (col_span){(uint32_t)lo / 8 * 8, (uint32_t)hi};
+}
+
+/* Columns [x0, x1) of one interleaved RGB row as three float rows: 8 pixels (24 bytes, read exactly)
+ * at a time, each channel's 8 bytes picked by byte shuffles, widened and converted. */
+static AVX2 void rgb_to_float(const uint8_t *row, uint32_t x0, uint32_t x1, float *f0, float *f1, float *f2)
+{
+    /* pixel p's channel c is byte 3p + c: bytes 0-15 in LO, 16-23 in HI; -1 selects zero */
+    const __m128i lo_pick[3] = {_mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+                                _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+                                _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)};
+    const __m128i hi_pick[3] = {_mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, -1, -1, -1),
+                                _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, -1, -1, -1, -1, -1, -1, -1, -1),
+                                _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, -1, -1, -1, -1, -1, -1, -1, -1)};
+    float *dst[3] = {f0, f1, f2};
+    uint32_t x = x0;
+    for (; x + 8 <= x1; x += 8) {
+        const uint8_t *p = row + 3 * (size_t)x;
+        __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i hi = _mm_loadl_epi64((const __m128i *)(const void *)(p + 16));
+        for (int c = 0; c < 3; c++) {
+            __m128i b = _mm_or_si128(_mm_shuffle_epi8(lo, lo_pick[c]), _mm_shuffle_epi8(hi, hi_pick[c]));
+            _mm256_storeu_ps(dst[c] + x, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)));
+        }
+    }
+    for (; x < x1; x++)
+        f0[x] = (float)row[3 * x], f1[x] = (float)row[3 * x + 1], f2[x] = (float)row[3 * x + 2];
+}
+
+/* Columns [x0, x1) of source row R of image SRC as floats, channel c into ROWS + c * CSTRIDE (at their
+ * own column index). NHWC rows are split by channel in one pass, with the channel count a constant for
+ * 3 and 4 so the loop vectorises. */
+static void row_to_float(const aug_job *j, const uint8_t *src, int32_t r, col_span sp, float *rows, size_t cstride)
+{
+    uint32_t W = j->W, C = j->C, x0 = sp.x0, x1 = sp.x1;
     if (!j->in_nhwc || C == 1) { /* contiguous rows: vectorises */
         for (uint32_t c = 0; c < C; c++) {
             const uint8_t *row = src + ((size_t)c * j->H + (size_t)r) * W;
-            for (uint32_t x = 0; x < W; x++)
+            for (uint32_t x = x0; x < x1; x++)
                 rows[c * cstride + x] = (float)row[x];
         }
         return;
@@ -70,33 +113,33 @@ static void row_to_float(const aug_job *j, const uint8_t *src, int32_t r, float 
     const uint8_t *row = src + (size_t)r * W * C;
     float *f0 = rows, *f1 = rows + cstride, *f2 = rows + 2 * cstride, *f3 = rows + 3 * cstride;
     if (C == 3)
-        for (uint32_t x = 0; x < W; x++)
-            f0[x] = (float)row[3 * x], f1[x] = (float)row[3 * x + 1], f2[x] = (float)row[3 * x + 2];
+        rgb_to_float(row, x0, x1, f0, f1, f2);
     else if (C == 4)
-        for (uint32_t x = 0; x < W; x++)
+        for (uint32_t x = x0; x < x1; x++)
             f0[x] = (float)row[4 * x], f1[x] = (float)row[4 * x + 1], f2[x] = (float)row[4 * x + 2],
             f3[x] = (float)row[4 * x + 3];
     else
         for (uint32_t c = 0; c < C; c++)
-            for (uint32_t x = 0; x < W; x++)
+            for (uint32_t x = x0; x < x1; x++)
                 rows[c * cstride + x] = (float)row[(size_t)x * C + c];
 }
 
 /* Rows R .. R+7 of every channel as floats into ROWS (channel c, row k at (c * 8 + k) * stride); rows
  * at or past R1 repeat row R1 - 1 (computed, never stored). */
-static void fill_rows(const aug_job *j, const uint8_t *src, int32_t r, int32_t r1, float *rows)
+static void fill_rows(const aug_job *j, const uint8_t *src, int32_t r, int32_t r1, col_span sp, float *rows)
 {
     size_t stride = row_stride(j);
     for (int32_t k = 0; k < 8; k++)
-        row_to_float(j, src, r + k < r1 ? r + k : r1 - 1, rows + (size_t)k * stride, 8 * stride);
+        row_to_float(j, src, r + k < r1 ? r + k : r1 - 1, sp, rows + (size_t)k * stride, 8 * stride);
 }
 
-/* Channel C's 8 rows of ROWS interleaved by column into INTER. */
-static AVX2 void fill_inter(const aug_job *j, const float *rows, uint32_t c, float *inter)
+/* Channel C's 8 rows of ROWS interleaved by column into INTER, for the columns of SP (in blocks of 8:
+ * a block reaching past x1 reads the row's zeros past W, or values no tap uses). */
+static AVX2 void fill_inter(const aug_job *j, const float *rows, uint32_t c, col_span sp, float *inter)
 {
     size_t stride = row_stride(j);
     const float *ch = rows + (size_t)c * 8 * stride;
-    for (size_t x = 0; x < stride; x += 8) {
+    for (size_t x = sp.x0; x < sp.x1; x += 8) {
         __m256 v[8];
         for (int k = 0; k < 8; k++)
             v[k] = _mm256_loadu_ps(ch + (size_t)k * stride + x);
@@ -151,13 +194,14 @@ static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, flo
     const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
     size_t row_floats = (size_t)j->C * j->out_w, stride = row_stride(j);
     float *rows = work, *inter = work + (size_t)8 * j->C * stride;
+    col_span sp = span_of(j, j->rx + (size_t)i * j->out_w * 2);
     for (size_t k = 0; k < 8 * (size_t)j->C; k++) /* the zeros past W */
         memset(rows + k * stride + j->W, 0, (stride - j->W) * sizeof(float));
     for (int32_t r = r0; r < r1; r += 8) {
-        fill_rows(j, src, r, r1, rows);
+        fill_rows(j, src, r, r1, sp, rows);
         int n = r1 - r < 8 ? (int)(r1 - r) : 8;
         for (uint32_t c = 0; c < j->C; c++) {
-            fill_inter(j, rows, c, inter);
+            fill_inter(j, rows, c, sp, inter);
             hblock(j, i, inter, img->flip, h + (size_t)(r - r0) * row_floats + (size_t)c * j->out_w, row_floats, n);
         }
     }
@@ -187,7 +231,8 @@ static AVX2 void vrow(const aug_job *j, const float *rows, size_t row_floats, co
  * float32 v * scale + bias; float16 rounded from it to nearest even (F16C, = h5pack_float_to_half_bits
  * for finite values, the only ones here); bfloat16 the same with h5pack_float_to_bfloat16_bits' integer
  * rounding; uint8 v + 0.5 clamped to [0, 255] and truncated. */
-static AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias, void *out)
+static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias,
+                                                            void *out, int stream)
 {
     if (type == AUG_OUT_U8) {
         __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(0.5f)), _mm256_setzero_ps()),
@@ -199,10 +244,16 @@ static AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias, void *out
         return;
     }
     __m256 o = _mm256_add_ps(_mm256_mul_ps(v, scale), bias);
-    if (type == AUG_OUT_F32) {
+    if (type == AUG_OUT_F32 && stream && ((uintptr_t)out & 31) == 0) {
+        _mm256_stream_ps(out, o);
+    } else if (type == AUG_OUT_F32) {
         _mm256_storeu_ps(out, o);
     } else if (type == AUG_OUT_F16) {
-        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(o, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        __m128i h = _mm256_cvtps_ph(o, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        if (stream && ((uintptr_t)out & 15) == 0)
+            _mm_stream_si128((__m128i *)out, h);
+        else
+            _mm_storeu_si128((__m128i *)out, h);
     } else {
         __m256i x = _mm256_castps_si256(o);
         __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
@@ -214,9 +265,13 @@ static AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias, void *out
     }
 }
 
+/* Batches of at least this many output bytes are written with non-temporal stores where aligned (as the
+ * plain conversion does): they outgrow the caches, and a regular store first reads each line. */
+#define STREAM_MIN_BATCH_BYTES ((size_t)8 << 20)
+
 /* Row Y, channel C of image I from the vertical sums ACC, 8 values at a time (NHWC: through a small
  * buffer, spread at the channel stride); the last out_w % 8 through aug_store_value. */
-static AVX2 void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
+static AVX2 void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc, int stream)
 {
     size_t es = j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
     size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
@@ -226,11 +281,11 @@ static AVX2 void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c,
     uint32_t x = 0;
     for (; x + 8 <= j->out_w; x += 8) {
         if (step == 1) {
-            store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es);
+            store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es, stream);
             continue;
         }
         uint8_t tmp[32];
-        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, tmp);
+        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, tmp, 0);
         for (uint32_t k = 0; k < 8; k++)
             memcpy(dst + (x + k) * step * es, tmp + k * es, es);
     }
@@ -244,13 +299,17 @@ void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *a
     const float *wy = j->wy + (size_t)i * j->out_h * j->ky;
     int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
     size_t row_floats = (size_t)j->C * j->out_w;
+    size_t es = j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
+    int stream = (size_t)j->count * j->C * j->out_h * j->out_w * es >= STREAM_MIN_BATCH_BYTES;
     horizontal(j, i, r0, r1, h, work);
     for (uint32_t y = 0; y < j->out_h; y++)
         for (uint32_t c = 0; c < j->C; c++) {
             const float *rows = h + (size_t)(ry[2 * y] - r0) * row_floats + (size_t)c * j->out_w;
             vrow(j, rows, row_floats, ry + 2 * y, wy + (size_t)y * j->ky, acc);
-            store_row(j, i, y, c, acc);
+            store_row(j, i, y, c, acc, stream);
         }
+    if (stream)
+        _mm_sfence(); /* the streamed lines are visible before the batch is handed on */
 }
 #else
 int h5pack_resample_avx2_supported(void)
@@ -262,61 +321,6 @@ size_t h5pack_resample_avx2_work_floats(const aug_job *j)
 {
     (void)j;
     return 0;
-}
-
-/* 8 output elements of sums V as aug_store_value computes them, into OUT (8 elements of the type):
- * float32 v * scale + bias; float16 rounded from it to nearest even (F16C, = h5pack_float_to_half_bits
- * for finite values, the only ones here); bfloat16 the same with h5pack_float_to_bfloat16_bits' integer
- * rounding; uint8 v + 0.5 clamped to [0, 255] and truncated. */
-static AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias, void *out)
-{
-    if (type == AUG_OUT_U8) {
-        __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(0.5f)), _mm256_setzero_ps()),
-                                 _mm256_set1_ps(255.0f));
-        uint32_t q[8];
-        _mm256_storeu_si256((__m256i *)(void *)q, _mm256_cvttps_epi32(r));
-        for (int k = 0; k < 8; k++)
-            ((uint8_t *)out)[k] = (uint8_t)q[k];
-        return;
-    }
-    __m256 o = _mm256_add_ps(_mm256_mul_ps(v, scale), bias);
-    if (type == AUG_OUT_F32) {
-        _mm256_storeu_ps(out, o);
-    } else if (type == AUG_OUT_F16) {
-        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(o, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    } else {
-        __m256i x = _mm256_castps_si256(o);
-        __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-        x = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
-        uint32_t q[8];
-        _mm256_storeu_si256((__m256i *)(void *)q, x);
-        for (int k = 0; k < 8; k++)
-            ((uint16_t *)out)[k] = (uint16_t)q[k];
-    }
-}
-
-/* Row Y, channel C of image I from the vertical sums ACC, 8 values at a time (NHWC: through a small
- * buffer, spread at the channel stride); the last out_w % 8 through aug_store_value. */
-static AVX2 void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
-{
-    size_t es = j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
-    size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
-    size_t step = j->out_nhwc ? j->C : 1;
-    uint8_t *dst = (uint8_t *)j->out + first * es;
-    __m256 scale = _mm256_set1_ps(j->nscale[c]), bias = _mm256_set1_ps(j->nbias[c]);
-    uint32_t x = 0;
-    for (; x + 8 <= j->out_w; x += 8) {
-        if (step == 1) {
-            store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es);
-            continue;
-        }
-        uint8_t tmp[32];
-        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, tmp);
-        for (uint32_t k = 0; k < 8; k++)
-            memcpy(dst + (x + k) * step * es, tmp + k * es, es);
-    }
-    for (; x < j->out_w; x++)
-        aug_write(j, i, y, x, c, aug_store_value(j, c, acc[x]));
 }
 
 void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)
