@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "chunksrc_impl.h"
+#include "env.h"
 
 /* Beyond this many HDF5 chunks the tables (17 bytes per chunk) are not worth it: reads use
  * H5Dread_chunk. */
@@ -44,7 +45,7 @@ static int locate_slab(chunk_source *s, uint64_t slab)
 int h5pack_chunksrc_locate_chunks(chunk_source *s)
 {
     uint64_t n = s->n_h5_chunks;
-    if (n > LOCATE_MAX_CHUNKS || getenv("H5PACK_NO_LOCATE"))
+    if (n > LOCATE_MAX_CHUNKS || h5pack_env_flag("H5PACK_NO_LOCATE"))
         return -1;
     s->chunk_addr = calloc(n, sizeof *s->chunk_addr);
     s->chunk_size = calloc(n, sizeof *s->chunk_size);

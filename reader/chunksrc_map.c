@@ -18,6 +18,7 @@
 
 #include "chunksrc_impl.h"
 #include "clock.h"
+#include "env.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
@@ -53,8 +54,7 @@ static int populate(const chunk_source *s, uint64_t addr, uint64_t bytes)
 
 static int mapping_wanted(const chunk_source *s)
 {
-    const char *off = getenv("H5PACK_NO_MMAP");
-    if (off && off[0] && off[0] != '0')
+    if (h5pack_env_flag("H5PACK_NO_MMAP"))
         return 0;
     return (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) && !s->g.compressed &&
            s->fd >= 0 && s->g.n_chunks > 0 && sizeof(size_t) >= 8;

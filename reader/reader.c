@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "chunksrc.h"
 #include "clock.h"
+#include "env.h"
 #include "h5pack.h"
 #include "pipeline.h"
 #include "resolve.h"
@@ -50,8 +51,7 @@ static char *copy_string(const char *s)
  * H5PACK_TWO_PASS=1 asks for the two-pass path (for comparisons). */
 static int one_pass_wanted(const h5pack_config *c)
 {
-    const char *env = getenv("H5PACK_TWO_PASS");
-    return c->echo <= 1 && !(env && env[0] && strcmp(env, "0") != 0);
+    return c->echo <= 1 && !h5pack_env_flag("H5PACK_TWO_PASS");
 }
 
 static int create_backend(h5pack_reader *r, const float *mean, const float *std)
