@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "advice.h"
 #include "args.h"
 #include "augment_opts.h"
 #include "clock.h"
 #include "commands.h"
+#include "cpus.h"
 #include "json.h"
 
 typedef struct run_opts {
@@ -337,8 +337,7 @@ static void report(const run_opts *o, const h5pack_info *in, run_state *s, const
         if (secs > 0)
             f.stall_fraction = stall / secs, f.steady = 1;
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    f.cores = cores > 0 ? (int)cores : 1;
+    f.cores = h5pack_default_threads(); /* the CPUs this process may use (affinity, cgroup quota), as the reader counts them */
     advice adv = {.n = 0};
     advise_run(&f, &adv);
     if (o->json) {
