@@ -141,7 +141,8 @@ static pack_status scan_step(pack_ctx *c, char *err, size_t len)
     return PACK_OK;
 }
 
-/* Without --size: the size of the first image (in packed order) that decodes. */
+/* Without --size: the size of the first image (in packed order) that decodes. Running out of memory
+ * stops the probe with that reason (it says nothing about the images). */
 static int probe_size(pack_ctx *c, char *err, size_t len)
 {
     char why[256], first_failure[600] = "";
@@ -150,11 +151,16 @@ static int probe_size(pack_ctx *c, char *err, size_t len)
         const scan_entry *e = &c->scan.entries[c->order[p]];
         char *path = malloc(plen + strlen(e->relpath));
         image_u8 img = {0};
-        if (!path)
-            break;
-        sprintf(path, "%s/%s", c->o->src_dir, e->relpath);
-        image_status st = image_load(path, &c->job.opts, &img, why, sizeof why);
-        free(path);
+        image_status st = IMAGE_NOMEM;
+        if (path) {
+            sprintf(path, "%s/%s", c->o->src_dir, e->relpath);
+            st = image_load(path, &c->job.opts, &img, why, sizeof why);
+            free(path);
+        }
+        if (st == IMAGE_NOMEM) {
+            snprintf(err, len, "out of memory finding the image size (at %s)", e->name);
+            return -1;
+        }
         if (st == IMAGE_OK) {
             c->job.height = img.height;
             c->job.width = img.width;
