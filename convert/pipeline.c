@@ -326,10 +326,12 @@ static pipeline_status place_image(pack_pipeline *p, size_t pos, decoded_image *
     }
 }
 
+/* Waits for a worker's signal, or 150 ms for the progress bar. The deadline is on the monotonic clock
+ * (main_cv is created for it): a wall-clock step (NTP, a suspended VM) neither stretches nor skips it. */
 static void wait_main(pack_pipeline *p)
 {
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_nsec += 150 * 1000 * 1000; /* wake up for the progress bar */
     if (until.tv_nsec >= 1000000000L) {
         until.tv_sec++;
@@ -426,15 +428,33 @@ static pipeline_status run_placer(pack_pipeline *p, pipeline_result *res, char *
     return st;
 }
 
+/* The lock and both conditions (main_cv on the monotonic clock, for wait_main), or none of them (-1). */
+static int init_sync(pack_pipeline *p)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        return -1;
+    int ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0;
+    if (ok && pthread_mutex_init(&p->mu, NULL) != 0)
+        ok = 0;
+    else if (ok && pthread_cond_init(&p->work_cv, NULL) != 0)
+        pthread_mutex_destroy(&p->mu), ok = 0;
+    else if (ok && pthread_cond_init(&p->main_cv, &attr) != 0)
+        pthread_cond_destroy(&p->work_cv), pthread_mutex_destroy(&p->mu), ok = 0;
+    pthread_condattr_destroy(&attr);
+    return ok ? 0 : -1;
+}
+
 pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, char *err, size_t err_len)
 {
     pack_pipeline p;
     memset(&p, 0, sizeof p);
     memset(res, 0, sizeof *res);
     p.cfg = cfg;
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.work_cv, NULL);
-    pthread_cond_init(&p.main_cv, NULL);
+    if (init_sync(&p) != 0) {
+        snprintf(err, err_len, "cannot set up the converter's lock and conditions");
+        return PIPELINE_ERROR;
+    }
     pipeline_status st = PIPELINE_ERROR;
     res->kept = malloc((cfg->n ? cfg->n : 1) * sizeof *res->kept);
     if (!res->kept || allocate_buffers(&p) != 0) {

@@ -376,6 +376,22 @@ static uint64_t next_token_tag(void)
     return (uint64_t)(atomic_fetch_add(&counter, 1) % 0xFFFFu) + 1;
 }
 
+/* The lock and both conditions, or none of them (-1). */
+static int init_sync(pipeline *p)
+{
+    if (pthread_mutex_init(&p->lock, NULL) != 0)
+        return -1;
+    if (pthread_cond_init(&p->work, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        return -1;
+    }
+    if (pthread_cond_init(&p->ready, NULL) != 0) {
+        pthread_cond_destroy(&p->work), pthread_mutex_destroy(&p->lock);
+        return -1;
+    }
+    return 0;
+}
+
 int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, size_t err_len)
 {
     *out = NULL;
@@ -399,9 +415,11 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     uint64_t epochs = pp->setup.epochs, bpe = p->batches_per_epoch;
     p->total_batches = bpe && epochs > UINT64_MAX / bpe ? 0 : epochs * bpe;
     atomic_init(&p->stop, 0);
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->work, NULL);
-    pthread_cond_init(&p->ready, NULL);
+    if (init_sync(p) != 0) {
+        snprintf(err, err_len, "cannot set up the reader's lock and conditions");
+        free(p);
+        return H5PACK_ENOMEM;
+    }
     int rc = h5pack_pipeline_echo_start(p);
     if (rc == 0)
         rc = resume_setup(p);
