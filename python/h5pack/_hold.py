@@ -32,6 +32,10 @@ class Held:
             del t
         return self.exporter() is None
 
+    def unused(self):
+        """True when neither the image tensor nor any view of the reader's memory is left."""
+        return self.images() is None and self.exporter() is None
+
     def in_use(self):
         """True while a view still reads the reader's memory (after secure())."""
         return self.exporter() is not None

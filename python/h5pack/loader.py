@@ -156,11 +156,10 @@ class Loader:
     1) while it lives: samples/s, MB/s, stall fraction, hit rate, GPU idle (docs/stats.md, "Timeline");
     None uses ``$H5PACK_TIMELINE`` when set, ``""`` writes none.
 
-    Zero copy: the tensors are views of the reader's batch buffers. A batch stays valid until the
-    loader has yielded ``keep`` further batches (default 1: until the next batch arrives); then its
-    buffer goes back to the reader and is refilled. Keep a batch longer with ``.clone()``, or pass
-    ``copy=True`` (the loader clones and releases at once). ``keep`` can be at most ``prefetch - 1``, and
-    must be 1 with ``echo > 1`` (echoes share their batch's buffers) unless ``copy=True``.
+    Zero copy: the tensors are views of the reader's batch buffers. A batch nothing references goes
+    back to the reader at the next batch; one still referenced is held, up to ``keep`` batches (default
+    ``prefetch - 1``; 1 with ``echo > 1``, whose echoes share buffers), then moved onto its own copy
+    (copy-on-hold): what you keep keeps its values. ``copy=True`` clones every batch at once.
     On the GPU the loader follows ``torch.cuda.current_stream()``: a batch is ready for the stream that
     is current when it is yielded, and its buffer is reused only after the work queued on the stream
     current when it is given back (e.g. a loop run under ``with torch.cuda.stream(s):``).
@@ -182,7 +181,7 @@ class Loader:
 
     def __init__(self, path, batch_size=256, order="chunk", cache="1G", echo=1, device="auto", seed=0,
                  rank=None, world=None, epochs=None, threads=None, dtype="float32", layout="nchw", norm="imagenet",
-                 flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=1, copy=False,
+                 flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=None, copy=False,
                  return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
@@ -196,6 +195,10 @@ class Loader:
         if prefetch < 2:
             raise ValueError(f"prefetch={prefetch}: the Loader needs at least 2 buffers (one held by the "
                              f"training step, one being filled)")
+        # Default: hold up to prefetch - 1 batches, so the one a plain `for x, y in loader` still binds
+        # while the next is fetched is not copied (batches nobody references go back at once); echoes
+        # share their batch's buffers, so there each delivery goes back before the next.
+        keep = (prefetch - 1 if int(echo) <= 1 else 1) if keep is None else keep
         keep = _convert.int_option(keep, "keep", 0, _convert.I32_MAX)
         if not 1 <= keep <= prefetch - 1:
             raise ValueError(f"keep={keep} must be between 1 and prefetch - 1 = {prefetch - 1}")
@@ -205,6 +208,7 @@ class Loader:
             raise ValueError(f"keep={keep} with echo={echo}: the echoes of a batch share its buffers, so each "
                              f"is valid only until the next one; use keep=1 (and .clone()) or copy=True")
         self._keep, self._copy, self._return_indices = keep, copy, bool(with_indices or return_indices)
+        self._copies = 0  # held image tensors moved onto their own copy (copy-on-hold), for tests and stats
         self._last_boxes = None
         self.path = os.fspath(path)
         dtype, layout = _habits.dtype_name(dtype), self._memory_format(memory_format, layout)
@@ -367,12 +371,14 @@ class Loader:
             if last:
                 self._pos, self._epochs_done = 0, self._epochs_done + 1
             yield batch
+            del batch  # the generator's own reference would keep the batch "in use" (and copied)
             if last:
                 return
 
     def _next_batch(self):
         self._give_back_unpinned()
-        while len(self._held) >= self._keep:
+        self._give_back_unused()
+        while self._held and len(self._held) + len(self._pinned) >= self._keep:
             self._give_back(self._held.popleft())
         self._check_room()
         b = _lib.Batch()
@@ -396,8 +402,15 @@ class Loader:
         self._held.append(_hold.Held(b, out[0], exporter))
         return out
 
+    def _give_back_unused(self):
+        """Batches nothing references any more go back now, whatever keep says: no copy is needed."""
+        for held in [h for h in self._held if h.unused()]:
+            self._held.remove(held)
+            self._release(held.batch)
+
     def _give_back(self, held):
         """The reader wants HELD's buffer: a tensor the user still holds moves onto its own copy first."""
+        self._copies += held.images() is not None
         if held.secure():
             self._release(held.batch)
         else:

@@ -265,8 +265,24 @@ class ZeroCopyMore(unittest.TestCase):
 
     def test_keep_holds_batches(self):
         with loader(keep=3, prefetch=4) as ld:
-            for i, _ in enumerate(ld):
+            kept = []
+            for i, b in enumerate(ld):  # every batch still referenced: held up to keep, then copied
+                kept.append(b)
                 self.assertEqual(len(ld._held), min(i + 1, 3))
+            self.assertEqual(ld._copies, len(kept) - 3)
+
+    def test_plain_loop_copies_nothing(self):
+        # `for x, y in loader` still binds the previous batch while the next is fetched: it is held, not
+        # copied, and goes back once the loop rebinds x (the default keep is prefetch - 1)
+        with loader(order="random") as ld:
+            seen = 0
+            for x, y in ld:
+                seen += x.shape[0]
+            self.assertEqual(seen, files.N)
+            self.assertEqual(ld._copies, 0)
+            for x, y in ld:
+                del x, y
+            self.assertEqual(ld._copies, 0)
 
     def test_tensor_keeps_reader_alive(self):
         ld = loader(order="sequential")
