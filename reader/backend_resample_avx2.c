@@ -35,7 +35,7 @@ static size_t row_stride(const aug_job *j)
 
 size_t h5pack_resample_avx2_work_floats(const aug_job *j)
 {
-    return ((size_t)8 * j->C + 8) * row_stride(j);
+    return ((size_t)8 * j->C + 8) * row_stride(j) + (size_t)j->C * j->out_w; /* + one typed row per channel */
 }
 
 static inline __attribute__((always_inline)) AVX2 void transpose8(__m256 r[8])
@@ -237,10 +237,9 @@ static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v
     if (type == AUG_OUT_U8) {
         __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(0.5f)), _mm256_setzero_ps()),
                                  _mm256_set1_ps(255.0f));
-        uint32_t q[8];
-        _mm256_storeu_si256((__m256i *)(void *)q, _mm256_cvttps_epi32(r));
-        for (int k = 0; k < 8; k++)
-            ((uint8_t *)out)[k] = (uint8_t)q[k];
+        __m256i q = _mm256_cvttps_epi32(r); /* 0..255: the packs below never saturate */
+        __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(w, w));
         return;
     }
     __m256 o = _mm256_add_ps(_mm256_mul_ps(v, scale), bias);
@@ -258,10 +257,12 @@ static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v
         __m256i x = _mm256_castps_si256(o);
         __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
         x = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
-        uint32_t q[8];
-        _mm256_storeu_si256((__m256i *)(void *)q, x);
-        for (int k = 0; k < 8; k++)
-            ((uint16_t *)out)[k] = (uint16_t)q[k];
+        /* 0..0xFFFF after the shift: the unsigned pack keeps every value */
+        __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+        if (stream && ((uintptr_t)out & 15) == 0)
+            _mm_stream_si128((__m128i *)out, h);
+        else
+            _mm_storeu_si128((__m128i *)out, h);
     }
 }
 
@@ -269,28 +270,54 @@ static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v
  * plain conversion does): they outgrow the caches, and a regular store first reads each line. */
 #define STREAM_MIN_BATCH_BYTES ((size_t)8 << 20)
 
-/* Row Y, channel C of image I from the vertical sums ACC, 8 values at a time (NHWC: through a small
- * buffer, spread at the channel stride); the last out_w % 8 through aug_store_value. */
-static AVX2 void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc, int stream)
+static size_t elem_bytes(const aug_job *j)
 {
-    size_t es = j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
-    size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
-    size_t step = j->out_nhwc ? j->C : 1;
-    uint8_t *dst = (uint8_t *)j->out + first * es;
+    return j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
+}
+
+/* Channel C's output values of one row (sums ACC) as the output type, contiguous, into DST: 8 at a time,
+ * the last out_w % 8 through aug_store_value. */
+static AVX2 void pack_row(const aug_job *j, uint32_t c, const float *acc, uint8_t *dst, int stream)
+{
+    size_t es = elem_bytes(j);
     __m256 scale = _mm256_set1_ps(j->nscale[c]), bias = _mm256_set1_ps(j->nbias[c]);
     uint32_t x = 0;
-    for (; x + 8 <= j->out_w; x += 8) {
-        if (step == 1) {
-            store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es, stream);
-            continue;
-        }
-        uint8_t tmp[32];
-        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, tmp, 0);
-        for (uint32_t k = 0; k < 8; k++)
-            memcpy(dst + (x + k) * step * es, tmp + k * es, es);
+    for (; x + 8 <= j->out_w; x += 8)
+        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es, stream);
+    for (; x < j->out_w; x++) {
+        uint32_t e = aug_store_value(j, c, acc[x]);
+        if (es == 4)
+            memcpy(dst + x * 4, &e, 4);
+        else if (es == 2)
+            dst[2 * x] = (uint8_t)e, dst[2 * x + 1] = (uint8_t)(e >> 8); /* little endian, as the stores */
+        else
+            dst[x] = (uint8_t)e;
     }
-    for (; x < j->out_w; x++)
-        aug_write(j, i, y, x, c, aug_store_value(j, c, acc[x]));
+}
+
+/* NHWC output: row Y of image I from the C typed channel rows ROWS (out_w values each), interleaved. */
+static void interleave_row(const aug_job *j, uint32_t i, uint32_t y, const uint8_t *rows)
+{
+    uint32_t C = j->C, ow = j->out_w;
+    size_t first = (((size_t)i * j->out_h + y) * ow) * C;
+    if (elem_bytes(j) == 4) {
+        uint32_t *d = (uint32_t *)j->out + first;
+        const uint32_t *s = (const uint32_t *)(const void *)rows;
+        for (uint32_t x = 0; x < ow; x++)
+            for (uint32_t c = 0; c < C; c++)
+                d[(size_t)x * C + c] = s[(size_t)c * ow + x];
+    } else if (elem_bytes(j) == 2) {
+        uint16_t *d = (uint16_t *)j->out + first;
+        const uint16_t *s = (const uint16_t *)(const void *)rows;
+        for (uint32_t x = 0; x < ow; x++)
+            for (uint32_t c = 0; c < C; c++)
+                d[(size_t)x * C + c] = s[(size_t)c * ow + x];
+    } else {
+        uint8_t *d = (uint8_t *)j->out + first;
+        for (uint32_t x = 0; x < ow; x++)
+            for (uint32_t c = 0; c < C; c++)
+                d[(size_t)x * C + c] = rows[(size_t)c * ow + x];
+    }
 }
 
 void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)
@@ -299,15 +326,21 @@ void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *a
     const float *wy = j->wy + (size_t)i * j->out_h * j->ky;
     int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
     size_t row_floats = (size_t)j->C * j->out_w;
-    size_t es = j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
-    int stream = (size_t)j->count * j->C * j->out_h * j->out_w * es >= STREAM_MIN_BATCH_BYTES;
+    int stream = (size_t)j->count * j->C * j->out_h * j->out_w * elem_bytes(j) >= STREAM_MIN_BATCH_BYTES;
     horizontal(j, i, r0, r1, h, work);
-    for (uint32_t y = 0; y < j->out_h; y++)
+    int nhwc = j->out_nhwc && j->C > 1;
+    uint8_t *typed = (uint8_t *)(work + ((size_t)8 * j->C + 8) * row_stride(j)); /* NHWC: C typed rows */
+    size_t plane = (size_t)j->out_h * j->out_w * elem_bytes(j);
+    for (uint32_t y = 0; y < j->out_h; y++) {
         for (uint32_t c = 0; c < j->C; c++) {
             const float *rows = h + (size_t)(ry[2 * y] - r0) * row_floats + (size_t)c * j->out_w;
             vrow(j, rows, row_floats, ry + 2 * y, wy + (size_t)y * j->ky, acc);
-            store_row(j, i, y, c, acc, stream);
+            uint8_t *nchw_row = (uint8_t *)j->out + ((size_t)i * j->C + c) * plane + (size_t)y * j->out_w * elem_bytes(j);
+            pack_row(j, c, acc, nhwc ? typed + (size_t)c * j->out_w * elem_bytes(j) : nchw_row, !nhwc && stream);
         }
+        if (nhwc)
+            interleave_row(j, i, y, typed);
+    }
     if (stream)
         _mm_sfence(); /* the streamed lines are visible before the batch is handed on */
 }
