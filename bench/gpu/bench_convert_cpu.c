@@ -7,7 +7,8 @@
  * The last cases are the resizing crops: stored images of --crop-from (256x256) resized to --size by
  * a random resized crop (float32, float16, bfloat16, uint8) and a centre crop (float32), NHWC -> NCHW
  * with flip: the geometry planned on the host per batch (included in the time) and PIL's antialiased
- * bilinear filter. --crops runs only those.
+ * bilinear filter. --crops runs only those. --kernel times the resampling alone (one thread, a planned
+ * job of --batch images, every dtype): the scalar pass against the AVX2 one, alternated, best of --reps.
  * Output: one line per case with output GB/s, memcpy GB/s with the same thread count, and their ratio.
  * It drives the internal backend interface directly (reader/backend.h): it measures the conversion
  * stage alone, without the file and cache side of the reader. */
@@ -20,7 +21,10 @@
 #endif
 
 #include "augment.h"
+#include "augment_plan.h"
 #include "backend.h"
+#include "backend_resample.h"
+#include "backend_resample_avx2.h"
 #include "clock.h"
 #include "sizes.h"
 
@@ -29,7 +33,7 @@ typedef struct bench_opts {
     uint32_t height, width;
     int threads, reps;
     uint32_t from_h, from_w; /* stored size of the resizing-crop cases */
-    int crops_only;
+    int crops_only, kernel;
 } bench_opts;
 
 static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threads)
@@ -134,6 +138,54 @@ static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, 
     b->ops->destroy(b);
 }
 
+/* --kernel: one dtype's random resized crop job of o->batch stored images, resampled by the scalar and
+ * the AVX2 pass in turn (one thread, best of reps each). */
+static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
+{
+    backend_params p;
+    memset(&p, 0, sizeof p);
+    p.channels = 3, p.height = o->from_h, p.width = o->from_w, p.dtype = dtype, p.crop = 1, p.random_flip = 1;
+    p.in_layout = H5PACK_LAYOUT_NHWC, p.out_layout = H5PACK_LAYOUT_NCHW, p.batch_size = o->batch;
+    p.scale_min = 0.08, p.scale_max = 1.0, p.ratio_min = 0.75, p.ratio_max = 4.0 / 3.0, p.center_ratio = 0.875;
+    for (int c = 0; c < 3; c++)
+        p.mean[c] = 0.45f, p.std[c] = 0.225f;
+    aug_plan_params pp;
+    h5pack_backend_plan_params(&p, &pp);
+    size_t in_img = (size_t)3 * p.height * p.width, es = dtype == H5PACK_DTYPE_FLOAT32 ? 4 : dtype == H5PACK_DTYPE_UINT8 ? 1 : 2;
+    uint8_t *in = malloc(o->batch * in_img);
+    uint64_t *src = malloc(o->batch * sizeof *src);
+    void *blob = malloc(h5pack_aug_blob_capacity(&pp, o->batch, o->height, o->width));
+    void *out = malloc(o->batch * 3 * o->height * o->width * es);
+    if (!in || !src || !blob || !out) {
+        fprintf(stderr, "bench_convert_cpu: out of memory\n");
+        exit(1);
+    }
+    rng_state rng = {9};
+    for (size_t k = 0; k < o->batch * in_img; k++)
+        in[k] = (uint8_t)(rng_next(&rng) >> 56);
+    for (size_t i = 0; i < o->batch; i++)
+        src[i] = (uint64_t)(uintptr_t)(in + i * in_img);
+    aug_job j;
+    h5pack_aug_plan(&pp, 77, o->batch, o->height, o->width, src, blob, &j);
+    j.out = out;
+    float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&j));
+    double best[2] = {1e30, 1e30};
+    for (int r = 0; r <= o->reps; r++)
+        for (int simd = 0; simd < 2; simd++) {
+            if (simd && !h5pack_resample_avx2_supported())
+                continue;
+            double t0 = h5pack_clock_s();
+            h5pack_resample_images_with(&j, 0, (uint32_t)o->batch, scratch, simd);
+            double t = h5pack_clock_s() - t0;
+            if (r > 0 && t < best[simd])
+                best[simd] = t;
+        }
+    printf("resample kernel %ux%u->%ux%u %-8s 1 thread: scalar %7.0f img/s  avx2 %7.0f img/s  ratio %.2f\n",
+           p.height, p.width, o->height, o->width, dtype_name(dtype), o->batch / best[0], o->batch / best[1],
+           best[0] / best[1]);
+    free(in), free(src), free(blob), free(out), free(scratch);
+}
+
 static int parse_args(int argc, char **argv, bench_opts *o)
 {
     uint64_t n = 0; /* --batch: a count in h5pack's size rule */
@@ -151,8 +203,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             i++;
         else if (!strcmp(argv[i], "--crops"))
             o->crops_only = 1;
+        else if (!strcmp(argv[i], "--kernel"))
+            o->kernel = 1;
         else {
-            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops]\n",
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops] [--kernel]\n",
                     argv[0]);
             return 1;
         }
@@ -166,11 +220,16 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {64, 224, 224, 2, 10, 256, 256, 0};
+    bench_opts o = {64, 224, 224, 2, 10, 256, 256, 0, 0};
     if (parse_args(argc, argv, &o))
         return 1;
     printf("CPU backend conversion, batch %zu of 3x%ux%u uint8 (output bytes/s; best of %d)\n", o.batch, o.height,
            o.width, o.reps);
+    if (o.kernel) {
+        for (int d = H5PACK_DTYPE_FLOAT32; d <= H5PACK_DTYPE_UINT8; d++)
+            kernel_case(&o, (h5pack_dtype)d);
+        return 0;
+    }
     if (!o.crops_only) {
         run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 0, 0, 0);
         run_case(&o, H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NHWC, 0, 0, 0);
