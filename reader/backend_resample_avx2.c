@@ -13,16 +13,19 @@
 #include "backend_resample_avx2.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #include <string.h>
 
 #define AVX2 __attribute__((target("avx2,f16c")))
 
-/* AVX2 with F16C (every AVX2 CPU has it; float16 stores use it). */
+/* AVX2 with F16C (every AVX2 CPU has it; float16 stores use it). F16C is read from CPUID leaf 1 (ECX
+ * bit 29): clang 14's __builtin_cpu_supports does not know "f16c". */
 int h5pack_resample_avx2_supported(void)
 {
+    unsigned a, b, c, d;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    return __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
 }
 
 /* WORK: ROWS, 8 source rows of every channel as floats (row stride ROW_STRIDE: W values, then zeros for
