@@ -13,11 +13,13 @@
  * own global lock anyway, so nothing is lost; holding ours also lets the reader's open probe fork while
  * none of our threads is inside HDF5 (chunksrc_probe.c).
  *
- * ONE lock per process: h5pack-stats and the samples link libh5pack.so and the h5pack_common objects
- * too, so the lock functions are exported from libh5pack.so (default visibility, not in h5pack.h): a
- * program's own copy then interposes on the library's (as its malloc would), and both take the same
- * mutex. Only these two functions touch the mutex, and everything else goes through them.
- * tests/common/test_one_lock.c checks this. */
+ * ONE lock per process, by construction: h5lock.c is not part of h5pack_common (which programs that
+ * load libh5pack.so link a second copy of) but its own object library, h5pack_h5lock, in libh5pack and
+ * in programs without libh5pack (the converter). A program that loads libh5pack.so and needs the lock
+ * (h5pack-stats, tests) reaches it through these exported functions (default visibility, not in
+ * h5pack.h); no symbol interposition is involved, so a compiler that inlines them inside the library
+ * (clang does) still takes the same mutex. tests/common/test_one_lock.c checks it, also built with
+ * clang in CI. */
 #define H5PACK_H5_EXPORT __attribute__((visibility("default")))
 H5PACK_H5_EXPORT void h5pack_h5_lock_global(void);
 H5PACK_H5_EXPORT void h5pack_h5_unlock_global(void);
@@ -30,8 +32,8 @@ typedef struct h5pack_h5_quiet {
 } h5pack_h5_quiet;
 
 /* Lock + quiet: every HDF5 call of the reader's chunk sources runs between these two. */
-void h5pack_h5_enter(h5pack_h5_quiet *q);
-void h5pack_h5_leave(const h5pack_h5_quiet *q);
+H5PACK_H5_EXPORT void h5pack_h5_enter(h5pack_h5_quiet *q);
+H5PACK_H5_EXPORT void h5pack_h5_leave(const h5pack_h5_quiet *q);
 
 /* ---- errors (h5error.c) ------------------------------------------------------------------------- */
 

@@ -1,12 +1,11 @@
-/* h5lock.c - the process-wide HDF5 lock (see h5glue.h for why it is exported from libh5pack.so). */
+/* h5lock.c - the process-wide HDF5 lock (h5glue.h: one copy per process, exported from libh5pack.so). */
 #include <pthread.h>
 
 #include "h5glue.h"
 
 static pthread_mutex_t g_h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Only these two touch g_h5_lock: when a program's copy interposes on them, the library's calls (which
- * go through the PLT, being exported) reach the program's mutex, and this one stays unused. */
+/* Only these two touch g_h5_lock. */
 void h5pack_h5_lock_global(void)
 {
     pthread_mutex_lock(&g_h5_lock);

@@ -1,7 +1,9 @@
 /* test_one_lock.c - one HDF5 lock per process (reader/common/h5glue.h): this program links libh5pack.so
  * and its own copy of the h5pack_common objects, as h5pack-stats and the samples do. While it holds the
- * lock through its own copy, h5pack_open (inside the shared library, which takes the lock around its HDF5
- * calls) must not get through; once released, it must. With two locks the open would finish at once. */
+ * lock (libh5pack's exported functions: h5pack_common has no copy of them), h5pack_open (inside the
+ * shared library, which takes the lock around its HDF5 calls) must not get through; once released, it
+ * must. With two locks the open would finish at once (as it did with clang when the program carried its
+ * own copy and the library inlined its calls). */
 #include <errno.h>
 #include <hdf5.h>
 #include <pthread.h>
@@ -73,7 +75,7 @@ int main(void)
 
     opener o = {.path = path, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     pthread_t t;
-    h5pack_h5_lock_global(); /* this program's copy of the lock functions */
+    h5pack_h5_lock_global(); /* the library's lock, as h5pack-stats would take it */
     CHECK(pthread_create(&t, NULL, open_file, &o) == 0);
     int early = finished_within(&o, 500);
     h5pack_h5_unlock_global();
