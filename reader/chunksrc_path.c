@@ -69,20 +69,10 @@ typedef struct filter_summary {
     int deflate_index;
 } filter_summary;
 
-/* Appends "deflate(4)", "shuffle", "fletcher32" or "NAME(id N)" to the geometry's filter list. */
+/* Appends the filter's name to the geometry's filter list (h5pack_h5_filter_append). */
 static void describe_filter(source_geometry *g, H5Z_filter_t id, unsigned level, const char *name)
 {
-    char one[96];
-    if (id == H5Z_FILTER_DEFLATE)
-        snprintf(one, sizeof one, "deflate(%u)", level);
-    else if (id == H5Z_FILTER_SHUFFLE)
-        snprintf(one, sizeof one, "shuffle");
-    else if (id == H5Z_FILTER_FLETCHER32)
-        snprintf(one, sizeof one, "fletcher32");
-    else
-        snprintf(one, sizeof one, "%s(id %d)", name[0] ? name : "filter", (int)id);
-    size_t used = strlen(g->filters);
-    snprintf(g->filters + used, sizeof g->filters - used, "%s%s", used ? ", " : "", one);
+    h5pack_h5_filter_append(id, level, name, g->filters, sizeof g->filters);
     g->n_filters++;
 }
 

@@ -1,5 +1,6 @@
 /* h5describe.c - HDF5 types and shapes as the short words our messages and reports use (see h5glue.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "h5glue.h"
 
@@ -33,6 +34,22 @@ void h5pack_h5_type_name(hid_t type, char *buf, size_t len)
         snprintf(buf, len, "%s", name);
     else
         snprintf(buf, len, "unknown type (class %d, %zu bytes)", (int)cls, size);
+}
+
+void h5pack_h5_filter_append(H5Z_filter_t id, unsigned level, const char *name, char *buf, size_t len)
+{
+    char one[96];
+    if (id == H5Z_FILTER_DEFLATE)
+        snprintf(one, sizeof one, "deflate(%u)", level);
+    else if (id == H5Z_FILTER_SHUFFLE)
+        snprintf(one, sizeof one, "shuffle");
+    else if (id == H5Z_FILTER_FLETCHER32)
+        snprintf(one, sizeof one, "fletcher32");
+    else
+        snprintf(one, sizeof one, "%s(id %d)", name && name[0] ? name : "filter", (int)id);
+    size_t used = strnlen(buf, len);
+    if (used < len)
+        snprintf(buf + used, len - used, "%s%s", used ? ", " : "", one);
 }
 
 void h5pack_h5_dims_text(const hsize_t *dims, int rank, char *buf, size_t len)

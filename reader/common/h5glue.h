@@ -71,6 +71,11 @@ void h5pack_h5_type_name(hid_t type, char *buf, size_t len);
 /* "(3,224,224)"-style text of DIMS. */
 void h5pack_h5_dims_text(const hsize_t *dims, int rank, char *buf, size_t len);
 
+/* Appends a filter's name to the comma-separated list in BUF: "deflate(LEVEL)", "shuffle", "fletcher32",
+ * or "NAME(id N)" (NAME as HDF5 reports it, "filter" when empty). The reader and `h5pack-stats info`
+ * both name filters this way. */
+void h5pack_h5_filter_append(H5Z_filter_t id, unsigned level, const char *name, char *buf, size_t len);
+
 /* ---- small reads (h5attr.c) --------------------------------------------------------------------- */
 
 /* Whether PATH (may contain '/') names an existing link below LOC; no error stack output. */

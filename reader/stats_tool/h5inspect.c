@@ -25,17 +25,7 @@ static void filter_list(hid_t dcpl, char *buf, size_t len)
         size_t ncd = 8;
         char name[64] = "";
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &cfg);
-        char one[96];
-        if (id == H5Z_FILTER_DEFLATE)
-            snprintf(one, sizeof one, "deflate(%u)", ncd ? cd[0] : 0);
-        else if (id == H5Z_FILTER_SHUFFLE)
-            snprintf(one, sizeof one, "shuffle");
-        else if (id == H5Z_FILTER_FLETCHER32)
-            snprintf(one, sizeof one, "fletcher32");
-        else
-            snprintf(one, sizeof one, "%s(id %d)", name[0] ? name : "filter", (int)id);
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", used ? ", " : "", one);
+        h5pack_h5_filter_append(id, ncd ? cd[0] : 0, name, buf, len);
     }
 }
 

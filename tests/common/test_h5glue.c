@@ -61,6 +61,18 @@ static void test_names(void)
     CHECK_MSG(strcmp(buf, "()") == 0, "scalar dims \"%s\"", buf);
     h5pack_h5_dims_text(dims, 4, buf, 6); /* cut, still terminated */
     CHECK_MSG(strlen(buf) == 5, "cut dims \"%s\"", buf);
+
+    /* filter names: the one spelling of the reader and of h5pack-stats info */
+    buf[0] = '\0';
+    h5pack_h5_filter_append(H5Z_FILTER_SHUFFLE, 0, "", buf, sizeof buf);
+    h5pack_h5_filter_append(H5Z_FILTER_DEFLATE, 4, "deflate", buf, sizeof buf);
+    h5pack_h5_filter_append(32000, 0, "lzf", buf, sizeof buf);
+    h5pack_h5_filter_append(307, 0, "", buf, sizeof buf);
+    CHECK_MSG(strcmp(buf, "shuffle, deflate(4), lzf(id 32000), filter(id 307)") == 0, "filters \"%s\"", buf);
+    char small[12] = "";
+    h5pack_h5_filter_append(H5Z_FILTER_FLETCHER32, 0, "", small, sizeof small);
+    h5pack_h5_filter_append(H5Z_FILTER_SHUFFLE, 0, "", small, sizeof small); /* cut, still terminated */
+    CHECK_MSG(strlen(small) == sizeof small - 1 && strncmp(small, "fletcher32", 10) == 0, "cut \"%s\"", small);
 }
 
 static void test_attrs(const char *path)
