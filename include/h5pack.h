@@ -259,6 +259,38 @@ typedef struct h5pack_config {
  * h5pack_last_error(NULL)). */
 H5PACK_API int h5pack_config_init(h5pack_config *cfg);
 
+/* ---- the parameter table: every h5pack_config field described once ------------------------------- */
+
+/* How a field is stored. */
+typedef enum h5pack_param_type {
+    H5PACK_PARAM_SIZE = 0,   /* size_t */
+    H5PACK_PARAM_U32 = 1,    /* uint32_t */
+    H5PACK_PARAM_U64 = 2,    /* uint64_t */
+    H5PACK_PARAM_INT = 3,    /* int */
+    H5PACK_PARAM_ENUM = 4,   /* an h5pack enum (int): value i is the i-th of enum_names */
+    H5PACK_PARAM_DOUBLE = 5, /* double */
+    H5PACK_PARAM_FLOATS = 6, /* float[H5PACK_MAX_CHANNELS] */
+    H5PACK_PARAM_STRING = 7, /* const char * (NUL-terminated, may be NULL) */
+    H5PACK_PARAM_POINTER = 8 /* void * (an opaque handle, e.g. a cudaStream_t) */
+} h5pack_param_type;
+
+/* One field of h5pack_config, in struct order (struct_size excluded). h5pack_open() checks every
+ * numeric field against [min, max] (enums: 0 .. the last name) with a message naming the field, its
+ * value and the range; cross-field rules (rank < world, ...) are checked after that. Defaults come from
+ * h5pack_config_init(). Bindings build their copy of the struct from this table (offset, size, type)
+ * instead of a hand-kept list. */
+typedef struct h5pack_param {
+    const char *name;        /* the field's name, e.g. "batch_size" */
+    h5pack_param_type type;
+    size_t offset, size;     /* offsetof(h5pack_config, name), sizeof the field */
+    double min, max;         /* inclusive bounds of numeric fields (checked at open); 0, 0 for others */
+    const char *enum_names;  /* ENUM: the values' names in order, comma-separated ("nchw,nhwc,auto"); else NULL */
+    const char *doc;         /* one line */
+} h5pack_param;
+
+/* The table (static storage, thread-safe) and its length in *count (count may be NULL). */
+H5PACK_API const h5pack_param *h5pack_param_table(size_t *count);
+
 /* ---- the reader ----------------------------------------------------------------------------------- */
 
 typedef struct h5pack_reader h5pack_reader;

@@ -6,47 +6,22 @@
 #include "cpus.h"
 
 #include "api_structs.h"
+#include "params.h"
 
 static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
 static const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
-
-static int enum_in(int v, int lo, int hi)
-{
-    return v >= lo && v <= hi;
-}
 
 int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_len)
 {
     if (h5pack_abi_check(cfg, &h5pack_abi_config, err, err_len)) /* a zeroed struct is not "all fields 0" */
         return H5PACK_EINVAL;
-    const char *bad = NULL;
+    if (h5pack_params_check(cfg, err, err_len)) /* each field within its bounds (params.c) */
+        return H5PACK_EINVAL;
+    const char *bad = NULL; /* the rules across fields */
     if (!cfg->images_dataset || !cfg->images_dataset[0])
         bad = "images_dataset must name a dataset";
-    else if (cfg->batch_size == 0 || cfg->batch_size > ((size_t)1 << 31))
-        bad = "batch_size must be 1 .. 2^31"; /* above, the epoch's batch count would overflow */
-    else if (cfg->world == 0 || cfg->rank >= cfg->world)
-        bad = "rank must be < world and world >= 1";
-    else if (cfg->echo == 0)
-        bad = "echo must be >= 1 (1 = no echoing)";
-    else if (cfg->cache_bytes == 0)
-        bad = "cache_bytes must be > 0 (any size works: the cache holds at least one chunk)";
-    else if (cfg->threads < 0 || cfg->threads > H5PACK_MAX_THREADS)
-        bad = "threads must be 0 (one per core) .. " H5PACK_MAX_THREADS_TEXT;
-    else if (cfg->prefetch < 1 || cfg->prefetch > 1024)
-        bad = "prefetch must be in 1..1024";
-    else if (!enum_in(cfg->order, H5PACK_ORDER_SEQUENTIAL, H5PACK_ORDER_CHUNK))
-        bad = "order is not a known h5pack_order";
-    else if (!enum_in(cfg->device, H5PACK_DEVICE_AUTO, H5PACK_DEVICE_CUDA))
-        bad = "device is not a known h5pack_device";
-    else if (!enum_in(cfg->dtype, H5PACK_DTYPE_FLOAT32, H5PACK_DTYPE_UINT8))
-        bad = "dtype is not a known h5pack_dtype";
-    else if (!enum_in(cfg->input_layout, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_AUTO) ||
-             !enum_in(cfg->output_layout, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_AUTO))
-        bad = "input_layout/output_layout is not a known h5pack_layout";
-    else if (!enum_in(cfg->norm, H5PACK_NORM_IMAGENET, H5PACK_NORM_NONE))
-        bad = "norm is not a known h5pack_norm";
-    else if (cfg->random_crop_padding < 0)
-        bad = "random_crop_padding must be >= 0";
+    else if (cfg->rank >= cfg->world)
+        bad = "rank must be < world";
     if (!bad)
         return 0;
     snprintf(err, err_len, "invalid configuration: %s", bad);

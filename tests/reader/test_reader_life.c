@@ -270,10 +270,10 @@ static void test_bad_files(void)
     c.batch_size = 0;
     expect_open_error(path_ok, &c, H5PACK_EINVAL, "batch_size");
     c.batch_size = SIZE_MAX; /* was "drop_last ... leaves no batch" without drop_last: the count overflowed */
-    expect_open_error(path_ok, &c, H5PACK_EINVAL, "batch_size must be 1 .. 2^31");
+    expect_open_error(path_ok, &c, H5PACK_EINVAL, "batch_size must be 1 .. 2147483648 (got 18446744073709551615)");
     c = small_config();
     c.threads = 1025; /* a typo would start thousands of threads */
-    expect_open_error(path_ok, &c, H5PACK_EINVAL, "threads must be 0 (one per core) .. 1024");
+    expect_open_error(path_ok, &c, H5PACK_EINVAL, "threads must be 0 .. 1024 (got 1025): worker threads");
     c.threads = -1;
     expect_open_error(path_ok, &c, H5PACK_EINVAL, "threads");
     c = small_config();
