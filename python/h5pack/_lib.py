@@ -1,9 +1,11 @@
 """ctypes declarations of include/h5pack.h and the search for libh5pack.so.
 
-The structures below mirror the C header field by field; tests/python/test_abi.py compares their sizes
-and offsets with what a C compiler says, so a change in the header that is not repeated here fails a test.
-Every struct starts with struct_size, set to this binding's ctypes.sizeof when it is created: the library
-reads and writes only that many bytes, so the binding keeps working with a newer libh5pack.
+h5pack_config and the enum names are not written here: load() builds them from the library's parameter
+table (h5pack_param_table, reader/params.c), checking each field's offset and size against ctypes'
+layout. The output structures below mirror the C header field by field; tests/python/test_abi.py
+compares all of them with what a C compiler says. Every struct starts with struct_size, set to this
+binding's ctypes.sizeof when it is created: the library reads and writes only that many bytes, so the
+binding keeps working with a newer libh5pack.
 """
 import ctypes
 import glob
@@ -11,14 +13,11 @@ import os
 
 MAX_CHANNELS = 4
 
-# Enum values, as in include/h5pack.h.
-ORDERS = {"sequential": 0, "random": 1, "chunk": 2}
-DEVICES = {"auto": 0, "cpu": 1, "cuda": 2}
-DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2, "uint8": 3}
-LAYOUTS = {"nchw": 0, "nhwc": 1, "auto": 2}
-NORMS = {"imagenet": 0, "file": 1, "custom": 2, "none": 3}
-CROPS = {"none": 0, "random_resized": 1, "center": 2}
-ECHO_MODES = {"batch": 0, "sample": 1}
+# Enum names -> values, filled by load() from the parameter table (the config field that carries each).
+ORDERS, DEVICES, DTYPES, LAYOUTS, NORMS, CROPS, ECHO_MODES = {}, {}, {}, {}, {}, {}, {}
+_ENUM_FIELDS = {"order": ORDERS, "device": DEVICES, "dtype": DTYPES, "output_layout": LAYOUTS, "norm": NORMS,
+                "crop": CROPS, "echo_mode": ECHO_MODES}
+PARAMS = {}  # config field name -> (min, max, doc), from the table
 OK, END, EINVAL, ESTATE, EINTERNAL = 0, 1, -1, -10, -11
 
 _c_size = ctypes.c_size_t
@@ -34,53 +33,56 @@ class _Sized(ctypes.Structure):
         self.struct_size = ctypes.sizeof(self)
 
 
-class Config(_Sized):
-    _fields_ = [
-        ("struct_size", _c_size),
-        ("images_dataset", ctypes.c_char_p),
-        ("labels_dataset", ctypes.c_char_p),
-        ("input_layout", ctypes.c_int),
-        ("batch_size", _c_size),
-        ("cache_bytes", _c_size),
-        ("order", ctypes.c_int),
-        ("window", _c_size),
-        ("seed", _u64),
-        ("rank", _u32),
-        ("world", _u32),
-        ("drop_last", ctypes.c_int),
-        ("echo", _u32),
-        ("epochs", _u64),
-        ("threads", ctypes.c_int),
-        ("prefetch", ctypes.c_int),
-        ("device", ctypes.c_int),
-        ("gpu_id", ctypes.c_int),
-        ("device_memory_limit", _c_size),
-        ("dtype", ctypes.c_int),
-        ("output_layout", ctypes.c_int),
-        ("norm", ctypes.c_int),
-        ("mean", _floats),
-        ("std", _floats),
-        ("random_flip", ctypes.c_int),
-        ("random_crop_padding", ctypes.c_int),
-        ("cuda_stream", ctypes.c_void_p),
-        ("crop", ctypes.c_int),
-        ("output_height", _u32),
-        ("output_width", _u32),
-        ("max_output_height", _u32),
-        ("max_output_width", _u32),
-        ("scale_min", ctypes.c_double),
-        ("scale_max", ctypes.c_double),
-        ("ratio_min", ctypes.c_double),
-        ("ratio_max", ctypes.c_double),
-        ("center_ratio", ctypes.c_double),
-        ("echo_mode", ctypes.c_int),
-        ("start_epoch", _u64),
-        ("start_batch", _u64),
-        ("start_echo", _u32),
-        ("timeline_path", ctypes.c_char_p),
-        ("timeline_interval_s", ctypes.c_double),
-        ("timeline_append", ctypes.c_int),
-    ]
+class Param(ctypes.Structure):
+    """h5pack_param: one row of the library's parameter table."""
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("offset", _c_size), ("size", _c_size),
+                ("min", ctypes.c_double), ("max", ctypes.c_double), ("enum_names", ctypes.c_char_p),
+                ("doc", ctypes.c_char_p)]
+
+
+# h5pack_param_type -> the ctypes type of such a field
+_PARAM_CTYPES = (_c_size, _u32, _u64, ctypes.c_int, ctypes.c_int, ctypes.c_double, _floats, ctypes.c_char_p,
+                 ctypes.c_void_p)
+Config = None  # h5pack_config, built by load() from the library's table
+
+
+def _read_params(lib):
+    fn = lib.h5pack_param_table
+    fn.restype, fn.argtypes = ctypes.POINTER(Param), [ctypes.POINTER(_c_size)]
+    n = _c_size(0)
+    table = fn(ctypes.byref(n))
+    return [table[i] for i in range(n.value)]
+
+
+_CONFIG_TYPES = {}  # one class per layout: a second load() of the same library must not make another type
+
+
+def _config_type(params):
+    """The ctypes h5pack_config of this table; ImportError when ctypes would lay a field out elsewhere."""
+    fields = [("struct_size", _c_size)] + [(p.name.decode(), _PARAM_CTYPES[p.type]) for p in params]
+    key = tuple((p.name, p.type, p.offset, p.size) for p in params)
+    if key in _CONFIG_TYPES:
+        return _CONFIG_TYPES[key]
+    cls = type("Config", (_Sized,), {"_fields_": fields})
+    for p in params:
+        f = getattr(cls, p.name.decode())
+        if f.offset != p.offset or f.size != p.size:
+            raise ImportError(f"h5pack: config field {p.name.decode()} at {f.offset} ({f.size} bytes) here, "
+                              f"{p.offset} ({p.size}) in the library")
+    _CONFIG_TYPES[key] = cls
+    return cls
+
+
+def _publish(params, config):
+    """Makes CONFIG and the table's enum names and bounds this module's."""
+    global Config
+    Config = STRUCTS["h5pack_config"] = config
+    for p in params:
+        name = p.name.decode()
+        PARAMS[name] = (p.min, p.max, p.doc.decode())
+        if name in _ENUM_FIELDS:
+            _ENUM_FIELDS[name].clear()
+            _ENUM_FIELDS[name].update({n: v for v, n in enumerate(p.enum_names.decode().split(","))})
 
 
 class Info(_Sized):
@@ -166,7 +168,7 @@ class Stats(_Sized):
     ]
 
 
-STRUCTS = {"h5pack_config": Config, "h5pack_info": Info, "h5pack_batch": Batch, "h5pack_stats": Stats}
+STRUCTS = {"h5pack_config": None, "h5pack_info": Info, "h5pack_batch": Batch, "h5pack_stats": Stats}
 # Array elements the library writes (a batch's boxes): fixed layout, no struct_size; versioned through the
 # struct that points at them.
 ELEMENTS = {"h5pack_crop_box": CropBox}
@@ -223,13 +225,13 @@ def library_candidates():
     return _package_candidates() + _build_tree_candidates() + _install_candidates() + ["libh5pack.so.0"]
 
 
-def _declare(lib):
+def _declare(lib, config):
     P = ctypes.POINTER
     sigs = {
         "h5pack_version_string": (ctypes.c_char_p, []),
         "h5pack_strerror": (ctypes.c_char_p, [ctypes.c_int]),
-        "h5pack_config_init": (ctypes.c_int, [P(Config)]),
-        "h5pack_open": (ctypes.c_int, [ctypes.c_char_p, P(Config), P(ctypes.c_void_p)]),
+        "h5pack_config_init": (ctypes.c_int, [P(config)]),
+        "h5pack_open": (ctypes.c_int, [ctypes.c_char_p, P(config), P(ctypes.c_void_p)]),
         "h5pack_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),
         "h5pack_timeline_path": (ctypes.c_char_p, [ctypes.c_void_p]),
         "h5pack_info_get": (ctypes.c_int, [ctypes.c_void_p, P(Info)]),
@@ -245,9 +247,9 @@ def _declare(lib):
     return lib
 
 
-def _check_config_layout(lib):
+def _check_config_layout(lib, config):
     """Cheap guard against a header/binding mismatch: the library's defaults must land where expected."""
-    cfg = Config()
+    cfg = config()
     if lib.h5pack_config_init(ctypes.byref(cfg)) != OK:
         raise ImportError("h5pack: h5pack_config_init refused this binding's h5pack_config: "
                           + (lib.h5pack_last_error(None) or b"").decode(errors="replace"))
@@ -263,13 +265,17 @@ def load():
     errors = []
     for path in library_candidates():
         try:
-            lib = _declare(ctypes.CDLL(path))
-            _check_config_layout(lib)
+            lib = ctypes.CDLL(path)
+            params = _read_params(lib)
+            config = _config_type(params)
+            _declare(lib, config)
+            _check_config_layout(lib, config)
         except (OSError, AttributeError, ImportError) as e:
             # AttributeError: a symbol missing; ImportError: another layout (a stale build tree): try the next.
             errors.append(f"{path}: {e}")
             continue
         lib.path_ = path
+        _publish(params, config)
         return lib
     raise ImportError("h5pack: cannot load libh5pack.so (build the project, or set H5PACK_LIBRARY to the "
                       "library's path); tried:\n  " + "\n  ".join(errors or ["(no candidate found)"]))

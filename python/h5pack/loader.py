@@ -63,8 +63,9 @@ def _open(path, cfg):
 
 def _default_config():
     """h5pack_config with the library's defaults (H5PACK_CONFIG_DEFAULTS)."""
+    library = lib()  # builds _lib.Config from the library's parameter table
     cfg = _lib.Config()
-    rc = lib().h5pack_config_init(ctypes.byref(cfg))
+    rc = library.h5pack_config_init(ctypes.byref(cfg))
     if rc < 0:
         raise _error(rc, None, "h5pack_config_init")
     return cfg

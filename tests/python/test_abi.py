@@ -50,6 +50,7 @@ def version_problems(c):
 
 
 def main():
+    h5pack.lib()  # h5pack_config and the enum names come from the library's parameter table at load
     c, py = c_layout(sys.argv[1]), py_layout()
     bad = version_problems(c) + struct_problems()
     bad += [f"{k}: C {c.get(k)} vs ctypes {py.get(k)}" for k in sorted(set(c) | set(py)) if c.get(k) != py.get(k)]
