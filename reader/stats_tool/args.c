@@ -1,5 +1,6 @@
 /* args.c - option parsing helpers (see args.h). */
 #include "args.h"
+#include "param_names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,14 +64,10 @@ int split_list(const char *list, char **storage, const char **items, int max)
 
 int parse_order(const char *text, h5pack_order *out)
 {
-    if (strcmp(text, "sequential") == 0)
-        *out = H5PACK_ORDER_SEQUENTIAL;
-    else if (strcmp(text, "random") == 0)
-        *out = H5PACK_ORDER_RANDOM;
-    else if (strcmp(text, "chunk") == 0)
-        *out = H5PACK_ORDER_CHUNK;
-    else
+    int v;
+    if (param_enum_value("order", text, &v))
         return -1;
+    *out = (h5pack_order)v;
     return 0;
 }
 
@@ -89,20 +86,16 @@ int parse_policy(const char *text, h5pack_policy *out)
 
 int parse_device(const char *text, h5pack_device *out)
 {
-    if (strcmp(text, "auto") == 0)
-        *out = H5PACK_DEVICE_AUTO;
-    else if (strcmp(text, "cpu") == 0)
-        *out = H5PACK_DEVICE_CPU;
-    else if (strcmp(text, "cuda") == 0)
-        *out = H5PACK_DEVICE_CUDA;
-    else
+    int v;
+    if (param_enum_value("device", text, &v))
         return -1;
+    *out = (h5pack_device)v;
     return 0;
 }
 
 const char *order_name(h5pack_order o)
 {
-    return o == H5PACK_ORDER_SEQUENTIAL ? "sequential" : o == H5PACK_ORDER_RANDOM ? "random" : "chunk";
+    return param_enum_name("order", (int)o);
 }
 
 const char *policy_name(h5pack_policy p)

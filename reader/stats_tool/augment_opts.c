@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "augment_opts.h"
+#include "param_names.h"
 
 #define MAX_OUTPUT_SIDE 65536 /* the library's limit on an output side */
 
@@ -18,24 +19,20 @@ static int bad(const char *cmd, const char *opt, const char *value, const char *
 
 const char *crop_name(h5pack_crop c)
 {
-    return c == H5PACK_CROP_RANDOM_RESIZED ? "random_resized" : c == H5PACK_CROP_CENTER ? "center" : "none";
+    return param_enum_name("crop", (int)c);
 }
 
 const char *echo_mode_name(h5pack_echo_mode m)
 {
-    return m == H5PACK_ECHO_SAMPLE ? "sample" : "batch";
+    return param_enum_name("echo_mode", (int)m);
 }
 
 static int parse_crop(const char *v, h5pack_crop *out)
 {
-    if (strcmp(v, "none") == 0)
-        *out = H5PACK_CROP_NONE;
-    else if (strcmp(v, "random_resized") == 0 || strcmp(v, "random-resized") == 0)
-        *out = H5PACK_CROP_RANDOM_RESIZED;
-    else if (strcmp(v, "center") == 0)
-        *out = H5PACK_CROP_CENTER;
-    else
+    int c;
+    if (param_enum_value("crop", v, &c))
         return -1;
+    *out = (h5pack_crop)c;
     return 0;
 }
 
@@ -78,7 +75,7 @@ static int parse_valued(const char *cmd, const char *opt, const char *v, h5pack_
 {
     if (strcmp(opt, "--crop") == 0) {
         if (parse_crop(v, &cfg->crop))
-            return bad(cmd, opt, v, "none, random_resized or center");
+            return bad(cmd, opt, v, param_enum_choices("crop"));
     } else if (strcmp(opt, "--output-size") == 0) {
         if (parse_output_size(v, &cfg->output_height, &cfg->output_width))
             return bad(cmd, opt, v, "N or HxW, sides in 1..65536, e.g. 224 or 160x224");
@@ -102,12 +99,10 @@ static int parse_valued(const char *cmd, const char *opt, const char *v, h5pack_
         cfg->random_crop_padding = (int)p;
         seen->crop_padding = 1;
     } else if (strcmp(opt, "--echo-mode") == 0) {
-        if (strcmp(v, "batch") == 0)
-            cfg->echo_mode = H5PACK_ECHO_BATCH;
-        else if (strcmp(v, "sample") == 0)
-            cfg->echo_mode = H5PACK_ECHO_SAMPLE;
-        else
-            return bad(cmd, opt, v, "batch or sample");
+        int m;
+        if (param_enum_value("echo_mode", v, &m))
+            return bad(cmd, opt, v, param_enum_choices("echo_mode"));
+        cfg->echo_mode = (h5pack_echo_mode)m;
     } else {
         return 0;
     }

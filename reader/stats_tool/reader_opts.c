@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "param_names.h"
 #include "commands.h"
 
 static int bad_value(const char *cmd, const char *opt, const char *value, const char *expected)
@@ -73,7 +74,7 @@ static int parse_named(const char *cmd, const char *opt, const char *v, h5pack_c
         cfg->cache_bytes = (size_t)size;
     } else if (strcmp(opt, "--order") == 0) {
         if (parse_order(v, &cfg->order))
-            return bad_value(cmd, opt, v, "sequential, random or chunk");
+            return bad_value(cmd, opt, v, param_enum_choices("order"));
     } else if (strcmp(opt, "--device") == 0) {
         if (parse_device(v, &cfg->device))
             return bad_value(cmd, opt, v, "auto, cpu or cuda");
