@@ -4,7 +4,7 @@
 #               [LIBS lib ...]                        default: h5pack_static h5fixture h5pack_hdf5 m
 #                                                     (h5fixture: tests/fixtures/h5fixture.h, the one
 #                                                     writer of test HDF5 files; add it to other LIBS)
-#               [INCLUDES dir ...]                    added to tests/, reader/ and reader/common/
+#               [INCLUDES dir ...]                    added to tests/ and reader's folders (H5PACK_READER_INCLUDE_DIRS)
 #               [DEFINES NAME=value ...] [COMPILE_OPTIONS option ...] [ARGS arg ...]
 #               [LABELS label ...] [TIMEOUT seconds] [ENV NAME=value ...])
 #   h5pack_test(NAME name COMMAND program arg ...     any command (a script, a shell pipeline, or the
@@ -44,8 +44,8 @@ function(h5pack_test)
       set(T_LIBS h5pack_static h5fixture h5pack_hdf5 m)
     endif()
     target_link_libraries(${_exe} PRIVATE ${T_LIBS})
-    target_include_directories(${_exe} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/reader
-                               ${PROJECT_SOURCE_DIR}/reader/common ${T_INCLUDES})
+    target_include_directories(${_exe} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${H5PACK_READER_INCLUDE_DIRS}
+                               ${T_INCLUDES})
     if(T_DEFINES)
       target_compile_definitions(${_exe} PRIVATE ${T_DEFINES})
     endif()

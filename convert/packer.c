@@ -15,7 +15,7 @@
 #include "h5out.h"
 #include "label_match.h"
 #include "packorder.h"
-#include "pipeline.h"
+#include "pack_pipeline.h"
 #include "progress.h"
 #include "safeout.h"
 #include "scan.h"

@@ -10,7 +10,7 @@
  * bilinear filter. --crops runs only those. --kernel times the resampling alone (one thread, a planned
  * job of --batch images, every dtype): the scalar pass against the AVX2 one, alternated, best of --reps.
  * Output: one line per case with output GB/s, memcpy GB/s with the same thread count, and their ratio.
- * It drives the internal backend interface directly (reader/backend.h): it measures the conversion
+ * It drives the internal backend interface directly (reader/backend/backend.h): it measures the conversion
  * stage alone, without the file and cache side of the reader. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 //   bench_gpu [--batch N] [--size HxW] [--iters N] [--gpu ID] [--crop-from HxW]
 //
 // Prints "skipped: no GPU" and exits 77 on a machine without a usable GPU. It drives the internal
-// backend interface (reader/backend.h) directly, to measure the device stage without the file side.
+// backend interface (reader/backend/backend.h) directly, to measure the device stage without the file side.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ extern "C" {
 #include "clock.h"
 #include "sizes.h"
 }
-#include "cuda/resample_kernel.cuh"
+#include "cuda/resample_kernel.cuh" /* reader/backend/cuda */
 
 #define CUDA_OR_DIE(call)                                                                      \
     do {                                                                                       \

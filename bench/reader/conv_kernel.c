@@ -1,4 +1,4 @@
-/* conv_kernel.c - the float32 one-pass kernel alone (h5pack_conv_avx2_image, reader/backend_convert_avx2.c),
+/* conv_kernel.c - the float32 one-pass kernel alone (h5pack_conv_avx2_image, reader/backend/backend_convert_avx2.c),
  * one thread, per (stored layout, output layout, flip, padding), against non-temporal stores of the same
  * bytes: what float_path.sh's layouts mode measures through the whole reader, without the reader's
  * threads, chunk loads and the machine's load on the other core moving the figures as much.

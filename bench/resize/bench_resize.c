@@ -182,7 +182,7 @@ int main(int argc, char **argv)
     printf("library resize passes: %s\n", portable ? "portable C" : "AVX2");
     if (argc > 1 && strcmp(argv[1], "--check") == 0)
         return run_checks(argc > 2 ? (unsigned)atoi(argv[2]) : 3000) == 0 ? 0 : 1;
-    /* As convert/main.c: without it every 150 KB buffer is a fresh mmap and its page faults are timed. */
+    /* As convert/h5pack_main.c: without it every 150 KB buffer is a fresh mmap and its page faults are timed. */
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     unsigned reps = 500;

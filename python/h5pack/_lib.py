@@ -1,7 +1,7 @@
 """ctypes declarations of include/h5pack.h and the search for libh5pack.so.
 
 h5pack_config and the enum names are not written here: load() builds them from the library's parameter
-table (h5pack_param_table, reader/params.c), checking each field's offset and size against ctypes'
+table (h5pack_param_table, reader/api/params.c), checking each field's offset and size against ctypes'
 layout. The output structures below mirror the C header field by field; tests/python/test_abi.py
 compares all of them with what a C compiler says. Every struct starts with struct_size, set to this
 binding's ctypes.sizeof when it is created: the library reads and writes only that many bytes, so the

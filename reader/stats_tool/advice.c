@@ -80,7 +80,7 @@ static void advise_waiting(const run_facts *f, double step_ms, advice *a)
 }
 
 /* Chunks a batch of BATCH images may start in the chunk order: the part of the cache the derived window
- * leaves free (docs/tuning.md; the reader's rule is h5pack_reader_derived_window in reader/resolve.c, which
+ * leaves free (docs/tuning.md; the reader's rule is h5pack_reader_derived_window in reader/plan/resolve.c, which
  * this program, using the public API only, cannot call). */
 static uint64_t chunks_per_batch(uint64_t batch, uint64_t samples_per_chunk)
 {

@@ -1,4 +1,4 @@
-/* test_echo_sched.c - sample echo's composition (reader/echo_sched.h) over whole epochs: every sample
+/* test_echo_sched.c - sample echo's composition (reader/plan/echo_sched.h) over whole epochs: every sample
  * of a composed fresh batch is delivered exactly E times per epoch, its copies in E different
  * deliveries of E different groups, every delivery holds B distinct samples from E different fresh
  * batches, windows read ahead at most E - 1 batches and wrap only to the pooled first E - 1, the same

@@ -1,4 +1,4 @@
-// test_kernel_emulated.cu - runs the CUDA kernel's per-block code (reader/cuda/convert_kernel.cuh) on
+// test_kernel_emulated.cu - runs the CUDA kernel's per-block code (reader/backend/cuda/convert_kernel.cuh) on
 // the host, block by block and phase by phase, and checks that it writes exactly what
 // h5pack_backend_convert_ref writes, for every dtype, layout pair and augmentation, several thread counts and
 // tile shapes (multi-row tiles, rows split into several tiles); and the same for the streaming fast path
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "check.h"
-#include "cuda/convert_kernel.cuh"
+#include "cuda/convert_kernel.cuh" /* reader/backend/cuda */
 
 static int fast_cases = 0;
 

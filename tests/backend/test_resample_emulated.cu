@@ -1,4 +1,4 @@
-// test_resample_emulated.cu - the resizing-crop kernel's per-block code (reader/cuda/resample_kernel.cuh)
+// test_resample_emulated.cu - the resizing-crop kernel's per-block code (reader/backend/cuda/resample_kernel.cuh)
 // run on the host, block by block and phase by phase, must write exactly the bytes the CPU backend's
 // resampling (h5pack_resample_images) writes: every dtype, both layouts in and out, random resized and
 // centre crops, with and without flip, up- and downscaling, several thread counts and tile shapes
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <vector>
 
-#include "cuda/resample_kernel.cuh"
+#include "cuda/resample_kernel.cuh" /* reader/backend/cuda */
 extern "C" {
 #include "backend_resample.h"
 }

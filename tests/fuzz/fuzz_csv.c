@@ -1,5 +1,5 @@
 /* fuzz_csv.c - libFuzzer target for the --labels table: the input bytes are a label file, read by the
- * CSV reader (convert/csv_reader.h) and the label table builder (convert/csv_labels.h) in every separator
+ * CSV reader (convert/labels/csv_reader.h) and the label table builder (convert/labels/csv_labels.h) in every separator
  * mode (comma, semicolon, tab, space = runs of blanks, and the default chosen by a ".tsv" name), so any
  * CSV/TSV/txt file can join the corpus as it is. The number of lines skipped above the header (0..2) is
  * derived from the input's length and last byte.

@@ -1,4 +1,4 @@
-/* test_csv_reader.c - the CSV dialect of --labels (convert/csv_reader.h) field by field: quotes, doubled
+/* test_csv_reader.c - the CSV dialect of --labels (convert/labels/csv_reader.h) field by field: quotes, doubled
  * quotes, line breaks inside quotes (line numbers still count them), LF / CRLF / lone CR, BOM, blank and
  * space-only lines, trimming, trailing empty fields; and the errors with their line. */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* test_order.c - the order contract of reader/order.h: coverage, ranks, determinism, the CHUNK
+/* test_order.c - the order contract of reader/plan/order.h: coverage, ranks, determinism, the CHUNK
  * order's window bound, and the access sequence. */
 #include <stdint.h>
 #include <stdlib.h>

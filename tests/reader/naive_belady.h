@@ -1,8 +1,8 @@
 /* naive_belady.h - an independent, deliberately simple Belady (MIN) simulation for the tests: for every
  * miss with a full cache it scans the future accesses of each cached chunk (O(n * slots) per miss).
- * Same definition as reader/plan.h: next use looked up in the rest of the epoch, then in the next epoch
+ * Same definition as reader/plan/plan.h: next use looked up in the rest of the epoch, then in the next epoch
  * (when there is one); never used again counts as furthest; ties go to the chunk used longest ago; free slots fill
- * lowest first. Shares nothing with reader/plan.c but order.h's access sequence. */
+ * lowest first. Shares nothing with reader/plan/plan.c but order.h's access sequence. */
 #ifndef H5PACK_TESTS_NAIVE_BELADY_H
 #define H5PACK_TESTS_NAIVE_BELADY_H
 

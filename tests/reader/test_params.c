@@ -1,4 +1,4 @@
-/* test_params.c - the parameter table (h5pack_param_table, reader/params.c) describes h5pack_config as
+/* test_params.c - the parameter table (h5pack_param_table, reader/api/params.c) describes h5pack_config as
  * compiled: rows in struct order without overlap, covering every field (the bytes not covered are
  * struct_size and padding), sizes matching the types, enum names matching the bounds, every default
  * within its bounds; and the open-time check rejects each numeric field just past a bound with a

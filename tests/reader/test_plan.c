@@ -1,4 +1,4 @@
-/* test_plan.c - the Belady plan of reader/plan.h against an independent naive simulation
+/* test_plan.c - the Belady plan of reader/plan/plan.h against an independent naive simulation
  * (naive_belady.h) on random small cases, plus the plan's bookkeeping (samples, generations, evicted,
  * first_in_epoch) and Belady <= LRU. No files, no threads. */
 #include <stdint.h>

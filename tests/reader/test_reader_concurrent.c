@@ -8,7 +8,7 @@
 
 #include <pthread.h>
 
-/* Opening the old-format file forks a probe child (reader/chunksrc_probe.c). glibc's malloc is fork-safe,
+/* Opening the old-format file forks a probe child (reader/source/chunksrc_probe.c). glibc's malloc is fork-safe,
  * but the allocator of GCC 12's AddressSanitizer is not: a child forked while another thread of this
  * process is inside ASan's malloc can hang there, and the probe then reports a timeout (seen 2 runs in
  * 8). Under ASan the readers are therefore opened one after the other from the main thread, the

@@ -1,4 +1,4 @@
-/* main.c - h5pack-stats: dispatch to the info / run / simulate / plot commands. */
+/* stats_main.c - h5pack-stats: dispatch to the info / run / simulate / plot commands. */
 #include <stdio.h>
 #include <string.h>
 

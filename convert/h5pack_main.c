@@ -1,4 +1,4 @@
-/* main.c - the h5pack command: parse the options, run the packer, print the skipped files and the summary.
+/* h5pack_main.c - the h5pack command: parse the options, run the packer, print the skipped files and the summary.
  * Exit status: 0 converted, 1 error or bad usage, 2 --strict stopped at a file that would be skipped. */
 #include <hdf5.h>
 #include <malloc.h>

@@ -1,4 +1,4 @@
-/* pipeline.c - worker threads (decode, then compress) and the in-order placer/writer (calling thread).
+/* pack_pipeline.c - worker threads (decode, then compress) and the in-order placer/writer (calling thread).
  *
  * Shared state, all under one mutex:
  *   slots:  a ring of n_slots decoded images; packed position p uses slot p % n_slots. Workers take
@@ -13,7 +13,7 @@
  * the placer only when wake_batch images are ready in order from `consumed` (done_end tracks that run),
  * when the input is finished, or when the ring is full (they would run out of work); the placer then
  * places the whole run. The placer wakes workers only when some are waiting for a free slot. */
-#include "pipeline.h"
+#include "pack_pipeline.h"
 
 #include <errno.h>
 #include <libdeflate.h>

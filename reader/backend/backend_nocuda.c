@@ -1,4 +1,4 @@
-/* backend_nocuda.c - built instead of reader/cuda/ when the library is compiled without CUDA. */
+/* backend_nocuda.c - built instead of reader/backend/cuda/ when the library is compiled without CUDA. */
 #include <stdio.h>
 
 #include "backend.h"

@@ -1,4 +1,4 @@
-/* pipeline.h - the parallel part of a conversion: worker threads decode the images of the packed order and
+/* pack_pipeline.h - the parallel part of a conversion: worker threads decode the images of the packed order and
  * compress finished chunks; the calling thread places each decoded image in order, fills chunks and
  * writes them with H5Dwrite_chunk while the workers go on.
  *
@@ -7,8 +7,8 @@
  * sums are therefore the same for every thread count. Memory: two chunks' worth of decoded images
  * (at least 2*threads+2 images, at most 64 MiB of them unless 2*threads+2 images are more) and 3 chunk
  * buffers (threads+2, each with its compressed copy, with filters), never the dataset. */
-#ifndef H5PACK_CONVERT_PIPELINE_H
-#define H5PACK_CONVERT_PIPELINE_H
+#ifndef H5PACK_CONVERT_PACK_PIPELINE_H
+#define H5PACK_CONVERT_PACK_PIPELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
