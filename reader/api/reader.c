@@ -104,7 +104,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     in->n_chunks = g->n_chunks;
     in->chunk_bytes = g->chunk_bytes;
     in->compressed = g->compressed;
-    in->fast_path = g->path == CHUNKSRC_IMPLICIT || g->path == CHUNKSRC_CONTIGUOUS || g->located;
+    in->fast_path = h5pack_chunksrc_fast_path(g); /* as h5pack_describe says it */
     in->cache_chunks = r->setup.slots_allocated;
     in->window = (size_t)r->setup.op.window;
     in->threads = r->setup.threads;
