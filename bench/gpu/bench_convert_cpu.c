@@ -151,11 +151,11 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
         p.mean[c] = 0.45f, p.std[c] = 0.225f;
     aug_plan_params pp;
     h5pack_backend_plan_params(&p, &pp);
-    size_t in_img = (size_t)3 * p.height * p.width, es = dtype == H5PACK_DTYPE_FLOAT32 ? 4 : dtype == H5PACK_DTYPE_UINT8 ? 1 : 2;
+    size_t in_img = (size_t)3 * p.height * p.width;
     uint8_t *in = malloc(o->batch * in_img);
     uint64_t *src = malloc(o->batch * sizeof *src);
     void *blob = malloc(h5pack_aug_blob_capacity(&pp, o->batch, o->height, o->width));
-    void *out = malloc(o->batch * 3 * o->height * o->width * es);
+    void *out = malloc(o->batch * h5pack_backend_image_bytes_at(&p, o->height, o->width));
     if (!in || !src || !blob || !out) {
         fprintf(stderr, "bench_convert_cpu: out of memory\n");
         exit(1);

@@ -17,7 +17,6 @@ MAX_CHANNELS = 4
 ORDERS, DEVICES, DTYPES, LAYOUTS, NORMS, CROPS, ECHO_MODES = {}, {}, {}, {}, {}, {}, {}
 _ENUM_FIELDS = {"order": ORDERS, "device": DEVICES, "dtype": DTYPES, "output_layout": LAYOUTS, "norm": NORMS,
                 "crop": CROPS, "echo_mode": ECHO_MODES}
-PARAMS = {}  # config field name -> (min, max, doc), from the table
 OK, END, EINVAL, ESTATE, EINTERNAL = 0, 1, -1, -10, -11
 
 _c_size = ctypes.c_size_t
@@ -74,12 +73,11 @@ def _config_type(params):
 
 
 def _publish(params, config):
-    """Makes CONFIG and the table's enum names and bounds this module's."""
+    """Makes CONFIG and the table's enum names this module's."""
     global Config
     Config = STRUCTS["h5pack_config"] = config
     for p in params:
         name = p.name.decode()
-        PARAMS[name] = (p.min, p.max, p.doc.decode())
         if name in _ENUM_FIELDS:
             _ENUM_FIELDS[name].clear()
             _ENUM_FIELDS[name].update({n: v for v, n in enumerate(p.enum_names.decode().split(","))})

@@ -76,40 +76,27 @@ H5PACK_API const h5pack_param *h5pack_param_table(size_t *count)
     return params;
 }
 
-/* The value of numeric field P of CFG as a double (exact for every value the bounds can reject). */
-static double value_of(const h5pack_config *cfg, const h5pack_param *p)
+/* Numeric field P of CFG: its value as a double (exact for every value the bounds can reject) and, in
+ * TEXT, exactly as stored (integers in full, doubles with %g). */
+static double read_field(const h5pack_config *cfg, const h5pack_param *p, char *text, size_t len)
 {
     const unsigned char *at = (const unsigned char *)cfg + p->offset;
-    switch (p->type) {
-    case H5PACK_PARAM_SIZE: { size_t v; memcpy(&v, at, sizeof v); return (double)v; }
-    case H5PACK_PARAM_U32: { uint32_t v; memcpy(&v, at, sizeof v); return (double)v; }
-    case H5PACK_PARAM_U64: { uint64_t v; memcpy(&v, at, sizeof v); return (double)v; }
-    case H5PACK_PARAM_INT:
-    case H5PACK_PARAM_ENUM: { int v; memcpy(&v, at, sizeof v); return (double)v; }
-    case H5PACK_PARAM_DOUBLE: { double v; memcpy(&v, at, sizeof v); return v; }
-    default: return 0.0;
-    }
-}
-
-/* The value of numeric field P of CFG as text, exactly (integers in full, doubles with %g). */
-static void value_text(const h5pack_config *cfg, const h5pack_param *p, char *buf, size_t len)
-{
-    const unsigned char *at = (const unsigned char *)cfg + p->offset;
-    if (p->type == H5PACK_PARAM_SIZE || p->type == H5PACK_PARAM_U64) {
-        uint64_t v = 0;
-        memcpy(&v, at, p->size); /* size_t: 8 bytes, or 4 (the low bytes on a little-endian machine) */
-        snprintf(buf, len, "%llu", (unsigned long long)v);
-    } else if (p->type == H5PACK_PARAM_U32) {
-        uint32_t v;
+    if (p->type == H5PACK_PARAM_DOUBLE) {
+        double v;
         memcpy(&v, at, sizeof v);
-        snprintf(buf, len, "%u", v);
-    } else if (p->type == H5PACK_PARAM_DOUBLE) {
-        snprintf(buf, len, "%g", value_of(cfg, p));
-    } else {
+        snprintf(text, len, "%g", v);
+        return v;
+    }
+    if (p->type == H5PACK_PARAM_INT || p->type == H5PACK_PARAM_ENUM) {
         int v;
         memcpy(&v, at, sizeof v);
-        snprintf(buf, len, "%d", v);
+        snprintf(text, len, "%d", v);
+        return (double)v;
     }
+    uint64_t v = 0; /* SIZE, U32, U64: the low bytes on a little-endian machine */
+    memcpy(&v, at, p->size);
+    snprintf(text, len, "%llu", (unsigned long long)v);
+    return (double)v;
 }
 
 static int numeric(h5pack_param_type t)
@@ -117,7 +104,7 @@ static int numeric(h5pack_param_type t)
     return t <= H5PACK_PARAM_DOUBLE;
 }
 
-/* "  must be one of sequential, random, chunk" or " must be 1 .. 1024" for field P. */
+/* "must be one of sequential/random/chunk (0 .. 2)" or "must be 1 .. 1024" for field P. */
 static void range_text(const h5pack_param *p, char *buf, size_t len)
 {
     if (p->type == H5PACK_PARAM_ENUM) {
@@ -141,12 +128,11 @@ int h5pack_params_check(const h5pack_config *cfg, char *err, size_t err_len)
     for (size_t i = 0; i < n; i++) {
         if (!numeric(t[i].type))
             continue;
-        double v = value_of(cfg, &t[i]);
+        char range[200], got[32];
+        double v = read_field(cfg, &t[i], got, sizeof got);
         if (v >= t[i].min && v <= t[i].max) /* NaN fails both */
             continue;
-        char range[200], got[32];
         range_text(&t[i], range, sizeof range);
-        value_text(cfg, &t[i], got, sizeof got);
         snprintf(err, err_len, "invalid configuration: %s %s (got %s): %s", t[i].name, range, got, t[i].doc);
         return H5PACK_EINVAL;
     }

@@ -38,6 +38,12 @@ typedef struct aug_image {
 /* Output element types (the dtype's storage). */
 enum { AUG_OUT_F32 = 0, AUG_OUT_F16 = 1, AUG_OUT_BF16 = 2, AUG_OUT_U8 = 3 };
 
+/* Bytes of one output element of type T (AUG_OUT_*). */
+H5PACK_HD size_t aug_elem_bytes(int t)
+{
+    return t == AUG_OUT_F32 ? 4 : t == AUG_OUT_U8 ? 1 : 2;
+}
+
 /* A delivery's resampling job. The pointers address host memory on the CPU and device memory in the
  * kernel (the same blob, copied). */
 typedef struct aug_job {

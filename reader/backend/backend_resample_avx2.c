@@ -15,17 +15,25 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define AVX2 __attribute__((target("avx2,f16c")))
 
 /* AVX2 with F16C (every AVX2 CPU has it; float16 stores use it). F16C is read from CPUID leaf 1 (ECX
- * bit 29): clang 14's __builtin_cpu_supports does not know "f16c". */
+ * bit 29): clang 14's __builtin_cpu_supports does not know "f16c". Asked once per process: the one-pass
+ * crops call this per image, and CPUID traps to the hypervisor in a VM. */
 int h5pack_resample_avx2_supported(void)
 {
-    unsigned a, b, c, d;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+    static _Atomic int known = -1; /* -1: not asked yet; racing first calls compute the same answer */
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v < 0) {
+        unsigned a, b, c, d;
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v;
 }
 
 /* WORK: ROWS, 8 source rows of every channel as floats (row stride ROW_STRIDE: W values, then zeros for
@@ -275,7 +283,7 @@ static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v
 
 static size_t elem_bytes(const aug_job *j)
 {
-    return j->out_type == AUG_OUT_F32 ? 4 : j->out_type == AUG_OUT_U8 ? 1 : 2;
+    return aug_elem_bytes(j->out_type);
 }
 
 /* Channel C's output values of one row (sums ACC) as the output type, contiguous, into DST: 8 at a time,

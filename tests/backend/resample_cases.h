@@ -22,11 +22,6 @@ typedef struct rs_case {
     size_t out_bytes;
 } rs_case;
 
-static inline size_t rs_elem_bytes(int out_type)
-{
-    return out_type == AUG_OUT_F32 ? 4 : out_type == AUG_OUT_U8 ? 1 : 2;
-}
-
 static inline aug_plan_params rs_params(uint32_t C, uint32_t H, uint32_t W, int out_type, int in_nhwc, int out_nhwc,
                                         int mode, int flip)
 {
@@ -63,7 +58,7 @@ static inline rs_case rs_make(aug_plan_params pp, size_t count, uint32_t oh, uin
     k.blob = malloc(bytes);
     CHECK(k.blob);
     h5pack_aug_plan(&pp, key, count, oh, ow, k.src, k.blob, &k.job);
-    k.out_bytes = count * pp.C * oh * ow * rs_elem_bytes(pp.out_type);
+    k.out_bytes = count * pp.C * oh * ow * aug_elem_bytes(pp.out_type);
     return k;
 }
 

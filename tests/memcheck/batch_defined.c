@@ -1,9 +1,10 @@
 /* batch_defined - reads one epoch of an h5pack file through the public reader API in several
  * configurations (uint8 as stored, float32/float16/bfloat16 with the other layout, augmentation, echo,
- * a rank of two, a short last batch) and checks every delivered byte: under valgrind memcheck each batch's
- * data, labels and indices must be defined (client check request, when valgrind's header is there, plus
- * a fold over every byte that memcheck sees as a conditional jump); the uint8 batches must equal
- * H5Dread of the same rows and every sample must come exactly once.
+ * a rank of two, a short last batch, resizing crops resampled in one pass) and checks every delivered
+ * byte: under valgrind memcheck each batch's data, labels and indices must be defined (client check
+ * request, when valgrind's header is there, plus a fold over every byte that memcheck sees as a
+ * conditional jump); the uint8 batches must equal H5Dread of the same rows and every sample must come
+ * exactly once.
  *   batch_defined FILE.h5        exit 0 when every check passed (memcheck's own errors: its exit code) */
 #include <stdint.h>
 
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
     }
     size_t n = 0, image_bytes = 0;
     uint8_t *truth = read_images(argv[1], &n, &image_bytes);
-    run_case cases[5] = {
+    run_case cases[8] = {
         {"uint8 as stored, sequential, short last batch", config(H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_AUTO,
                                                                   H5PACK_ORDER_SEQUENTIAL, 16)},
         {"float32 NHWC, random order, flip + crop padding, echo 2",
@@ -127,11 +128,21 @@ int main(int argc, char **argv)
                                                        H5PACK_ORDER_RANDOM, 9)},
         {"uint8 NHWC, chunk order, drop_last", config(H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_ORDER_CHUNK,
                                                       8)},
+        /* resizing crops: the workers resample straight from the chunks (one pass) */
+        {"float32 NCHW, random resized crop to 21x19 + flip", config(H5PACK_DTYPE_FLOAT32, H5PACK_LAYOUT_NCHW,
+                                                                      H5PACK_ORDER_RANDOM, 10)},
+        {"float16 NHWC, centre crop to 24x24", config(H5PACK_DTYPE_FLOAT16, H5PACK_LAYOUT_NHWC, H5PACK_ORDER_CHUNK, 7)},
+        {"uint8 NHWC, random resized crop to 40x12", config(H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC,
+                                                            H5PACK_ORDER_SEQUENTIAL, 9)},
     };
     cases[1].cfg.random_flip = 1, cases[1].cfg.random_crop_padding = 3, cases[1].cfg.echo = 2;
     cases[2].cfg.norm = H5PACK_NORM_FILE;
     cases[3].cfg.rank = 1, cases[3].cfg.world = 2;
     cases[4].cfg.drop_last = 1;
+    cases[5].cfg.crop = H5PACK_CROP_RANDOM_RESIZED, cases[5].cfg.random_flip = 1;
+    cases[5].cfg.output_height = 21, cases[5].cfg.output_width = 19;
+    cases[6].cfg.crop = H5PACK_CROP_CENTER, cases[6].cfg.output_height = cases[6].cfg.output_width = 24;
+    cases[7].cfg.crop = H5PACK_CROP_RANDOM_RESIZED, cases[7].cfg.output_height = 40, cases[7].cfg.output_width = 12;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_one(argv[1], &cases[i], truth, n, image_bytes);
     free(truth);
