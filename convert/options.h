@@ -56,7 +56,7 @@ typedef enum options_result {
 
 /* Parses argv[1..argc-1] into *O (which the caller initialised with PACK_OPTIONS_DEFAULTS). Pointers in
  * *O point into ARGV. On OPTIONS_ERROR writes a one-line message into ERR. Counts (--max-pixels, --batch,
- * --chunk, -j) follow the project's size rule (reader/common/sizes.h: K, M, G, T are powers of 1024);
+ * --chunk, -j) follow the project's size rule (common/sizes.h: K, M, G, T are powers of 1024);
  * --seed takes digits only. */
 options_result options_parse(int argc, char **argv, pack_options *o, char *err, size_t err_len);
 

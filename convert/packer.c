@@ -396,7 +396,7 @@ static void cleanup(pack_ctx *c)
 }
 
 /* -j 0: the CPUs this process may use (affinity mask, cgroup quota), divided among the ranks torchrun
- * starts on the machine: the same rule as the reader's default (reader/common/cpus.h). */
+ * starts on the machine: the same rule as the reader's default (common/cpus.h). */
 static int default_threads(int requested)
 {
     return requested > 0 ? requested : h5pack_default_threads();

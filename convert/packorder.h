@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* A permutation of 0..N-1 (malloc'ed, NULL when out of memory): position p packs scanned entry
- * perm[p]. Fisher-Yates driven by splitmix64(SEED) (reader/common/rng.h, the reader's generator): the same
+ * perm[p]. Fisher-Yates driven by splitmix64(SEED) (common/rng.h, the reader's generator): the same
  * on every platform and thread count. */
 size_t *pack_order(size_t n, uint64_t seed, int keep_order);
 

@@ -4,7 +4,7 @@ import re
 
 from . import _lib
 
-# The size rule, mirrored line for line from reader/common/sizes.c (docs/reader.md, "Sizes and counts"):
+# The size rule, mirrored line for line from common/sizes.c (docs/reader.md, "Sizes and counts"):
 # K, M, G, T are powers of 1024, with or without B or iB, in any case; a plain number is bytes; a
 # fraction needs a unit and is rounded down. tests/python/test_sizes.py runs tests/common/sizes.txt, the
 # table the C parser's test runs, through this.

@@ -1,7 +1,7 @@
 /* chunksrc_impl.h - private parts of the chunk source, shared by chunksrc_open.c (validation, path
  * choice), chunksrc_read.c / chunksrc_raw.c (the read paths), chunksrc_slab.c (slabs of HDF5 chunks that
  * split images) and the other chunksrc_*.c files; the HDF5 helpers are
- * reader/common/h5glue.h. Not for other parts: they use chunksrc.h. */
+ * common/h5glue.h. Not for other parts: they use chunksrc.h. */
 #ifndef H5PACK_CHUNKSRC_IMPL_H
 #define H5PACK_CHUNKSRC_IMPL_H
 

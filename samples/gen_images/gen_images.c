@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 
-#include "rng.h"   /* h5pack's splitmix64 (reader/common) */
+#include "rng.h"   /* h5pack's splitmix64 (common) */
 #include "sizes.h" /* h5pack's size rule for counts */
 
 typedef struct gen_opts {
@@ -47,7 +47,7 @@ static void usage(FILE *to)
                 "png fraction 0.2, sizes 64..256).\n");
 }
 
-/* A count (h5pack's size rule, reader/common/sizes.h: "1K" = 1024) up to 100,000,000. */
+/* A count (h5pack's size rule, common/sizes.h: "1K" = 1024) up to 100,000,000. */
 static int parse_uint(const char *s, unsigned *out)
 {
     uint64_t v = 0;

@@ -7,7 +7,7 @@
  *
  * Each batch goes through a small model (model.h): a CUDA kernel when the reader delivers batches on the
  * GPU, a CPU loop otherwise. Uses only the public API (include/h5pack.h), plus h5pack's internal helpers
- * for the clock and for sizes on the command line (reader/common).
+ * for the clock and for sizes on the command line (common).
  */
 #include <math.h>
 #include <stdint.h>
@@ -55,7 +55,7 @@ static int parse_option(options *o, const char *name, const char *value)
     static const char *const orders[] = {"sequential", "random", "chunk"};
     static const char *const devices[] = {"auto", "cpu", "cuda"};
     uint64_t n = 0, seed = 0;
-    /* Sizes and counts follow h5pack's one rule (reader/common/sizes.h: 64M, 1GiB, 1.5G; K = 1024). */
+    /* Sizes and counts follow h5pack's one rule (common/sizes.h: 64M, 1GiB, 1.5G; K = 1024). */
     int numeric = h5pack_parse_size(value, &n, NULL, 0) == H5PACK_SIZE_OK, e = 0;
     if (!strcmp(name, "--epochs") && numeric) o->cfg.epochs = n;
     else if (!strcmp(name, "--batch") && numeric && n > 0 && n <= UINT32_MAX) o->cfg.batch_size = (size_t)n;

@@ -1,4 +1,4 @@
-/* test_h5glue.c - the HDF5 glue every part shares (reader/common/h5glue.h): type and shape names, the
+/* test_h5glue.c - the HDF5 glue every part shares (common/h5glue.h): type and shape names, the
  * attribute reads (the reader's format version check uses h5pack_h5_read_int_attr), error text and the
  * converter's capture of it, quiet mode, the lock. */
 #include <stdio.h>

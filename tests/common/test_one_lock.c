@@ -1,4 +1,4 @@
-/* test_one_lock.c - one HDF5 lock per process (reader/common/h5glue.h): this program links libh5pack.so
+/* test_one_lock.c - one HDF5 lock per process (common/h5glue.h): this program links libh5pack.so
  * and its own copy of the h5pack_common objects, as h5pack-stats and the samples do. While it holds the
  * lock (libh5pack's exported functions: h5pack_common has no copy of them), h5pack_open (inside the
  * shared library, which takes the lock around its HDF5 calls) must not get through; once released, it

@@ -1,4 +1,4 @@
-/* test_sizes.c - the one size rule (reader/common/sizes.h) on the shared table tests/common/sizes.txt
+/* test_sizes.c - the one size rule (common/sizes.h) on the shared table tests/common/sizes.txt
  * (the Python binding's test runs the same table), plus h5pack_parse_uint and h5pack_format_bytes.
  * Usage: test_sizes TABLE */
 #include <stdint.h>

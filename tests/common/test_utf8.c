@@ -1,4 +1,4 @@
-/* test_utf8.c - h5pack_utf8_sequence_len (reader/common/utf8.h), which the converter's name escaping
+/* test_utf8.c - h5pack_utf8_sequence_len (common/utf8.h), which the converter's name escaping
  * and h5pack-stats' JSON rely on: every kind of valid sequence, and every kind of invalid one. */
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,7 @@ static options_result parse(pack_options *o, char *err, int argc, const char **a
     return options_parse(argc, (char **)argv, o, err, 256);
 }
 
-/* Counts follow the one size rule (K = 1024, reader/common/sizes.h; the parser itself is tested on the
+/* Counts follow the one size rule (K = 1024, common/sizes.h; the parser itself is tested on the
  * shared table by tests/common): here, that every count option goes through it with its own bounds. */
 static void test_counts(void)
 {

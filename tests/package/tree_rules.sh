@@ -11,7 +11,7 @@ set -uo pipefail
 src=$1 lib=$2 bad=0
 cd "$src" || exit 1
 
-long=$(find convert reader include samples python cmake -type f \
+long=$(find common convert reader include samples python cmake -type f \
          \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.py' \) \
          -exec wc -l {} + | awk '$2 != "total" && $1 > 600 {print "  " $2 ": " $1 " lines"}')
 if [ -n "$long" ]; then echo "files over 600 lines:"; echo "$long"; bad=1; fi
@@ -20,7 +20,7 @@ guards=$(find . -path ./build\* -prune -o -type f \( -name '*.h' -o -name '*.cuh
          xargs -0 sed -n 's/^#ifndef \([A-Z0-9_]*_H\)$/\1/p' | sort | uniq -d)
 if [ -n "$guards" ]; then echo "include guards used twice:"; echo "$guards" | sed 's/^/  /'; bad=1; fi
 
-prod=(convert reader include samples python)
+prod=(common convert reader include samples python)
 crowded=$(find "${prod[@]}" -type d | while read -r d; do
             n=$(find "$d" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \
                   -o -name '*.py' \) | wc -l)

@@ -1,4 +1,4 @@
-/* test_cpus.c - the default thread count (reader/common/cpus.h): cpu.max and CFS parsing, the walk over
+/* test_cpus.c - the default thread count (common/cpus.h): cpu.max and CFS parsing, the walk over
  * a fake cgroup tree (v2 and v1, nested limits, container roots), LOCAL_WORLD_SIZE, the rule, and the
  * affinity mask of this very thread narrowed to one CPU. */
 #ifndef _GNU_SOURCE

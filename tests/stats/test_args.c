@@ -5,7 +5,7 @@
 #include "args.h"
 #include "check.h"
 
-/* Counts take the one size rule (reader/common/sizes.h, tested on its table by tests/common): here, that
+/* Counts take the one size rule (common/sizes.h, tested on its table by tests/common): here, that
  * parse_u64 goes through it and keeps its bounds. */
 static void test_counts(void)
 {
