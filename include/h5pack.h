@@ -112,6 +112,14 @@ typedef enum h5pack_error {
 /* Generic text for a code ("unknown error" for codes not in the list). Never NULL; static storage. */
 H5PACK_API const char *h5pack_strerror(int code);
 
+/* ---- sizes typed by people ------------------------------------------------------------------------ */
+
+/* Parses a size or count as h5pack's programs take them on their command lines ("4096", "64K", "1.5G",
+ * "2GiB"; K, M, G, T = 1024, 1024^2, ...; docs/reader.md, "Sizes and counts"), for programs that want
+ * the same rule for their own options (cache sizes, batch counts). Returns H5PACK_OK with *OUT set, or
+ * H5PACK_EINVAL with the reason in WHY (may be NULL), e.g. "unknown suffix 'X' (use K, M, G or T, ...)". */
+H5PACK_API int h5pack_size_parse(const char *text, uint64_t *out, char *why, size_t why_len);
+
 /* ---- configuration -------------------------------------------------------------------------------- */
 
 typedef enum h5pack_order {

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 
-#include "rng.h"   /* h5pack's splitmix64 (common) */
-#include "sizes.h" /* h5pack's size rule for counts */
+#include "h5pack.h"     /* h5pack_size_parse: counts as h5pack's programs read them */
+#include "sample_rng.h" /* splitmix64 */
 
 typedef struct gen_opts {
     const char *out_dir;
@@ -35,7 +35,7 @@ static double rng_unit(rng_state *r)
 
 static unsigned rng_range(rng_state *r, unsigned lo, unsigned hi) /* inclusive */
 {
-    return lo + (unsigned)rng_below(r, (uint64_t)(hi - lo) + 1);
+    return lo + rng_below32(r, hi - lo + 1); /* hi - lo < 2^32 - 1: sizes and qualities are small */
 }
 
 static void usage(FILE *to)
@@ -47,13 +47,28 @@ static void usage(FILE *to)
                 "png fraction 0.2, sizes 64..256).\n");
 }
 
-/* A count (h5pack's size rule, common/sizes.h: "1K" = 1024) up to 100,000,000. */
+/* A count (h5pack's size rule: "1K" = 1024) up to 100,000,000. */
 static int parse_uint(const char *s, unsigned *out)
 {
     uint64_t v = 0;
-    if (h5pack_parse_size(s, &v, NULL, 0) != H5PACK_SIZE_OK || v > 100000000u)
+    if (h5pack_size_parse(s, &v, NULL, 0) != H5PACK_OK || v > 100000000u)
         return -1;
     *out = (unsigned)v;
+    return 0;
+}
+
+/* A seed: plain decimal digits (it is a number, not an amount), below 2^64. */
+static int parse_seed(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    *out = v;
     return 0;
 }
 
@@ -72,7 +87,7 @@ static int parse_args(int argc, char **argv, gen_opts *o)
         else if (strcmp(a, "--max-size") == 0 && v)
             bad = parse_uint(v, &o->max_size) || o->max_size > 8192;
         else if (strcmp(a, "--seed") == 0 && v)
-            bad = h5pack_parse_uint(v, &o->seed, NULL, 0) != 0;
+            bad = parse_seed(v, &o->seed);
         else if (strcmp(a, "--png-fraction") == 0 && v)
             bad = sscanf(v, "%lf", &o->png_fraction) != 1 || !(o->png_fraction >= 0 && o->png_fraction <= 1);
         else if (a[0] != '-' && !o->out_dir) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "h5pack.h"
 #include "sizes.h"
 
 /* One table row: RESULT "INPUT" (see the table's header). Returns 1 for a row, 0 for a comment or blank. */
@@ -29,6 +30,11 @@ static void check_row(const char *result, const char *input, int line_no)
     uint64_t v = 12345;
     char why[200] = "";
     h5pack_size_status st = h5pack_parse_size(input, &v, why, sizeof why);
+    uint64_t pub = 12345; /* the public face (h5pack_size_parse) must give the same answer */
+    int pub_rc = h5pack_size_parse(input, &pub, NULL, 0);
+    CHECK_MSG((pub_rc == H5PACK_OK) == (st == H5PACK_SIZE_OK) && pub == v, "line %d: \"%s\": h5pack_size_parse "
+              "gave %d (%llu), the rule %s (%llu)", line_no, input, pub_rc, (unsigned long long)pub,
+              h5pack_size_error_name(st), (unsigned long long)v);
     if (strncmp(result, "error:", 6) == 0) {
         CHECK_MSG(st != H5PACK_SIZE_OK, "line %d: \"%s\" accepted as %llu, expected %s", line_no, input,
                   (unsigned long long)v, result);

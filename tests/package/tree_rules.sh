@@ -5,7 +5,8 @@
 #   3. libh5pack.a defines only h5pack_-prefixed global symbols (a static link must not clash with a
 #      program's own cache_create or pipeline_next);
 #   4. no production folder with more than 25 source files (a subsystem per folder, docs/design.md);
-#   5. no two production source files with the same base name (pipeline.c in two places misleads).
+#   5. no two production source files with the same base name (pipeline.c in two places misleads);
+#   6. samples include only the public headers (h5pack.h, h5pack_sim.h) and files of their own folder.
 # Usage: tree_rules.sh SOURCE_DIR LIBH5PACK_A
 set -uo pipefail
 src=$1 lib=$2 bad=0
@@ -32,6 +33,14 @@ twins=$(find "${prod[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' 
         sort | uniq -d)
 if [ -n "$twins" ]; then echo "base names used by two production files:"; echo "$twins" | sed 's/^/  /'; bad=1; fi
 
+private=$(find samples -type f \( -name '*.c' -o -name '*.cu' -o -name '*.h' \) | while read -r f; do
+            sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+              case "$inc" in h5pack.h|h5pack_sim.h) continue ;; esac
+              [ -e "$(dirname "$f")/$inc" ] || echo "  $f: \"$inc\""
+            done
+          done)
+if [ -n "$private" ]; then echo "samples including internal headers (use the public API):"; echo "$private"; bad=1; fi
+
 # ASan adds an ODR indicator "__odr_asan.NAME" next to each global NAME: judged by the NAME it guards.
 syms=$(nm -g --defined-only "$lib" | awk 'NF == 3 { n = $3; sub(/^__odr_asan[.]/, "", n) }
                                          NF == 3 && n !~ /^h5pack_/ {print "  " $2 " " $3}')
@@ -41,5 +50,5 @@ nsyms=$(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l)
 if [ "$nsyms" -lt 10 ]; then echo "nm found only $nsyms global symbols in $lib"; bad=1; fi
 
 [ $bad -eq 0 ] && echo "tree rules hold: files <= 600 lines, folders <= 25 files, unique base names and" \
-                       "include guards, $nsyms h5pack_ symbols"
+                       "include guards, samples on public headers, $nsyms h5pack_ symbols"
 exit $bad
