@@ -1,5 +1,6 @@
 /* sizes.c - see sizes.h. Exact integer arithmetic throughout (no strtod), so that the Python mirror,
  * which uses Python integers, gives the same value for every input. */
+#include "errtext.h"
 #include "sizes.h"
 
 #include <stdarg.h>
@@ -11,12 +12,10 @@ static h5pack_size_status reject(h5pack_size_status st, char *why, size_t len, c
 
 static h5pack_size_status reject(h5pack_size_status st, char *why, size_t len, const char *fmt, ...)
 {
-    if (why && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, len, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    h5pack_verrf(0, why, len, fmt, ap);
+    va_end(ap);
     return st;
 }
 

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errtext.h"
+
 /* Files above this many bytes plus 8 bytes per allowed pixel are not read: no real JPEG/PNG within
  * max_pixels is that big, and reading it whole would be the memory bomb max_pixels guards against. */
 #define IMAGE_FILE_SLACK_BYTES (64u << 20)
@@ -29,11 +31,9 @@ const char *image_status_text(image_status s)
 
 void image_why(char *why, size_t why_len, const char *fmt, ...)
 {
-    if (!why || why_len == 0)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
+    h5pack_verrf(0, why, why_len, fmt, ap);
     va_end(ap);
 }
 

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errtext.h" /* h5pack_errf: every backend error goes through it */
 #include "h5pack.h"
 
 typedef struct backend_params {
@@ -162,12 +163,6 @@ int h5pack_backend_set_output_size(backend *b, uint32_t h, uint32_t w, uint64_t 
 void h5pack_backend_sizes_init(backend *b, const backend_params *p);
 void h5pack_backend_sizes_destroy(backend *b);
 
-/* snprintf into ERR when it has room (ERR may be NULL with ERR_LEN 0); returns RC. */
-int h5pack_backend_error(int rc, char *err, size_t err_len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
 
 /* 0 when P is usable, else H5PACK_EINVAL with the reason in ERR (shared by both backends). */
 int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_len);

@@ -3,7 +3,6 @@
  *
  * Every output element is table[c][v] (or table[c][0] in the crop padding): the arithmetic happens
  * once, on the host, in float32, so the CPU and the CUDA backend give bit-identical results. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,17 +31,6 @@ size_t h5pack_backend_output_image_bytes(const backend_params *p)
     if (p->crop != AUG_CROP_NONE)
         return h5pack_backend_image_bytes_at(p, p->max_out_height, p->max_out_width);
     return h5pack_backend_image_bytes_at(p, p->height, p->width);
-}
-
-int h5pack_backend_error(int rc, char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
 }
 
 /* ---- parameter checks ---------------------------------------------------------------------------- */

@@ -95,7 +95,7 @@ static int check_call(cpu_backend *cb, int slot, size_t count, char *err, size_t
 {
     if (slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size)
         return H5PACK_OK;
-    return h5pack_backend_error(H5PACK_EINVAL, err, err_len,
+    return h5pack_errf(H5PACK_EINVAL, err, err_len,
                                 "cpu backend: slot %d of %d, %zu images of at most %zu: out of range", slot,
                                 cb->p.slots, count, cb->p.batch_size);
 }
@@ -108,7 +108,7 @@ static int resolve_sources(cpu_backend *cb, int slot, const backend_job *job, ch
         backend_source src = job->sources ? job->sources[i] : (backend_source){slot, (uint32_t)i};
         int pooled = src.buf >= cb->p.slots;
         if (src.buf < 0 || src.buf >= cb->p.slots + cb->p.pool_batches || src.image >= cb->p.batch_size)
-            return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "cpu backend: image %zu: no source %d/%u", i,
+            return h5pack_errf(H5PACK_EINVAL, err, err_len, "cpu backend: image %zu: no source %d/%u", i,
                                         src.buf, src.image);
         const uint8_t *base = pooled ? cb->pool + (size_t)(src.buf - cb->p.slots) * cb->p.batch_size * cb->in_image_bytes
                                      : cb->inputs + (size_t)src.buf * cb->in_slot_bytes;
@@ -213,7 +213,7 @@ static int cpu_pool_store(backend *b, int slot, size_t count, int entry, char *e
     if (rc)
         return rc;
     if (entry < 0 || entry >= cb->p.pool_batches)
-        return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "cpu backend: pool entry %d of %d", entry,
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "cpu backend: pool entry %d of %d", entry,
                                     cb->p.pool_batches);
     size_t batch_bytes = cb->p.batch_size * cb->in_image_bytes;
     memcpy(cb->pool + (size_t)entry * batch_bytes, cpu_host_input(b, slot), count * cb->in_image_bytes);
@@ -231,7 +231,7 @@ static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch, c
         uint32_t h, w;
         h5pack_backend_size_for(b, s->job.epoch, &h, &w);
         if ((h != s->out_h || w != s->out_w) && cb->one_pass) /* the pipeline redoes these from the chunks */
-            return h5pack_backend_error(H5PACK_EINTERNAL, err, err_len, "cpu backend: slot %d is stale", slot);
+            return h5pack_errf(H5PACK_EINTERNAL, err, err_len, "cpu backend: slot %d is stale", slot);
         if ((h != s->out_h || w != s->out_w) && (rc = convert(cb, slot, s->job, cb->p.threads, err, err_len)))
             return rc;
     }
@@ -388,7 +388,7 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
         return rc;
     cpu_backend *cb = calloc(1, sizeof *cb);
     if (!cb)
-        return h5pack_backend_error(H5PACK_ENOMEM, err, err_len, "cpu backend: out of memory");
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cpu backend: out of memory");
     cb->p = *p;
     h5pack_backend_sizes_init(&cb->base, p);
     h5pack_backend_plan_params(p, &cb->pp);

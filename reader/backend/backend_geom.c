@@ -59,11 +59,11 @@ int h5pack_backend_set_output_size(backend *b, uint32_t h, uint32_t w, uint64_t 
                                    char *err, size_t err_len)
 {
     if (p->crop == AUG_CROP_NONE)
-        return h5pack_backend_error(H5PACK_EINVAL, err, err_len,
+        return h5pack_errf(H5PACK_EINVAL, err, err_len,
                                     "the output size can only change with a resizing crop (crop is none)");
     const char *why = h5pack_backend_size_problem(p, h, w);
     if (why)
-        return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "output size %u x %u: %s (max %u x %u)", h, w, why,
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "output size %u x %u: %s (max %u x %u)", h, w, why,
                                     p->max_out_height, p->max_out_width);
     backend_sizes *s = &b->sizes;
     pthread_mutex_lock(&s->lock);

@@ -10,6 +10,7 @@
 #include "api_structs.h"
 #include "chunksrc.h"
 #include "describe.h"
+#include "errtext.h"
 #include "h5pack_sim.h"
 #include "resolve.h"
 #include "sim_replay.h"
@@ -30,36 +31,24 @@ struct h5pack_sim {
 /* Detail of the last failed h5pack_sim_open() in this thread (the API promises it for sim == NULL). */
 static _Thread_local char last_open_error[ERR_LEN];
 
-static int sim_fail(char *err, size_t len, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int sim_fail(char *err, size_t len, int code, const char *fmt, ...)
-{
-    if (err && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, len, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* Copies the caller's params over the defaults (ABI convention) and checks them. */
 static int check_params(const h5pack_sim_params *in, h5pack_sim_params *p, char *err, size_t len)
 {
     const h5pack_sim_params defaults = H5PACK_SIM_PARAMS_DEFAULTS;
     *p = defaults;
     if (!in)
-        return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: NULL");
+        return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: NULL");
     if (h5pack_abi_copy_in(p, in, &h5pack_abi_sim_params, err, len) < 0)
         return H5PACK_EINVAL;
     if ((int)p->policy < H5PACK_POLICY_BELADY || (int)p->policy > H5PACK_POLICY_HDF5)
-        return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: unknown policy %d", (int)p->policy);
+        return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: unknown policy %d", (int)p->policy);
     if (p->order != H5PACK_SIM_ORDER_CONFIG && (p->order < H5PACK_ORDER_SEQUENTIAL || p->order > H5PACK_ORDER_CHUNK))
-        return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: unknown order %d", p->order);
+        return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: unknown order %d", p->order);
     if (p->policy == H5PACK_POLICY_HDF5 && p->hdf5_nslots > H5PACK_SIM_MAX_NSLOTS)
-        return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: hdf5_nslots must be at most %d (got %zu)",
+        return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: hdf5_nslots must be at most %d (got %zu)",
                         H5PACK_SIM_MAX_NSLOTS, p->hdf5_nslots);
     if (p->policy == H5PACK_POLICY_HDF5 && !(p->hdf5_w0 >= 0.0 && p->hdf5_w0 <= 1.0))
-        return sim_fail(err, len, H5PACK_EINVAL, "h5pack_sim_params: HDF5 w0 must be in [0,1] (got %g)", p->hdf5_w0);
+        return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: HDF5 w0 must be in [0,1] (got %g)", p->hdf5_w0);
     return 0;
 }
 
@@ -77,7 +66,7 @@ static int load_file(h5pack_sim *sim)
     sim->g = *h5pack_chunksrc_geometry(src);
     sim->stored = malloc((sim->g.n_chunks ? sim->g.n_chunks : 1) * sizeof *sim->stored);
     if (!sim->stored)
-        rc = sim_fail(sim->err, sizeof sim->err, H5PACK_ENOMEM, "out of memory for %llu chunk sizes",
+        rc = h5pack_errf(H5PACK_ENOMEM, sim->err, sizeof sim->err, "out of memory for %llu chunk sizes",
                       (unsigned long long)sim->g.n_chunks);
     if (rc == 0)
         rc = h5pack_describe_source(src, cfg, &sim->desc, sim->stored, sim->err, sizeof sim->err);
@@ -110,7 +99,7 @@ static int fail_without_handle(int rc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_open_error, sizeof last_open_error, fmt, ap);
+    h5pack_verrf(rc, last_open_error, sizeof last_open_error, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -182,7 +171,7 @@ static int prepare_run(h5pack_sim *sim, const h5pack_sim_params *p, sim_setup *s
     char msg[512] = "";
     int rc = h5pack_reader_resolve_setup(&cfg, &g, &rs, msg, sizeof msg);
     if (rc < 0)
-        return sim_fail(sim->err, sizeof sim->err, rc, "%s: %s", sim->path, msg);
+        return h5pack_errf(rc, sim->err, sizeof sim->err, "%s: %s", sim->path, msg);
     s->op = rs.op;
     s->slots = rs.slots;
     s->epochs = cfg.epochs ? cfg.epochs : 1;
@@ -214,7 +203,7 @@ H5PACK_API int h5pack_sim_run(h5pack_sim *sim, const h5pack_sim_params *params, 
         return H5PACK_ESTATE;
     sim->err[0] = '\0';
     if (!result)
-        return sim_fail(sim->err, sizeof sim->err, H5PACK_EINVAL, "h5pack_sim_run: result must not be NULL");
+        return h5pack_errf(H5PACK_EINVAL, sim->err, sizeof sim->err, "h5pack_sim_run: result must not be NULL");
     if (h5pack_abi_check(result, &h5pack_abi_sim_result, sim->err, sizeof sim->err))
         return H5PACK_EINVAL;
     h5pack_sim_params p;
@@ -225,7 +214,7 @@ H5PACK_API int h5pack_sim_run(h5pack_sim *sim, const h5pack_sim_params *params, 
     if (rc == 0)
         rc = prepare_run(sim, &p, &s, &own);
     if (rc == 0 && (rc = h5pack_sim_replay(&s, &c)) < 0)
-        sim_fail(sim->err, sizeof sim->err, rc, "%s: simulation failed: %s", sim->path, h5pack_strerror(rc));
+        h5pack_errf(rc, sim->err, sizeof sim->err, "%s: simulation failed: %s", sim->path, h5pack_strerror(rc));
     if (rc < 0)
         return rc;
     fill_counts(&c, &own);
@@ -265,7 +254,8 @@ H5PACK_API int h5pack_simulate(const char *path, const h5pack_config *cfg, const
     if (errbuf && errbuf_len)
         errbuf[0] = '\0';
     if (!path || !result)
-        return sim_fail(errbuf, errbuf_len, H5PACK_EINVAL, "h5pack_simulate: path, params and result are required");
+        return h5pack_errf(H5PACK_EINVAL, errbuf, errbuf_len,
+                           "h5pack_simulate: path, params and result are required");
     int rc = check_params(params, &p, errbuf, errbuf_len); /* before the file: bad params are named first */
     if (rc < 0)
         return rc;
@@ -274,7 +264,7 @@ H5PACK_API int h5pack_simulate(const char *path, const h5pack_config *cfg, const
     if (rc == 0)
         rc = h5pack_sim_run(sim, params, result);
     if (rc < 0)
-        sim_fail(errbuf, errbuf_len, rc, "%s", h5pack_sim_last_error(sim));
+        h5pack_errf(rc, errbuf, errbuf_len, "%s", h5pack_sim_last_error(sim));
     h5pack_sim_close(sim);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "chunksrc_impl.h"
+#include "errtext.h"
 #include "format.h"
 
 static void chunksrc_close_in_process(chunk_source *s);
@@ -22,7 +23,7 @@ int h5pack_chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_
         if (n >= 0 && (size_t)n < err_len) {
             va_list ap;
             va_start(ap, fmt);
-            vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+            h5pack_verrf(code, err + n, err_len - (size_t)n, fmt, ap);
             va_end(ap);
         }
     }

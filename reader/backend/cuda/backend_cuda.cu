@@ -36,7 +36,7 @@ static cuda_backend *cuda_of(backend *b)
 static int report_failure(cuda_backend *cb, char *err, size_t err_len)
 {
     pthread_mutex_lock(&cb->fail_lock);
-    h5pack_backend_error(0, err, err_len, "%s", cb->first_error);
+    h5pack_errf(0, err, err_len, "%s", cb->first_error);
     pthread_mutex_unlock(&cb->fail_lock);
     return H5PACK_ECUDA;
 }
@@ -52,7 +52,7 @@ static int check_call(const cuda_backend *cb, int slot, size_t count, char *err,
 {
     if (slot >= 0 && slot < cb->p.slots && count <= cb->p.batch_size)
         return H5PACK_OK;
-    return h5pack_backend_error(H5PACK_EINVAL, err, err_len,
+    return h5pack_errf(H5PACK_EINVAL, err, err_len,
                                 "cuda backend: slot %d of %d, %zu images of at most %zu: out of range", slot,
                                 cb->p.slots, count, cb->p.batch_size);
 }
@@ -156,7 +156,7 @@ static int cuda_pool_store(backend *b, int slot, size_t count, int entry, char *
     if (rc || (rc = failed_code(cb, err, err_len)))
         return rc;
     if (entry < 0 || entry >= cb->p.pool_batches)
-        return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "cuda backend: pool entry %d of %d", entry,
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "cuda backend: pool entry %d of %d", entry,
                                     cb->p.pool_batches);
     cuda_slot *s = &cb->slots[slot];
     uint8_t *dst = cb->dev_pool + (size_t)entry * cb->p.batch_size * cb->in_image_bytes;

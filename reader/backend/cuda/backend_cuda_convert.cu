@@ -48,7 +48,7 @@ static int source_addresses(cuda_backend *cb, int slot, const backend_job &job, 
     for (size_t i = 0; i < job.count; i++) {
         backend_source src = job.sources ? job.sources[i] : backend_source{slot, (uint32_t)i};
         if (src.buf < 0 || src.buf >= cb->p.slots + cb->p.pool_batches || src.image >= cb->p.batch_size)
-            return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "cuda backend: image %zu: no source %d/%u", i,
+            return h5pack_errf(H5PACK_EINVAL, err, err_len, "cuda backend: image %zu: no source %d/%u", i,
                                         src.buf, src.image);
         const uint8_t *base = src.buf < cb->p.slots
                                   ? cb->slots[src.buf].dev_in
@@ -74,7 +74,7 @@ static int launch_resample(cuda_backend *cb, cuda_slot *s, const backend_job &jo
     h5pack_backend_job_boxes(&host, s->boxes);
     rsk_args a;
     if (rsk_plan(host, &a) != 0)
-        return h5pack_backend_error(H5PACK_EINVAL, err, err_len, "cuda backend: no kernel tile fits %u x %u -> %u x %u",
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "cuda backend: no kernel tile fits %u x %u -> %u x %u",
                                     cb->p.height, cb->p.width, s->out_h, s->out_w);
     HOT_CHECK(cb, copy_geometry(cb, s, 0, h5pack_aug_blob_bytes(&cb->pp, job.count, s->out_h, s->out_w)));
     a.job = h5pack_aug_job_moved(&host, s->geo_host, (uint64_t)(uintptr_t)s->geo_dev);
