@@ -22,7 +22,8 @@
 struct h5pack_reader {
     h5pack_config cfg;
     char *images_name, *labels_name; /* copies of the config's strings */
-    char err[ERR_LEN];
+    char *err;                       /* ERR_LEN bytes: the last failure's text. Held by pointer, apart from
+                                        the reader's state, so the const getters can say why they failed */
     int open_rc;                     /* < 0: the reader is in the failed state (open failed) */
     double t_open;
     chunk_source *src;
@@ -60,7 +61,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     const h5pack_config *c = &r->cfg;
     backend_params bp;
     memset(&bp, 0, sizeof bp);
-    int rc = h5pack_augment_backend_params(c, g, &r->setup, &bp, r->err, sizeof r->err); /* also the ring size */
+    int rc = h5pack_augment_backend_params(c, g, &r->setup, &bp, r->err, ERR_LEN); /* also the ring size */
     if (rc)
         return rc;
     bp.channels = g->channels, bp.height = g->height, bp.width = g->width;
@@ -82,8 +83,8 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     r->bp = bp;
     int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)
-        return h5pack_backend_cuda_create(&bp, &r->be, r->err, sizeof r->err);
-    return h5pack_backend_cpu_create(&bp, &r->be, r->err, sizeof r->err);
+        return h5pack_backend_cuda_create(&bp, &r->be, r->err, ERR_LEN);
+    return h5pack_backend_cpu_create(&bp, &r->be, r->err, ERR_LEN);
 }
 
 static void fill_info(h5pack_reader *r, const float *mean, const float *std)
@@ -124,27 +125,27 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
 static int open_reader(h5pack_reader *r, const char *path)
 {
     const char *labels = r->labels_name && r->labels_name[0] ? r->labels_name : NULL;
-    int rc = h5pack_chunksrc_open(path, r->images_name, labels, r->cfg.input_layout, &r->src, r->err, sizeof r->err);
+    int rc = h5pack_chunksrc_open(path, r->images_name, labels, r->cfg.input_layout, &r->src, r->err, ERR_LEN);
     if (rc)
         return rc;
     const source_geometry *g = h5pack_chunksrc_geometry(r->src);
     if (g->channels < 1 || g->channels > H5PACK_MAX_CHANNELS) {
-        snprintf(r->err, sizeof r->err, "%s: %u channels per image, the reader supports 1..%d", path, g->channels,
+        snprintf(r->err, ERR_LEN, "%s: %u channels per image, the reader supports 1..%d", path, g->channels,
                  H5PACK_MAX_CHANNELS);
         return H5PACK_EFORMAT;
     }
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
-    if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, sizeof r->err)) ||
-        (rc = h5pack_reader_check_start(&r->cfg, &r->setup, r->err, sizeof r->err)) ||
-        (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, sizeof r->err)) || (rc = create_backend(r, mean, std)))
+    if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, ERR_LEN)) ||
+        (rc = h5pack_reader_check_start(&r->cfg, &r->setup, r->err, ERR_LEN)) ||
+        (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, ERR_LEN)) || (rc = create_backend(r, mean, std)))
         return rc;
     pipeline_params pp = {r->src, r->be, r->setup, r->cfg.echo, r->bp.slots, h5pack_augment_sample_echo(&r->cfg),
                           r->cfg.start_epoch, r->cfg.start_batch, r->cfg.start_echo};
-    if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, sizeof r->err)))
+    if ((rc = h5pack_pipeline_start(&pp, &r->pipe, r->err, ERR_LEN)))
         return rc;
     fill_info(r, mean, std);
     /* the config's path is the caller's string: the timeline resolves and copies it now */
-    rc = h5pack_timeline_open(&r->cfg, r->pipe, r->be, r->t_open, &r->timeline, r->err, sizeof r->err);
+    rc = h5pack_timeline_open(&r->cfg, r->pipe, r->be, r->t_open, &r->timeline, r->err, ERR_LEN);
     r->cfg.timeline_path = NULL;
     return rc;
 }
@@ -188,11 +189,12 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
     r->t_open = h5pack_clock_s();
     r->pid = getpid();
     r->cfg = own;
+    r->err = calloc(1, ERR_LEN);
     r->images_name = copy_string(own.images_dataset);
     r->labels_name = copy_string(own.labels_dataset);
     r->cfg.images_dataset = r->images_name, r->cfg.labels_dataset = r->labels_name;
-    if (!r->images_name || (own.labels_dataset && !r->labels_name)) {
-        free(r->images_name), free(r->labels_name), free(r);
+    if (!r->err || !r->images_name || (own.labels_dataset && !r->labels_name)) {
+        free(r->err), free(r->images_name), free(r->labels_name), free(r);
         return fail_without_reader(H5PACK_ENOMEM, path, "out of memory");
     }
     rc = open_reader(r, path);
@@ -200,12 +202,12 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
         release_resources(r);
         r->open_rc = rc;
         if (!r->err[0])
-            snprintf(r->err, sizeof r->err, "%s", h5pack_strerror(rc));
+            snprintf(r->err, ERR_LEN, "%s", h5pack_strerror(rc));
         if (!strstr(r->err, path)) { /* every open error names the file */
             char detail[ERR_LEN];
             memcpy(detail, r->err, sizeof detail);
-            int room = (int)(sizeof r->err / 2); /* the reason keeps at least half the buffer */
-            snprintf(r->err, sizeof r->err, "%.*s: %.*s", room - 3, path, room, detail);
+            int room = (int)(ERR_LEN / 2); /* the reason keeps at least half the buffer */
+            snprintf(r->err, ERR_LEN, "%.*s: %.*s", room - 3, path, room, detail);
         }
         h5pack_reader_set_thread_error("%s", r->err);
     }
@@ -234,7 +236,7 @@ static int check_usable(h5pack_reader *r)
     if (r->open_rc < 0 || !r->pipe) /* the open failed: r->err keeps its reason */
         return H5PACK_ESTATE;
     if (getpid() != r->pid) { /* fork() copies the reader but not its threads: next would wait forever */
-        snprintf(r->err, sizeof r->err,
+        snprintf(r->err, ERR_LEN,
                  "this reader was opened in process %d and this is a fork() of it (%d): its worker threads "
                  "are not here; open the reader in this process (e.g. in a DataLoader worker_init_fn)",
                  (int)r->pid, (int)getpid());
@@ -249,20 +251,20 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
     if (rc)
         return rc;
     if (!batch) {
-        snprintf(r->err, sizeof r->err, "h5pack_next: batch must not be NULL");
+        snprintf(r->err, ERR_LEN, "h5pack_next: batch must not be NULL");
         return H5PACK_EINVAL;
     }
     /* Checked before a batch is taken from the ring: one the caller cannot receive would be lost. */
-    if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, sizeof r->err)))
+    if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, ERR_LEN)))
         return rc;
     h5pack_batch own;
     h5pack_timeline_enter(r->timeline);
-    rc = h5pack_pipeline_next(r->pipe, &own, r->err, sizeof r->err);
+    rc = h5pack_pipeline_next(r->pipe, &own, r->err, ERR_LEN);
     h5pack_timeline_leave(r->timeline, rc == H5PACK_OK ? &own : NULL);
     if (rc != H5PACK_OK) /* a cleared batch (token 0): h5pack_release rejects it cleanly */
         memset(&own, 0, sizeof own);
     own.struct_size = sizeof own;
-    h5pack_abi_copy_out(batch, &own, &h5pack_abi_batch, r->err, sizeof r->err); /* cannot fail: checked */
+    h5pack_abi_copy_out(batch, &own, &h5pack_abi_batch, r->err, ERR_LEN); /* cannot fail: checked */
     return rc;
 }
 
@@ -272,7 +274,7 @@ H5PACK_API int h5pack_set_output_size(h5pack_reader *r, uint32_t height, uint32_
     if (rc)
         return rc;
     return h5pack_backend_set_output_size(r->be, height, width, h5pack_pipeline_next_epoch(r->pipe), &r->bp, r->err,
-                                          sizeof r->err);
+                                          ERR_LEN);
 }
 
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
@@ -281,25 +283,19 @@ H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
     if (rc)
         return rc;
     if (!batch) {
-        snprintf(r->err, sizeof r->err, "h5pack_release: batch must not be NULL");
+        snprintf(r->err, ERR_LEN, "h5pack_release: batch must not be NULL");
         return H5PACK_EINVAL;
     }
-    if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, sizeof r->err)))
+    if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, ERR_LEN)))
         return rc;
-    return h5pack_pipeline_release(r->pipe, &batch->token, r->err, sizeof r->err); /* token: in every release */
-}
-
-/* The getters take a const reader; their failure message is the one thing they change in it. */
-static char *getter_err(const h5pack_reader *r)
-{
-    return ((h5pack_reader *)r)->err;
+    return h5pack_pipeline_release(r->pipe, &batch->token, r->err, ERR_LEN); /* token: in every release */
 }
 
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
 {
     if (!r || !stats || r->open_rc < 0 || !r->pipe)
         return !r || !stats ? H5PACK_EINVAL : H5PACK_ESTATE;
-    if (h5pack_abi_check(stats, &h5pack_abi_stats, getter_err(r), ERR_LEN))
+    if (h5pack_abi_check(stats, &h5pack_abi_stats, r->err, ERR_LEN))
         return H5PACK_EINVAL;
     h5pack_stats st;
     memset(&st, 0, sizeof st);
@@ -309,14 +305,14 @@ H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
     uint64_t uses = st.chunk_hits + st.chunk_misses;
     st.hit_rate = uses ? (double)st.chunk_hits / (double)uses : 0.0;
     st.elapsed_s = h5pack_clock_s() - r->t_open;
-    return h5pack_abi_copy_out(stats, &st, &h5pack_abi_stats, getter_err(r), ERR_LEN);
+    return h5pack_abi_copy_out(stats, &st, &h5pack_abi_stats, r->err, ERR_LEN);
 }
 
 H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info)
 {
     if (!r || !info || r->open_rc < 0 || !r->pipe)
         return !r || !info ? H5PACK_EINVAL : H5PACK_ESTATE;
-    return h5pack_abi_copy_out(info, &r->info, &h5pack_abi_info, getter_err(r), ERR_LEN);
+    return h5pack_abi_copy_out(info, &r->info, &h5pack_abi_info, r->err, ERR_LEN);
 }
 
 H5PACK_API void h5pack_close(h5pack_reader *r)
@@ -327,5 +323,6 @@ H5PACK_API void h5pack_close(h5pack_reader *r)
         return; /* a fork's copy: its threads are the parent's, not to be joined here; left to the exit */
     release_resources(r);
     free(r->images_name), free(r->labels_name);
+    free(r->err);
     free(r);
 }

@@ -73,7 +73,8 @@ aug_box h5pack_aug_center_box(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, 
         bh = round_half_even((double)c * (double)oh / (double)ow);
     bh = bh > (int64_t)H ? H : bh;
     bw = bw > (int64_t)W ? W : bw;
-    aug_box b = {(int32_t)(((int64_t)H - bh) / 2), (int32_t)(((int64_t)W - bw) / 2), (int32_t)bh, (int32_t)bw};
+    aug_box b = {.y = (int32_t)(((int64_t)H - bh) / 2), .x = (int32_t)(((int64_t)W - bw) / 2), .h = (int32_t)bh,
+                 .w = (int32_t)bw};
     return b;
 }
 

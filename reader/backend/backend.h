@@ -141,7 +141,7 @@ struct backend {
 /* A job for COUNT images of the slot itself with KEY (epoch 0, converted). */
 static inline backend_job h5pack_backend_job(size_t count, uint64_t key)
 {
-    backend_job j = {count, key, 0, NULL, NULL, 1, 0};
+    backend_job j = {.count = count, .key = key, .convert = 1};
     return j;
 }
 

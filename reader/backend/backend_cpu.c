@@ -105,7 +105,7 @@ static int resolve_sources(cpu_backend *cb, int slot, const backend_job *job, ch
 {
     cpu_slot *s = &cb->slot_state[slot];
     for (size_t i = 0; i < job->count; i++) {
-        backend_source src = job->sources ? job->sources[i] : (backend_source){slot, (uint32_t)i};
+        backend_source src = job->sources ? job->sources[i] : (backend_source){.buf = slot, .image = (uint32_t)i};
         int pooled = src.buf >= cb->p.slots;
         if (src.buf < 0 || src.buf >= cb->p.slots + cb->p.pool_batches || src.image >= cb->p.batch_size)
             return h5pack_errf(H5PACK_EINVAL, err, err_len, "cpu backend: image %zu: no source %d/%u", i,

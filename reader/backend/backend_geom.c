@@ -88,7 +88,8 @@ void h5pack_backend_plain_boxes(const backend_params *p, uint64_t key, size_t co
     int raw = p->dtype == H5PACK_DTYPE_UINT8, pad = raw ? 0 : p->crop_padding;
     for (size_t i = 0; i < count; i++) {
         aug_draw d = aug_draw_for(key, i, !raw && p->random_flip, pad);
-        backend_box b = {d.oy - pad, d.ox - pad, (int32_t)p->height, (int32_t)p->width, d.flip};
+        backend_box b = {.y = d.oy - pad, .x = d.ox - pad, .height = (int32_t)p->height, .width = (int32_t)p->width,
+                          .flip = d.flip};
         boxes[i] = b;
     }
 }
@@ -97,7 +98,7 @@ void h5pack_backend_job_boxes(const aug_job *j, backend_box *boxes)
 {
     for (uint32_t i = 0; i < j->count; i++) {
         const aug_image *im = &j->images[i];
-        backend_box b = {im->y, im->x, im->h, im->w, im->flip};
+        backend_box b = {.y = im->y, .x = im->x, .height = im->h, .width = im->w, .flip = im->flip};
         boxes[i] = b;
     }
 }

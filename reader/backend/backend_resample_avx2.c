@@ -78,7 +78,7 @@ static col_span span_of(const aug_job *j, const int32_t *rx)
         lo = rx[2 * X] < lo ? rx[2 * X] : lo;
         hi = rx[2 * X] + rx[2 * X + 1] > hi ? rx[2 * X] + rx[2 * X + 1] : hi;
     }
-    return (col_span){(uint32_t)lo / 8 * 8, (uint32_t)hi};
+    return (col_span){.x0 = (uint32_t)lo / 8 * 8, .x1 = (uint32_t)hi};
 }
 
 /* Columns [x0, x1) of one interleaved RGB row as three float rows: 8 pixels (24 bytes, read exactly)

@@ -328,8 +328,10 @@ static int open_reader(const run_opts *o, h5pack_reader **r, h5pack_info *in)
 
 static void report(const run_opts *o, const h5pack_info *in, run_state *s, const h5pack_stats *end, double loop_s)
 {
-    span total = {0, loop_s, *end};
-    run_facts f = {*in, o->cfg, *end, loop_s, loop_s > 0 ? end->stall_s / loop_s : 0.0, 0, 1, o->step_ms};
+    span total = {.epoch = 0, .seconds = loop_s, .d = *end};
+    run_facts f = {.info = *in, .cfg = o->cfg, .st = *end, .loop_s = loop_s,
+                   .stall_fraction = loop_s > 0 ? end->stall_s / loop_s : 0.0, .steady = 0, .cores = 1,
+                   .step_ms = o->step_ms};
     if (s->n_epochs > 1) { /* the epochs after the first: no cache or thread warm-up in them */
         double stall = 0, secs = 0;
         for (size_t i = 1; i < s->n_epochs; i++)

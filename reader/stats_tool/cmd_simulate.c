@@ -209,7 +209,8 @@ static void simulate_advice(const sim_opts *o, const h5pack_file_desc *d, const 
     for (int i = 0; own && i < n; i += 1 + o->n_chunks)
         own[n_own++] = rows[i];
     /* threads: the reader's own default when --threads is not given (h5pack_describe derived it) */
-    sim_facts f = {own, n_own, 0, 0, 0, 0, d->threads, o->cfg.window, o->cfg.batch_size, o->nslots, o->w0};
+    sim_facts f = {.rows = own, .n_rows = n_own, .threads = d->threads, .window = o->cfg.window,
+                   .batch = o->cfg.batch_size, .nslots = o->nslots, .w0 = o->w0};
     if (d->chunked) {
         f.chunk_bytes = d->chunk_bytes, f.n_chunks = d->n_chunks, f.samples_per_chunk = d->samples_per_chunk;
         f.image_bytes = d->image_bytes;
@@ -229,7 +230,8 @@ static int simulate_file(const sim_opts *o, h5pack_sim *sim)
         return 2;
     }
     int rc = h5pack_sim_describe(sim, &desc) < 0 ? 2 : run_rows(o, sim, rows, &n);
-    sim_report rep = {o->file, &o->cfg, &desc, rows, n, 1 + o->n_chunks, o->nslots, o->w0};
+    sim_report rep = {.file = o->file, .cfg = &o->cfg, .desc = &desc, .rows = rows, .n_rows = n,
+                      .n_chunk_sizes = 1 + o->n_chunks, .nslots = o->nslots, .w0 = o->w0};
     if (rc == 0) {
         advice adv = {.n = 0};
         simulate_advice(o, &desc, rows, n, &adv);

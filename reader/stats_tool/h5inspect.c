@@ -133,7 +133,7 @@ static herr_t visit_attr(hid_t loc, const char *name, const H5A_info_t *info, vo
 
 static void list_attrs(hid_t obj, const char *owner, file_report *r)
 {
-    attr_ctx c = {r, owner};
+    attr_ctx c = {.r = r, .owner = owner};
     hsize_t idx = 0;
     H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_attr, &c);
 }

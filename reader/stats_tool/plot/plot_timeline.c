@@ -153,15 +153,21 @@ static double panel_max(const panel *p, size_t n)
     return isfinite(top) ? top : m; /* rounding up near DBL_MAX overflows */
 }
 
+static line_spec series(const char *label, int color, const double *y)
+{
+    return (line_spec){.label = label, .color = color, .y = y};
+}
+
 static int build_panels(const timeline_csv *c, panel *p)
 {
-    p[0] = (panel){"samples/s", 0, 1, {{"samples/s", 0, c->samples_per_s}}};
-    p[1] = (panel){"MB/s", 0, 1, {{"read from storage", 3, c->read_mb}}};
+    p[0] = (panel){.ylabel = "samples/s", .n = 1, .s = {series("samples/s", 0, c->samples_per_s)}};
+    p[1] = (panel){.ylabel = "MB/s", .n = 1, .s = {series("read from storage", 3, c->read_mb)}};
     if (c->has_delivered)
-        p[1].s[p[1].n++] = (line_spec){"delivered", 2, c->delivered_mb};
-    p[2] = (panel){"fraction", 1, 2, {{"stall", 1, c->stall}, {"hit rate", 4, c->hit_rate}}};
+        p[1].s[p[1].n++] = series("delivered", 2, c->delivered_mb);
+    p[2] = (panel){.ylabel = "fraction", .fraction = 1, .n = 2,
+                   .s = {series("stall", 1, c->stall), series("hit rate", 4, c->hit_rate)}};
     if (c->has_device_idle)
-        p[2].s[p[2].n++] = (line_spec){"device idle", 7, c->device_idle};
+        p[2].s[p[2].n++] = series("device idle", 7, c->device_idle);
     return 3;
 }
 
@@ -182,7 +188,7 @@ int plot_timeline_write(const char *path, const char *title, const timeline_csv 
     }
     out.ops->text(&out, W / 2, 25, title, 15, PLOT_ANCHOR_MIDDLE, 0);
     /* rows end at t_s: the first row's interval starts at t_s - dt_s, about 0 (the open) */
-    frame f = {0, c->t[c->n - 1] > 0 ? c->t[c->n - 1] : 1, 1, TOP};
+    frame f = {.t0 = 0, .t1 = c->t[c->n - 1] > 0 ? c->t[c->n - 1] : 1, .ymax = 1, .top = TOP};
     for (int i = 0; i < np; i++) {
         f.top = TOP + i * (PANEL_H + GAP);
         f.ymax = panel_max(&p[i], c->n);

@@ -98,7 +98,8 @@ static int png_finish(plot_surface *s, char *err, size_t err_len)
     return rc;
 }
 
-static const plot_surface_ops png_ops = {png_rect, png_line, png_polyline, png_dot, png_text, png_finish};
+static const plot_surface_ops png_ops = {.rect = png_rect, .line = png_line, .polyline = png_polyline,
+                                         .dot = png_dot, .text = png_text, .finish = png_finish};
 
 int plot_surface_open_png(plot_surface *s, const char *path, int width, int height, char *err, size_t err_len)
 {

@@ -64,7 +64,8 @@ static int svg_finish(plot_surface *s, char *err, size_t err_len)
     return 0;
 }
 
-static const plot_surface_ops svg_ops = {svg_rect, svg_line, svg_polyline, svg_dot, svg_text, svg_finish};
+static const plot_surface_ops svg_ops = {.rect = svg_rect, .line = svg_line, .polyline = svg_polyline,
+                                         .dot = svg_dot, .text = svg_text, .finish = svg_finish};
 
 int plot_surface_open_svg(plot_surface *s, const char *path, int width, int height, char *err, size_t err_len)
 {
