@@ -57,33 +57,40 @@ static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
     memcpy(d->std, g->std, sizeof d->std);
 }
 
-int h5pack_describe_source(const chunk_source *src, const h5pack_config *cfg, h5pack_file_desc *out, uint64_t *stored,
-                           char *err, size_t err_len)
+void h5pack_describe_opened(const chunk_source *src, const h5pack_config *cfg, const reader_setup *rs,
+                            h5pack_file_desc *out)
 {
     const source_geometry *g = h5pack_chunksrc_geometry(src);
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
     describe_geometry(g, out);
     out->mapped = h5pack_chunksrc_is_mapped(src);
+    out->output_layout = cfg->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : cfg->output_layout;
+    out->dtype = cfg->dtype;
+    out->cache_chunks = rs->slots_allocated;
+    out->window = (size_t)rs->op.window;
+    out->threads = rs->threads;
+    out->samples_per_epoch = h5pack_order_samples_per_epoch(&rs->op);
+    out->batches_per_epoch = h5pack_order_batches_per_epoch(&rs->op);
+    out->order_fingerprint = h5pack_order_fingerprint(cfg, rs, g);
+    out->chunk_order_cache_min = 0; /* every cache opens: the window follows the cache (resolve.h) */
+}
+
+int h5pack_describe_source(const chunk_source *src, const h5pack_config *cfg, h5pack_file_desc *out, uint64_t *stored,
+                           char *err, size_t err_len)
+{
+    const source_geometry *g = h5pack_chunksrc_geometry(src);
+    reader_setup rs;
+    int rc = h5pack_reader_resolve_setup(cfg, g, &rs, err, err_len);
+    if (rc < 0)
+        return rc;
+    h5pack_describe_opened(src, cfg, &rs, out);
     for (uint64_t c = 0; c < g->n_chunks; c++) {
         uint64_t bytes = h5pack_chunksrc_stored_bytes(src, c);
         out->stored_bytes += bytes;
         if (stored)
             stored[c] = bytes;
     }
-    reader_setup rs;
-    int rc = h5pack_reader_resolve_setup(cfg, g, &rs, err, err_len);
-    if (rc < 0)
-        return rc;
-    out->output_layout = cfg->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : cfg->output_layout;
-    out->dtype = cfg->dtype;
-    out->cache_chunks = rs.slots_allocated;
-    out->window = (size_t)rs.op.window;
-    out->threads = rs.threads;
-    out->samples_per_epoch = h5pack_order_samples_per_epoch(&rs.op);
-    out->batches_per_epoch = h5pack_order_batches_per_epoch(&rs.op);
-    out->order_fingerprint = h5pack_order_fingerprint(cfg, &rs, g);
-    out->chunk_order_cache_min = 0; /* every cache opens: the window follows the cache (resolve.h) */
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "chunksrc.h"
 #include "clock.h"
+#include "describe.h"
 #include "env.h"
 #include "h5pack.h"
 #include "pipeline.h"
@@ -87,30 +88,19 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     return h5pack_backend_cpu_create(&bp, &r->be, r->err, ERR_LEN);
 }
 
+/* The file's facts come from the description h5pack_describe gives (describe.h), the rest from the
+ * backend and the augmentation. */
 static void fill_info(h5pack_reader *r, const float *mean, const float *std)
 {
-    const source_geometry *g = h5pack_chunksrc_geometry(r->src);
+    h5pack_file_desc d;
+    h5pack_describe_opened(r->src, &r->cfg, &r->setup, &d);
     h5pack_info *in = &r->info;
     memset(in, 0, sizeof *in);
     in->struct_size = sizeof *in;
-    in->n_samples = g->n_samples;
-    in->channels = g->channels, in->height = g->height, in->width = g->width;
-    in->input_layout = g->layout;
-    in->output_layout = r->cfg.output_layout == H5PACK_LAYOUT_AUTO ? g->layout : r->cfg.output_layout;
-    in->dtype = r->cfg.dtype;
-    in->has_labels = g->has_labels;
-    in->n_classes = g->n_classes;
-    in->label_columns = g->label_columns, in->label_rank = g->label_rank, in->labels_are_float = g->labels_are_float;
-    in->samples_per_chunk = g->samples_per_chunk;
-    in->n_chunks = g->n_chunks;
-    in->chunk_bytes = g->chunk_bytes;
-    in->compressed = g->compressed;
-    in->fast_path = h5pack_chunksrc_fast_path(g); /* as h5pack_describe says it */
-    in->cache_chunks = r->setup.slots_allocated;
-    in->window = (size_t)r->setup.op.window;
-    in->threads = r->setup.threads;
-    in->samples_per_epoch = h5pack_order_samples_per_epoch(&r->setup.op);
-    in->batches_per_epoch = h5pack_order_batches_per_epoch(&r->setup.op);
+#define H5PACK_COPY_FIELD_(f) in->f = d.f;
+    H5PACK_SHARED_FILE_FIELDS(H5PACK_COPY_FIELD_)
+#undef H5PACK_COPY_FIELD_
+    in->input_layout = d.layout;
     in->device = r->be->device;
     snprintf(in->device_name, sizeof in->device_name, "%s", r->be->name);
     r->be->ops->times(r->be, NULL, NULL, &in->device_bytes);
@@ -118,7 +108,6 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     memcpy(in->mean, mean, sizeof in->mean);
     memcpy(in->std, std, sizeof in->std);
     h5pack_augment_fill_info(&r->cfg, &r->bp, r->be, in);
-    in->order_fingerprint = h5pack_order_fingerprint(&r->cfg, &r->setup, g);
 }
 
 /* Everything after the config check; on failure r->err names the file and the reason. */
