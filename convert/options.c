@@ -2,12 +2,24 @@
  * "--opt=VALUE", short -j N / -jN, -q, -v, -h, "--" ends the options). No printing, no exit. */
 #include "options.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpus.h"
 #include "errtext.h"
 #include "sizes.h"
+
+/* ERR gets the reason (errtext.h); returns OPTIONS_ERROR. */
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    h5pack_verrf(0, err, len, fmt, ap);
+    va_end(ap);
+    return OPTIONS_ERROR;
+}
 
 /* "224x192": two plain numbers around an x (digits only, each 1..65535). */
 int parse_size_hw(const char *s, uint32_t *h, uint32_t *w)
@@ -141,9 +153,9 @@ static options_result take_count(const char *opt, const char *value, uint64_t mi
     char why[160];
     uint64_t v = 0;
     if (h5pack_parse_size(value, &v, why, sizeof why) != H5PACK_SIZE_OK)
-        return h5pack_errf(OPTIONS_ERROR, err, len, "%s: bad value '%s': %s", opt, value, why);
+        return fail(err, len, "%s: bad value '%s': %s", opt, value, why);
     if (v < min || v > max)
-        return h5pack_errf(OPTIONS_ERROR, err, len, "%s: expected %s, got '%s'", opt, what, value);
+        return fail(err, len, "%s: expected %s, got '%s'", opt, what, value);
     *out = v;
     return OPTIONS_RUN;
 }
@@ -156,31 +168,31 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
     switch (spec->id) {
     case OPT_SIZE:
         if (parse_size_hw(value, &o->height, &o->width) != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--size: expected HxW, each side 1..65535 (height first, e.g. 224x224), got '%s'",
+            return fail(err, len, "--size: expected HxW, each side 1..65535 (height first, e.g. 224x224), got '%s'",
                         value);
         break;
     case OPT_RESIZE:
         if (parse_resize(value, &o->resize) != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--resize: expected crop, stretch or pad, got '%s'", value);
+            return fail(err, len, "--resize: expected crop, stretch or pad, got '%s'", value);
         break;
     case OPT_JPEG_SCALE:
         if (strcmp(value, "exact") != 0 && strcmp(value, "dct") != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--jpeg-scale: expected exact or dct, got '%s'", value);
+            return fail(err, len, "--jpeg-scale: expected exact or dct, got '%s'", value);
         o->jpeg_dct = strcmp(value, "dct") == 0;
         break;
     case OPT_CHANNELS:
         if (strcmp(value, "3") != 0 && strcmp(value, "1") != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--channels: expected 3 (RGB) or 1 (gray), got '%s'", value);
+            return fail(err, len, "--channels: expected 3 (RGB) or 1 (gray), got '%s'", value);
         o->channels = (uint32_t)(value[0] - '0');
         break;
     case OPT_LAYOUT:
         if (strcmp(value, "nchw") != 0 && strcmp(value, "nhwc") != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--layout: expected nchw or nhwc, got '%s'", value);
+            return fail(err, len, "--layout: expected nchw or nhwc, got '%s'", value);
         o->layout_nhwc = strcmp(value, "nhwc") == 0;
         break;
     case OPT_SEED: /* a seed names a shuffle, it is no amount: digits only */
         if (h5pack_parse_uint(value, &o->seed, NULL, 0) != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--seed: expected an unsigned integer, got '%s'", value);
+            return fail(err, len, "--seed: expected an unsigned integer, got '%s'", value);
         break;
     case OPT_KEEP_ORDER: o->keep_order = 1; break;
     case OPT_CHUNK:
@@ -194,7 +206,7 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         return take_count("--batch", value, 1, UINT32_MAX, "a batch size >= 1", &o->batch, err, len);
     case OPT_COMPRESS:
         if (parse_compress(value, &o->compress, &o->gzip_level) != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--compress: expected none, gzip or gzip:LEVEL (1-9), got '%s'", value);
+            return fail(err, len, "--compress: expected none, gzip or gzip:LEVEL (1-9), got '%s'", value);
         break;
     case OPT_CHECKSUM: o->checksum = 1; break;
     case OPT_THREADS:
@@ -214,12 +226,12 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         return take_count("--max-pixels", value, 1, UINT64_MAX, "a pixel count >= 1", &o->max_pixels, err, len);
     case OPT_LABELS:
         if (!value[0])
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--labels: expected a CSV file name");
+            return fail(err, len, "--labels: expected a CSV file name");
         o->labels_csv = value;
         break;
     case OPT_LABELS_SEP:
         if (parse_labels_sep(value, &o->labels_sep) != 0)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "--labels-sep: expected , ; tab or space, got '%s'", value);
+            return fail(err, len, "--labels-sep: expected , ; tab or space, got '%s'", value);
         break;
     case OPT_LABELS_SKIP:
         return take_count("--labels-skip", value, 0, UINT32_MAX, "a number of lines", &o->labels_skip, err, len);
@@ -235,7 +247,7 @@ static options_result parse_long(int argc, char **argv, int *i, pack_options *o,
     size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
     const opt_spec *spec = find_long(arg, name_len);
     if (!spec)
-        return h5pack_errf(OPTIONS_ERROR, err, len, "unknown option '%s' (see --help)", argv[*i]);
+        return fail(err, len, "unknown option '%s' (see --help)", argv[*i]);
     const char *value = NULL;
     if (spec->takes_value) {
         if (eq)
@@ -243,9 +255,9 @@ static options_result parse_long(int argc, char **argv, int *i, pack_options *o,
         else if (*i + 1 < argc)
             value = argv[++*i];
         else
-            return h5pack_errf(OPTIONS_ERROR, err, len, "option --%s needs a value", spec->long_name);
+            return fail(err, len, "option --%s needs a value", spec->long_name);
     } else if (eq) {
-        return h5pack_errf(OPTIONS_ERROR, err, len, "option --%s takes no value", spec->long_name);
+        return fail(err, len, "option --%s takes no value", spec->long_name);
     }
     return apply_option(spec, value, o, err, len);
 }
@@ -257,7 +269,7 @@ static options_result parse_short(int argc, char **argv, int *i, pack_options *o
     for (size_t k = 1; arg[k]; k++) {
         const opt_spec *spec = find_short(arg[k]);
         if (!spec)
-            return h5pack_errf(OPTIONS_ERROR, err, len, "unknown option '-%c' (see --help)", arg[k]);
+            return fail(err, len, "unknown option '-%c' (see --help)", arg[k]);
         if (!spec->takes_value) {
             options_result r = apply_option(spec, NULL, o, err, len);
             if (r != OPTIONS_RUN)
@@ -267,7 +279,7 @@ static options_result parse_short(int argc, char **argv, int *i, pack_options *o
         const char *value = arg + k + 1;
         if (*value == '\0') {
             if (*i + 1 >= argc)
-                return h5pack_errf(OPTIONS_ERROR, err, len, "option -%c needs a value", arg[k]);
+                return fail(err, len, "option -%c needs a value", arg[k]);
             value = argv[++*i];
         }
         return apply_option(spec, value, o, err, len);
@@ -282,7 +294,7 @@ static options_result take_positional(const char *arg, int *npos, pack_options *
     else if (*npos == 1)
         o->out_path = arg;
     else
-        return h5pack_errf(OPTIONS_ERROR, err, len, "unexpected argument '%s': expected SRC_DIR OUT.h5", arg);
+        return fail(err, len, "unexpected argument '%s': expected SRC_DIR OUT.h5", arg);
     ++*npos;
     return OPTIONS_RUN;
 }
@@ -294,7 +306,7 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
     for (int i = 1; i < argc && r == OPTIONS_RUN; i++) {
         const char *arg = argv[i];
         if (!arg)
-            return h5pack_errf(OPTIONS_ERROR, err, err_len, "null argument");
+            return fail(err, err_len, "null argument");
         if (only_positional || arg[0] != '-' || arg[1] == '\0')
             r = take_positional(arg, &npos, o, err, err_len);
         else if (strcmp(arg, "--") == 0)
@@ -307,14 +319,14 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
     if (r != OPTIONS_RUN)
         return r;
     if (npos < 2)
-        return h5pack_errf(OPTIONS_ERROR, err, err_len, "missing %s (usage: h5pack [OPTIONS] SRC_DIR OUT.h5; see --help)",
+        return fail(err, err_len, "missing %s (usage: h5pack [OPTIONS] SRC_DIR OUT.h5; see --help)",
                     npos == 0 ? "SRC_DIR and OUT.h5" : "OUT.h5");
     if ((o->labels_sep || o->labels_skip) && !o->labels_csv)
-        return h5pack_errf(OPTIONS_ERROR, err, err_len, "--labels-%s needs --labels FILE", o->labels_sep ? "sep" : "skip");
+        return fail(err, err_len, "--labels-%s needs --labels FILE", o->labels_sep ? "sep" : "skip");
     if (o->resize != RESIZE_CROP && o->height == 0)
-        return h5pack_errf(OPTIONS_ERROR, err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
+        return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
     if (o->jpeg_dct && o->height == 0) /* DCT scaling only serves a resize: without one it would do nothing */
-        return h5pack_errf(OPTIONS_ERROR, err, err_len, "--jpeg-scale dct needs --size HxW");
+        return fail(err, err_len, "--jpeg-scale dct needs --size HxW");
     return OPTIONS_RUN;
 }
 

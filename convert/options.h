@@ -43,8 +43,8 @@ typedef struct pack_options {
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
-        NULL, NULL, 0, 0, RESIZE_CROP, 3, 0, 0, 0, 0, PACK_DEFAULT_BATCH, COMPRESS_NONE,                \
-            PACK_DEFAULT_GZIP_LEVEL, 0, 0, 1, 0, 0, PACK_DEFAULT_MAX_PIXELS, NULL, 0, 0, 0              \
+        .resize = RESIZE_CROP, .channels = 3, .batch = PACK_DEFAULT_BATCH, .compress = COMPRESS_NONE,   \
+        .gzip_level = PACK_DEFAULT_GZIP_LEVEL, .verbosity = 1, .max_pixels = PACK_DEFAULT_MAX_PIXELS    \
     }
 
 typedef enum options_result {

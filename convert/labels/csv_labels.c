@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,17 @@
 #include "csv_reader.h"
 #include "errtext.h"
 
+/* ERR gets the reason (errtext.h); returns -1. */
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    h5pack_verrf(0, err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 /* The whole file, NUL-terminated (the reader does not need the NUL; messages do). */
 static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
 {
@@ -20,13 +32,13 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
     char *text = NULL;
     size_t cap = 0, n = 0;
     if (!f) {
-        h5pack_errf(-1, err, err_len, "%s: %s", path, strerror(errno));
+        fail(err, err_len, "%s: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
-        h5pack_errf(-1, err, err_len, "%s: a directory, not a CSV file", path);
+        fail(err, err_len, "%s: a directory, not a CSV file", path);
         return NULL;
     }
     for (;;) {
@@ -35,7 +47,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
             char *grown = realloc(text, cap + 1);
             if (!grown) {
                 free(text), fclose(f);
-                h5pack_errf(-1, err, err_len, "%s: out of memory", path);
+                fail(err, err_len, "%s: out of memory", path);
                 return NULL;
             }
             text = grown;
@@ -49,7 +61,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_len)
     fclose(f);
     if (bad) {
         free(text);
-        h5pack_errf(-1, err, err_len, "%s: read error", path);
+        fail(err, err_len, "%s: read error", path);
         return NULL;
     }
     text[n] = '\0';
@@ -81,10 +93,10 @@ static int take_header(label_table *t, header_state *h, const csv_record *rec, c
     h->fields = rec->n_fields;
     t->names = calloc(rec->n_fields, sizeof *t->names);
     if (!t->names)
-        return h5pack_errf(-1, err, len, "%s: out of memory", t->path);
+        return fail(err, len, "%s: out of memory", t->path);
     for (size_t j = 0; j < rec->n_fields; j++) {
         if (!(t->names[j] = strdup(rec->fields[j])))
-            return h5pack_errf(-1, err, len, "%s: out of memory", t->path);
+            return fail(err, len, "%s: out of memory", t->path);
         t->n_columns = j + 1; /* names[0..j] are owned */
     }
     return 0;
@@ -108,17 +120,17 @@ static int check_names(const label_table *t, const header_state *h, size_t first
 {
     for (size_t j = 0; j < t->n_columns; j++)
         if (!t->names[j][0])
-            return h5pack_errf(-1, err, len, "%s:%zu:%zu: label column %zu has no name", t->path, h->line, j + first_col, j + 1);
+            return fail(err, len, "%s:%zu:%zu: label column %zu has no name", t->path, h->line, j + first_col, j + 1);
     named_column *sorted = malloc(t->n_columns * sizeof *sorted);
     if (!sorted)
-        return h5pack_errf(-1, err, len, "%s: out of memory", t->path);
+        return fail(err, len, "%s: out of memory", t->path);
     for (size_t j = 0; j < t->n_columns; j++)
         sorted[j] = (named_column){.name = t->names[j], .col = j + first_col};
     qsort(sorted, t->n_columns, sizeof *sorted, by_name_then_column);
     int rc = 0;
     for (size_t j = 1; j < t->n_columns && rc == 0; j++)
         if (strcmp(sorted[j - 1].name, sorted[j].name) == 0)
-            rc = h5pack_errf(-1, err, len, "%s:%zu:%zu: column name '%s' appears twice (columns %zu and %zu)", t->path, h->line,
+            rc = fail(err, len, "%s:%zu:%zu: column name '%s' appears twice (columns %zu and %zu)", t->path, h->line,
                       sorted[j].col, sorted[j].name, sorted[j - 1].col, sorted[j].col);
     free(sorted);
     return rc;
@@ -133,22 +145,22 @@ static int decide_layout(label_table *t, header_state *h, const csv_record *rec,
     /* CelebA's files start with a row count: taken as a header, it would name one label column "202599" */
     int count_line = h->fields == 1 && t->names[0][0] && strspn(t->names[0], "0123456789") == strlen(t->names[0]);
     if (count_line && rec->n_fields == 2)
-        return h5pack_errf(-1, err, len, "%s:%zu: the header is the number '%s' (a label column with that name?): is it a row "
+        return fail(err, len, "%s:%zu: the header is the number '%s' (a label column with that name?): is it a row "
                     "count? --labels-skip %zu skips it", t->path, h->line, t->names[0], h->line);
     if (rec->n_fields == h->fields + 1 && h->fields >= 1) {
         h->names_only = 1;
         if (!(t->key_name = strdup("")))
-            return h5pack_errf(-1, err, len, "%s: out of memory", t->path);
+            return fail(err, len, "%s: out of memory", t->path);
         return check_names(t, h, 1, err, len);
     }
     if (rec->n_fields != h->fields) {
-        return h5pack_errf(-1, err, len, "%s:%zu: %zu fields, but the header has %zu (a row has as many fields as the header, "
+        return fail(err, len, "%s:%zu: %zu fields, but the header has %zu (a row has as many fields as the header, "
                     "or one more when the header names the label columns only; separator: %s)%s", t->path,
                     rec->line, rec->n_fields, h->fields, sep,
                     count_line ? "; is the header line a row count? --labels-skip 1 skips it" : "");
     }
     if (h->fields < 2)
-        return h5pack_errf(-1, err, len, "%s:%zu: the header needs the image column and at least one label column (read "
+        return fail(err, len, "%s:%zu: the header needs the image column and at least one label column (read "
                     "%s-separated: --labels-sep sets the separator)", t->path, h->line, sep);
     t->key_name = t->names[0]; /* the image column's name leaves the label names */
     memmove(t->names, t->names + 1, (h->fields - 1) * sizeof *t->names);
@@ -230,9 +242,9 @@ static const char *parse_value(label_table *t, const char *s, size_t index, labe
 static int wrong_length(const label_table *t, const header_state *h, const csv_record *rec, char *err, size_t len)
 {
     if (!h->names_only)
-        return h5pack_errf(-1, err, len, "%s:%zu: %zu fields, but the header has %zu (separator: %s)", t->path, rec->line,
+        return fail(err, len, "%s:%zu: %zu fields, but the header has %zu (separator: %s)", t->path, rec->line,
                     rec->n_fields, h->fields, csv_sep_name(t->sep));
-    return h5pack_errf(-1, err, len, "%s:%zu: %zu fields, but rows have %zu: the image name, then the %zu label columns that "
+    return fail(err, len, "%s:%zu: %zu fields, but rows have %zu: the image name, then the %zu label columns that "
                 "the header (line %zu) names (separator: %s)", t->path, rec->line, rec->n_fields, h->fields + 1,
                 h->fields, h->line, csv_sep_name(t->sep));
 }
@@ -246,9 +258,9 @@ static int take_row(label_table *t, header_state *h, const csv_record *rec, char
         return wrong_length(t, h, rec, err, len);
     const char *key = strip_dot_slash(rec->fields[0]);
     if (!key[0])
-        return h5pack_errf(-1, err, len, "%s:%zu:1: empty image name", t->path, rec->line);
+        return fail(err, len, "%s:%zu:1: empty image name", t->path, rec->line);
     if (grow_rows(t, &h->row_cap) != 0 || !(t->keys[t->n_rows] = strdup(key)))
-        return h5pack_errf(-1, err, len, "%s: out of memory", t->path);
+        return fail(err, len, "%s: out of memory", t->path);
     t->lines[t->n_rows] = rec->line;
     t->n_rows++; /* now owns its key, even if a value below fails */
     size_t base = (t->n_rows - 1) * k;
@@ -256,7 +268,7 @@ static int take_row(label_table *t, header_state *h, const csv_record *rec, char
         const char *why = parse_value(t, rec->fields[j + 1], base + j, &t->values[base + j]);
         int decimal_comma = t->sep == ';' && strchr(rec->fields[j + 1], ',');
         if (why)
-            return h5pack_errf(-1, err, len, "%s:%zu:%zu: column '%s': %s: '%s' (expected an integer such as 1 or -1, or a "
+            return fail(err, len, "%s:%zu:%zu: column '%s': %s: '%s' (expected an integer such as 1 or -1, or a "
                                   "decimal such as 0.25%s)", t->path, rec->line, j + 2, t->names[j], why,
                         rec->fields[j + 1], decimal_comma ? ", with a decimal point, not a comma" : "");
     }
@@ -295,11 +307,11 @@ static int parse_records(label_table *t, csv_reader *r, char *err, size_t len)
     if (rc != 0)
         return rc;
     if (got < 0)
-        return h5pack_errf(-1, err, len, "%s:%s", t->path, why + strlen("line ")); /* "PATH:L: reason" */
+        return fail(err, len, "%s:%s", t->path, why + strlen("line ")); /* "PATH:L: reason" */
     if (!h.line)
-        return h5pack_errf(-1, err, len, "%s: empty file (expected a header row: image column, then label columns)", t->path);
+        return fail(err, len, "%s: empty file (expected a header row: image column, then label columns)", t->path);
     if (t->n_rows == 0)
-        return h5pack_errf(-1, err, len, "%s: no rows under the header", t->path);
+        return fail(err, len, "%s: no rows under the header", t->path);
     return 0;
 }
 
@@ -311,12 +323,12 @@ int label_table_parse(const char *path, const char *text, size_t text_len, const
     memset(t, 0, sizeof *t);
     t->sep = label_csv_sep_for(path, fmt->sep);
     if (!(t->path = strdup(path)))
-        return h5pack_errf(-1, err, len, "%s: out of memory", path);
+        return fail(err, len, "%s: out of memory", path);
     csv_reader r;
     csv_open_sep(&r, text, text_len, t->sep);
     size_t skipped = csv_skip_lines(&r, fmt->skip_lines);
     int rc = skipped < fmt->skip_lines
-                 ? h5pack_errf(-1, err, len, "%s: --labels-skip %zu, but the file has only %zu lines", path, fmt->skip_lines,
+                 ? fail(err, len, "%s: --labels-skip %zu, but the file has only %zu lines", path, fmt->skip_lines,
                         skipped)
                  : parse_records(t, &r, err, len);
     csv_close(&r);
