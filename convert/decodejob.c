@@ -96,3 +96,33 @@ void decode_entry(const decode_job_cfg *cfg, const char *relpath, decoded_image 
     image_free(&img);
     free(path);
 }
+
+void decode_entry_sized(const decode_job_cfg *cfg, const char *relpath, uint32_t h, uint32_t w, int resize,
+                        decoded_image *out, size_t *cap)
+{
+    decode_job_cfg job = *cfg;
+    job.height = h, job.width = w, job.nhwc = 1;
+    job.opts.target_h = resize ? h : 0;
+    job.opts.target_w = resize ? w : 0;
+    job.opts.mode = RESIZE_STRETCH; /* the stored size keeps the aspect already: nothing to crop */
+    size_t need = (size_t)h * w * job.channels;
+    if (need > *cap) {
+        uint8_t *grown = realloc(out->pixels, need);
+        if (!grown) {
+            fail_with(out, DECODE_FAILED, "out of memory", "for the image's pixels");
+            return;
+        }
+        out->pixels = grown, *cap = need;
+    }
+    decode_entry(&job, relpath, out);
+}
+
+void decode_mismatch_reason(uint32_t h, uint32_t w, decoded_image *out)
+{
+    if (h == 0)
+        snprintf(out->reason, sizeof out->reason, "corrupt image: its header gives no size, but it decodes to %ux%u",
+                 out->src_height, out->src_width);
+    else
+        snprintf(out->reason, sizeof out->reason, "corrupt image: its header says %ux%u, but it decodes to %ux%u", h,
+                 w, out->src_height, out->src_width);
+}

@@ -34,6 +34,15 @@ typedef struct decoded_image {
 /* Decodes the file RELPATH (relative to cfg->src_dir) into OUT (whose pixels buffer is preallocated). */
 void decode_entry(const decode_job_cfg *cfg, const char *relpath, decoded_image *out);
 
+/* Images of several sizes: decodes RELPATH to its stored size H x W, HWC (RESIZE: resized to it; else
+ * kept as decoded, which must then be H x W), growing OUT->pixels (*CAP bytes) as needed. */
+void decode_entry_sized(const decode_job_cfg *cfg, const char *relpath, uint32_t h, uint32_t w, int resize,
+                        decoded_image *out, size_t *cap);
+
+/* OUT->reason for an image of several sizes that decoded to another size than its header's H x W (0 x 0:
+ * the header gave none): "corrupt image: ...". */
+void decode_mismatch_reason(uint32_t h, uint32_t w, decoded_image *out);
+
 /* Per-channel sums of HWC pixels (COUNT pixels of CHANNELS bytes). */
 void channel_sums(const uint8_t *hwc, size_t count, uint32_t channels, uint64_t sum[3], uint64_t sum_sq[3]);
 

@@ -53,9 +53,19 @@ static void print_summary(const pack_options *o, const pack_report *r)
             r->threads, r->threads == 1 ? "" : "s");
     unsigned d1 = r->nhwc ? r->height : r->channels, d2 = r->nhwc ? r->width : r->height,
              d3 = r->nhwc ? r->channels : r->width;
-    fprintf(stderr, "h5pack:   images (%llu,%u,%u,%u) uint8 %s, %s stored (%s raw, %s%s), %llu chunks of %llu images\n",
-            (unsigned long long)r->converted, d1, d2, d3, r->nhwc ? "NHWC" : "NCHW", stored, raw, compression,
-            o->checksum ? " + fletcher32" : "", (unsigned long long)r->chunks, (unsigned long long)r->chunk_images);
+    if (r->ragged) {
+        char chunk[32];
+        h5pack_format_bytes(r->chunk_bytes, chunk, sizeof chunk);
+        fprintf(stderr, "h5pack:   images: %llu of several sizes (largest %ux%u), uint8 HWC one after the other, %s "
+                "stored (%s raw, %s%s), %llu chunk%s of %s\n", (unsigned long long)r->converted, r->height, r->width,
+                stored, raw, compression, o->checksum ? " + fletcher32" : "", (unsigned long long)r->chunks,
+                r->chunks == 1 ? "" : "s", chunk);
+    } else {
+        fprintf(stderr, "h5pack:   images (%llu,%u,%u,%u) uint8 %s, %s stored (%s raw, %s%s), %llu chunks of %llu "
+                "images\n", (unsigned long long)r->converted, d1, d2, d3, r->nhwc ? "NHWC" : "NCHW", stored, raw,
+                compression, o->checksum ? " + fletcher32" : "", (unsigned long long)r->chunks,
+                (unsigned long long)r->chunk_images);
+    }
     if (o->labels_csv)
         fprintf(stderr, "h5pack:   labels (%llu,%u) %s from %s%s%zu CSV rows name no image\n",
                 (unsigned long long)r->converted, r->label_columns, r->label_type, o->labels_csv,

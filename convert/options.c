@@ -109,7 +109,7 @@ void compression_text(const pack_options *o, char *buf, size_t len)
 typedef enum opt_id {
     OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
     OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
-    OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP
+    OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP, OPT_MAX_SIDE
 } opt_id;
 
 typedef struct opt_spec {
@@ -127,7 +127,7 @@ static const opt_spec option_table[] = {
     {"verbose", 'v', 0, OPT_VERBOSE},  {"help", 'h', 0, OPT_HELP},         {"version", 'V', 0, OPT_VERSION},
     {"strict", 0, 0, OPT_STRICT},      {"force", 'f', 0, OPT_FORCE},       {"max-pixels", 0, 1, OPT_MAX_PIXELS},
     {"labels", 0, 1, OPT_LABELS},      {"jpeg-scale", 0, 1, OPT_JPEG_SCALE},
-    {"labels-sep", 0, 1, OPT_LABELS_SEP}, {"labels-skip", 0, 1, OPT_LABELS_SKIP},
+    {"labels-sep", 0, 1, OPT_LABELS_SEP}, {"labels-skip", 0, 1, OPT_LABELS_SKIP}, {"max-side", 0, 1, OPT_MAX_SIDE},
 };
 
 static const opt_spec *find_long(const char *name, size_t len)
@@ -170,6 +170,11 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         if (parse_size_hw(value, &o->height, &o->width) != 0)
             return fail(err, len, "--size: expected HxW, each side 1..65535 (height first, e.g. 224x224), got '%s'",
                         value);
+        break;
+    case OPT_MAX_SIDE:
+        if (take_count("--max-side", value, 1, 65535, "a side length 1..65535", &v, err, len) != OPTIONS_RUN)
+            return OPTIONS_ERROR;
+        o->max_side = (uint32_t)v;
         break;
     case OPT_RESIZE:
         if (parse_resize(value, &o->resize) != 0)
@@ -323,10 +328,13 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
                     npos == 0 ? "SRC_DIR and OUT.h5" : "OUT.h5");
     if ((o->labels_sep || o->labels_skip) && !o->labels_csv)
         return fail(err, err_len, "--labels-%s needs --labels FILE", o->labels_sep ? "sep" : "skip");
+    if (o->max_side && o->height)
+        return fail(err, err_len, "--max-side and --size both size the images: give one (--size HxW: one size for "
+                    "all; --max-side N: each keeps its aspect)");
     if (o->resize != RESIZE_CROP && o->height == 0)
         return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
-    if (o->jpeg_dct && o->height == 0) /* DCT scaling only serves a resize: without one it would do nothing */
-        return fail(err, err_len, "--jpeg-scale dct needs --size HxW");
+    if (o->jpeg_dct && o->height == 0 && !o->max_side) /* DCT scaling only serves a resize */
+        return fail(err, err_len, "--jpeg-scale dct needs --size HxW or --max-side N");
     return OPTIONS_RUN;
 }
 
@@ -338,13 +346,16 @@ void options_print_usage(FILE *f)
             "files into a chunked uint8 HDF5 file for fast training input.\n"
             "\n"
             "Images:\n"
-            "  --size HxW          resize every image to H x W (height first); default: keep the source\n"
-            "                      size, which all images must then share\n"
+            "  --size HxW          resize every image to H x W (height first); default: every image keeps\n"
+            "                      its own size (images of several sizes are stored HWC one after the\n"
+            "                      other: docs/format.md, \"Images of several sizes\")\n"
+            "  --max-side N        keep each image's aspect; resize those whose longer side exceeds N so\n"
+            "                      that it is N (PIL's resize(BILINEAR), exactly)\n"
             "  --resize MODE       crop (default: scale the shorter side, centre crop), stretch, pad\n"
-            "  --jpeg-scale MODE   with --size: exact (default) decodes JPEGs at full size, then resizes:\n"
-            "                      the pixels of PIL's decode + resize(BILINEAR); dct decodes them at a\n"
-            "                      reduced M/8 scale first (like PIL's draft()): faster for sources\n"
-            "                      several times the target, pixels within ~1 level on average\n"
+            "  --jpeg-scale MODE   with --size or --max-side: exact (default) decodes JPEGs at full size,\n"
+            "                      then resizes: the pixels of PIL's decode + resize(BILINEAR); dct decodes\n"
+            "                      them at a reduced M/8 scale first (like PIL's draft()): faster for\n"
+            "                      sources several times the target, pixels within ~1 level on average\n"
             "  --channels 3|1      RGB (default) or gray\n"
             "  --max-pixels N      reject images over N pixels before decoding them (default 178956970,\n"
             "                      PIL's decompression-bomb limit)\n"
@@ -359,7 +370,7 @@ void options_print_usage(FILE *f)
             "  --labels-skip N     skip N lines above the header (CelebA's txt: 1, its image count line).\n"
             "                      A header one field shorter than the rows names the label columns only\n"
             "Layout:\n"
-            "  --layout nchw|nhwc  images dataset (N,C,H,W) (default) or (N,H,W,C)\n"
+            "  --layout nchw|nhwc  images dataset (N,C,H,W) (default) or (N,H,W,C), for images of one size\n"
             "  --seed S            seed of the packed order's shuffle (default 0)\n"
             "  --keep-order        keep the sorted order (class by class) instead of shuffling\n"
             "  --chunk auto|K      K whole images per chunk; auto (default) picks K from the image size,\n"

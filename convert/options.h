@@ -19,7 +19,7 @@ typedef enum compress_kind { COMPRESS_NONE = 0, COMPRESS_GZIP = 1 } compress_kin
 typedef struct pack_options {
     const char *src_dir;      /* SRC_DIR (required) */
     const char *out_path;     /* OUT.h5 (required) */
-    uint32_t height, width;   /* --size HxW; 0x0 = keep the source size (all images must share it) */
+    uint32_t height, width;   /* --size HxW; 0x0 = keep each image's own size (--max-side may bound it) */
     resize_mode resize;       /* --resize crop (default) | stretch | pad */
     uint32_t channels;        /* --channels 3 (default) | 1 */
     int layout_nhwc;          /* --layout nchw (default, 0) | nhwc (1) */
@@ -39,6 +39,7 @@ typedef struct pack_options {
     int jpeg_dct;             /* --jpeg-scale exact (default, 0) | dct (1): JPEG DCT scaling for --size */
     char labels_sep;          /* --labels-sep: ',' ';' '\t' or ' ' (runs of blanks); 0: by file name */
     uint64_t labels_skip;     /* --labels-skip N: lines above the header */
+    uint32_t max_side;        /* --max-side N: images keep their aspect, the longer side at most N (0: none) */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \

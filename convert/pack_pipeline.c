@@ -29,6 +29,7 @@ typedef enum chunk_state { CHUNK_FREE = 0, CHUNK_FILLING, CHUNK_TO_FILTER, CHUNK
 typedef struct slot {
     slot_state state;
     decoded_image img;
+    size_t cap; /* bytes img.pixels holds (images of several sizes grow it) */
 } slot;
 
 typedef struct chunk_buf {
@@ -64,6 +65,7 @@ typedef struct pack_pipeline {
 typedef struct placer {
     chunk_buf *filling;
     uint64_t filled; /* images in it */
+    uint64_t cursor; /* images of several sizes: bytes of the dataset placed so far */
 } placer;
 
 /* ---- workers ------------------------------------------------------------------------------------- */
@@ -139,7 +141,12 @@ static void worker_decode(pack_pipeline *p)
     s->state = SLOT_BUSY;
     pthread_mutex_unlock(&p->mu);
     const pipeline_config *cfg = p->cfg;
-    decode_entry(&cfg->job, cfg->entries[cfg->order[pos]].relpath, &s->img);
+    if (cfg->ragged) {
+        const ragged_place *r = &cfg->ragged[pos];
+        decode_entry_sized(&cfg->job, cfg->entries[cfg->order[pos]].relpath, r->height, r->width, r->resize, &s->img,
+                           &s->cap);
+    } else
+        decode_entry(&cfg->job, cfg->entries[cfg->order[pos]].relpath, &s->img);
     pthread_mutex_lock(&p->mu);
     s->state = SLOT_DONE;
     while (p->done_end < p->next_decode && p->slots[p->done_end % p->n_slots].state == SLOT_DONE)
@@ -180,7 +187,8 @@ static void *worker_main(void *arg)
  * 2*threads+2 images: one batch is being placed while the workers fill the other. */
 static void choose_ring(pack_pipeline *p)
 {
-    size_t min_slots = 2 * (size_t)p->cfg->threads + 2, batch = p->cfg->chunk_images;
+    size_t min_slots = 2 * (size_t)p->cfg->threads + 2;
+    size_t batch = p->cfg->ragged ? p->chunk_bytes / p->image_bytes : p->cfg->chunk_images;
     size_t fit = p->image_bytes ? RING_MAX_BYTES / p->image_bytes : min_slots;
     if (batch > fit / 2)
         batch = fit / 2;
@@ -193,8 +201,13 @@ static void choose_ring(pack_pipeline *p)
 static int allocate_buffers(pack_pipeline *p)
 {
     const pipeline_config *cfg = p->cfg;
-    p->image_bytes = (size_t)cfg->job.height * cfg->job.width * cfg->job.channels;
-    p->chunk_bytes = p->image_bytes * cfg->chunk_images;
+    if (cfg->ragged) { /* the mean image sizes the ring; each slot grows to its image */
+        p->image_bytes = cfg->n ? (size_t)(cfg->total_bytes / cfg->n) + 1 : 1;
+        p->chunk_bytes = cfg->chunk_bytes;
+    } else {
+        p->image_bytes = (size_t)cfg->job.height * cfg->job.width * cfg->job.channels;
+        p->chunk_bytes = p->image_bytes * cfg->chunk_images;
+    }
     p->filtered = cfg->gzip_level > 0 || cfg->checksum;
     choose_ring(p);
     p->n_chunks = p->filtered ? (size_t)cfg->threads + 2 : 3;
@@ -202,7 +215,7 @@ static int allocate_buffers(pack_pipeline *p)
     p->chunks = calloc(p->n_chunks, sizeof *p->chunks);
     if (!p->slots || !p->chunks)
         return -1;
-    for (size_t i = 0; i < p->n_slots; i++)
+    for (size_t i = 0; i < p->n_slots && !cfg->ragged; i++)
         if (!(p->slots[i].img.pixels = malloc(p->image_bytes)))
             return -1;
     p->filtered_cap = p->chunk_bytes + p->chunk_bytes / 64 + 1024 + 4; /* above libdeflate's bound */
@@ -290,6 +303,16 @@ static chunk_buf *next_ready_chunk(pack_pipeline *p)
     return NULL;
 }
 
+static pipeline_status skip_image(pipeline_result *res, const char *name, const char *reason, int strict, char *err,
+                                  size_t len)
+{
+    if (skip_list_add(&res->skipped, name, reason) != 0) {
+        snprintf(err, len, "out of memory");
+        return PIPELINE_ERROR;
+    }
+    return strict ? PIPELINE_STRICT_STOP : PIPELINE_OK;
+}
+
 /* Puts the decoded image of position POS in place (lock NOT held: the slot and the filling chunk belong
  * to the placer now). Returns PIPELINE_OK, or the status that ends the run. */
 static pipeline_status place_image(pack_pipeline *p, size_t pos, decoded_image *img, placer *pl,
@@ -299,8 +322,16 @@ static pipeline_status place_image(pack_pipeline *p, size_t pos, decoded_image *
     const scan_entry *e = &cfg->entries[cfg->order[pos]];
     switch (img->outcome) {
     case DECODE_OK:
-        memcpy(pl->filling->raw + pl->filled * p->image_bytes, img->pixels, p->image_bytes);
-        pl->filled++;
+        if (cfg->ragged) { /* the bytes are in place already (ragged_step) */
+            const ragged_place *r = &cfg->ragged[pos];
+            res->offsets[res->converted] = r->offset;
+            res->shapes[2 * res->converted] = r->height, res->shapes[2 * res->converted + 1] = r->width;
+            res->pixels += (uint64_t)r->height * r->width;
+        } else {
+            memcpy(pl->filling->raw + pl->filled * p->image_bytes, img->pixels, p->image_bytes);
+            pl->filled++;
+            res->pixels += (uint64_t)cfg->job.height * cfg->job.width;
+        }
         res->kept[res->converted++] = cfg->order[pos];
         for (uint32_t c = 0; c < cfg->job.channels; c++) {
             res->sum[c] += img->sum[c];
@@ -308,12 +339,12 @@ static pipeline_status place_image(pack_pipeline *p, size_t pos, decoded_image *
         }
         return PIPELINE_OK;
     case DECODE_SKIP:
-        if (skip_list_add(&res->skipped, e->name, img->reason) != 0) {
-            snprintf(err, len, "out of memory");
-            return PIPELINE_ERROR;
-        }
-        return cfg->strict ? PIPELINE_STRICT_STOP : PIPELINE_OK;
+        return skip_image(res, e->name, img->reason, cfg->strict, err, len);
     case DECODE_SIZE_MISMATCH:
+        if (cfg->ragged) { /* its header promised another size: its place cannot hold it */
+            decode_mismatch_reason(cfg->ragged[pos].height, cfg->ragged[pos].width, img);
+            return skip_image(res, e->name, img->reason, cfg->strict, err, len);
+        }
         snprintf(err, len,
                  "%s: image is %ux%u (HxW) but the first image is %ux%u: images of different sizes need "
                  "--size HxW (e.g. --size %ux%u) to be packed together",
@@ -368,7 +399,7 @@ static pipeline_status consume_slot(pack_pipeline *p, slot *s, placer *pl, pipel
     p->consumed++;
     if (p->workers_waiting)
         pthread_cond_broadcast(&p->work_cv);
-    if (pl->filling && pl->filled == p->cfg->chunk_images) {
+    if (!p->cfg->ragged && pl->filling && pl->filled == p->cfg->chunk_images) {
         submit_chunk(p, pl->filling);
         pl->filling = NULL;
     }
@@ -384,6 +415,65 @@ static void finish_last_chunk(pack_pipeline *p, placer *pl)
     pl->filling = NULL;
 }
 
+/* ---- images of several sizes: a byte stream cut into chunks -------------------------------------- */
+
+/* Moves the placer's cursor to END, copying the dataset's bytes from SRC (which holds them from byte
+ * SRC_FROM on) or zeros when SRC is NULL, and submitting every chunk it completes. Returns 1 when the
+ * cursor is at END, 0 when it needs a free chunk buffer first (the cursor keeps what was done). Lock held:
+ * the copies are small next to a decode. */
+static int ragged_fill(pack_pipeline *p, placer *pl, uint64_t end, const uint8_t *src, uint64_t src_from)
+{
+    while (pl->cursor < end) {
+        if (!pl->filling && start_chunk(p, pl) != 0)
+            return 0;
+        uint64_t in_chunk = pl->cursor - pl->filling->index * p->chunk_bytes;
+        uint64_t n = p->chunk_bytes - in_chunk < end - pl->cursor ? p->chunk_bytes - in_chunk : end - pl->cursor;
+        uint8_t *dst = pl->filling->raw + in_chunk;
+        if (src)
+            memcpy(dst, src + (pl->cursor - src_from), (size_t)n);
+        else
+            memset(dst, 0, (size_t)n);
+        pl->cursor += n;
+        if (in_chunk + n == p->chunk_bytes) {
+            submit_chunk(p, pl->filling);
+            pl->filling = NULL;
+        }
+    }
+    return 1;
+}
+
+/* Waits for a chunk buffer to come free, unless a READY chunk can be written right away. */
+static void wait_for_chunk_buffer(pack_pipeline *p)
+{
+    if (!next_ready_chunk(p))
+        wait_main(p);
+}
+
+/* Places the DONE slot S of position p->consumed: zeros up to its place, then its bytes. */
+static pipeline_status ragged_step(pack_pipeline *p, slot *s, placer *pl, pipeline_result *res, char *err,
+                                   size_t len)
+{
+    const ragged_place *r = &p->cfg->ragged[p->consumed];
+    if (s->img.outcome == DECODE_OK) {
+        uint64_t end = r->offset + (uint64_t)r->height * r->width * p->cfg->job.channels;
+        if (!ragged_fill(p, pl, r->offset, NULL, 0) || !ragged_fill(p, pl, end, s->img.pixels, r->offset)) {
+            wait_for_chunk_buffer(p);
+            return PIPELINE_OK;
+        }
+    }
+    return consume_slot(p, s, pl, res, err, len);
+}
+
+/* After the last image: zeros to the end of the last chunk. Returns 1 when every chunk is submitted. */
+static int ragged_finish(pack_pipeline *p, placer *pl)
+{
+    uint64_t chunks = (p->cfg->total_bytes + p->chunk_bytes - 1) / p->chunk_bytes;
+    if (ragged_fill(p, pl, chunks * p->chunk_bytes, NULL, 0))
+        return 1;
+    wait_for_chunk_buffer(p);
+    return 0;
+}
+
 /* One step of the placer; *DONE set when everything is written. Called with the lock held. */
 static pipeline_status placer_step(pack_pipeline *p, placer *pl, pipeline_result *res, int *done, char *err,
                                    size_t len)
@@ -392,6 +482,8 @@ static pipeline_status placer_step(pack_pipeline *p, placer *pl, pipeline_result
     if (ready)
         return write_ready_chunk(p, ready, res, err, len) == 0 ? PIPELINE_OK : PIPELINE_ERROR;
     if (p->consumed == p->cfg->n) {
+        if (p->cfg->ragged && !ragged_finish(p, pl))
+            return PIPELINE_OK;
         if (pl->filling)
             finish_last_chunk(p, pl);
         else if (p->chunks_written == p->chunks_started)
@@ -401,6 +493,8 @@ static pipeline_status placer_step(pack_pipeline *p, placer *pl, pipeline_result
         return PIPELINE_OK;
     }
     slot *s = &p->slots[p->consumed % p->n_slots];
+    if (s->state == SLOT_DONE && p->cfg->ragged)
+        return ragged_step(p, s, pl, res, err, len);
     if (s->state != SLOT_DONE || (s->img.outcome == DECODE_OK && !pl->filling && start_chunk(p, pl) != 0)) {
         wait_main(p);
         return PIPELINE_OK;
@@ -410,7 +504,7 @@ static pipeline_status placer_step(pack_pipeline *p, placer *pl, pipeline_result
 
 static pipeline_status run_placer(pack_pipeline *p, pipeline_result *res, char *err, size_t len)
 {
-    placer pl = {NULL, 0};
+    placer pl = {.filling = NULL};
     int done = 0;
     pipeline_status st = PIPELINE_OK;
     pthread_mutex_lock(&p->mu);
@@ -457,7 +551,11 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
     }
     pipeline_status st = PIPELINE_ERROR;
     res->kept = malloc((cfg->n ? cfg->n : 1) * sizeof *res->kept);
-    if (!res->kept || allocate_buffers(&p) != 0) {
+    if (cfg->ragged) {
+        res->offsets = malloc((cfg->n ? cfg->n : 1) * sizeof *res->offsets);
+        res->shapes = malloc((cfg->n ? cfg->n : 1) * 2 * sizeof *res->shapes);
+    }
+    if (!res->kept || (cfg->ragged && (!res->offsets || !res->shapes)) || allocate_buffers(&p) != 0) {
         snprintf(err, err_len, "out of memory for %zu decode buffers and %zu chunk buffers", p.n_slots,
                  p.n_chunks);
     } else if (start_workers(&p) != 0) {
@@ -476,6 +574,8 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
 void pipeline_result_free(pipeline_result *res)
 {
     free(res->kept);
+    free(res->offsets);
+    free(res->shapes);
     skip_list_free(&res->skipped);
     memset(res, 0, sizeof *res);
 }

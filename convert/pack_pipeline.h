@@ -3,7 +3,8 @@
  * writes them with H5Dwrite_chunk while the workers go on.
  *
  * Determinism: images are placed strictly in packed order once the outcome of every earlier image is
- * known, so a skipped image shifts the later ones and leaves no hole; chunk bytes and per-channel integer
+ * known, so a skipped image shifts the later ones and leaves no hole (images of several sizes have their
+ * places from their headers: a skipped one leaves its bytes zero); chunk bytes and per-channel integer
  * sums are therefore the same for every thread count. Memory: two chunks' worth of decoded images
  * (at least 2*threads+2 images, at most 64 MiB of them unless 2*threads+2 images are more) and 3 chunk
  * buffers (threads+2, each with its compressed copy, with filters), never the dataset. */
@@ -16,6 +17,15 @@
 #include "decodejob.h"
 #include "h5out.h"
 #include "scan.h"
+
+/* Images of several sizes: where packed position p goes in the 1-D byte dataset and at what size, from
+ * its header (image_probe_size). A position whose header gave no size has 0 x 0 (no bytes): if it
+ * decodes after all, it is skipped; so is one that decodes to another size than its header said. */
+typedef struct ragged_place {
+    uint64_t offset;        /* first byte */
+    uint32_t height, width; /* stored size */
+    int resize;             /* 1: --max-side resizes it to that size */
+} ragged_place;
 
 typedef void (*pipeline_progress_fn)(void *ctx, uint64_t done, uint64_t total, uint64_t converted);
 
@@ -32,6 +42,9 @@ typedef struct pipeline_config {
     h5out *out;                /* dataset created with n rows (or more) */
     pipeline_progress_fn progress; /* called often from the calling thread (may be NULL) */
     void *progress_ctx;
+    const ragged_place *ragged;    /* n places: images of several sizes (then chunk_bytes, total_bytes); NULL:
+                                      one size, chunk_images per chunk */
+    uint64_t chunk_bytes, total_bytes;
 } pipeline_config;
 
 typedef enum pipeline_status {
@@ -46,6 +59,9 @@ typedef struct pipeline_result {
     skip_list skipped;     /* decode failures in packed order */
     uint64_t sum[3], sum_sq[3];
     uint64_t chunks_written, bytes_written; /* bytes as stored (after compression) */
+    uint64_t pixels;       /* pixels of the converted images (per channel) */
+    uint64_t *offsets;     /* ragged: the converted images' first bytes, in packed order (malloc'ed) */
+    uint32_t *shapes;      /* ragged: their (height, width) */
 } pipeline_result;
 
 /* Runs the conversion. ERR gets the message of PIPELINE_ERROR. The result is filled in every case and

@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "safeout.h"
 #include "scan.h"
+#include "size_plan.h"
 #include "sizes.h"
 
 #define TEMP_PATH_LEN 4096
@@ -32,6 +33,7 @@ typedef struct pack_ctx {
     size_t *order;
     decode_job_cfg job;
     chunk_choice chunk;
+    size_plan sizes;       /* no --size: every image's place (sizes.places NULL for a one-size file) */
     char temp[2][TEMP_PATH_LEN];
     int have_temp[2];
     h5out *out;
@@ -174,6 +176,30 @@ static int probe_size(pack_ctx *c, char *err, size_t len)
     return -1;
 }
 
+/* No --size: reads every header. One size for all (and no --max-side): an ordinary file of that size;
+ * else images of several sizes, each at its place (size_plan.h). No header gave a size: the first image
+ * that decodes says (probe_size), or why none does. */
+static int plan_own_sizes(pack_ctx *c, char *err, size_t len)
+{
+    const pack_options *o = c->o;
+    double t0 = h5pack_clock_s();
+    if (size_plan_make(o->src_dir, c->scan.entries, c->order, c->scan.n_entries, &c->job.opts, o->channels,
+                       o->max_side, c->rep->threads, &c->sizes, err, len) != 0)
+        return -1;
+    detail(o, "image headers read: %zu of %zu give a size, %.3f s", c->sizes.sized, c->scan.n_entries,
+           h5pack_clock_s() - t0);
+    if (c->sizes.sized == 0 || c->sizes.one_size) {
+        uint32_t h = c->sizes.height, w = c->sizes.width;
+        size_plan_free(&c->sizes);
+        if (h == 0)
+            return probe_size(c, err, len);
+        c->job.height = h, c->job.width = w;
+        return 0;
+    }
+    c->job.nhwc = 1; /* every image (h, w, C), one after the other */
+    return choose_chunk_bytes(c->sizes.total_bytes, c->sizes.sized, o->chunk_images, &c->chunk, err, len);
+}
+
 static int setup_geometry(pack_ctx *c, char *err, size_t len)
 {
     const pack_options *o = c->o;
@@ -188,10 +214,28 @@ static int setup_geometry(pack_ctx *c, char *err, size_t len)
     c->job.nhwc = o->layout_nhwc;
     c->job.height = o->height;
     c->job.width = o->width;
-    if (o->height == 0 && probe_size(c, err, len) != 0)
-        return -1;
+    if (o->height == 0) {
+        int rc = plan_own_sizes(c, err, len);
+        if (rc != 0 || c->sizes.places)
+            return rc; /* images of several sizes: their chunks are chosen */
+    }
     uint64_t image_bytes = (uint64_t)c->job.height * c->job.width * c->job.channels;
     return choose_chunk(image_bytes, c->scan.n_entries, o->batch, o->chunk_images, &c->chunk, err, len);
+}
+
+static void print_ragged_plan(const pack_ctx *c)
+{
+    char total[32], chunk[32];
+    const size_plan *z = &c->sizes;
+    h5pack_format_bytes(z->total_bytes, total, sizeof total);
+    h5pack_format_bytes(c->chunk.bytes, chunk, sizeof chunk);
+    if (c->o->max_side)
+        info(c->o, "images of several sizes, longer side at most %u (largest %ux%u): %s of pixels, stored HWC one "
+             "after the other", c->o->max_side, z->max_height, z->max_width, total);
+    else
+        info(c->o, "images of several sizes, each kept as it is (largest %ux%u): %s of pixels, stored HWC one "
+             "after the other", z->max_height, z->max_width, total);
+    info(c->o, "chunks of %s: %s", chunk, c->chunk.reason);
 }
 
 static void print_plan(pack_ctx *c)
@@ -213,14 +257,25 @@ static void print_plan(pack_ctx *c)
         info(c->o, "labels (N,%zu) %s from %s", c->table.n_columns, c->rep->label_type, c->table.path);
     else if (c->scan.has_classes)
         info(c->o, "%zu classes", c->scan.n_classes);
-    info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
-         c->chunk.reason);
+    if (c->sizes.places)
+        print_ragged_plan(c);
+    else
+        info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
+             c->chunk.reason);
 }
 
 static h5out_geometry geometry_for(const pack_ctx *c, uint64_t n)
 {
-    h5out_geometry g = {n, c->job.channels, c->job.height, c->job.width, c->job.nhwc, c->chunk.images,
-                        c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0, c->o->checksum};
+    const size_plan *z = &c->sizes;
+    h5out_geometry g = {.n = n, .channels = c->job.channels, .height = c->job.height, .width = c->job.width,
+                        .nhwc = c->job.nhwc, .chunk_images = c->chunk.images,
+                        .gzip_level = c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0,
+                        .checksum = c->o->checksum};
+    if (z->places) {
+        g.ragged = 1;
+        g.height = z->max_height, g.width = z->max_width;
+        g.total_bytes = z->total_bytes, g.chunk_bytes = c->chunk.bytes;
+    }
     return g;
 }
 
@@ -243,9 +298,13 @@ static pack_status pack_images(pack_ctx *c, char *err, size_t len)
     if (open_output(c, 0, c->scan.n_entries, err, len) != 0)
         return PACK_ERROR;
     progress_init(&c->prog, c->o->verbosity >= 1);
-    pipeline_config pc = {c->job, c->scan.entries, c->order, c->scan.n_entries, c->chunk.images,
-                          c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0, c->o->checksum,
-                          c->rep->threads, c->o->strict, c->out, progress_update, &c->prog};
+    pipeline_config pc = {.job = c->job, .entries = c->scan.entries, .order = c->order, .n = c->scan.n_entries,
+                          .chunk_images = c->chunk.images,
+                          .gzip_level = c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0,
+                          .checksum = c->o->checksum, .threads = c->rep->threads, .strict = c->o->strict,
+                          .out = c->out, .progress = progress_update, .progress_ctx = &c->prog,
+                          .ragged = c->sizes.places, .chunk_bytes = c->chunk.bytes,
+                          .total_bytes = c->sizes.total_bytes};
     pipeline_status st = pipeline_run(&pc, &c->pres, err, len);
     progress_finish(&c->prog);
     if (st == PIPELINE_STRICT_STOP) {
@@ -267,7 +326,7 @@ static int shrink_to_converted(pack_ctx *c, char *err, size_t len)
 {
     uint64_t n = c->pres.converted, k = c->chunk.images;
     uint64_t image_bytes = (uint64_t)c->job.height * c->job.width * c->job.channels;
-    if (n == c->scan.n_entries)
+    if (n == c->scan.n_entries || c->sizes.places) /* several sizes: a skipped image leaves zeros, no copy */
         return 0;
     int rc = h5out_close(c->out, err, len);
     c->out = NULL;
@@ -319,13 +378,20 @@ static int write_metadata(pack_ctx *c, char *err, size_t len)
         names[i] = c->scan.entries[c->pres.kept[i]].name;
     }
     compression_text(c->o, compression, sizeof compression);
-    h5out_metadata m = {n, c->rep->has_classes, labels, (const char *const *)c->scan.classes,
-                        (uint32_t)c->scan.n_classes, names, &c->rep->skipped,
-                        c->o->height ? resize_mode_name(c->o->resize) : "none",
-                        !c->o->height ? "none" : c->o->jpeg_dct ? "dct" : "exact",
-                        {0}, {0}, (int64_t)c->chunk.images, (int64_t)c->chunk.target_bytes,
-                        (int64_t)c->o->batch, (int64_t)c->o->seed, c->chunk.reason, compression,
-                        c->o->checksum, !c->o->keep_order, NULL};
+    int resized = c->o->height || c->o->max_side;
+    h5out_metadata m = {.n = n, .has_classes = c->rep->has_classes, .labels = labels,
+                        .classes = (const char *const *)c->scan.classes, .n_classes = (uint32_t)c->scan.n_classes,
+                        .filenames = names, .skipped = &c->rep->skipped,
+                        .resize_mode = c->o->height     ? resize_mode_name(c->o->resize)
+                                       : c->o->max_side ? "max_side"
+                                                        : "none",
+                        .jpeg_scale = !resized ? "none" : c->o->jpeg_dct ? "dct" : "exact",
+                        .chunk_images = (int64_t)c->chunk.images,
+                        .chunk_target_bytes = (int64_t)c->chunk.target_bytes,
+                        .batch_size = (int64_t)c->o->batch, .seed = (int64_t)c->o->seed,
+                        .chunk_reason = c->chunk.reason, .compression = compression, .checksum = c->o->checksum,
+                        .shuffled = !c->o->keep_order, .offsets = c->pres.offsets, .shapes = c->pres.shapes,
+                        .max_side = c->o->max_side};
     memcpy(m.mean, c->rep->mean, sizeof m.mean);
     memcpy(m.std, c->rep->std, sizeof m.std);
     if (rows) {
@@ -353,10 +419,12 @@ static int fill_report(pack_ctx *c)
     r->chunks = c->pres.chunks_written;
     snprintf(r->chunk_reason, sizeof r->chunk_reason, "%s", c->chunk.reason);
     r->bytes_stored = c->pres.bytes_written;
-    r->bytes_raw = r->converted * r->height * r->width * r->channels;
-    uint64_t count = r->converted * r->height * r->width;
+    r->ragged = c->sizes.places != NULL;
+    if (r->ragged)
+        r->height = c->sizes.max_height, r->width = c->sizes.max_width, r->chunk_bytes = c->chunk.bytes;
+    r->bytes_raw = c->pres.pixels * r->channels;
     for (uint32_t ch = 0; ch < r->channels; ch++)
-        pixel_mean_std(c->pres.sum[ch], c->pres.sum_sq[ch], count, &r->mean[ch], &r->std[ch]);
+        pixel_mean_std(c->pres.sum[ch], c->pres.sum_sq[ch], c->pres.pixels, &r->mean[ch], &r->std[ch]);
     if (skip_list_append(&r->skipped, &c->scan.skipped) != 0 ||
         skip_list_append(&r->skipped, &c->pres.skipped) != 0)
         return -1;
@@ -371,7 +439,10 @@ static int finish_file(pack_ctx *c, char *err, size_t len)
 {
     uint64_t n = c->pres.converted, k = c->chunk.images;
     c->rep->bytes_stored = h5out_images_storage(c->out); /* exact, also after an exact-size copy */
-    c->rep->chunks = (n + k - 1) / k;
+    if (c->sizes.places)
+        c->rep->chunks = (c->sizes.total_bytes + c->chunk.bytes - 1) / c->chunk.bytes;
+    else
+        c->rep->chunks = (n + k - 1) / k;
     int rc = h5out_close(c->out, err, len);
     c->out = NULL;
     int which = c->have_temp[1] ? 1 : 0;
@@ -389,6 +460,7 @@ static void cleanup(pack_ctx *c)
         if (c->have_temp[i])
             safeout_discard(c->temp[i]);
     pipeline_result_free(&c->pres);
+    size_plan_free(&c->sizes);
     scan_free(&c->scan);
     label_table_free(&c->table);
     label_orphans_free(&c->orphans);

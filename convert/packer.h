@@ -32,8 +32,10 @@ typedef struct pack_report {
     uint32_t label_columns;       /* --labels: K (0 without a table) */
     char label_type[16];          /* --labels: "int8" ... "float32" */
     size_t orphan_rows;           /* --labels: CSV rows that name no image */
-    uint32_t height, width, channels;
+    uint32_t height, width, channels; /* images of several sizes: the largest height and width */
     int nhwc;
+    int ragged;                   /* images of several sizes (docs/format.md, format version 2) */
+    uint64_t chunk_bytes;         /* ragged: bytes per chunk */
     uint64_t chunk_images, chunks;
     char chunk_reason[320];
     uint64_t bytes_stored;        /* image bytes as stored (after compression) */

@@ -78,9 +78,10 @@ extern "C" {
 #define H5PACK_VERSION_NUMBER \
     (H5PACK_VERSION_MAJOR * 10000 + H5PACK_VERSION_MINOR * 100 + H5PACK_VERSION_PATCH)
 
-/* Version of the on-disk layout written by the converter (attribute "h5pack_format_version").
- * Kept apart from the library version: it changes only when the file contract changes. */
-#define H5PACK_FORMAT_VERSION 1
+/* The newest version of the on-disk layout this library knows (attribute "h5pack_format_version"): 1 for
+ * images of one size, 2 for images of several sizes (docs/format.md). Kept apart from the library version:
+ * it changes only when the file contract changes. */
+#define H5PACK_FORMAT_VERSION 2
 
 /* "MAJOR.MINOR.PATCH": the library's version (may differ from the header's when linked dynamically). */
 H5PACK_API const char *h5pack_version_string(void);
@@ -111,6 +112,17 @@ typedef enum h5pack_error {
 
 /* Generic text for a code ("unknown error" for codes not in the list). Never NULL; static storage. */
 H5PACK_API const char *h5pack_strerror(int code);
+
+/* ---- one stored image ------------------------------------------------------------------------------ */
+
+/* Reads image INDEX of the file PATH exactly as stored, as height x width x channels uint8 (HWC), whatever
+ * the file's layout (NCHW, NHWC, gray) or storage (one size, or several: docs/format.md). DIMS gets
+ * (height, width, channels). With OUT NULL only DIMS is filled. Opens the file per call: for looking at
+ * images, not for training (h5pack_open streams them). Returns H5PACK_OK, or an error code with the file
+ * name and the reason in ERR (may be NULL): EINVAL (INDEX out of range, OUT_LEN too small), ENOTFOUND,
+ * EFORMAT, ECORRUPT. */
+H5PACK_API int h5pack_read_image(const char *path, uint64_t index, uint8_t *out, size_t out_len, uint64_t dims[3],
+                                 char *err, size_t err_len);
 
 /* ---- sizes typed by people ------------------------------------------------------------------------ */
 

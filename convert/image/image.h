@@ -66,4 +66,14 @@ image_status image_fit(const image_u8 *src, uint32_t h, uint32_t w, resize_mode 
 
 void image_free(image_u8 *img);
 
+/* The size an image will decode to, from its header only (the first 64 KiB of the file; the whole file
+ * when a JPEG's header runs longer), for packing images of several sizes: 0 with *H, *W set, or -1 when
+ * the header gives no usable size (not JPEG/PNG, damaged, empty, or above opts->max_pixels). A -1 says
+ * nothing final: the image's decode then gives the reason it is skipped. */
+int image_probe_size(const char *path, const decode_opts *opts, uint32_t *h, uint32_t *w);
+
+/* The size an H x W image is stored at with --max-side N (0: as it is): when its longer side exceeds N,
+ * the longer side becomes N and the shorter one keeps the aspect, rounded half up, at least 1. */
+void image_max_side_size(uint32_t h, uint32_t w, uint32_t max_side, uint32_t *out_h, uint32_t *out_w);
+
 #endif

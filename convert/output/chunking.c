@@ -89,3 +89,45 @@ int choose_chunk(uint64_t image_bytes, uint64_t n_images, uint64_t batch, uint64
     choose_auto(image_bytes, n_images, batch, max_k, out);
     return 0;
 }
+
+int choose_chunk_bytes(uint64_t total_bytes, uint64_t n_images, uint64_t requested, chunk_choice *out, char *err,
+                       size_t err_len)
+{
+    char target[32], mean[32], chunk[32];
+    out->target_bytes = CHUNK_TARGET_BYTES;
+    if (total_bytes == 0 || n_images == 0) {
+        snprintf(err, err_len, "nothing to chunk (%" PRIu64 " bytes in %" PRIu64 " images)", total_bytes, n_images);
+        return -1;
+    }
+    uint64_t mean_bytes = (total_bytes + n_images - 1) / n_images;
+    uint64_t bytes = requested ? requested * mean_bytes : CHUNK_TARGET_BYTES;
+    if (requested && bytes / requested != mean_bytes) /* overflow */
+        bytes = UINT64_MAX;
+    h5pack_format_bytes(CHUNK_TARGET_BYTES, target, sizeof target);
+    h5pack_format_bytes(mean_bytes, mean, sizeof mean);
+    int n = requested ? snprintf(out->reason, sizeof out->reason, "set by --chunk %" PRIu64 ": %" PRIu64
+                                 " x %s (the mean image)", requested, requested, mean)
+                      : snprintf(out->reason, sizeof out->reason, "auto: %s of the byte store per chunk (images of "
+                                 "several sizes, %s on average); the reader reads runs of whole images of about "
+                                 "this size", target, mean);
+    if (bytes > CHUNK_MAX_BYTES) {
+        bytes = CHUNK_MAX_BYTES;
+        n += snprintf(out->reason + n, sizeof out->reason - n, "; reduced by HDF5's chunk limit");
+    }
+    if (bytes > total_bytes) {
+        bytes = total_bytes;
+        h5pack_format_bytes(bytes, chunk, sizeof chunk);
+        n += snprintf(out->reason + n, sizeof out->reason - n, "; reduced to the file's %s", chunk);
+    }
+    /* Spread over as many chunks, evenly: the last chunk, allocated whole, then wastes < 1 byte per chunk. */
+    uint64_t chunks = (total_bytes + bytes - 1) / bytes, even = (total_bytes + chunks - 1) / chunks;
+    if (even != bytes) {
+        h5pack_format_bytes(even, chunk, sizeof chunk);
+        snprintf(out->reason + n, sizeof out->reason - n, "; evened out to %s so that %" PRIu64 " chunk%s hold the "
+                 "file's bytes exactly", chunk, chunks, chunks == 1 ? "" : "s");
+        bytes = even;
+    }
+    out->images = 0;
+    out->bytes = bytes;
+    return 0;
+}

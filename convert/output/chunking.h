@@ -12,7 +12,8 @@
 #define CHUNK_MAX_BYTES 0xFFFFFFFEull
 
 typedef struct chunk_choice {
-    uint64_t images;       /* K: whole images per chunk */
+    uint64_t images;       /* K: whole images per chunk (0 for images of several sizes) */
+    uint64_t bytes;        /* images of several sizes: bytes per chunk of the 1-D byte dataset */
     uint64_t target_bytes; /* the auto target (stored as a tuning input even for --chunk K) */
     char reason[320];      /* one line: why K */
 } chunk_choice;
@@ -22,5 +23,11 @@ typedef struct chunk_choice {
  * a message in ERR when not even one image fits HDF5's chunk limit or REQUESTED exceeds it. */
 int choose_chunk(uint64_t image_bytes, uint64_t n_images, uint64_t batch, uint64_t requested,
                  chunk_choice *out, char *err, size_t err_len);
+
+/* Images of several sizes share one 1-D byte dataset (docs/format.md): its chunks are CHUNK_TARGET_BYTES,
+ * or REQUESTED (--chunk K) times the mean image, never more than the TOTAL_BYTES stored: OUT->bytes.
+ * Returns 0, or -1 with a message in ERR. */
+int choose_chunk_bytes(uint64_t total_bytes, uint64_t n_images, uint64_t requested, chunk_choice *out, char *err,
+                       size_t err_len);
 
 #endif

@@ -89,15 +89,32 @@ static void image_dims(const h5out_geometry *g, uint64_t first, hsize_t dims[4])
     }
 }
 
+/* Rank of the images dataset, and its dims with FIRST rows (a ragged file: FIRST bytes). */
+static int images_rank(const h5out_geometry *g, uint64_t first, hsize_t dims[4])
+{
+    if (g->ragged) {
+        dims[0] = first;
+        return 1;
+    }
+    image_dims(g, first, dims);
+    return 4;
+}
+
+/* The first row (byte, for a ragged file) of chunk INDEX. */
+static hsize_t chunk_start(const h5out_geometry *g, uint64_t index)
+{
+    return index * (g->ragged ? g->chunk_bytes : g->chunk_images);
+}
+
 static hid_t images_dcpl(const h5out_geometry *g)
 {
     hsize_t chunk[4];
-    image_dims(g, g->chunk_images, chunk);
+    int rank = images_rank(g, g->ragged ? g->chunk_bytes : g->chunk_images, chunk);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (dcpl < 0)
         return -1;
     int filtered = g->gzip_level > 0 || g->checksum;
-    if (H5Pset_chunk(dcpl, 4, chunk) < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 ||
+    if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 ||
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 ||
         (!filtered && H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0) ||
         (g->gzip_level > 0 && H5Pset_deflate(dcpl, (unsigned)g->gzip_level) < 0) ||
@@ -155,8 +172,8 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
         h5_fail(err, err_len, "%s: cannot create the file", path);
         goto fail;
     }
-    image_dims(g, g->n, dims);
-    if ((dcpl = images_dcpl(g)) < 0 || (space = H5Screate_simple(4, dims, NULL)) < 0 ||
+    int rank = images_rank(g, g->ragged ? g->total_bytes : g->n, dims);
+    if ((dcpl = images_dcpl(g)) < 0 || (space = H5Screate_simple(rank, dims, NULL)) < 0 ||
         (o->images = H5Dcreate2(o->file, H5PACK_DS_IMAGES, H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0) {
         h5_fail(err, err_len, "%s: cannot create the images dataset", path);
         goto fail;
@@ -177,7 +194,7 @@ fail:
 
 int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len)
 {
-    hsize_t offset[4] = {index * o->g.chunk_images, 0, 0, 0};
+    hsize_t offset[4] = {chunk_start(&o->g, index), 0, 0, 0};
     if (H5Dwrite_chunk(o->images, H5P_DEFAULT, 0, offset, size, data) < 0)
         return h5_fail(err, err_len, "%s: cannot write chunk %llu of the images", o->path, (unsigned long long)index);
     writeback_note(o->wb, size);
@@ -412,20 +429,32 @@ static int attr_i64(hid_t loc, const char *name, int64_t v)
 
 static int write_shape_attrs(hid_t file, const h5out_geometry *g, const char *layout)
 {
-    return attr_i32(file, H5PACK_ATTR_FORMAT_VERSION, H5PACK_FORMAT_VERSION) ||
+    int32_t version = g->ragged ? H5PACK_FORMAT_VERSION_RAGGED : H5PACK_FORMAT_VERSION_FIXED;
+    return attr_i32(file, H5PACK_ATTR_FORMAT_VERSION, version) ||
            attr_string(file, H5PACK_ATTR_WRITER_VERSION, H5PACK_VERSION_STRING) ||
            attr_string(file, H5PACK_ATTR_LAYOUT, layout) || attr_i32(file, H5PACK_ATTR_HEIGHT, (int32_t)g->height) ||
            attr_i32(file, H5PACK_ATTR_WIDTH, (int32_t)g->width) ||
            attr_i32(file, H5PACK_ATTR_CHANNELS, (int32_t)g->channels);
 }
 
-static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t channels)
+/* Images of several sizes: where each one starts and its size, and what says the file is made so. */
+static int write_ragged(hid_t file, const h5out_geometry *g, const h5out_metadata *m)
+{
+    hsize_t shape_dims[2] = {m->n, 2};
+    return write_1d(file, H5PACK_DS_IMAGE_OFFSETS, H5T_STD_I64LE, H5T_NATIVE_UINT64, m->n, m->offsets) ||
+           write_dataset(file, H5PACK_DS_IMAGE_SHAPES, 2, shape_dims, H5T_STD_I64LE, H5T_NATIVE_UINT32, m->shapes) ||
+           attr_string(file, H5PACK_ATTR_STORAGE, H5PACK_STORAGE_TEXT_RAGGED) ||
+           attr_i32(file, H5PACK_ATTR_MAX_SIDE, (int32_t)m->max_side) ||
+           attr_i64(file, H5PACK_ATTR_CHUNK_BYTES, (int64_t)g->chunk_bytes);
+}
+
+static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t channels, int ragged)
 {
     return attr_string(file, H5PACK_ATTR_RESIZE_MODE, m->resize_mode) ||
            attr_string(file, H5PACK_ATTR_JPEG_SCALE, m->jpeg_scale) ||
            write_attr(file, H5PACK_ATTR_MEAN, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->mean) ||
            write_attr(file, H5PACK_ATTR_STD, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->std) ||
-           attr_i64(file, H5PACK_ATTR_CHUNK_IMAGES, m->chunk_images) ||
+           (!ragged && attr_i64(file, H5PACK_ATTR_CHUNK_IMAGES, m->chunk_images)) ||
            attr_string(file, H5PACK_ATTR_CHUNK_REASON, m->chunk_reason) ||
            attr_i64(file, H5PACK_ATTR_CHUNK_TARGET_BYTES, m->chunk_target_bytes) ||
            attr_i64(file, H5PACK_ATTR_BATCH_SIZE, m->batch_size) ||
@@ -436,7 +465,7 @@ static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t chan
 
 int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len)
 {
-    const char *layout = o->g.nhwc ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW;
+    const char *layout = o->g.nhwc || o->g.ragged ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW;
     if (m->has_classes && write_labels(o->file, m) != 0)
         return h5_fail(err, err_len, "%s: cannot write the labels", o->path);
     if (m->has_classes && write_strings(o->file, H5PACK_DS_CLASSES, m->classes, m->n_classes) != 0)
@@ -447,8 +476,10 @@ int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t er
         return h5_fail(err, err_len, "%s: cannot write the file names", o->path);
     if (write_skipped(o->file, m->skipped) != 0)
         return h5_fail(err, err_len, "%s: cannot write the list of skipped files", o->path);
+    if (o->g.ragged && write_ragged(o->file, &o->g, m) != 0)
+        return h5_fail(err, err_len, "%s: cannot write the image offsets and shapes", o->path);
     if (attr_string(o->images, H5PACK_ATTR_LAYOUT, layout) != 0 || write_shape_attrs(o->file, &o->g, layout) != 0 ||
-        write_tuning_attrs(o->file, m, o->g.channels) != 0)
+        write_tuning_attrs(o->file, m, o->g.channels, o->g.ragged) != 0)
         return h5_fail(err, err_len, "%s: cannot write the attributes", o->path);
     return 0;
 }

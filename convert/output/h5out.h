@@ -1,4 +1,4 @@
-/* h5out.h - writing an h5pack file (format version 1, see docs/format.md) with the HDF5 C API.
+/* h5out.h - writing an h5pack file (format version 1, or 2 for images of several sizes; docs/format.md) with the HDF5 C API.
  *
  * The images dataset is created first with its final dims; chunks arrive already filtered (raw, or
  * deflate + optional fletcher32 done by worker threads) and go in with H5Dwrite_chunk. Metadata datasets
@@ -21,6 +21,10 @@ typedef struct h5out_geometry {
     uint64_t chunk_images;
     int gzip_level;      /* 0 = no deflate filter */
     int checksum;        /* fletcher32 after deflate */
+    /* images of several sizes (format version 2, "ragged"): images is 1-D, TOTAL_BYTES long, in chunks of
+     * CHUNK_BYTES; channels is shared, height and width are the largest ones (attributes only) */
+    int ragged;
+    uint64_t total_bytes, chunk_bytes;
 } h5out_geometry;
 
 /* Labels from a table (--labels): labels (n,K), or (n,) for one column, with label_names (K,). */
@@ -48,12 +52,17 @@ typedef struct h5out_metadata {
     const char *compression;     /* "none", "gzip:4" */
     int checksum, shuffled;
     const h5out_label_table *table; /* NULL: class labels (above) or none; else these (has_classes 0) */
+    /* ragged files: every image's first byte in images and its (height, width) */
+    const uint64_t *offsets;     /* n */
+    const uint32_t *shapes;      /* n x 2 */
+    uint32_t max_side;           /* --max-side, 0 = none */
 } h5out_metadata;
 
 /* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len);
 
-/* Writes chunk INDEX (images INDEX*K ...): SIZE bytes exactly as stored (filters already applied). */
+/* Writes chunk INDEX (images INDEX*K ..., or bytes INDEX*chunk_bytes ... of a ragged file): SIZE bytes
+ * exactly as stored (filters already applied). */
 int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);
 
 /* Copies the first N_CHUNKS chunks of the images dataset of file FROM (same chunk shape) byte for byte:

@@ -114,6 +114,12 @@ static int check_format_version(chunk_source *s, char *err, size_t err_len)
                                     "root attribute %s = %lld is not a format version (they start at 1)",
                                     H5PACK_ATTR_FORMAT_VERSION, (long long)v);
     s->g.format_version = found > 0 ? (int)v : -1;
+    if (h5pack_h5_path_exists(s->file, H5PACK_DS_IMAGE_OFFSETS)) /* docs/format.md, "Images of several sizes" */
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                    "images of several sizes (storage \"%s\", format version %d): this libh5pack "
+                                    "does not stream them yet; read them with h5pack.read_image() or h5py "
+                                    "(docs/format.md), or pack with --size HxW", H5PACK_STORAGE_TEXT_RAGGED,
+                                    H5PACK_FORMAT_VERSION_RAGGED);
     return 0;
 }
 
