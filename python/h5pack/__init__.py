@@ -13,8 +13,9 @@ See docs/python.md.
 """
 from .loader import H5packError, H5packValueError, Loader, info, lib, version
 from ._convert import parse_size
+from ._images import read_image
 
-__all__ = ["Loader", "H5packError", "H5packValueError", "info", "version", "parse_size", "lib"]
+__all__ = ["Loader", "H5packError", "H5packValueError", "info", "version", "parse_size", "read_image", "lib"]
 
 
 def __getattr__(name):

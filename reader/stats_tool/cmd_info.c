@@ -153,6 +153,19 @@ static void print_reader(const reader_view *v, const ds_report *img, const char 
         printf("  labels: none\n");
 }
 
+/* Images of several sizes: their spread (docs/stats.md, "info"). */
+static void print_sizes(const size_spread *z)
+{
+    if (!z->n)
+        return;
+    printf("image sizes (%llu images of several sizes, %.1f Mpixels in all):\n", (unsigned long long)z->n,
+           (double)z->pixels / 1e6);
+    printf("  height %llu .. %llu (median %llu), width %llu .. %llu (median %llu), aspect w/h %.2f .. %.2f "
+           "(median %.2f)\n", (unsigned long long)z->height[0], (unsigned long long)z->height[2],
+           (unsigned long long)z->height[1], (unsigned long long)z->width[0], (unsigned long long)z->width[2],
+           (unsigned long long)z->width[1], z->aspect[0], z->aspect[2], z->aspect[1]);
+}
+
 static void print_text(const file_report *r, const reader_view *v, const char *images)
 {
     char sz[32];
@@ -163,6 +176,7 @@ static void print_text(const file_report *r, const reader_view *v, const char *i
     else
         printf("foreign HDF5 file (no h5pack_format_version attribute)\n");
     print_reader(v, report_dataset(r, images), images);
+    print_sizes(&r->sizes);
     printf("datasets (%d):\n", r->n_datasets);
     for (int i = 0; i < r->n_datasets; i++)
         print_dataset(&r->datasets[i], v, images);
@@ -185,6 +199,24 @@ static void json_dims(json_out *j, const char *key, const uint64_t *d, int rank)
     for (int i = 0; i < rank; i++)
         json_u64(j, NULL, d[i]);
     json_array_end(j);
+}
+
+static void json_sizes(json_out *j, const size_spread *z)
+{
+    if (!z->n) {
+        json_string(j, "image_sizes", NULL);
+        return;
+    }
+    json_object_begin(j, "image_sizes");
+    json_u64(j, "n", z->n);
+    json_u64(j, "pixels", z->pixels);
+    json_dims(j, "height_min_median_max", z->height, 3);
+    json_dims(j, "width_min_median_max", z->width, 3);
+    json_inline_array_begin(j, "aspect_min_median_max");
+    for (int i = 0; i < 3; i++)
+        json_double(j, NULL, z->aspect[i]);
+    json_array_end(j);
+    json_object_end(j);
 }
 
 static void json_dataset(json_out *j, const ds_report *d, const reader_view *v, const char *images)
@@ -310,6 +342,7 @@ static void print_json(const file_report *r, const reader_view *v, const char *i
     if (img)
         json_attrs(&j, r, images, img->name);
     json_object_end(&j);
+    json_sizes(&j, &r->sizes);
     json_u64(&j, "n_classes", r->n_classes);
     json_array_begin(&j, "classes");
     for (int i = 0; i < r->n_classes_listed; i++)

@@ -194,6 +194,58 @@ static int open_checked(const char *path, hid_t *f, char *err, size_t err_len)
     return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Min, median, max of V (N values, sorted here). */
+static void spread_u64(uint64_t *v, uint64_t n, uint64_t out[3])
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    out[0] = v[0], out[1] = v[n / 2], out[2] = v[n - 1];
+}
+
+/* image_shapes (N,2), when present and readable: the sizes of images of several sizes. */
+static void read_size_spread(hid_t f, size_spread *z)
+{
+    hid_t d = h5pack_h5_path_exists(f, H5PACK_DS_IMAGE_SHAPES) ? H5Dopen2(f, H5PACK_DS_IMAGE_SHAPES, H5P_DEFAULT) : -1;
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hsize_t dims[2] = {0, 0};
+    if (space < 0 || H5Sget_simple_extent_ndims(space) != 2 || H5Sget_simple_extent_dims(space, dims, NULL) != 2 ||
+        dims[1] != 2 || dims[0] == 0 || dims[0] > ((uint64_t)1 << 32)) {
+        dims[0] = 0;
+    }
+    uint64_t n = dims[0], *hw = n ? malloc(2 * n * sizeof *hw) : NULL, *col = n ? malloc(n * sizeof *col) : NULL;
+    double *aspect = n ? malloc(n * sizeof *aspect) : NULL;
+    if (hw && col && aspect && H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, hw) >= 0) {
+        z->n = n;
+        for (uint64_t i = 0; i < n; i++) {
+            col[i] = hw[2 * i];
+            aspect[i] = hw[2 * i] ? (double)hw[2 * i + 1] / (double)hw[2 * i] : 0.0;
+            z->pixels += hw[2 * i] * hw[2 * i + 1];
+        }
+        spread_u64(col, n, z->height);
+        for (uint64_t i = 0; i < n; i++)
+            col[i] = hw[2 * i + 1];
+        spread_u64(col, n, z->width);
+        qsort(aspect, (size_t)n, sizeof *aspect, cmp_double);
+        z->aspect[0] = aspect[0], z->aspect[1] = aspect[n / 2], z->aspect[2] = aspect[n - 1];
+    }
+    free(hw), free(col), free(aspect);
+    if (space >= 0)
+        H5Sclose(space);
+    if (d >= 0)
+        H5Dclose(d);
+}
+
 int inspect_file(const char *path, const char *images, file_report *r, char *err, size_t err_len)
 {
     memset(r, 0, sizeof *r);
@@ -226,6 +278,7 @@ int inspect_file(const char *path, const char *images, file_report *r, char *err
                 list_attrs(d, images, r), H5Oclose(d);
         }
         read_classes(f, r);
+        read_size_spread(f, &r->sizes);
         for (int i = 0; i < r->n_attrs; i++)
             if (strcmp(r->attrs[i].owner, "/") == 0 && strcmp(r->attrs[i].name, H5PACK_ATTR_FORMAT_VERSION) == 0 &&
                 r->attrs[i].n_values == 1)

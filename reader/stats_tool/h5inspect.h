@@ -33,6 +33,14 @@ typedef struct attr_report {
     double values[INSPECT_MAX_VALUES];
 } attr_report;
 
+/* Images of several sizes (image_shapes (N,2)): how their sizes spread. */
+typedef struct size_spread {
+    uint64_t n;                          /* images; 0: the file has no image_shapes */
+    uint64_t height[3], width[3];        /* min, median, max */
+    double aspect[3];                    /* width / height: min, median, max */
+    uint64_t pixels;                     /* all images' pixels */
+} size_spread;
+
 typedef struct file_report {
     char path[1024];
     uint64_t file_bytes;
@@ -45,6 +53,7 @@ typedef struct file_report {
     uint64_t n_classes;      /* length of the "classes" dataset, 0 when absent */
     int format_version;      /* root attribute h5pack_format_version, -1 when absent (used when the reader
                                 cannot describe the file; otherwise h5pack_describe says it) */
+    size_spread sizes;       /* images of several sizes */
 } file_report;
 
 /* Fills *R from PATH. IMAGES names the image dataset whose attributes are listed too. Returns 0, or -1
