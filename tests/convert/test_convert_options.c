@@ -132,9 +132,29 @@ static void test_errors(void)
     expect_error(5, a10, "--compress");
 }
 
+/* --max-side N: 1..65535, not with --size; it makes --jpeg-scale dct meaningful. */
+static void test_max_side(void)
+{
+    pack_options o;
+    char err[256] = "";
+    const char *ok[] = {"h5pack", "--max-side", "1K", "--jpeg-scale", "dct", "in", "out"};
+    CHECK_EQ_INT(parse(&o, err, 7, ok), OPTIONS_RUN);
+    CHECK_EQ_INT((int)o.max_side, 1024);
+    CHECK_EQ_INT(o.jpeg_dct, 1);
+    const char *zero[] = {"h5pack", "--max-side", "0", "in", "out"};
+    expect_error(5, zero, "--max-side: expected a side length 1..65535");
+    const char *big[] = {"h5pack", "--max-side", "65536", "in", "out"};
+    expect_error(5, big, "--max-side");
+    const char *both[] = {"h5pack", "--max-side", "256", "--size", "224x224", "in", "out"};
+    expect_error(7, both, "--max-side and --size");
+    const char *dct[] = {"h5pack", "--jpeg-scale", "dct", "in", "out"};
+    expect_error(5, dct, "needs --size HxW or --max-side N");
+}
+
 int main(void)
 {
     test_counts();
+    test_max_side();
     test_sizes();
     test_compress();
     test_full_lines();
