@@ -8,7 +8,7 @@
   every sample E times per epoch (batch counts fresh/echoed exact) from a pool that batch echo lacks;
 - bad values and bad combinations exit 1 naming the option, printing no figures.
 
-usage: test_stats3_cli.py H5PACK_STATS H5PACK_CONVERTER"""
+usage: test_cli_png_options.py H5PACK_STATS H5PACK_CONVERTER"""
 import json
 import os
 import subprocess
@@ -308,7 +308,7 @@ def test_bad_values(path):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix="h5pack_stats3_") as tmp:
+    with tempfile.TemporaryDirectory(prefix="h5pack_stats_png_options_") as tmp:
         path = make_file(tmp)
         test_png(path, tmp)
         test_extreme_timelines(tmp)
@@ -321,7 +321,7 @@ def main():
     if FAILURES:
         print(f"{len(FAILURES)} checks failed")
         sys.exit(1)
-    print("stats3 CLI checks passed")
+    print("h5pack-stats PNG and run option checks passed")
 
 
 if __name__ == "__main__":
