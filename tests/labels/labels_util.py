@@ -24,6 +24,14 @@ def check(cond, msg):
     print(f"ok: {msg}")
 
 
+def fresh_workdir(tag):
+    """Makes ./TAG (emptied first) the working directory: the tests of tests/labels share one build folder
+    and ctest -j runs them at once, so each writes its folders, CSVs and files in its own."""
+    shutil.rmtree(tag, ignore_errors=True)
+    os.makedirs(tag)
+    os.chdir(tag)
+
+
 def make_folder(root, names, size=8):
     """Writes a small JPEG (or PNG) for each relative path in NAMES under ROOT (recreated)."""
     shutil.rmtree(root, ignore_errors=True)

@@ -5,9 +5,10 @@ import os
 import subprocess
 import sys
 
-from labels_util import check, make_folder, np, read_back, run_h5pack, write_text
+from labels_util import check, fresh_workdir, make_folder, np, read_back, run_h5pack, write_text
 
 H5PACK, STATS = sys.argv[1], sys.argv[2]
+fresh_workdir("csv_convert")
 FLAT = [f"{i:06d}.jpg" for i in range(12)]
 
 

@@ -3,7 +3,7 @@ for float labels), (B,) for a single column, equal to the CSV's rows for the bat
 and sample echo and for both ranks of world 2. Usage: test_loader_labels.py H5PACK"""
 import sys
 
-from labels_util import check, make_folder, np, run_h5pack, write_text
+from labels_util import check, fresh_workdir, make_folder, np, run_h5pack, write_text
 
 try:
     import torch
@@ -14,6 +14,7 @@ except ImportError as e:
     sys.exit(77)
 
 H5PACK = sys.argv[1]
+fresh_workdir("loader")
 NAMES = [f"img{i:03d}.png" for i in range(37)]
 
 

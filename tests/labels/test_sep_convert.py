@@ -6,10 +6,10 @@ errors naming FILE:LINE. Usage: test_sep_convert.py H5PACK"""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "labels"))
-from labels_util import check, make_folder, np, read_back, run_h5pack, write_text  # noqa: E402
+from labels_util import check, fresh_workdir, make_folder, np, read_back, run_h5pack, write_text
 
 H5PACK = sys.argv[1]
+fresh_workdir("sep_convert")
 NAMES = [f"{i:06d}.jpg" for i in range(1, 7)]
 CELEBA_ATTRS = ("5_o_Clock_Shadow Arched_Eyebrows Attractive Bags_Under_Eyes Bald Bangs Big_Lips Big_Nose "
                 "Black_Hair Blond_Hair Blurry Brown_Hair Bushy_Eyebrows Chubby Double_Chin Eyeglasses Goatee "
