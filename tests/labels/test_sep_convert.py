@@ -6,7 +6,9 @@ errors naming FILE:LINE. Usage: test_sep_convert.py H5PACK"""
 import os
 import sys
 
-from labels_util import check, fresh_workdir, make_folder, np, read_back, run_h5pack, write_text
+import h5test
+from h5test import check
+from labels_util import fresh_workdir, make_folder, np, read_back, run_h5pack, write_text
 
 H5PACK = sys.argv[1]
 fresh_workdir("sep_convert")
@@ -22,7 +24,7 @@ CELEBA_ATTRS = ("5_o_Clock_Shadow Arched_Eyebrows Attractive Bags_Under_Eyes Bal
 def converts(tag, csv_name, src, *opts):
     out = tag + ".h5"
     rc, err = run_h5pack(H5PACK, "-q", "--labels", csv_name, *opts, src, out)
-    check(rc == 0, f"{tag}: converts")
+    check(rc == 0, f"{tag}: converts", fatal=True)
     return read_back(out)
 
 
@@ -131,4 +133,4 @@ every_separator()
 quoting()
 celeba_txt()
 mismatches()
-print("all --labels-sep checks passed")
+h5test.finish("all --labels-sep checks passed")
