@@ -11,6 +11,8 @@
 #                                                     program of another h5pack_test: test_<name>)
 #               [LABELS ...] [TIMEOUT ...] [ENV ...])
 #   h5pack_python_test(NAME name SCRIPT file.py [ARGS arg ...] [LABELS ...] [TIMEOUT ...] [ENV ...])
+#                                                     TIMEOUT defaults to 120 s (the slowest Python test takes
+#                                                     about 10 s, also under ASan)
 #
 # Every test runs in its directory's build folder (files it writes stay there) and may exit 77 to say
 # "skipped: <why>" (no GPU, no h5py). Labels: "threads" = the ThreadSanitizer build runs it; "slow" = the
@@ -91,7 +93,7 @@ function(h5pack_python_test)
     set(T_SCRIPT ${CMAKE_CURRENT_SOURCE_DIR}/${T_SCRIPT})
   endif()
   if(NOT T_TIMEOUT)
-    set(T_TIMEOUT 300)
+    set(T_TIMEOUT 120)
   endif()
   add_test(NAME ${T_NAME} COMMAND ${H5PACK_TEST_PYTHON} ${T_SCRIPT} ${T_ARGS}
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
