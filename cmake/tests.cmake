@@ -11,11 +11,14 @@
 #                                                     program of another h5pack_test: test_<name>)
 #               [LABELS ...] [TIMEOUT ...] [ENV ...])
 #   h5pack_python_test(NAME name SCRIPT file.py [ARGS arg ...] [LABELS ...] [TIMEOUT ...] [ENV ...])
+#                                                     TIMEOUT defaults to 120 s (the slowest Python test takes
+#                                                     about 10 s, also under ASan)
 #
 # Every test runs in its directory's build folder (files it writes stay there) and may exit 77 to say
 # "skipped: <why>" (no GPU, no h5py). Labels: "threads" = the ThreadSanitizer build runs it; "slow" = the
 # sanitizer builds skip it; "nosan" = never under a sanitizer; "python" = needs /usr/bin/python3's
-# numpy/h5py/torch. Python tests run Debian's /usr/bin/python3 with the binding on PYTHONPATH.
+# numpy/h5py/torch. Python tests run Debian's /usr/bin/python3 with the binding and tests/pyhelp/ (h5test:
+# check(), the failure count and the exit status every Python test shares) on PYTHONPATH.
 
 set(H5PACK_TEST_PYTHON /usr/bin/python3 CACHE FILEPATH "python3 with numpy, h5py and torch for the tests")
 
@@ -90,11 +93,11 @@ function(h5pack_python_test)
     set(T_SCRIPT ${CMAKE_CURRENT_SOURCE_DIR}/${T_SCRIPT})
   endif()
   if(NOT T_TIMEOUT)
-    set(T_TIMEOUT 300)
+    set(T_TIMEOUT 120)
   endif()
   add_test(NAME ${T_NAME} COMMAND ${H5PACK_TEST_PYTHON} ${T_SCRIPT} ${T_ARGS}
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-  list(APPEND T_ENV "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  list(APPEND T_ENV "PYTHONPATH=${PROJECT_SOURCE_DIR}/python:${PROJECT_SOURCE_DIR}/tests/pyhelp")
   if(H5PACK_PYTHON_PRELOAD MATCHES "asan" AND "nosan" IN_LIST T_LABELS)
     list(REMOVE_ITEM T_LABELS nosan)
     list(APPEND T_ENV "LD_PRELOAD=${H5PACK_PYTHON_PRELOAD}" "ASAN_OPTIONS=detect_leaks=0")

@@ -11,25 +11,21 @@ import subprocess
 import sys
 import tempfile
 
+import h5test
+from h5test import check
+
 try:
     import h5py
     import numpy as np
     from PIL import Image, ImageFilter
 except ImportError as e:  # ctest counts exit 77 as skipped
-    print(f"skipped: {e} (install python3-h5py, python3-numpy and python3-pil)")
-    sys.exit(77)
+    h5test.skip(f"{e} (install python3-h5py, python3-numpy and python3-pil)")
 
+h5test.verbose = True  # the log lists every image's numbers
 H5PACK = sys.argv[1]
 WORK = tempfile.mkdtemp(prefix="h5pack-jpegscale-")
-failures = []
 # (height, width): ImageNet-like, odd and prime sides, portrait, one much larger than the target
 SOURCES = [(375, 500), (480, 640), (251, 333), (401, 293), (224, 224), (900, 1200), (375, 501)]
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
 
 
 def make_folder():
@@ -117,10 +113,7 @@ def main():
     p = subprocess.run([H5PACK, "--jpeg-scale", "dct", src, os.path.join(WORK, "y.h5")], capture_output=True, text=True)
     check(p.returncode == 1 and "--jpeg-scale dct needs --size HxW" in p.stderr,
           f"--jpeg-scale dct without --size (nothing to scale for) is refused (got: {p.stderr.strip()})")
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        sys.exit(1)
-    print("all checks passed")
+    h5test.finish("all --jpeg-scale checks passed")
 
 
 try:

@@ -1,27 +1,27 @@
-"""Shared by the tests of --labels: tiny image folders, the h5pack command, reading the file back."""
+"""Shared by the tests of --labels: tiny image folders, the h5pack command, reading the file back. Checks
+come from h5test (tests/pyhelp/), which prints every passed check for these tests."""
 import os
 import shutil
 import subprocess
-import sys
+
+import h5test
 
 try:
     import h5py
     import numpy as np
     from PIL import Image
 except ImportError as e:  # the tests need Debian's python3 packages
-    print(f"skipped: {e}")
-    sys.exit(77)
+    h5test.skip(e)
+
+h5test.verbose = True
 
 
-def fail(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print(f"ok: {msg}")
+def fresh_workdir(tag):
+    """Makes ./TAG (emptied first) the working directory: the tests of tests/labels share one build folder
+    and ctest -j runs them at once, so each writes its folders, CSVs and files in its own."""
+    shutil.rmtree(tag, ignore_errors=True)
+    os.makedirs(tag)
+    os.chdir(tag)
 
 
 def make_folder(root, names, size=8):

@@ -5,9 +5,12 @@ import os
 import subprocess
 import sys
 
-from labels_util import check, make_folder, np, read_back, run_h5pack, write_text
+import h5test
+from h5test import check
+from labels_util import fresh_workdir, make_folder, np, read_back, run_h5pack, write_text
 
 H5PACK, STATS = sys.argv[1], sys.argv[2]
+fresh_workdir("csv_convert")
 FLAT = [f"{i:06d}.jpg" for i in range(12)]
 
 
@@ -26,7 +29,7 @@ def celeba_like():
     lines.append("ghost.jpg,1,1,1")
     write_text("celeba.csv", "\ufeff" + "\r\n".join(lines) + "\r\n")
     rc, err = run_h5pack(H5PACK, "--labels", "celeba.csv", src, "celeba.h5")
-    check(rc == 0, "CelebA-like CSV converts")
+    check(rc == 0, "CelebA-like CSV converts", fatal=True)
     rows, labels, dtype, names, skipped, root = read_back("celeba.h5")
     check(labels.shape == (11, 3) and dtype == np.int8, f"1/-1 attributes stored (11,3) int8 (got {labels.shape} {dtype})")
     check(names == ["Smiling", "Bald", "Wavy, Hair"], "column names stored in label_names")
@@ -46,7 +49,7 @@ def check_type(name, values, expect_dtype, expect_shape=None):
     write_text(name + ".csv", header + "\n" + "".join(f"{n},{','.join(map(str, v))}\n"
                                                      for n, v in zip(FLAT[:4], values)))
     rc, _ = run_h5pack(H5PACK, "-q", "--labels", name + ".csv", src, name + ".h5")
-    check(rc == 0, f"{name}: converts")
+    check(rc == 0, f"{name}: converts", fatal=True)
     rows, labels, dtype, _, _, _ = read_back(name + ".h5")
     check(dtype == np.dtype(expect_dtype), f"{name}: stored as {expect_dtype} (got {dtype})")
     check(labels.shape == (expect_shape or (4, cols)), f"{name}: shape {labels.shape}")
@@ -72,7 +75,7 @@ def class_folders():
     src = make_folder("classed", ["cat/a.jpg", "cat/b.jpg", "dog/c.jpg", "dog/d.png"])
     write_text("classed.csv", "name,x,y\na.jpg,1,2\ncat/b.jpg,3,4\nc.jpg,5,6\ndog/d.png,7,8\n")
     rc, err = run_h5pack(H5PACK, "--labels", "classed.csv", src, "classed.h5")
-    check(rc == 0, "class folders with --labels convert")
+    check(rc == 0, "class folders with --labels convert", fatal=True)
     rows, labels, dtype, _, skipped, root = read_back("classed.h5")
     check(rows["cat/a.jpg"].tolist() == [1, 2] and rows["cat/b.jpg"].tolist() == [3, 4] and
           rows["dog/c.jpg"].tolist() == [5, 6] and rows["dog/d.png"].tolist() == [7, 8],
@@ -129,4 +132,4 @@ celeba_like()
 types()
 class_folders()
 malformed()
-print("all --labels conversion checks passed")
+h5test.finish("all --labels conversion checks passed")

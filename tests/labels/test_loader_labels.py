@@ -3,17 +3,19 @@ for float labels), (B,) for a single column, equal to the CSV's rows for the bat
 and sample echo and for both ranks of world 2. Usage: test_loader_labels.py H5PACK"""
 import sys
 
-from labels_util import check, make_folder, np, run_h5pack, write_text
+import h5test
+from h5test import check
+from labels_util import fresh_workdir, make_folder, np, run_h5pack, write_text
 
 try:
     import torch
 
     import h5pack
 except ImportError as e:
-    print(f"skipped: {e}")
-    sys.exit(77)
+    h5test.skip(e)
 
 H5PACK = sys.argv[1]
+fresh_workdir("loader")
 NAMES = [f"img{i:03d}.png" for i in range(37)]
 
 
@@ -25,7 +27,7 @@ def convert(name, columns, value):
                     for i, n in enumerate(NAMES))
     write_text(name + ".csv", text)
     rc, _ = run_h5pack(H5PACK, "-q", "--labels", name + ".csv", name, name + ".h5")
-    check(rc == 0, f"{name}: converted")
+    check(rc == 0, f"{name}: converted", fatal=True)
     import h5py
     with h5py.File(name + ".h5", "r") as f:
         order = [NAMES.index(n.decode()) for n in f["filenames"][()]]
@@ -61,4 +63,4 @@ check_loader("floats", floats, 2, torch.float32)
 check_loader("floats", floats, 2, torch.float32, echo=3, echo_mode="sample")
 single = convert("single", ["age"], lambda i, j: 20 + i)
 check_loader("single", {k: v[0] for k, v in single.items()}, 0, torch.int64)
-print("all Loader label checks passed")
+h5test.finish("all Loader label checks passed")

@@ -2,12 +2,12 @@
  * each of its indices, exactly the file's row (K int64 or float32 values), in every order, with batch and
  * sample echo, for each rank of world 2; h5pack_info and h5pack_describe give the label shape; class
  * counts follow docs/reader.md; label types the reader cannot use are refused naming the file. */
-#include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "h5fixture.h"
 #include "h5pack.h"
 
 #define N 53
@@ -15,7 +15,7 @@
 
 typedef struct label_case {
     const char *name;
-    hid_t ftype;     /* stored type */
+    h5fix_type type; /* stored type */
     int rank;        /* 1: (N,), 2: (N,K) */
     uint32_t k;
     int is_float;
@@ -37,49 +37,27 @@ static double value_at(const label_case *c, uint64_t i, uint32_t j)
     return c->negatives ? (double)((int64_t)(i % 5) - 2) : (double)(i % 6);
 }
 
-static void write_images(hid_t f)
+static double case_value(const h5fix_file *f, uint64_t i, uint32_t j)
 {
-    hsize_t dims[4] = {N, 1, 2, 2}, chunk[4] = {8, 1, 2, 2};
-    static uint8_t px[N * 4];
-    for (size_t i = 0; i < sizeof px; i++)
-        px[i] = (uint8_t)(i / 4);
-    hid_t space = H5Screate_simple(4, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    CHECK(H5Pset_chunk(dcpl, 4, chunk) >= 0);
-    hid_t d = H5Dcreate2(f, "images", H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, px) >= 0);
-    H5Dclose(d), H5Pclose(dcpl), H5Sclose(space);
+    return value_at(f->ctx, i, j);
 }
 
-static void write_label_names(hid_t f, uint32_t k)
+/* N images (N,1,2,2) in chunks of 8 (HDF5's default file format), and the case's labels. */
+static h5fix_file case_file(const label_case *c)
 {
-    const char *names[K_MAX] = {"Smiling", "Bald", "Young", "Male", "Eyeglasses"};
-    hsize_t n = k;
-    hid_t t = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &n, NULL);
-    H5Tset_size(t, H5T_VARIABLE);
-    hid_t d = H5Dcreate2(f, "label_names", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(d >= 0 && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0);
-    H5Dclose(d), H5Sclose(space), H5Tclose(t);
+    static const char *const names[K_MAX] = {"Smiling", "Bald", "Young", "Male", "Eyeglasses"};
+    h5fix_file f = {.n = N, .c = 1, .h = 2, .w = 2, .k = 8, .old_format = 1, .labels = 1, .label_type = c->type,
+                    .label_columns = c->rank == 2 ? c->k : 0, .label = case_value, .ctx = c};
+    f.label_names = c->label_names ? names : NULL;
+    return f;
 }
 
 static const char *write_case(const label_case *c)
 {
     static char path[256];
-    static double v[N * K_MAX];
     snprintf(path, sizeof path, "labels_%s.h5", c->name);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(f >= 0);
-    write_images(f);
-    for (uint64_t i = 0; i < N; i++)
-        for (uint32_t j = 0; j < c->k; j++)
-            v[i * c->k + j] = value_at(c, i, j);
-    hsize_t dims[2] = {N, c->k};
-    hid_t space = H5Screate_simple(c->rank, dims, NULL);
-    hid_t d = H5Dcreate2(f, "labels", c->ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-    H5Dclose(d), H5Sclose(space);
-    if (c->label_names)
-        write_label_names(f, c->k);
-    H5Fclose(f);
+    h5fix_file f = case_file(c);
+    CHECK_OK(h5fix_write(path, &f));
     return path;
 }
 
@@ -155,18 +133,17 @@ static void run_case(const label_case *c)
     printf("ok: %s\n", c->name);
 }
 
-/* Label datasets the reader cannot deliver: refused at open, naming the file and the reason. */
-static void check_refused(const char *name, hid_t ftype, int rank, const char *what)
+/* Label datasets the reader cannot deliver ((N,) strings, (N,2,2), no values written): refused at open,
+ * naming the file and the reason. */
+static void check_refused(const char *name, h5fix_type type, int rank, const char *what)
 {
     char path[64];
-    hsize_t dims[3] = {N, 2, 2};
+    const label_case c = {.name = name, .type = type, .rank = 1, .k = 1};
+    h5fix_file f = case_file(&c);
+    if (rank == 3)
+        f.label_columns = 2, f.label_rank = 3;
     snprintf(path, sizeof path, "labels_bad_%s.h5", name);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    write_images(f);
-    hid_t space = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(f, "labels", ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(d >= 0);
-    H5Dclose(d), H5Sclose(space), H5Fclose(f);
+    CHECK_OK(h5fix_write(path, &f));
     h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
     cfg.device = H5PACK_DEVICE_CPU, cfg.batch_size = 8;
     h5pack_reader *r = NULL;
@@ -180,7 +157,7 @@ static void check_refused(const char *name, hid_t ftype, int rank, const char *w
 /* Without label_names, single-column integers are class indices: one of 2^31 - 1 or more is refused. */
 static void check_class_label_too_large(void)
 {
-    const label_case c = {.name = "class_too_large", .ftype = H5T_STD_I64LE, .rank = 1, .k = 1, .big = 3e9};
+    const label_case c = {.name = "class_too_large", .type = H5FIX_INT64, .rank = 1, .k = 1, .big = 3e9};
     const char *path = write_case(&c);
     h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
     cfg.device = H5PACK_DEVICE_CPU, cfg.batch_size = 8;
@@ -193,27 +170,24 @@ static void check_class_label_too_large(void)
 int main(void)
 {
     const label_case cases[] = {
-        {.name = "int8_NK", .ftype = H5T_STD_I8LE, .rank = 2, .k = 5, .label_names = 1, .n_classes = 0},
-        {.name = "float32_NK", .ftype = H5T_IEEE_F32LE, .rank = 2, .k = 3, .is_float = 1, .n_classes = 0},
-        {.name = "float64_N", .ftype = H5T_IEEE_F64LE, .rank = 1, .k = 1, .is_float = 1, .n_classes = 0},
-        {.name = "uint16_N", .ftype = H5T_STD_U16LE, .rank = 1, .k = 1, .n_classes = 6},
-        {.name = "int8_N_neg", .ftype = H5T_STD_I8LE, .rank = 1, .k = 1, .negatives = 1, .label_names = 1,
+        {.name = "int8_NK", .type = H5FIX_INT8, .rank = 2, .k = 5, .label_names = 1, .n_classes = 0},
+        {.name = "float32_NK", .type = H5FIX_FLOAT32, .rank = 2, .k = 3, .is_float = 1, .n_classes = 0},
+        {.name = "float64_N", .type = H5FIX_FLOAT64, .rank = 1, .k = 1, .is_float = 1, .n_classes = 0},
+        {.name = "uint16_N", .type = H5FIX_UINT16, .rank = 1, .k = 1, .n_classes = 6},
+        {.name = "int8_N_neg", .type = H5FIX_INT8, .rank = 1, .k = 1, .negatives = 1, .label_names = 1,
          .n_classes = 0},
-        {.name = "int32_N1", .ftype = H5T_STD_I32LE, .rank = 2, .k = 1, .n_classes = 6},
+        {.name = "int32_N1", .type = H5FIX_INT32, .rank = 2, .k = 1, .n_classes = 6},
         /* a CSV column of ids: values, not class indices (the converter stores uint32 / int64) */
-        {.name = "uint32_N_ids", .ftype = H5T_STD_U32LE, .rank = 1, .k = 1, .label_names = 1, .big = 4294967295.0,
+        {.name = "uint32_N_ids", .type = H5FIX_UINT32, .rank = 1, .k = 1, .label_names = 1, .big = 4294967295.0,
          .n_classes = 0},
-        {.name = "int64_N_ids", .ftype = H5T_STD_I64LE, .rank = 1, .k = 1, .label_names = 1, .big = 1.7e12,
+        {.name = "int64_N_ids", .type = H5FIX_INT64, .rank = 1, .k = 1, .label_names = 1, .big = 1.7e12,
          .n_classes = 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
     check_class_label_too_large();
-    hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, 4);
-    check_refused("string", str, 1, "expected integers or floats");
-    H5Tclose(str);
-    check_refused("rank3", H5T_STD_I8LE, 3, "expected (N,) or (N,K)");
+    check_refused("string", H5FIX_STRING4, 1, "expected integers or floats");
+    check_refused("rank3", H5FIX_INT8, 3, "expected (N,) or (N,K)");
     printf("all reader label checks passed\n");
     return 0;
 }

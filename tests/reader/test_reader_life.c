@@ -282,35 +282,17 @@ static void test_bad_files(void)
     CHECK_EQ_INT(h5pack_open(path_ok, &c, NULL), H5PACK_EINVAL);
 }
 
-/* Adds dataset NAME (1-D uint16 of N entries, or 4-D uint8 with chunk dims CHUNK) to an existing file. */
-static void add_dataset(const char *path, const char *name, int rank, const hsize_t *dims, const hsize_t *chunk)
-{
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (chunk)
-        H5Pset_chunk(dcpl, rank, chunk);
-    hid_t space = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(f, name, rank == 1 ? H5T_NATIVE_UINT16 : H5T_NATIVE_UINT8, space, H5P_DEFAULT, dcpl,
-                         H5P_DEFAULT);
-    CHECK(d >= 0);
-    H5Dclose(d), H5Sclose(space), H5Pclose(dcpl);
-    CHECK(H5Fclose(f) >= 0);
-}
-
 /* Damaged and hostile files through the public API: an error code and a message, never a crash or hang. */
 static void test_hostile_files(void)
 {
     h5pack_config c = small_config();
     char path[256];
     h5fix_file sp = spec_ok;
-    sp.labels = 0;
+    sp.label_len_delta = -1; /* uint16 labels, one short */
+    sp.extra[0] = (h5fix_dataset){"rank5", H5FIX_UINT8, 5, {10, 1, 3, 4, 5}};
+    sp.extra[1] = (h5fix_dataset){"empty", H5FIX_UINT8, 4, {0, 3, 4, 5}};
     h5fix_local_name(path, sizeof path, "hostile");
     CHECK_OK(h5fix_write(path, &sp));
-    hsize_t short_labels = sp.n - 1, rank5_dims[5] = {10, 1, 3, 4, 5};
-    hsize_t zero_dims[4] = {0, 3, 4, 5};
-    add_dataset(path, "labels", 1, &short_labels, NULL);
-    add_dataset(path, "rank5", 5, rank5_dims, NULL);
-    add_dataset(path, "empty", 4, zero_dims, NULL);
     expect_open_error(path, &c, H5PACK_EFORMAT, "labels"); /* labels shorter than images */
     c.labels_dataset = NULL;
     c.images_dataset = "rank5";

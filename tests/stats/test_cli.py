@@ -14,21 +14,16 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+import h5test
+from h5test import check
+
 try:
     import h5py
     import numpy as np
 except ImportError as e:  # pragma: no cover
-    print(f"skipped: needs h5py and numpy ({e})")
-    sys.exit(77)
+    h5test.skip(f"needs h5py and numpy ({e})")
 
 TOOL = sys.argv[1]
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what)
 
 
 def tool(*args, expect=0):
@@ -303,10 +298,7 @@ def main():
         test_info_foreign_readable(tmp)
         test_bad_inputs(tmp)
         test_timeline_and_text(plain, tmp)
-    if FAILURES:
-        print(f"{len(FAILURES)} check(s) failed")
-        sys.exit(1)
-    print("all h5pack-stats CLI checks passed")
+    h5test.finish("all h5pack-stats CLI checks passed")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,15 @@ import tempfile
 
 import torch
 
+import h5test
+from h5test import check
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import files  # noqa: E402 (tests/python's file writer)
 import h5pack
 from h5pack import loader as loader_module
+
+h5test.verbose = True
 
 
 class FakeStream:
@@ -58,28 +63,22 @@ def run(path, current_name, copy=False, n=3):
     return log, released
 
 
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    return ok
-
-
 def main():
-    ok = True
     with tempfile.TemporaryDirectory() as tmp:
         path = files.write(tmp + "/f.h5")
         log, _ = run(path, "reader")
-        ok &= check(log == [], f"under the reader's own stream nothing is ordered (got {log})")
+        check(log == [], f"under the reader's own stream nothing is ordered (got {log})")
 
         log, released = run(path, "side")
         # keep=1: batch i is given back just before batch i+1 is asked for; the last one stays held
         want = ["side waits for reader", "reader waits for side"] * 2 + ["side waits for reader"]
-        ok &= check(log == want, f"side stream: each delivery waits for the reader, each release orders the "
-                                 f"reader after the side stream (got {log})")
-        ok &= check(released == [2, 4], f"the reader's wait is queued before each h5pack_release (got {released})")
+        check(log == want, f"side stream: each delivery waits for the reader, each release orders the "
+                           f"reader after the side stream (got {log})")
+        check(released == [2, 4], f"the reader's wait is queued before each h5pack_release (got {released})")
 
         log, _ = run(path, "side", copy=True, n=2)
-        ok &= check(log == ["side waits for reader", "reader waits for side"] * 2,
-                    f"copy=True: the clone waits for the batch, the release for the clone (got {log})")
+        check(log == ["side waits for reader", "reader waits for side"] * 2,
+              f"copy=True: the clone waits for the batch, the release for the clone (got {log})")
 
         calls = []
         saved = torch.cuda.current_stream
@@ -90,12 +89,9 @@ def main():
                     pass
         finally:
             torch.cuda.current_stream = saved
-        ok &= check(calls == [], "a CPU loader never asks torch.cuda for a stream")
-    if not ok:
-        return 1
-    print("all checks passed")
-    return 0
+        check(calls == [], "a CPU loader never asks torch.cuda for a stream")
+    h5test.finish("all stream-ordering checks passed")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -13,22 +13,18 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+import h5test
+from h5test import check
+
 try:
     import h5py
     import numpy as np
     import torch  # noqa: F401  (the Loader needs it)
     import h5pack
 except ImportError as e:
-    print(f"skipped: {e}")
-    sys.exit(77)
+    h5test.skip(e)
 
 N, BATCH = 64, 8
-
-
-def check(cond, what):
-    if not cond:
-        print(f"FAIL: {what}")
-        sys.exit(1)
 
 
 def make_file(path):
@@ -172,7 +168,7 @@ def main():
         test_loader_reopens(h5, tmp, tool)
         test_two_loaders(h5, tmp)
         test_plot(tool, tl, tmp)
-    print("timeline python checks passed")
+    h5test.finish("timeline python checks passed")
 
 
 if __name__ == "__main__":

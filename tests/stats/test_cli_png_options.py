@@ -8,7 +8,7 @@
   every sample E times per epoch (batch counts fresh/echoed exact) from a pool that batch echo lacks;
 - bad values and bad combinations exit 1 naming the option, printing no figures.
 
-usage: test_stats3_cli.py H5PACK_STATS H5PACK_CONVERTER"""
+usage: test_cli_png_options.py H5PACK_STATS H5PACK_CONVERTER"""
 import json
 import os
 import subprocess
@@ -16,23 +16,18 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+import h5test
+from h5test import check
+
 try:
     from PIL import Image
 except ImportError as e:
-    print(f"skipped: needs PIL ({e})")
-    sys.exit(77)
+    h5test.skip(f"needs PIL ({e})")
 
 TOOL, CONVERTER = sys.argv[1], sys.argv[2]
 N, BATCH, H, W = 40, 8, 16, 12
-FAILURES = []
 # plot.c's palette: samples/s, stall, delivered, read from storage, hit rate
 SAMPLES, STALL, DELIVERED, READ, HIT = 0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what)
 
 
 def tool(*args, expect=0, timeout=120):
@@ -308,7 +303,7 @@ def test_bad_values(path):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix="h5pack_stats3_") as tmp:
+    with tempfile.TemporaryDirectory(prefix="h5pack_stats_png_options_") as tmp:
         path = make_file(tmp)
         test_png(path, tmp)
         test_extreme_timelines(tmp)
@@ -318,10 +313,7 @@ def main():
         test_run_bottleneck_advice(path)
         test_echo_modes(path)
         test_bad_values(path)
-    if FAILURES:
-        print(f"{len(FAILURES)} checks failed")
-        sys.exit(1)
-    print("stats3 CLI checks passed")
+    h5test.finish("h5pack-stats PNG and run option checks passed")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ errors naming FILE:LINE. Usage: test_sep_convert.py H5PACK"""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "labels"))
-from labels_util import check, make_folder, np, read_back, run_h5pack, write_text  # noqa: E402
+import h5test
+from h5test import check
+from labels_util import fresh_workdir, make_folder, np, read_back, run_h5pack, write_text
 
 H5PACK = sys.argv[1]
+fresh_workdir("sep_convert")
 NAMES = [f"{i:06d}.jpg" for i in range(1, 7)]
 CELEBA_ATTRS = ("5_o_Clock_Shadow Arched_Eyebrows Attractive Bags_Under_Eyes Bald Bangs Big_Lips Big_Nose "
                 "Black_Hair Blond_Hair Blurry Brown_Hair Bushy_Eyebrows Chubby Double_Chin Eyeglasses Goatee "
@@ -22,7 +24,7 @@ CELEBA_ATTRS = ("5_o_Clock_Shadow Arched_Eyebrows Attractive Bags_Under_Eyes Bal
 def converts(tag, csv_name, src, *opts):
     out = tag + ".h5"
     rc, err = run_h5pack(H5PACK, "-q", "--labels", csv_name, *opts, src, out)
-    check(rc == 0, f"{tag}: converts")
+    check(rc == 0, f"{tag}: converts", fatal=True)
     return read_back(out)
 
 
@@ -131,4 +133,4 @@ every_separator()
 quoting()
 celeba_txt()
 mismatches()
-print("all --labels-sep checks passed")
+h5test.finish("all --labels-sep checks passed")
