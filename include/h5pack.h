@@ -173,7 +173,7 @@ typedef enum h5pack_crop {
     H5PACK_CROP_RANDOM_RESIZED = 1, /* torchvision's RandomResizedCrop: area in [scale_min, scale_max],
                                        aspect ratio log-uniform in [ratio_min, ratio_max], 10 attempts then
                                        the central fallback; resized with PIL's antialiased bilinear filter */
-    H5PACK_CROP_CENTER = 2          /* the central center_ratio of the shorter side, resized (evaluation) */
+    H5PACK_CROP_CENTER = 2          /* torchvision's Resize(round(out / center_ratio)) + CenterCrop(out) (evaluation) */
 } h5pack_crop;
 
 typedef enum h5pack_echo_mode {

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "describe.h"
 #include "env.h"
+#include "errtext.h"
 #include "h5pack.h"
 #include "pipeline.h"
 #include "resolve.h"
@@ -82,7 +83,8 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.output_buffers = c->echo > 1 && c->echo_mode == H5PACK_ECHO_BATCH ? 2 : 1;
     bp.one_pass = one_pass_wanted(c);
     r->bp = bp;
-    int use_cuda = c->device == H5PACK_DEVICE_CUDA || (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
+    int use_cuda = c->device == H5PACK_DEVICE_CUDA ||
+                   (c->device == H5PACK_DEVICE_AUTO && !g->ragged && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)
         return h5pack_backend_cuda_create(&bp, &r->be, r->err, ERR_LEN);
     return h5pack_backend_cpu_create(&bp, &r->be, r->err, ERR_LEN);
@@ -110,6 +112,25 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
     h5pack_augment_fill_info(&r->cfg, &r->bp, r->be, in);
 }
 
+/* Images of several sizes (format version 2) are delivered at one size: a resizing crop with an output
+ * size is needed. They stream on the CPU's one-pass path (crops resampled straight from the cache); the
+ * two-pass paths (echo, the CUDA backend) do not take them yet. */
+static int check_several_sizes(const h5pack_reader *r, const char *path, const source_geometry *g)
+{
+    const h5pack_config *c = &r->cfg;
+    if (!g->ragged)
+        return 0;
+    if (c->crop == H5PACK_CROP_NONE || !c->output_height || !c->output_width)
+        return h5pack_errf(H5PACK_EINVAL, r->err, ERR_LEN, "%s: images of several sizes (largest %ux%u) are "
+                           "delivered at one size: set crop (RANDOM_RESIZED for training, CENTER for evaluation) "
+                           "and output_height/output_width (Python: crop=\"random_resized\", output_size=224)",
+                           path, g->height, g->width);
+    if (!one_pass_wanted(c) || c->device == H5PACK_DEVICE_CUDA)
+        return h5pack_errf(H5PACK_EINVAL, r->err, ERR_LEN, "%s: images of several sizes stream on the CPU "
+                           "without echo in this version (device cpu or auto, echo 1)", path);
+    return 0;
+}
+
 /* Everything after the config check; on failure r->err names the file and the reason. */
 static int open_reader(h5pack_reader *r, const char *path)
 {
@@ -124,7 +145,7 @@ static int open_reader(h5pack_reader *r, const char *path)
         return H5PACK_EFORMAT;
     }
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
-    if ((rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, ERR_LEN)) ||
+    if ((rc = check_several_sizes(r, path, g)) || (rc = h5pack_reader_resolve_setup(&r->cfg, g, &r->setup, r->err, ERR_LEN)) ||
         (rc = h5pack_reader_check_start(&r->cfg, &r->setup, r->err, ERR_LEN)) ||
         (rc = h5pack_reader_resolve_norm(&r->cfg, g, mean, std, r->err, ERR_LEN)) || (rc = create_backend(r, mean, std)))
         return rc;

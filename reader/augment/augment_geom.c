@@ -61,20 +61,50 @@ aug_box h5pack_aug_rrc_box(uint32_t H, uint32_t W, const aug_crop_params *cp, rn
     return b;
 }
 
+/* Resize's longer side: Python's int(size * longer / shorter), a correctly rounded double, truncated. */
+static uint32_t resized_longer(uint32_t size, uint32_t longer, uint32_t shorter)
+{
+    return (uint32_t)((double)((uint64_t)size * longer) / (double)shorter);
+}
+
+#define AUG_CENTER_MAX_RESIZE (1u << 30) /* a tiny center_ratio must not overflow the resized size */
+
+aug_center h5pack_aug_center(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, double center_ratio)
+{
+    /* the image's shorter axis and the output's extent along it (and along the longer axis) */
+    uint32_t shorter = H <= W ? H : W, longer = H <= W ? W : H;
+    uint32_t out_short = H <= W ? oh : ow, out_long = H <= W ? ow : oh, out_min = oh < ow ? oh : ow;
+    double want = center_ratio > 0 ? (double)out_min / center_ratio : (double)AUG_CENTER_MAX_RESIZE;
+    uint64_t size = want >= AUG_CENTER_MAX_RESIZE ? AUG_CENTER_MAX_RESIZE : (uint64_t)round_half_even(want);
+    /* the crop must fit the resized image: size >= out_short, and int(size * longer / shorter) >= out_long */
+    uint64_t fit_long = ((uint64_t)out_long * shorter + longer - 1) / longer;
+    size = size < out_short ? out_short : size;
+    size = size < fit_long ? fit_long : size;
+    aug_center c;
+    uint32_t resized_long = resized_longer((uint32_t)size, longer, shorter);
+    c.rh = H <= W ? (uint32_t)size : resized_long;
+    c.rw = H <= W ? resized_long : (uint32_t)size;
+    c.oy = (uint32_t)round_half_even((double)(c.rh - oh) / 2.0);
+    c.ox = (uint32_t)round_half_even((double)(c.rw - ow) / 2.0);
+    return c;
+}
+
+/* Resized pixels [first, first + n) of an IN -> RESIZED axis as whole source pixels [*at, *at + *len). */
+static void source_span(uint32_t in, uint32_t resized, uint32_t first, uint32_t n, int32_t *at, int32_t *len)
+{
+    double scale = (double)in / (double)resized;
+    int64_t a = round_half_even((double)first * scale), b = round_half_even((double)(first + n) * scale);
+    a = a > (int64_t)in - 1 ? (int64_t)in - 1 : a;
+    b = b > (int64_t)in ? (int64_t)in : b <= a ? a + 1 : b;
+    *at = (int32_t)a, *len = (int32_t)(b - a);
+}
+
 aug_box h5pack_aug_center_box(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, double center_ratio)
 {
-    double shorter = (double)(H < W ? H : W);
-    int64_t c = (int64_t)floor(center_ratio * shorter);
-    c = c < 1 ? 1 : c;
-    int64_t bh = c, bw = c;
-    if (oh < ow)
-        bw = round_half_even((double)c * (double)ow / (double)oh);
-    else if (ow < oh)
-        bh = round_half_even((double)c * (double)oh / (double)ow);
-    bh = bh > (int64_t)H ? H : bh;
-    bw = bw > (int64_t)W ? W : bw;
-    aug_box b = {.y = (int32_t)(((int64_t)H - bh) / 2), .x = (int32_t)(((int64_t)W - bw) / 2), .h = (int32_t)bh,
-                 .w = (int32_t)bw};
+    aug_center c = h5pack_aug_center(H, W, oh, ow, center_ratio);
+    aug_box b;
+    source_span(H, c.rh, c.oy, oh, &b.y, &b.h);
+    source_span(W, c.rw, c.ox, ow, &b.x, &b.w);
     return b;
 }
 
@@ -91,14 +121,16 @@ static double triangle(double x)
     return x < 1.0 ? 1.0 - x : 0.0;
 }
 
-void h5pack_aug_axis_coeffs(uint32_t in, uint32_t offset, uint32_t out, uint32_t k, int32_t *pairs, float *w)
+/* PIL's precompute_coeffs (Resample.c, support 1) for output pixels [first, first + out) of a resize of
+ * IN source pixels to RESIZED, in double; taps clamped to [0, IN), reported from ADD on. */
+static void coeffs(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, uint32_t k, int32_t add,
+                   int32_t *pairs, float *w)
 {
-    /* PIL's arithmetic (Resample.c precompute_coeffs, support 1), in double */
-    double scale = (double)in / (double)out;
+    double scale = (double)in / (double)resized;
     double filterscale = scale < 1.0 ? 1.0 : scale;
     double support = filterscale, ss = 1.0 / filterscale;
     for (uint32_t i = 0; i < out; i++) {
-        double center = ((double)i + 0.5) * scale;
+        double center = ((double)(first + i) + 0.5) * scale;
         int lo = (int)(center - support + 0.5), hi = (int)(center + support + 0.5);
         lo = lo < 0 ? 0 : lo;
         hi = hi > (int)in ? (int)in : hi;
@@ -112,7 +144,18 @@ void h5pack_aug_axis_coeffs(uint32_t in, uint32_t offset, uint32_t out, uint32_t
             double v = t < n ? triangle(((double)(t + lo) - center + 0.5) * ss) : 0.0;
             wi[t] = (float)(sum != 0.0 ? v / sum : v);
         }
-        pairs[2 * i] = lo + (int32_t)offset;
+        pairs[2 * i] = lo + add;
         pairs[2 * i + 1] = n;
     }
+}
+
+void h5pack_aug_axis_coeffs(uint32_t in, uint32_t offset, uint32_t out, uint32_t k, int32_t *pairs, float *w)
+{
+    coeffs(in, out, 0, out, k, (int32_t)offset, pairs, w); /* the box is the whole "image" */
+}
+
+void h5pack_aug_axis_coeffs_resized(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, uint32_t k,
+                                    int32_t *pairs, float *w)
+{
+    coeffs(in, resized, first, out, k, 0, pairs, w);
 }

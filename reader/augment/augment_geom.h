@@ -50,10 +50,21 @@ uint32_t h5pack_aug_int_below(uint64_t x, uint32_t n);
  * round-half-even in double, 10 attempts, then the central fallback. */
 aug_box h5pack_aug_rrc_box(uint32_t H, uint32_t W, const aug_crop_params *cp, rng_state *r);
 
-/* The centre crop box for an OH x OW output: c = floor(center_ratio * min(H, W)) (at least 1); the box
- * has the output's aspect ratio with its shorter side c (clamped to the image), centred (offsets
- * rounded down). For a square output it is the central c x c square (torchvision Resize(256) +
- * CenterCrop(224) on a 256-pixel image with center_ratio 224/256). */
+/* The centre crop is torchvision's Resize(S) + CenterCrop((OH, OW)) of the H x W image: the shorter
+ * side resized to S, the longer to int(S * longer / shorter) (RH x RW), the crop at offsets (OY, OX) =
+ * round((RH - OH) / 2), round((RW - OW) / 2) of the resized image (Python's round: half to even), and
+ * resampled in one pass at exactly those positions (h5pack_aug_axis_coeffs_resized). S =
+ * round(min(OH, OW) / center_ratio) (224 and 0.875: Resize(256) + CenterCrop(224)), raised where a
+ * non-square crop would not fit the resized image, so the crop keeps the output's aspect. */
+typedef struct aug_center {
+    uint32_t rh, rw; /* the resized image */
+    uint32_t oy, ox; /* the crop's offsets in it */
+} aug_center;
+
+aug_center h5pack_aug_center(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, double center_ratio);
+
+/* The centre crop's region of the source in whole pixels (what last_boxes reports): the crop's edges
+ * scaled back to the H x W image and rounded, clamped to it. */
 aug_box h5pack_aug_center_box(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, double center_ratio);
 
 /* Most taps an output pixel can have when resizing IN pixels to OUT: 2 * ceil(support) + 1 with
@@ -65,6 +76,12 @@ uint32_t h5pack_aug_max_taps(uint32_t in, uint32_t out);
  * with weights W[i * K ..] (K >= h5pack_aug_max_taps(in, out); weights past the count are 0). Weights
  * are computed and normalised in double as PIL does, then rounded to float32. */
 void h5pack_aug_axis_coeffs(uint32_t in, uint32_t offset, uint32_t out, uint32_t k, int32_t *pairs, float *w);
+
+/* The same for OUT pixels of a resize of the whole axis (IN pixels) to RESIZED pixels, starting at resized
+ * pixel FIRST: PIL's resize of the whole image, then a crop (taps reach up to the image's edges, not the
+ * crop's). K >= h5pack_aug_max_taps(in, resized). */
+void h5pack_aug_axis_coeffs_resized(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, uint32_t k,
+                                    int32_t *pairs, float *w);
 
 #ifdef __cplusplus
 }

@@ -46,16 +46,23 @@ size_t h5pack_aug_blob_capacity(const aug_plan_params *pp, size_t count, uint32_
     return count * (sizeof(aug_image) + 4 * words) + 5 * BLOB_ALIGN;
 }
 
-static aug_box draw_box(const aug_plan_params *pp, uint64_t h, uint32_t oh, uint32_t ow)
+/* The box of an H x W source. */
+static aug_box draw_box(const aug_plan_params *pp, uint64_t h, uint32_t H, uint32_t W, uint32_t oh, uint32_t ow)
 {
     if (pp->crop.mode == AUG_CROP_CENTER)
-        return h5pack_aug_center_box(pp->H, pp->W, oh, ow, pp->crop.center_ratio);
+        return h5pack_aug_center_box(H, W, oh, ow, pp->crop.center_ratio);
     rng_state r = {h ^ AUG_CROP_STREAM};
-    return h5pack_aug_rrc_box(pp->H, pp->W, &pp->crop, &r);
+    return h5pack_aug_rrc_box(H, W, &pp->crop, &r);
 }
 
 void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                      const uint64_t *src, void *blob, aug_job *job)
+{
+    h5pack_aug_plan_sized(pp, key, count, oh, ow, src, NULL, blob, job);
+}
+
+void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+                           const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job)
 {
     blob_layout l = layout_of(pp, count, oh, ow);
     uint8_t *base = blob;
@@ -64,14 +71,24 @@ void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint
     float *wy = (float *)(base + l.wy), *wx = (float *)(base + l.wx);
     for (size_t i = 0; i < count; i++) {
         uint64_t h = rng_mix64(key ^ (i * 0x9E3779B97F4A7C15ull)); /* as augment.h's aug_draw_for */
-        aug_box b = draw_box(pp, h, oh, ow);
+        uint32_t H = dims ? dims[2 * i] : pp->H, W = dims ? dims[2 * i + 1] : pp->W;
+        aug_box b = draw_box(pp, h, H, W, oh, ow);
         aug_image *im = &images[i];
         im->src = src[i];
         im->y = b.y, im->x = b.x, im->h = b.h, im->w = b.w;
         im->flip = pp->flip ? (int32_t)(h & 1) : 0;
+        im->src_h = dims ? (int32_t)H : 0, im->src_w = dims ? (int32_t)W : 0;
         im->reserved = 0;
-        h5pack_aug_axis_coeffs((uint32_t)b.h, (uint32_t)b.y, oh, l.ky, ry + i * oh * 2, wy + i * oh * l.ky);
-        h5pack_aug_axis_coeffs((uint32_t)b.w, (uint32_t)b.x, ow, l.kx, rx + i * ow * 2, wx + i * ow * l.kx);
+        int32_t *pry = ry + i * oh * 2, *prx = rx + i * ow * 2;
+        float *pwy = wy + i * oh * l.ky, *pwx = wx + i * ow * l.kx;
+        if (pp->crop.mode == AUG_CROP_CENTER) { /* torchvision's resize of the whole image, then the crop */
+            aug_center c = h5pack_aug_center(H, W, oh, ow, pp->crop.center_ratio);
+            h5pack_aug_axis_coeffs_resized(H, c.rh, c.oy, oh, l.ky, pry, pwy);
+            h5pack_aug_axis_coeffs_resized(W, c.rw, c.ox, ow, l.kx, prx, pwx);
+        } else { /* torchvision's resized_crop: the box is the image the resize sees */
+            h5pack_aug_axis_coeffs((uint32_t)b.h, (uint32_t)b.y, oh, l.ky, pry, pwy);
+            h5pack_aug_axis_coeffs((uint32_t)b.w, (uint32_t)b.x, ow, l.kx, prx, pwx);
+        }
     }
     job->count = (uint32_t)count;
     job->C = pp->C, job->H = pp->H, job->W = pp->W;

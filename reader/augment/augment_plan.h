@@ -36,6 +36,12 @@ size_t h5pack_aug_blob_capacity(const aug_plan_params *pp, size_t count, uint32_
 void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                      const uint64_t *src, void *blob, aug_job *job);
 
+/* The same for images of several sizes: DIMS[2i], DIMS[2i+1] is image i's stored height and width (each
+ * at most PP's H x W, the largest); its box is drawn from them (torchvision's RandomResizedCrop of the
+ * whole image, or the centre crop of its shorter side) and its source addressed with them. */
+void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+                           const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job);
+
 /* The same job with its blob pointers moved from HOST_BLOB to DEVICE_BLOB (a copy of the blob). */
 aug_job h5pack_aug_job_moved(const aug_job *job, const void *host_blob, uint64_t device_blob);
 

@@ -32,6 +32,7 @@ typedef struct aug_image {
     uint64_t src;        /* address of its uint8 source image (stored size and layout) */
     int32_t y, x, h, w;  /* crop box in the stored image */
     int32_t flip;
+    int32_t src_h, src_w; /* images of several sizes: this source's stored size; 0: the job's H x W */
     int32_t reserved;
 } aug_image;
 
@@ -61,6 +62,18 @@ typedef struct aug_job {
     const float *wx;             /* count * out_w * kx */
     void *out;                   /* count output images of out_h x out_w in the output layout */
 } aug_job;
+
+/* J as image I sees it: an image of several sizes addresses its source with its own stored size (a copy
+ * in OWN); images of one size use J itself. Everything else of the job is shared. */
+H5PACK_HD const aug_job *aug_job_for_image(const aug_job *j, uint32_t i, aug_job *own)
+{
+    const aug_image *img = &j->images[i];
+    if (img->src_h == 0)
+        return j;
+    *own = *j;
+    own->H = (uint32_t)img->src_h, own->W = (uint32_t)img->src_w;
+    return own;
+}
 
 /* Index of channel c at (y, x) of an H x W x C image in NHWC or NCHW order. */
 H5PACK_HD size_t aug_pixel_index(int nhwc, uint32_t C, uint32_t H, uint32_t W, uint32_t y, uint32_t x, uint32_t c)

@@ -60,8 +60,10 @@ const backend_conv *h5pack_backend_cpu_direct(backend *b);
 int h5pack_backend_cpu_direct_crops(backend *b);
 
 /* One-pass crops: plans SLOT's resampling job (COUNT images, key KEY, the output size of EPOCH) and its
- * boxes, sources left open. Called once per bound batch, before any image of it is resampled. */
-void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch);
+ * boxes, sources left open. DIMS: images of several sizes, each image's stored (height, width); NULL for
+ * images of one size. Called once per bound batch, before any image of it is resampled. */
+void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
+                                   const uint32_t *dims);
 
 /* Floats of scratch h5pack_backend_cpu_crop_image needs for SLOT's planned job. */
 size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot);

@@ -297,13 +297,14 @@ int h5pack_backend_cpu_direct_crops(backend *b)
     return b && b->ops == &cpu_ops && cpu_of(b)->one_pass && cpu_of(b)->p.crop != AUG_CROP_NONE;
 }
 
-void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch)
+void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
+                                   const uint32_t *dims)
 {
     cpu_backend *cb = cpu_of(b);
     cpu_slot *s = &cb->slot_state[slot];
     h5pack_backend_size_for(b, epoch, &s->out_h, &s->out_w);
     memset(s->addrs, 0, count * sizeof *s->addrs); /* each worker sets its images' sources */
-    h5pack_aug_plan(&cb->pp, key, count, s->out_h, s->out_w, s->addrs, s->blob, &s->aj);
+    h5pack_aug_plan_sized(&cb->pp, key, count, s->out_h, s->out_w, s->addrs, dims, s->blob, &s->aj);
     s->aj.out = cpu_output_of(cb, slot);
     h5pack_backend_job_boxes(&s->aj, s->boxes);
     s->job = h5pack_backend_job(count, key);

@@ -86,19 +86,26 @@ size_t h5pack_resample_scratch_floats(const aug_job *j)
     return ((size_t)j->H + 1) * j->C * j->out_w + h5pack_resample_avx2_work_floats(j);
 }
 
+/* One image of J, from its view JI (augment_resample.h: its own stored size, for images of several sizes). */
+static void resample_one(const aug_job *ji, uint32_t i, float *scratch, int simd)
+{
+    float *acc = scratch + (size_t)ji->H * ji->C * ji->out_w, *work = acc + ji->out_w;
+    if (simd) {
+        h5pack_resample_avx2_image(ji, i, scratch, acc, work);
+        return;
+    }
+    const int32_t *ry = ji->ry + (size_t)i * ji->out_h * 2;
+    int32_t r0 = ry[0], r1 = ry[2 * (ji->out_h - 1)] + ry[2 * (ji->out_h - 1) + 1];
+    horizontal(ji, i, r0, r1, scratch);
+    for (uint32_t y = 0; y < ji->out_h; y++)
+        vertical_row(ji, i, y, r0, scratch, acc);
+}
+
 void h5pack_resample_images_with(const aug_job *j, uint32_t first, uint32_t n, float *scratch, int simd)
 {
-    float *acc = scratch + (size_t)j->H * j->C * j->out_w, *work = acc + j->out_w;
     for (uint32_t i = first; i < first + n; i++) {
-        if (simd) {
-            h5pack_resample_avx2_image(j, i, scratch, acc, work);
-            continue;
-        }
-        const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
-        int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
-        horizontal(j, i, r0, r1, scratch);
-        for (uint32_t y = 0; y < j->out_h; y++)
-            vertical_row(j, i, y, r0, scratch, acc);
+        aug_job own;
+        resample_one(aug_job_for_image(j, i, &own), i, scratch, simd);
     }
 }
 

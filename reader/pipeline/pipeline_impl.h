@@ -123,6 +123,8 @@ struct pipeline {
     int direct_crops;       /* the CPU one-pass path with a resizing crop (uses resample into the output) */
     worker redo;            /* direct_crops: the consumer's reads and scratch when a batch must be redone */
     uint8_t *redo_chunk;    /* one chunk, read again for a redo */
+    uint32_t *bind_dims, *redo_dims; /* images of several sizes: a batch's stored sizes for planning its crops
+                                        (the binding worker's, the consumer's redo) */
     /* consumer side (consumer thread only) */
     uint64_t next_fresh;
     uint64_t token_tag;    /* this pipeline's tag, already shifted into place */
@@ -184,6 +186,10 @@ uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint3
  * Consumer thread; rare: only batches prepared ahead across a size change. 0 or a negative code
  * (message in ERR). */
 int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err_len);
+
+/* Images of several sizes: the stored (height, width) of each image of E into DIMS (2 per image), which
+ * it returns; NULL for images of one size. */
+const uint32_t *h5pack_pipeline_batch_dims(const pipeline *p, const ring_entry *e, uint32_t *dims);
 
 /* cache_load_fn reading through the chunk source with the worker's scratch; a mapped source lends the
  * chunk's bytes (h5pack_chunksrc_map) instead of copying them into DST. */

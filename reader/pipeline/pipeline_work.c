@@ -108,25 +108,41 @@ static ring_entry *next_use(pipeline *p, size_t *j)
     return NULL;
 }
 
-/* Copies the batch's images that live in access J's chunk from the cache slot into the batch. */
+const uint32_t *h5pack_pipeline_batch_dims(const pipeline *p, const ring_entry *e, uint32_t *dims)
+{
+    if (!p->geo->ragged)
+        return NULL;
+    for (size_t i = 0; i < e->count; i++)
+        h5pack_chunksrc_image_size(p->pp.src, e->indices[i], &dims[2 * i], &dims[2 * i + 1]);
+    return dims;
+}
+
+/* Image INDEX in the chunk read at CHUNK (images of several sizes: at its own offset). */
+static const uint8_t *image_in(const pipeline *p, const uint8_t *chunk, uint64_t index)
+{
+    return chunk + h5pack_chunksrc_image_offset(p->pp.src, index);
+}
+
+/* Copies the batch's images that live in access J's chunk from the cache slot into the batch (each in a
+ * place of the largest image's size). */
 static void copy_group(const pipeline *p, const ring_entry *e, size_t j, const uint8_t *chunk, uint8_t *dst)
 {
-    uint64_t k = p->geo->samples_per_chunk, img = p->geo->image_bytes, first = e->acc[j].chunk * k;
+    size_t img = (size_t)p->geo->image_bytes;
     for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
-        uint32_t pos = e->order[g];
-        memcpy(dst + (size_t)pos * img, chunk + (size_t)(e->indices[pos] - first) * img, (size_t)img);
+        uint32_t pos = e->order[g], h = p->geo->height, w = p->geo->width;
+        h5pack_chunksrc_image_size(p->pp.src, e->indices[pos], &h, &w);
+        memcpy(dst + (size_t)pos * img, image_in(p, chunk, e->indices[pos]), (size_t)h * w * p->geo->channels);
     }
 }
 
 /* One-pass: converts the batch's images that live in access J's chunk straight into the output batch. */
 static void convert_group(const pipeline *p, const ring_entry *e, size_t j, const uint8_t *chunk)
 {
-    uint64_t k = p->geo->samples_per_chunk, img = p->geo->image_bytes, first = e->acc[j].chunk * k;
     void *out = h5pack_backend_cpu_output(p->pp.be, h5pack_pipeline_ring_slot(p, e));
     uint64_t key = h5pack_pipeline_batch_key(p, e, 0);
     for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
         uint32_t pos = e->order[g];
-        h5pack_backend_conv_image(p->direct, chunk + (size_t)(e->indices[pos] - first) * img, out, pos, key);
+        h5pack_backend_conv_image(p->direct, image_in(p, chunk, e->indices[pos]), out, pos, key);
     }
 }
 
@@ -134,7 +150,6 @@ static void convert_group(const pipeline *p, const ring_entry *e, size_t j, cons
  * (the slot's job was planned at bind). 0, or ENOMEM when the scratch cannot grow. */
 static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t j, const uint8_t *chunk)
 {
-    uint64_t k = p->geo->samples_per_chunk, img = p->geo->image_bytes, first = e->acc[j].chunk * k;
     int slot = h5pack_pipeline_ring_slot(p, e);
     size_t need = h5pack_backend_cpu_crop_scratch_floats(p->pp.be, slot);
     if (need > w->crop_scratch_floats) {
@@ -145,8 +160,7 @@ static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t 
     }
     for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
         uint32_t pos = e->order[g];
-        h5pack_backend_cpu_crop_image(p->pp.be, slot, pos, chunk + (size_t)(e->indices[pos] - first) * img,
-                                      w->crop_scratch);
+        h5pack_backend_cpu_crop_image(p->pp.be, slot, pos, image_in(p, chunk, e->indices[pos]), w->crop_scratch);
     }
     return 0;
 }
@@ -156,7 +170,8 @@ int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err
     int slot = h5pack_pipeline_ring_slot(p, e);
     if (!h5pack_backend_cpu_crops_stale(p->pp.be, slot))
         return 0;
-    h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch);
+    h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch,
+                                  h5pack_pipeline_batch_dims(p, e, p->redo_dims));
     if (!p->redo.scratch)
         p->redo.scratch = h5pack_chunksrc_scratch_new(p->pp.src);
     if (!p->redo_chunk)

@@ -65,6 +65,9 @@ typedef struct source_geometry {
     int n_filters;              /* filters in the images' pipeline */
     char filters[128];          /* "shuffle, deflate(4)", "" for none */
     int format_version;         /* root attribute h5pack_format_version, -1 when absent (foreign file) */
+    int ragged;                 /* images of several sizes (format version 2): height, width and image_bytes
+                                   are the largest; chunk_bytes the largest chunk; each image's own place
+                                   and size: h5pack_chunksrc_image_offset / _image_size */
 } source_geometry;
 
 /* Whether workers read chunks outside HDF5's lock (h5pack_info.fast_path, h5pack_file_desc.fast_path). */
@@ -102,6 +105,11 @@ static inline size_t h5pack_chunksrc_label_bytes(const source_geometry *g)
 /* Bytes the read of CHUNK takes from the file (stored size, summed over a slab's HDF5 chunks; for
  * compressed chunks the compressed size). */
 uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk);
+
+/* Byte offset of image I in its chunk as read (images of one size: (I mod k) * image_bytes), and its
+ * stored height and width (one size: the file's). */
+uint64_t h5pack_chunksrc_image_offset(const chunk_source *s, uint64_t i);
+void h5pack_chunksrc_image_size(const chunk_source *s, uint64_t i, uint32_t *h, uint32_t *w);
 
 /* Samples in CHUNK (k, or fewer for the last one). */
 uint64_t h5pack_chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk);

@@ -52,6 +52,12 @@ struct chunk_source {
     int64_t *labels;          /* integer labels, N x K */
     float *labels_float;      /* floating-point labels, N x K */
 
+    /* images of several sizes (chunksrc_ragged.c): each image's first byte in the store, its (h, w) */
+    uint64_t *img_offset;
+    uint32_t *img_hw;
+    double stored_ratio;      /* stored bytes / pixel bytes of the whole store (a run's share, for
+                                 compressed stores: HDF5 chunks do not follow the runs) */
+
     /* implicit / contiguous, uncompressed: the data range mapped read-only (chunksrc_map.c), or NULL. */
     const uint8_t *map;
     size_t map_len;
@@ -88,6 +94,20 @@ int h5pack_chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_
 
 /* Stored bytes of HDF5 chunk R of SLAB (caller inside h5pack_h5_enter); 0 = never written. 0 or -1. */
 int h5pack_chunksrc_h5_stored_locked(chunk_source *s, uint64_t slab, uint64_t r, uint64_t *size);
+
+/* --- chunksrc_ragged.c ----------------------------------------------------------------------------- */
+
+/* Images of several sizes: the store NAME (open in s->dset), its tables, the chunks over it and the read
+ * path. Replaces the shape, layout and path steps of images of one size. */
+int h5pack_chunksrc_open_ragged(chunk_source *s, const char *name, char *err, size_t err_len);
+
+/* First byte of CHUNK relative to the start of the image data, and its bytes (every path). */
+uint64_t h5pack_chunksrc_unit_start(const chunk_source *s, uint64_t chunk);
+uint64_t h5pack_chunksrc_unit_len(const chunk_source *s, uint64_t chunk);
+
+/* Images of several sizes: CHUNK's stored bytes, its share of the store's (compressed stores: by its
+ * pixel bytes, the HDF5 chunks not being aligned with runs). */
+uint64_t h5pack_chunksrc_ragged_stored(const chunk_source *s, uint64_t chunk);
 
 /* --- chunksrc_slab.c ------------------------------------------------------------------------------- */
 

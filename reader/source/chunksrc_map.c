@@ -28,7 +28,7 @@
 static uint64_t data_end(const chunk_source *s)
 {
     uint64_t last = s->g.n_chunks - 1;
-    return s->base_addr + last * s->g.chunk_bytes + h5pack_chunksrc_chunk_samples(s, last) * s->g.image_bytes;
+    return s->base_addr + h5pack_chunksrc_unit_start(s, last) + h5pack_chunksrc_unit_len(s, last);
 }
 
 /* Page-aligned [*START, *START + *LEN) around the file range [addr, addr + bytes). */
@@ -83,15 +83,29 @@ void h5pack_chunksrc_unmap_file(chunk_source *s)
     s->map = NULL, s->map_len = 0, s->map_offset = 0;
 }
 
+/* The chunk that starts at byte REL of the image data: 0, or -1 when none does. */
+static int chunk_at(const chunk_source *s, uint64_t rel, uint64_t *chunk)
+{
+    uint64_t lo = 0, hi = s->g.n_chunks; /* the chunk starts rise with the chunk: bisect */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (h5pack_chunksrc_unit_start(s, mid) <= rel)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *chunk = lo;
+    return h5pack_chunksrc_unit_start(s, lo) == rel ? 0 : -1;
+}
+
 void h5pack_chunksrc_map_release(chunk_source *s, const uint8_t *data)
 {
     if (!s || !s->map || data < s->map || data >= s->map + s->map_len)
         return;
-    uint64_t addr = s->map_offset + (uint64_t)(data - s->map);
-    if (addr < s->base_addr || (addr - s->base_addr) % s->g.chunk_bytes != 0)
+    uint64_t addr = s->map_offset + (uint64_t)(data - s->map), chunk = 0;
+    if (addr < s->base_addr || chunk_at(s, addr - s->base_addr, &chunk) != 0)
         return; /* not a chunk start */
-    uint64_t chunk = (addr - s->base_addr) / s->g.chunk_bytes;
-    uint64_t end = addr + h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    uint64_t end = addr + h5pack_chunksrc_unit_len(s, chunk);
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), first = (addr + page - 1) / page * page, last = end / page * page;
     /* only the pages wholly inside the chunk: its neighbours' pages may be in use */
     if (last > first)
@@ -107,7 +121,7 @@ int h5pack_chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, c
 {
     if (!s || !s->map || chunk >= s->g.n_chunks)
         return CHUNKSRC_NOT_MAPPED;
-    uint64_t addr = s->base_addr + chunk * s->g.chunk_bytes, len = h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    uint64_t addr = s->base_addr + h5pack_chunksrc_unit_start(s, chunk), len = h5pack_chunksrc_unit_len(s, chunk);
     double t0 = h5pack_clock_s();
     if (populate(s, addr, len) != 0)
         return CHUNKSRC_NOT_MAPPED; /* e.g. truncated since open: pread reports it */

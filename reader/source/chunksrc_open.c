@@ -114,12 +114,6 @@ static int check_format_version(chunk_source *s, char *err, size_t err_len)
                                     "root attribute %s = %lld is not a format version (they start at 1)",
                                     H5PACK_ATTR_FORMAT_VERSION, (long long)v);
     s->g.format_version = found > 0 ? (int)v : -1;
-    if (h5pack_h5_path_exists(s->file, H5PACK_DS_IMAGE_OFFSETS)) /* docs/format.md, "Images of several sizes" */
-        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                                    "images of several sizes (storage \"%s\", format version %d): this libh5pack "
-                                    "does not stream them yet; read them with h5pack.read_image() or h5py "
-                                    "(docs/format.md), or pack with --size HxW", H5PACK_STORAGE_TEXT_RAGGED,
-                                    H5PACK_FORMAT_VERSION_RAGGED);
     return 0;
 }
 
@@ -332,7 +326,7 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
         h5pack_chunksrc_map_file(s);
         return 0;
     }
-    if (s->chunked) {
+    if (s->chunked && !s->g.ragged) { /* images of several sizes: a chunk's bytes are its span */
         s->stored = calloc(s->g.n_chunks, sizeof *s->stored);
         if (!s->stored)
             return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
@@ -348,19 +342,11 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
     return 0;
 }
 
-static int open_all(chunk_source *s, const char *images, const char *labels, h5pack_layout hint, char *err,
-                    size_t err_len)
+/* Images of one size: shape, layout, geometry and read path. */
+static int open_one_size(chunk_source *s, const char *images, h5pack_layout hint, char *err, size_t err_len)
 {
     hsize_t dims[4], maxdims[4];
-    int rc = open_file(s, err, err_len);
-    if (!rc)
-        rc = check_format_version(s, err, err_len);
-    if (!rc)
-        rc = open_dataset(s, "images", images, &s->dset, err, err_len);
-    if (!rc)
-        rc = check_image_type(s, images, err, err_len);
-    if (!rc)
-        rc = check_image_shape(s, images, dims, maxdims, err, err_len);
+    int rc = check_image_shape(s, images, dims, maxdims, err, err_len);
     if (!rc)
         rc = choose_layout(s, hint, dims, err, err_len);
     if (!rc) {
@@ -369,6 +355,23 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     }
     if (!rc)
         rc = h5pack_chunksrc_choose_path(s, images, dims, maxdims, err, err_len);
+    return rc;
+}
+
+static int open_all(chunk_source *s, const char *images, const char *labels, h5pack_layout hint, char *err,
+                    size_t err_len)
+{
+    int rc = open_file(s, err, err_len);
+    if (!rc)
+        rc = check_format_version(s, err, err_len);
+    if (!rc)
+        rc = open_dataset(s, "images", images, &s->dset, err, err_len);
+    if (!rc)
+        rc = check_image_type(s, images, err, err_len);
+    if (!rc && h5pack_h5_path_exists(s->file, H5PACK_DS_IMAGE_OFFSETS)) /* images of several sizes */
+        rc = h5pack_chunksrc_open_ragged(s, images, err, err_len);
+    else if (!rc)
+        rc = open_one_size(s, images, hint, err, err_len);
     if (!rc)
         rc = h5pack_chunksrc_load_labels(s, labels, err, err_len);
     if (!rc)
@@ -470,6 +473,8 @@ static void chunksrc_close_in_process(chunk_source *s)
     free(s->chunk_deflated);
     free(s->labels);
     free(s->labels_float);
+    free(s->img_offset);
+    free(s->img_hw);
     free(s->path);
     free(s);
 }

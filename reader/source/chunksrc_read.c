@@ -86,8 +86,10 @@ uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
 {
     if (chunk >= s->g.n_chunks)
         return 0;
+    if (s->g.ragged)
+        return h5pack_chunksrc_ragged_stored(s, chunk);
     if (!s->stored)
-        return h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+        return h5pack_chunksrc_unit_len(s, chunk);
     uint64_t known = __atomic_load_n(&s->stored[chunk], __ATOMIC_RELAXED);
     if (known != 0)
         return known - 1;
@@ -128,9 +130,10 @@ int h5pack_chunksrc_pread(chunk_source *s, uint64_t chunk, uint64_t addr, uint8_
 static int read_pread(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_cost *cost, char *err,
                       size_t err_len)
 {
-    uint64_t len = h5pack_chunksrc_chunk_samples(s, chunk) * s->g.image_bytes;
+    uint64_t len = h5pack_chunksrc_unit_len(s, chunk);
     double t0 = h5pack_clock_s();
-    int rc = h5pack_chunksrc_pread(s, chunk, s->base_addr + chunk * s->g.chunk_bytes, dst, len, err, err_len);
+    int rc = h5pack_chunksrc_pread(s, chunk, s->base_addr + h5pack_chunksrc_unit_start(s, chunk), dst, len, err,
+                                   err_len);
     if (!rc && cost) {
         cost->bytes_read += len;
         cost->read_s += h5pack_clock_s() - t0;
@@ -152,6 +155,8 @@ static int read_hyperslab_locked(chunk_source *s, uint64_t chunk, uint8_t *dst, 
     int rc = 0;
     H5Sget_simple_extent_dims(s->fspace, count, NULL); /* the dataset's rank: 4, or 3 for gray images */
     count[0] = h5pack_chunksrc_chunk_samples(s, chunk);
+    if (s->g.ragged) /* the chunk's byte range of the 1-D store */
+        start[0] = h5pack_chunksrc_unit_start(s, chunk), count[0] = h5pack_chunksrc_unit_len(s, chunk);
     hid_t mem = H5Screate_simple(s->rank, count, NULL);
     if (mem < 0 || H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
         rc = h5pack_chunksrc_fail_read(s, chunk, "cannot select the chunk", err, err_len);
@@ -175,7 +180,7 @@ static int read_hdf5(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_c
         /* HDF5 reads and inflates in one call: the time counts as reading. */
         cost->read_s += dt;
         if (s->g.compressed)
-            cost->bytes_inflated += s->g.chunk_bytes;
+            cost->bytes_inflated += s->g.ragged ? h5pack_chunksrc_unit_len(s, chunk) : s->g.chunk_bytes;
     }
     return rc;
 }

@@ -120,7 +120,18 @@ static void print_chunk_line(const h5pack_file_desc *d, const ds_report *img)
                (unsigned long long)d->samples_per_chunk, cb, (unsigned long long)d->n_chunks);
 }
 
-static void print_reader(const reader_view *v, const ds_report *img, const char *images)
+/* Images of several sizes (Z from image_shapes): the reader reads runs of K whole images of the store. */
+static void print_several_sizes(const h5pack_file_desc *d, const char *images)
+{
+    char cb[32];
+    h5pack_format_bytes(d->chunk_bytes, cb, sizeof cb);
+    printf("reader (\"%s\" as h5pack_open reads it): %llu images of several sizes (up to %ux%ux%u) HWC uint8, "
+           "one after the other\n", images, (unsigned long long)d->n_samples, d->height, d->width, d->channels);
+    printf("  read in runs of %llu images (at most %s each), %llu run%s\n", (unsigned long long)d->samples_per_chunk,
+           cb, (unsigned long long)d->n_chunks, d->n_chunks == 1 ? "" : "s");
+}
+
+static void print_reader(const reader_view *v, const ds_report *img, const size_spread *z, const char *images)
 {
     const h5pack_file_desc *d = &v->d;
     if (!v->ok) {
@@ -129,13 +140,17 @@ static void print_reader(const reader_view *v, const ds_report *img, const char 
     }
     char st[32], how[256];
     h5pack_format_bytes(d->stored_bytes, st, sizeof st);
-    printf("reader (\"%s\" as h5pack_open reads it): %llu images of %ux%ux%u %s uint8\n", images,
-           (unsigned long long)d->n_samples, d->channels, d->height, d->width,
-           d->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
-    print_chunk_line(d, img);
+    if (z->n) {
+        print_several_sizes(d, images);
+    } else {
+        printf("reader (\"%s\" as h5pack_open reads it): %llu images of %ux%ux%u %s uint8\n", images,
+               (unsigned long long)d->n_samples, d->channels, d->height, d->width,
+               d->layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW");
+        print_chunk_line(d, img);
+    }
+    uint64_t pixel_bytes = z->n ? z->pixels * d->channels : d->n_samples * d->image_bytes;
     printf("  stored %s, compression %.2f:1, filters: %s\n", st,
-           d->stored_bytes ? (double)(d->n_samples * d->image_bytes) / (double)d->stored_bytes : 0.0,
-           d->n_filters ? d->filters : "none");
+           d->stored_bytes ? (double)pixel_bytes / (double)d->stored_bytes : 0.0, d->n_filters ? d->filters : "none");
     read_path_text(d, how, sizeof how);
     printf("  read path: %s; %s\n", how, d->fast_path ? "fast path" : "slow path");
     printf("  order fingerprint: %016llx (with the default reader settings; `run` prints yours)\n",
@@ -175,7 +190,7 @@ static void print_text(const file_report *r, const reader_view *v, const char *i
         printf("h5pack file, format version %d\n", format_version(r, v));
     else
         printf("foreign HDF5 file (no h5pack_format_version attribute)\n");
-    print_reader(v, report_dataset(r, images), images);
+    print_reader(v, report_dataset(r, images), &r->sizes, images);
     print_sizes(&r->sizes);
     printf("datasets (%d):\n", r->n_datasets);
     for (int i = 0; i < r->n_datasets; i++)

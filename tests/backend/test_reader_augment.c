@@ -49,7 +49,8 @@ static void check_image(const h5pack_batch *b, size_t i, uint32_t oh, uint32_t o
     h5fix_image(&SPEC, b->indices[i], src);
     const h5pack_crop_box *box = &b->boxes[i];
     CHECK(box->y >= 0 && box->x >= 0 && box->y + box->height <= (int)SPEC.h && box->x + box->width <= (int)SPEC.w);
-    aug_image im = {(uint64_t)(uintptr_t)src, box->y, box->x, box->height, box->width, box->flip, 0};
+    aug_image im = {.src = (uint64_t)(uintptr_t)src, .y = box->y, .x = box->x, .h = box->height, .w = box->width,
+                    .flip = box->flip};
     uint32_t ky = h5pack_aug_max_taps(SPEC.h, oh), kx = h5pack_aug_max_taps(SPEC.w, ow);
     int32_t *ry = malloc(sizeof(int32_t) * 2 * oh), *rx = malloc(sizeof(int32_t) * 2 * ow);
     float *wy = malloc(sizeof(float) * ky * oh), *wx = malloc(sizeof(float) * kx * ow);

@@ -59,15 +59,19 @@ static void check_box(aug_box b, int y, int x, int h, int w)
               b.w, y, x, h, w);
 }
 
+/* torchvision's Resize(S) + CenterCrop, reported as the crop's region of the source in whole pixels. */
 static void test_center_box(void)
 {
-    check_box(h5pack_aug_center_box(256, 256, 224, 224, 0.875), 16, 16, 224, 224);
+    check_box(h5pack_aug_center_box(256, 256, 224, 224, 0.875), 16, 16, 224, 224); /* Resize(256): the box */
     check_box(h5pack_aug_center_box(256, 320, 224, 224, 0.875), 16, 48, 224, 224);
-    check_box(h5pack_aug_center_box(256, 256, 160, 160, 0.875), 16, 16, 224, 224); /* size-independent */
-    check_box(h5pack_aug_center_box(256, 256, 112, 224, 0.5), 64, 0, 128, 256);    /* wide: 128 x 256 */
-    check_box(h5pack_aug_center_box(256, 256, 100, 300, 0.5), 64, 0, 128, 256);    /* wider: clamped */
-    check_box(h5pack_aug_center_box(300, 200, 200, 100, 1.0), 0, 0, 300, 200);     /* tall output */
+    check_box(h5pack_aug_center_box(256, 256, 160, 160, 0.875), 17, 17, 224, 224); /* Resize(183), offset 12 */
+    check_box(h5pack_aug_center_box(96, 128, 64, 64, 0.875), 5, 21, 84, 85);       /* Resize(73): 73 x 97 */
+    check_box(h5pack_aug_center_box(256, 256, 112, 224, 0.5), 64, 0, 128, 256);    /* wide: S = 224 */
+    check_box(h5pack_aug_center_box(256, 256, 100, 300, 0.5), 85, 0, 86, 256);     /* wider: S raised to 300 */
+    check_box(h5pack_aug_center_box(300, 200, 200, 100, 1.0), 0, 25, 299, 150);    /* tall: S raised to 134 */
     check_box(h5pack_aug_center_box(5, 5, 1, 1, 0.01), 2, 2, 1, 1);                 /* at least one pixel */
+    aug_center c = h5pack_aug_center(375, 500, 224, 224, 0.875);                   /* ImageNet-like */
+    CHECK(c.rh == 256 && c.rw == 341 && c.oy == 16 && c.ox == 58);
 }
 
 static void test_rrc_properties(void)

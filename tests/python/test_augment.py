@@ -1,6 +1,6 @@
-"""h5pack.Loader's augmentation on the CPU backend, against PIL and torchvision's rules: random resized and
-centre crops equal PIL's antialiased bilinear resize of the same box (float32, norm none: mean absolute
-difference <= 0.5/255, max <= 2.5/255), flips mirror it; the same seed gives the same crops, another
+"""h5pack.Loader's augmentation on the CPU backend, against PIL and torchvision's rules: random resized crops
+equal PIL's antialiased bilinear resize of the same box, centre crops torchvision's Resize + CenterCrop
+(float32, norm none: mean absolute difference <= 0.5/255, max <= 2.5/255), flips mirror it; the same seed gives the same crops, another
 epoch other crops; set_output_size switches the size at the next epoch; sample echo delivers every row
 exactly echo times per epoch in different batches; argument errors. Run by ctest like test_loader.py."""
 import sys
@@ -85,12 +85,22 @@ class AgainstPIL(unittest.TestCase):
         self.compare(crop="random_resized", output_size=(112, 144), scale=(0.2, 0.6))
 
     def test_center(self):
+        """torchvision's Resize(round(64 / 0.875) = 73) + CenterCrop(64): 96 x 128 resized to 73 x 97, the
+        crop at (4, 16) of it, reported as the source region (5, 21, 84, 85) in whole pixels."""
+        diffs = []
         with loader(epochs=1, crop="center", output_size=64) as ld:
-            for _, _, _ in ld:
+            for images, _, indices in ld:
                 boxes = ld.last_boxes
-                # the central 0.875 of the shorter side (96 -> 84), centred
-                self.assertTrue(bool((boxes[:, :4] == torch.tensor([6, 22, 84, 84], dtype=torch.int32)).all()))
-        self.compare(crop="center", output_size=64)
+                self.assertTrue(bool((boxes[:, :4] == torch.tensor([5, 21, 84, 85], dtype=torch.int32)).all()))
+                for i in range(images.shape[0]):
+                    got = images[i].permute(1, 2, 0).double().numpy() * 255.0
+                    r = np.asarray(Image.fromarray(STORED[int(indices[i])]).resize((97, 73), Image.BILINEAR),
+                                   dtype=np.float64)
+                    diffs.append(np.abs(got - r[4:68, 16:80]).ravel())
+        d = np.concatenate(diffs)
+        print(f"  centre crop vs Resize(73) + CenterCrop(64): mean {d.mean():.4f} max {d.max():.4f} levels")
+        self.assertLessEqual(d.mean(), 0.5)
+        self.assertLessEqual(d.max(), 2.5)
 
     def test_uint8_output(self):
         with loader(epochs=1, crop="random_resized", output_size=32, dtype="uint8", layout="nhwc") as ld:

@@ -164,8 +164,9 @@ __host__ __device__ inline void rsk_horizontal(const rsk_args &a, const rsk_tile
     const rsk_lanes l = rsk_lanes_of(a, tid, nt);
     if (l.sub >= l.subs)
         return;
-    const uint32_t span = (uint32_t)(t.r1 - t.r0), C = j.C, W = j.W;
-    const size_t plane = (size_t)j.H * W;
+    // images of several sizes address their source with its own stored size (aug_job_for_image)
+    const uint32_t span = (uint32_t)(t.r1 - t.r0), C = j.C, W = img->src_h ? (uint32_t)img->src_w : j.W;
+    const size_t plane = (size_t)(img->src_h ? (uint32_t)img->src_h : j.H) * W;
     for (uint32_t x = l.lane; x < t.nx; x += l.lanes) {
         uint32_t X = aug_tap_column(&j, img, t.x0 + x);
         const int32_t first = j.rx[((size_t)t.image * j.out_w + X) * 2], n = j.rx[((size_t)t.image * j.out_w + X) * 2 + 1];

@@ -1,0 +1,246 @@
+/* chunksrc_ragged.c - images of several sizes (format version 2, docs/format.md): the 1-D byte store, its
+ * tables, and the reader's chunks over it. A reader chunk is K consecutive images (K fixed, from the
+ * file's chunk_bytes and the mean image), so every part of the reader that maps image i to chunk i / K
+ * stays as it is; only the bytes differ per chunk: chunk c is the byte range from its first image to the
+ * end of its last (a skipped image's zeros between two of them included). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunksrc_impl.h"
+#include "format.h"
+
+#define RAGGED_DEFAULT_CHUNK_BYTES (2u << 20)
+
+static uint64_t image_bytes_at(const chunk_source *s, uint64_t i)
+{
+    return (uint64_t)s->img_hw[2 * i] * s->img_hw[2 * i + 1] * s->g.channels;
+}
+
+uint64_t h5pack_chunksrc_unit_start(const chunk_source *s, uint64_t chunk)
+{
+    if (!s->g.ragged)
+        return chunk * s->g.chunk_bytes;
+    return s->img_offset[chunk * s->g.samples_per_chunk];
+}
+
+uint64_t h5pack_chunksrc_unit_len(const chunk_source *s, uint64_t chunk)
+{
+    uint64_t n = h5pack_chunksrc_chunk_samples(s, chunk);
+    if (!s->g.ragged)
+        return n * s->g.image_bytes;
+    uint64_t first = chunk * s->g.samples_per_chunk, last = first + n - 1;
+    return s->img_offset[last] + image_bytes_at(s, last) - s->img_offset[first];
+}
+
+uint64_t h5pack_chunksrc_ragged_stored(const chunk_source *s, uint64_t chunk)
+{
+    return (uint64_t)((double)h5pack_chunksrc_unit_len(s, chunk) * s->stored_ratio + 0.5);
+}
+
+uint64_t h5pack_chunksrc_image_offset(const chunk_source *s, uint64_t i)
+{
+    uint64_t k = s->g.samples_per_chunk;
+    if (!s->g.ragged)
+        return (i % k) * s->g.image_bytes;
+    return s->img_offset[i] - s->img_offset[i / k * k];
+}
+
+void h5pack_chunksrc_image_size(const chunk_source *s, uint64_t i, uint32_t *h, uint32_t *w)
+{
+    *h = s->g.ragged ? s->img_hw[2 * i] : s->g.height;
+    *w = s->g.ragged ? s->img_hw[2 * i + 1] : s->g.width;
+}
+
+/* ---- open ---------------------------------------------------------------------------------------- */
+
+/* All of table NAME, (N,) or (N,2) int64, into a new array; its rows into *ROWS. */
+static int64_t *read_table(chunk_source *s, const char *name, int cols, uint64_t *rows, char *err, size_t err_len)
+{
+    hid_t d = H5Dopen2(s->file, name, H5P_DEFAULT), space = d >= 0 ? H5Dget_space(d) : -1;
+    hsize_t dims[2] = {0, 0};
+    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    int64_t *v = NULL;
+    if (rank != (cols == 1 ? 1 : 2) || H5Sget_simple_extent_dims(space, dims, NULL) != rank || dims[0] == 0 ||
+        dims[0] > CHUNKSRC_MAX_CHUNKS || (cols == 2 && dims[1] != 2))
+        h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' must be %s int64 with N >= 1 rows", name,
+                             cols == 1 ? "(N,)" : "(N,2)");
+    else if (!(v = malloc((size_t)dims[0] * cols * sizeof *v)))
+        h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for '%s'", name);
+    else if (H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+        h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the image table");
+        free(v), v = NULL;
+    }
+    *rows = dims[0];
+    if (space >= 0)
+        H5Sclose(space);
+    if (d >= 0)
+        H5Dclose(d);
+    return v;
+}
+
+/* Every image inside the store, in order, none overlapping the next; sizes 1..65535. */
+static int take_tables(chunk_source *s, const int64_t *off, const int64_t *hw, uint64_t n, uint64_t total,
+                       char *err, size_t err_len)
+{
+    uint64_t end = 0;
+    s->img_offset = malloc(n * sizeof *s->img_offset);
+    s->img_hw = malloc(2 * n * sizeof *s->img_hw);
+    if (!s->img_offset || !s->img_hw)
+        return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu image places",
+                                    (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++) {
+        if (hw[2 * i] < 1 || hw[2 * i] > 65535 || hw[2 * i + 1] < 1 || hw[2 * i + 1] > 65535)
+            return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "image %llu is %lldx%lld: sides must be "
+                                        "1..65535", (unsigned long long)i, (long long)hw[2 * i], (long long)hw[2 * i + 1]);
+        s->img_hw[2 * i] = (uint32_t)hw[2 * i], s->img_hw[2 * i + 1] = (uint32_t)hw[2 * i + 1];
+        uint64_t bytes = image_bytes_at(s, i);
+        if (off[i] < 0 || (uint64_t)off[i] < end || (uint64_t)off[i] > total || bytes > total - (uint64_t)off[i])
+            return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "image %llu at byte %lld (%llu bytes) "
+                                        "overlaps the one before or ends past the %llu bytes of the store",
+                                        (unsigned long long)i, (long long)off[i], (unsigned long long)bytes,
+                                        (unsigned long long)total);
+        s->img_offset[i] = (uint64_t)off[i];
+        end = s->img_offset[i] + bytes;
+        s->g.height = s->img_hw[2 * i] > s->g.height ? s->img_hw[2 * i] : s->g.height;
+        s->g.width = s->img_hw[2 * i + 1] > s->g.width ? s->img_hw[2 * i + 1] : s->g.width;
+        s->g.image_bytes = bytes > s->g.image_bytes ? bytes : s->g.image_bytes;
+    }
+    return 0;
+}
+
+static int read_image_tables(chunk_source *s, uint64_t total, char *err, size_t err_len)
+{
+    uint64_t n_off = 0, n_hw = 0;
+    int64_t *off = read_table(s, H5PACK_DS_IMAGE_OFFSETS, 1, &n_off, err, err_len), *hw = NULL;
+    if (off)
+        hw = read_table(s, H5PACK_DS_IMAGE_SHAPES, 2, &n_hw, err, err_len);
+    int rc = !off || !hw ? H5PACK_EFORMAT : 0;
+    if (!rc && n_off != n_hw)
+        rc = h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "%s has %llu rows but %s %llu",
+                                  H5PACK_DS_IMAGE_OFFSETS, (unsigned long long)n_off, H5PACK_DS_IMAGE_SHAPES,
+                                  (unsigned long long)n_hw);
+    if (!rc) {
+        s->g.n_samples = n_off;
+        rc = take_tables(s, off, hw, n_off, total, err, err_len);
+    }
+    free(off);
+    free(hw);
+    return rc;
+}
+
+/* K images per reader chunk: about the file's chunk_bytes (else 2 MiB) of the mean image. */
+static void set_units(chunk_source *s)
+{
+    int64_t target = 0;
+    uint64_t sum = 0, n = s->g.n_samples;
+    for (uint64_t i = 0; i < n; i++)
+        sum += image_bytes_at(s, i);
+    if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_CHUNK_BYTES, &target, NULL, 0) <= 0 || target <= 0)
+        target = RAGGED_DEFAULT_CHUNK_BYTES;
+    uint64_t mean = sum / n ? sum / n : 1, k = ((uint64_t)target + mean / 2) / mean;
+    k = k < 1 ? 1 : k > n ? n : k;
+    s->g.samples_per_chunk = k;
+    s->g.n_chunks = (n + k - 1) / k;
+    s->g.chunks_per_slab = 1;
+    for (uint64_t c = 0; c < s->g.n_chunks; c++) {
+        uint64_t len = h5pack_chunksrc_unit_len(s, c);
+        s->g.chunk_bytes = len > s->g.chunk_bytes ? len : s->g.chunk_bytes;
+    }
+}
+
+/* Unfiltered, allocated early with fixed dims: HDF5's implicit index puts chunk i at addr0 + i * chunk
+ * bytes, so the store is one contiguous range of the file. Probes the first, a middle and the last chunk. */
+static int store_is_contiguous(chunk_source *s, hid_t dcpl, uint64_t total, uint64_t *base)
+{
+    hsize_t cb = 0, maxdim = 0, dim = 0, size = 0;
+    H5D_alloc_time_t when = H5D_ALLOC_TIME_ERROR;
+    if (H5Pget_chunk(dcpl, 1, &cb) != 1 || cb == 0 || H5Pget_nfilters(dcpl) != 0 ||
+        H5Pget_alloc_time(dcpl, &when) < 0 || when != H5D_ALLOC_TIME_EARLY ||
+        H5Sget_simple_extent_dims(s->fspace, &dim, &maxdim) != 1 || maxdim != dim)
+        return 0;
+    uint64_t n = (total + cb - 1) / cb, probes[3] = {0, n / 2, n - 1};
+    haddr_t addr0 = HADDR_UNDEF;
+    for (int i = 0; i < 3; i++) {
+        hsize_t offset = probes[i] * cb;
+        unsigned mask = 0;
+        haddr_t a = HADDR_UNDEF;
+        if (H5Dget_chunk_info_by_coord(s->dset, &offset, &mask, &a, &size) < 0 || a == HADDR_UNDEF || size != cb)
+            return 0;
+        if (i == 0)
+            addr0 = a;
+        else if (a != addr0 + probes[i] * cb)
+            return 0;
+    }
+    *base = s->userblock + addr0;
+    s->g.hdf5_chunk[0] = cb;
+    return 1;
+}
+
+static void describe_filters(chunk_source *s, hid_t dcpl)
+{
+    int n = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < n; i++) {
+        unsigned flags = 0, cd[8] = {0}, fcfg = 0;
+        size_t ncd = 8;
+        char name[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &fcfg);
+        s->g.compressed |= id == H5Z_FILTER_DEFLATE;
+        h5pack_h5_filter_append(id, ncd > 0 ? cd[0] : 0, name, s->g.filters, sizeof s->g.filters);
+        s->g.n_filters++;
+    }
+}
+
+/* pread from the file where the store is contiguous in it (unfiltered: implicit chunk index, or no chunks),
+ * else H5Dread of the byte range under the lock (HDF5 inflates and checks). */
+static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t err_len)
+{
+    hid_t dcpl = H5Dget_create_plist(s->dset);
+    if (dcpl < 0)
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the store's properties");
+    uint64_t base = 0;
+    int chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
+    s->g.chunked = chunked;
+    describe_filters(s, dcpl);
+    if (chunked && store_is_contiguous(s, dcpl, total, &base)) {
+        s->g.path = CHUNKSRC_CONTIGUOUS;
+    } else if (!chunked && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0 &&
+               (base = H5Dget_offset(s->dset)) != HADDR_UNDEF) {
+        s->g.path = CHUNKSRC_CONTIGUOUS; /* H5Dget_offset counts the user block already */
+    } else {
+        s->g.path = CHUNKSRC_HDF5;
+    }
+    H5Pclose(dcpl);
+    hsize_t stored = H5Dget_storage_size(s->dset);
+    s->stored_ratio = s->g.path == CHUNKSRC_CONTIGUOUS || stored == 0 ? 1.0 : (double)stored / (double)total;
+    if (s->g.path == CHUNKSRC_CONTIGUOUS && (base > s->file_size || total > s->file_size - base))
+        return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "truncated: the image store ends at byte "
+                                    "%llu but the file has %llu bytes", (unsigned long long)(base + total),
+                                    (unsigned long long)s->file_size);
+    s->base_addr = base;
+    return 0;
+}
+
+int h5pack_chunksrc_open_ragged(chunk_source *s, const char *name, char *err, size_t err_len)
+{
+    int64_t channels = 0;
+    hsize_t total = 0;
+    s->fspace = H5Dget_space(s->dset);
+    if (s->fspace < 0 || H5Sget_simple_extent_ndims(s->fspace) != 1 ||
+        H5Sget_simple_extent_dims(s->fspace, &total, NULL) != 1 || total == 0)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "'%s' must be a 1-D byte store for images of "
+                                    "several sizes (docs/format.md)", name);
+    if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_CHANNELS, &channels, NULL, 0) <= 0 || channels < 1 ||
+        channels > H5PACK_MAX_CHANNELS)
+        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "root attribute %s missing or not 1..%d",
+                                    H5PACK_ATTR_CHANNELS, H5PACK_MAX_CHANNELS);
+    s->g.ragged = 1;
+    s->g.channels = (uint32_t)channels;
+    s->g.layout = H5PACK_LAYOUT_NHWC;
+    s->g.rank = s->rank = 1;
+    int rc = read_image_tables(s, total, err, err_len);
+    if (!rc) {
+        set_units(s);
+        rc = choose_ragged_path(s, total, err, err_len);
+    }
+    return rc;
+}

@@ -1,0 +1,185 @@
+"""h5pack.Loader over images of several sizes (format version 2, docs/format.md): crops drawn from each
+image's own size. Files written with h5py as the format describes them, in the three ways the reader
+reads the byte store (contiguous layout: pread or the map; chunked without filters, allocated as h5py
+does: HDF5 reads; gzip), one image's place left as zeros between its neighbours (a skipped image). Random
+resized crops equal PIL's antialiased bilinear resize of the same box of the image's own pixels, centre
+crops torchvision's Resize + CenterCrop of it (mean <= 0.5 levels, max <= 2.5); boxes lie in each image's own bounds and reach past a square;
+every image comes once per epoch with its label; the same seed gives the same batches; a file without a
+crop (or with echo) is refused with a message that names the options."""
+import os
+import sys
+import tempfile
+import unittest
+
+import h5test
+
+try:
+    import h5py
+    import numpy as np
+    import torch
+    from PIL import Image
+except ImportError as e:  # pragma: no cover
+    h5test.skip(f"{e}")
+
+import h5pack
+
+N, C = 30, 3
+WORK = tempfile.mkdtemp(prefix="h5pack-ragged-")
+IMAGES, SMOOTH = [], []
+
+
+def make_images():
+    """Shading with hard edges (the hard case for resampling), and the shading alone (photo-like)."""
+    rng = np.random.default_rng(7)
+    for i in range(N):
+        h, w = int(rng.integers(40, 141)), int(rng.integers(40, 141))
+        small = rng.integers(0, 256, size=(5, 7, C)).astype(np.uint8)
+        base = np.asarray(Image.fromarray(small).resize((w, h), Image.BICUBIC), dtype=np.float64)
+        yy, xx = np.mgrid[0:h, 0:w]
+        edges = ((xx // 7 + yy // 11) % 2) * 50.0
+        IMAGES.append(np.clip(base * 0.8 + edges[..., None], 0, 255).astype(np.uint8))
+        SMOOTH.append(np.clip(base, 0, 255).astype(np.uint8))
+
+
+def write(path, images=None, **store):
+    """The documented layout; image 11's place is followed by a gap of zeros (a skipped image's bytes)."""
+    images = IMAGES if images is None else images
+    offsets, pos = [], 0
+    for i, im in enumerate(images):
+        offsets.append(pos)
+        pos += im.size + (5000 if i == 11 else 0)
+    data = np.zeros(pos, dtype=np.uint8)
+    for off, im in zip(offsets, images):
+        data[off:off + im.size] = im.ravel()
+    with h5py.File(path, "w") as f:
+        f.create_dataset("images", data=data, **store)
+        f.create_dataset("image_offsets", data=np.array(offsets, dtype=np.int64))
+        f.create_dataset("image_shapes", data=np.array([im.shape[:2] for im in images], dtype=np.int64))
+        f.create_dataset("labels", data=(np.arange(N) % 4).astype(np.int64))
+        f.attrs["h5pack_format_version"] = np.int32(2)
+        f.attrs["storage"] = np.bytes_("ragged")
+        f.attrs["channels"] = np.int32(C)
+        f.attrs["chunk_bytes"] = np.int64(60000)  # a few images per reader chunk: several chunks
+    return path
+
+
+STORES = {"contiguous": {}, "chunked": {"chunks": (32768,)}, "gzip": {"chunks": (32768,), "compression": "gzip"}}
+
+
+def loader(path, **kw):
+    kw.setdefault("device", "cpu")
+    kw.setdefault("threads", 2)
+    kw.setdefault("batch_size", 7)
+    kw.setdefault("norm", "none")
+    kw.setdefault("with_indices", True)
+    kw.setdefault("epochs", 1)
+    return h5pack.Loader(path, **kw)
+
+
+def pil_reference(row, box, size):
+    y, x, h, w, flip = (int(v) for v in box)
+    img = Image.fromarray(IMAGES[row]).crop((x, y, x + w, y + h)).resize((size[1], size[0]), Image.BILINEAR)
+    out = np.asarray(img, dtype=np.float64)
+    return out[:, ::-1] if flip else out
+
+
+def resize_center_crop(image, size, out):
+    """torchvision's Resize(size) (shorter side to size, longer int(size * long / short)) + CenterCrop(out),
+    transcribed on PIL (torchvision is not needed)."""
+    h, w = image.shape[:2]
+    nh, nw = (size, int(size * w / h)) if h <= w else (int(size * h / w), size)
+    r = np.asarray(Image.fromarray(image).resize((nw, nh), Image.BILINEAR), dtype=np.float64)
+    y, x = int(round((nh - out) / 2.0)), int(round((nw - out) / 2.0))
+    return r[y:y + out, x:x + out]
+
+
+class SeveralSizes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        make_images()
+        cls.paths = {k: write(os.path.join(WORK, f"{k}.h5"), **v) for k, v in STORES.items()}
+        cls.smooth = write(os.path.join(WORK, "smooth.h5"), SMOOTH)
+
+    def compare(self, path, **kw):
+        diffs, seen, boxes = [], [], []
+        with loader(path, **kw) as ld:
+            for images, labels, indices in ld:
+                size = tuple(images.shape[2:])
+                for i in range(images.shape[0]):
+                    row, box = int(indices[i]), ld.last_boxes[i]
+                    h, w = IMAGES[row].shape[:2]
+                    y, x, bh, bw = (int(v) for v in box[:4])
+                    self.assertTrue(0 <= y and 0 <= x and y + bh <= h and x + bw <= w, f"box {box} in {h}x{w}")
+                    self.assertEqual(int(labels[i]), row % 4)
+                    got = images[i].permute(1, 2, 0).double().numpy() * 255.0
+                    diffs.append(np.abs(got - pil_reference(row, box, size)).ravel())
+                    seen.append(row)
+                    boxes.append((h, w, bh, bw))
+        d = np.concatenate(diffs)
+        print(f"  {os.path.basename(path)} {kw}: vs PIL mean {d.mean():.4f} max {d.max():.4f} levels")
+        self.assertLessEqual(d.mean(), 0.5)
+        self.assertLessEqual(d.max(), 2.5)
+        self.assertEqual(sorted(seen), list(range(N)), "every image once per epoch")
+        return boxes
+
+    def test_random_resized_every_store(self):
+        for name, path in self.paths.items():
+            boxes = self.compare(path, crop="random_resized", output_size=(48, 40), flip=True)
+            # drawn from the whole image: some box is longer than the image's shorter side
+            self.assertTrue(any(max(bh, bw) > min(h, w) for h, w, bh, bw in boxes), name)
+
+    def test_center(self):
+        """torchvision's Resize(round(56 / 0.875)) + CenterCrop(56) on each image, in one resampling."""
+        for images_list, path in ((IMAGES, self.paths["contiguous"]), (SMOOTH, self.smooth)):
+            diffs = []
+            with loader(path, crop="center", output_size=56) as ld:
+                for images, _, indices in ld:
+                    for i in range(images.shape[0]):
+                        got = images[i].permute(1, 2, 0).double().numpy() * 255.0
+                        diffs.append(np.abs(got - resize_center_crop(images_list[int(indices[i])], 64, 56)).ravel())
+            d = np.concatenate(diffs)
+            print(f"  {os.path.basename(path)}: centre crop vs Resize(64) + CenterCrop(56): mean {d.mean():.4f} "
+                  f"max {d.max():.4f} levels")
+            self.assertLessEqual(d.mean(), 0.5)
+            self.assertLessEqual(d.max(), 2.5)
+
+    def test_same_seed_same_batches(self):
+        def run():
+            with loader(self.paths["chunked"], crop="random_resized", output_size=32, seed=5) as ld:
+                return torch.cat([x.clone() for x, _, _ in ld])
+        self.assertTrue(torch.equal(run(), run()))
+
+    def test_damaged_tables(self):
+        """A damaged store or table gives an error that names it, never a crash."""
+        def damaged(name, edit):
+            path = write(os.path.join(WORK, f"bad_{name}.h5"))
+            with h5py.File(path, "r+") as f:
+                edit(f)
+            return path
+
+        def replace(f, name, data):
+            del f[name]
+            f.create_dataset(name, data=data)
+
+        offs = lambda f: f["image_offsets"][:]
+        cases = {
+            "overlap": (lambda f: replace(f, "image_offsets", np.r_[offs(f)[:5], offs(f)[5:] - 10]), "overlaps"),
+            "past_end": (lambda f: replace(f, "image_offsets", offs(f) + 10**6), "overlaps|ends past"),
+            "zero_side": (lambda f: replace(f, "image_shapes", np.zeros((N, 2), np.int64)), "1..65535"),
+            "rows": (lambda f: replace(f, "image_shapes", f["image_shapes"][:-1]), "rows"),
+            "channels": (lambda f: f.attrs.__delitem__("channels"), "channels"),
+            "store_2d": (lambda f: replace(f, "images", np.zeros((4, 4), np.uint8)), "1-D byte store"),
+        }
+        for name, (edit, words) in cases.items():
+            with self.assertRaisesRegex(h5pack.H5packError, words, msg=name):
+                loader(damaged(name, edit), crop="random_resized", output_size=32)
+
+    def test_refusals(self):
+        with self.assertRaisesRegex(ValueError, "several sizes.*output_size"):
+            loader(self.paths["contiguous"])
+        with self.assertRaisesRegex(ValueError, "echo"):
+            loader(self.paths["contiguous"], crop="random_resized", output_size=32, echo=2)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
