@@ -84,7 +84,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.one_pass = one_pass_wanted(c);
     r->bp = bp;
     int use_cuda = c->device == H5PACK_DEVICE_CUDA ||
-                   (c->device == H5PACK_DEVICE_AUTO && !g->ragged && h5pack_backend_cuda_available(c->gpu_id));
+                   (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)
         return h5pack_backend_cuda_create(&bp, &r->be, r->err, ERR_LEN);
     return h5pack_backend_cpu_create(&bp, &r->be, r->err, ERR_LEN);
@@ -113,8 +113,7 @@ static void fill_info(h5pack_reader *r, const float *mean, const float *std)
 }
 
 /* Images of several sizes (format version 2) are delivered at one size: a resizing crop with an output
- * size is needed. They stream on the CPU's one-pass path (crops resampled straight from the cache); the
- * two-pass paths (echo, the CUDA backend) do not take them yet. */
+ * size is needed (each image's box is drawn from its own size, on every path and device). */
 static int check_several_sizes(const h5pack_reader *r, const char *path, const source_geometry *g)
 {
     const h5pack_config *c = &r->cfg;
@@ -125,9 +124,6 @@ static int check_several_sizes(const h5pack_reader *r, const char *path, const s
                            "delivered at one size: set crop (RANDOM_RESIZED for training, CENTER for evaluation) "
                            "and output_height/output_width (Python: crop=\"random_resized\", output_size=224)",
                            path, g->height, g->width);
-    if (!one_pass_wanted(c) || c->device == H5PACK_DEVICE_CUDA)
-        return h5pack_errf(H5PACK_EINVAL, r->err, ERR_LEN, "%s: images of several sizes stream on the CPU "
-                           "without echo in this version (device cpu or auto, echo 1)", path);
     return 0;
 }
 

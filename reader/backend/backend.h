@@ -80,6 +80,8 @@ typedef struct backend_job {
     int convert;                   /* submit: 0 = only take the uint8 batch in (sample echo) */
     int pixels_done;               /* submit, CPU only: the workers already wrote the output (one-pass
                                     * path, backend_convert.h): record the job and its boxes only */
+    const uint32_t *dims;          /* images of several sizes: each delivered image's stored (height,
+                                    * width), 2 per image (copied by the backend); NULL: one size */
 } backend_job;
 
 /* The crop box and flip of one delivered image (the public h5pack_crop_box's layout). */

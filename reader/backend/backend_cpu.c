@@ -30,6 +30,7 @@
 typedef struct cpu_slot {
     backend_job job;
     backend_source *sources; /* batch_size: the job's sources, copied */
+    uint32_t *dims;          /* 2 x batch_size: the job's image sizes, copied (images of several sizes) */
     const uint8_t **srcs;    /* batch_size: address of each delivered image's source */
     uint64_t *addrs;         /* batch_size: the same as numbers (the resizing plan's form) */
     backend_box *boxes;      /* batch_size */
@@ -153,6 +154,10 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
         memcpy(s->sources, job.sources, job.count * sizeof *job.sources);
     if (job.sources)
         job.sources = s->sources;
+    if (job.dims && job.dims != s->dims) /* kept for a redo after an output size change */
+        memcpy(s->dims, job.dims, 2 * job.count * sizeof *job.dims);
+    if (job.dims)
+        job.dims = s->dims;
     s->job = job;
     int rc = resolve_sources(cb, slot, &job, err, err_len);
     if (rc)
@@ -163,8 +168,7 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
     h5pack_backend_size_for(&cb->base, job.epoch, &s->out_h, &s->out_w);
     aug_job aj, *ajp = NULL;
     if (cb->p.crop != AUG_CROP_NONE) {
-        h5pack_aug_plan(&cb->pp, job.key, job.count, s->out_h, s->out_w, s->addrs,
-                        s->blob, &aj);
+        h5pack_aug_plan_sized(&cb->pp, job.key, job.count, s->out_h, s->out_w, s->addrs, job.dims, s->blob, &aj);
         aj.out = cpu_output_of(cb, slot);
         h5pack_backend_job_boxes(&aj, s->boxes);
         ajp = &aj;
@@ -273,7 +277,7 @@ static void cpu_destroy(backend *b)
         return;
     for (int i = 0; cb->slot_state && i < cb->p.slots; i++) {
         cpu_slot *s = &cb->slot_state[i];
-        free(s->sources), free(s->srcs), free(s->addrs), free(s->boxes), free(s->blob);
+        free(s->sources), free(s->srcs), free(s->addrs), free(s->boxes), free(s->dims), free(s->blob);
     }
     free(cb->slot_state);
     free(cb->inputs), free(cb->labels), free(cb->outputs), free(cb->pool);
@@ -373,9 +377,10 @@ static int alloc_slots(cpu_backend *cb)
         s->srcs = malloc(bs * sizeof *s->srcs);
         s->addrs = malloc(bs * sizeof *s->addrs);
         s->boxes = calloc(bs, sizeof *s->boxes);
+        s->dims = malloc(2 * bs * sizeof *s->dims);
         s->blob = cb->blob_bytes ? malloc(cb->blob_bytes) : NULL;
         h5pack_backend_size_for(&cb->base, 0, &s->out_h, &s->out_w);
-        if (!s->sources || !s->srcs || !s->addrs || !s->boxes || (cb->blob_bytes && !s->blob))
+        if (!s->sources || !s->srcs || !s->addrs || !s->boxes || !s->dims || (cb->blob_bytes && !s->blob))
             return -1;
     }
     return 0;

@@ -108,13 +108,23 @@ static ring_entry *next_use(pipeline *p, size_t *j)
     return NULL;
 }
 
-const uint32_t *h5pack_pipeline_batch_dims(const pipeline *p, const ring_entry *e, uint32_t *dims)
+const uint32_t *h5pack_pipeline_sizes(const pipeline *p, const uint64_t *indices, size_t count, uint32_t *dims)
 {
     if (!p->geo->ragged)
         return NULL;
-    for (size_t i = 0; i < e->count; i++)
-        h5pack_chunksrc_image_size(p->pp.src, e->indices[i], &dims[2 * i], &dims[2 * i + 1]);
+    for (size_t i = 0; i < count; i++)
+        h5pack_chunksrc_image_size(p->pp.src, indices[i], &dims[2 * i], &dims[2 * i + 1]);
     return dims;
+}
+
+const uint32_t *h5pack_pipeline_batch_dims(const pipeline *p, const ring_entry *e, uint32_t *dims)
+{
+    return h5pack_pipeline_sizes(p, e->indices, e->count, dims);
+}
+
+uint32_t *h5pack_pipeline_slot_dims(const pipeline *p, int slot)
+{
+    return p->slot_dims ? p->slot_dims + 2 * (size_t)slot * p->pp.setup.op.batch_size : NULL;
 }
 
 /* Image INDEX in the chunk read at CHUNK (images of several sizes: at its own offset). */
@@ -217,6 +227,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
     job.epoch = e->epoch;
     job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
     job.pixels_done = p->direct != NULL || p->direct_crops;
+    job.dims = h5pack_pipeline_batch_dims(p, e, h5pack_pipeline_slot_dims(p, slot));
     if (rc == 0)
         rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);

@@ -103,8 +103,10 @@ static int take_tables(chunk_source *s, const int64_t *off, const int64_t *hw, u
         end = s->img_offset[i] + bytes;
         s->g.height = s->img_hw[2 * i] > s->g.height ? s->img_hw[2 * i] : s->g.height;
         s->g.width = s->img_hw[2 * i + 1] > s->g.width ? s->img_hw[2 * i + 1] : s->g.width;
-        s->g.image_bytes = bytes > s->g.image_bytes ? bytes : s->g.image_bytes;
     }
+    /* the place of one image in a uint8 batch (two-pass path, echo pool): every image fits a largest-height
+     * x largest-width one, the stride the backends use */
+    s->g.image_bytes = (uint64_t)s->g.height * s->g.width * s->g.channels;
     return 0;
 }
 

@@ -17,6 +17,7 @@ typedef struct rs_case {
     uint32_t oh, ow;
     uint8_t *in;    /* count stored images */
     uint64_t *src;  /* their addresses */
+    uint32_t *dims; /* images of several sizes: each one's (h, w), NULL for one size */
     void *blob;
     aug_job job;
     size_t out_bytes;
@@ -45,7 +46,7 @@ static inline aug_plan_params rs_params(uint32_t C, uint32_t H, uint32_t W, int 
 static inline rs_case rs_make(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key)
 {
     rs_case k;
-    k.pp = pp, k.count = count, k.oh = oh, k.ow = ow;
+    k.pp = pp, k.count = count, k.oh = oh, k.ow = ow, k.dims = NULL;
     size_t img = (size_t)pp.C * pp.H * pp.W;
     k.in = (uint8_t *)malloc(count * img);
     k.src = (uint64_t *)malloc(count * sizeof(uint64_t));
@@ -62,9 +63,34 @@ static inline rs_case rs_make(aug_plan_params pp, size_t count, uint32_t oh, uin
     return k;
 }
 
+/* The same with images of several sizes: image i is DIMS[2i] x DIMS[2i+1] (each at most PP's H x W),
+ * stored one after the other at its own size, planned with h5pack_aug_plan_sized. */
+static inline rs_case rs_make_sized(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key,
+                                    const uint32_t *dims)
+{
+    rs_case k;
+    k.pp = pp, k.count = count, k.oh = oh, k.ow = ow;
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++)
+        total += (size_t)pp.C * dims[2 * i] * dims[2 * i + 1];
+    k.in = (uint8_t *)malloc(total ? total : 1);
+    k.src = (uint64_t *)malloc(count * sizeof(uint64_t));
+    k.dims = (uint32_t *)malloc(2 * count * sizeof(uint32_t));
+    CHECK(k.in && k.src && k.dims);
+    memcpy(k.dims, dims, 2 * count * sizeof(uint32_t));
+    naive_fill_random(k.in, total, key ^ 0x1234);
+    for (size_t i = 0, at = 0; i < count; at += (size_t)pp.C * dims[2 * i] * dims[2 * i + 1], i++)
+        k.src[i] = (uint64_t)(uintptr_t)(k.in + at);
+    k.blob = malloc(h5pack_aug_blob_bytes(&pp, count, oh, ow));
+    CHECK(k.blob);
+    h5pack_aug_plan_sized(&pp, key, count, oh, ow, k.src, k.dims, k.blob, &k.job);
+    k.out_bytes = count * pp.C * oh * ow * aug_elem_bytes(pp.out_type);
+    return k;
+}
+
 static inline void rs_free(rs_case *k)
 {
-    free(k->in), free(k->src), free(k->blob);
+    free(k->in), free(k->src), free(k->blob), free(k->dims);
 }
 
 #endif

@@ -241,6 +241,63 @@ static void test_identity(void)
     rs_free(&k);
 }
 
+/* Images of several sizes: in one job each image is resampled from its own size. A centre crop (no draws)
+ * of image i of a mixed job equals the same crop of that image alone in a job of its size, for both
+ * passes, every dtype and both input layouts; and the AVX2 pass gives the scalar pass's bytes for random
+ * resized crops of the mixed job. */
+static void test_several_sizes(void)
+{
+    const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80, 40, 33}; /* each within 64 x 80 */
+    const size_t n = sizeof dims / sizeof dims[0] / 2;
+    int cases = 0;
+    for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
+        for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++)
+            for (int simd = 0; simd <= h5pack_resample_avx2_supported(); simd++) {
+                aug_plan_params pp = rs_params(3, 64, 80, type, in_nhwc, 0, AUG_CROP_CENTER, 0);
+                rs_case k = rs_make_sized(pp, n, 24, 20, 99, dims);
+                uint8_t *mixed = malloc(k.out_bytes);
+                float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
+                CHECK(mixed && scratch);
+                k.job.out = mixed;
+                h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, simd);
+                size_t one = k.out_bytes / n;
+                for (size_t i = 0; i < n; i++) {
+                    aug_plan_params own = rs_params(3, dims[2 * i], dims[2 * i + 1], type, in_nhwc, 0, AUG_CROP_CENTER, 0);
+                    rs_case a = rs_make(own, 1, 24, 20, 99);
+                    memcpy(a.in, (const uint8_t *)(uintptr_t)k.src[i], (size_t)3 * dims[2 * i] * dims[2 * i + 1]);
+                    uint8_t *alone = malloc(one);
+                    float *sa = malloc(sizeof(float) * h5pack_resample_scratch_floats(&a.job));
+                    CHECK(alone && sa);
+                    a.job.out = alone;
+                    h5pack_resample_images_with(&a.job, 0, 1, sa, simd);
+                    CHECK_MSG(memcmp(alone, mixed + i * one, one) == 0, "image %zu (%ux%u) of a mixed job, type %d "
+                              "in_nhwc %d simd %d: differs from the image alone", i, dims[2 * i], dims[2 * i + 1],
+                              type, in_nhwc, simd);
+                    free(alone), free(sa);
+                    rs_free(&a);
+                    cases++;
+                }
+                free(mixed), free(scratch);
+                rs_free(&k);
+            }
+    for (int layouts = 0; layouts < 4 && h5pack_resample_avx2_supported(); layouts++) {
+        aug_plan_params pp = rs_params(3, 64, 80, AUG_OUT_F32, layouts & 1, layouts >> 1, AUG_CROP_RANDOM_RESIZED, 1);
+        rs_case k = rs_make_sized(pp, n, 31, 29, 1234 + (uint64_t)layouts, dims);
+        uint8_t *a = malloc(k.out_bytes), *b = malloc(k.out_bytes);
+        float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
+        CHECK(a && b && scratch);
+        k.job.out = a;
+        h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, 0);
+        k.job.out = b;
+        h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, 1);
+        CHECK_MSG(memcmp(a, b, k.out_bytes) == 0, "several sizes, layouts %d: AVX2 differs from scalar", layouts);
+        free(a), free(b), free(scratch);
+        rs_free(&k);
+        cases++;
+    }
+    printf("backend_resample: images of several sizes resampled from their own sizes in %d cases\n", cases);
+}
+
 int main(void)
 {
     test_taps_known();
@@ -250,6 +307,7 @@ int main(void)
     test_cpu_against_double();
     test_identity();
     test_simd_equals_scalar();
+    test_several_sizes();
     printf("backend_resample: all checks passed\n");
     return 0;
 }

@@ -14,9 +14,9 @@ extern "C" {
 #include "resample_cases.h"
 
 static int check_case(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key, uint32_t nt,
-                      uint32_t force_tile_w)
+                      uint32_t force_tile_w, const uint32_t *dims = nullptr)
 {
-    rs_case k = rs_make(pp, count, oh, ow, key);
+    rs_case k = dims ? rs_make_sized(pp, count, oh, ow, key, dims) : rs_make(pp, count, oh, ow, key);
     std::vector<uint8_t> want(k.out_bytes, 0x5A), got(k.out_bytes, 0xA5);
     aug_job j = k.job;
     j.out = want.data();
@@ -58,6 +58,14 @@ int main(void)
                             aug_plan_params pp = rs_params(s[0], s[1], s[2], type, li, lo, mode, (cases & 1));
                             cases += check_case(pp, 5, s[3], s[4], 0xBEEF00ull + (uint64_t)cases, nt, s[5]);
                         }
+    // images of several sizes in one job (each within 64 x 80): the kernel addresses each with its own size
+    const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80};
+    for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
+        for (int li = 0; li < 2; li++)
+            for (int mode : {AUG_CROP_RANDOM_RESIZED, AUG_CROP_CENTER}) {
+                aug_plan_params pp = rs_params(3, 64, 80, type, li, 1 - li, mode, (cases & 1));
+                cases += check_case(pp, 5, 24, 20, 0xCAFE00ull + (uint64_t)cases, 64u, 0, dims);
+            }
     printf("resample_emulated: %d cases, the kernel's block code writes the CPU resampling's bytes\n", cases);
     return 0;
 }

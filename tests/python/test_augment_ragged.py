@@ -4,8 +4,9 @@ reads the byte store (contiguous layout: pread or the map; chunked without filte
 does: HDF5 reads; gzip), one image's place left as zeros between its neighbours (a skipped image). Random
 resized crops equal PIL's antialiased bilinear resize of the same box of the image's own pixels, centre
 crops torchvision's Resize + CenterCrop of it (mean <= 0.5 levels, max <= 2.5); boxes lie in each image's own bounds and reach past a square;
-every image comes once per epoch with its label; the same seed gives the same batches; a file without a
-crop (or with echo) is refused with a message that names the options."""
+every image comes once per epoch with its label; the same seed gives the same batches; the two-pass path
+(echo, the CUDA backend) gives the one-pass path's bytes, batch and sample echo work; damaged tables give
+errors; a file without a crop is refused with a message that names the options."""
 import os
 import sys
 import tempfile
@@ -177,8 +178,34 @@ class SeveralSizes(unittest.TestCase):
     def test_refusals(self):
         with self.assertRaisesRegex(ValueError, "several sizes.*output_size"):
             loader(self.paths["contiguous"])
-        with self.assertRaisesRegex(ValueError, "echo"):
-            loader(self.paths["contiguous"], crop="random_resized", output_size=32, echo=2)
+
+    def test_two_pass_and_echo(self):
+        """The two-pass path (uint8 batch, then the crops: what echo and the CUDA backend use) gives the
+        one-pass path's bytes; batch and sample echo deliver crops of each image's own size."""
+        def run(**kw):
+            with loader(self.paths["contiguous"], crop="random_resized", output_size=32, seed=9, flip=True,
+                        **kw) as ld:
+                return [(x.clone(), ix.clone(), ld.last_boxes.clone()) for x, _, ix in ld]
+        one = run()
+        os.environ["H5PACK_TWO_PASS"] = "1"
+        try:
+            two = run()
+        finally:
+            del os.environ["H5PACK_TWO_PASS"]
+        self.assertTrue(all(torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) for a, b in zip(one, two)))
+        for mode in ("batch", "sample"):
+            with loader(self.paths["chunked"], crop="random_resized", output_size=(40, 36), echo=2, echo_mode=mode,
+                        epochs=2) as ld:
+                rows = []
+                for images, _, indices in ld:
+                    for i in range(images.shape[0]):
+                        row, box = int(indices[i]), ld.last_boxes[i]
+                        h, w = IMAGES[row].shape[:2]
+                        self.assertTrue(int(box[0]) + int(box[2]) <= h and int(box[1]) + int(box[3]) <= w)
+                        got = images[i].permute(1, 2, 0).double().numpy() * 255.0
+                        self.assertLessEqual(np.abs(got - pil_reference(row, box, (40, 36))).mean(), 0.5)
+                        rows.append(row)
+                self.assertEqual(sorted(rows), sorted(list(range(N)) * 2), mode)  # one epoch, echo 2
 
 
 if __name__ == "__main__":

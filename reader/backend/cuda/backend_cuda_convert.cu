@@ -70,7 +70,7 @@ static int launch_resample(cuda_backend *cb, cuda_slot *s, const backend_job &jo
                            char *err, size_t err_len)
 {
     aug_job host;
-    h5pack_aug_plan(&cb->pp, job.key, job.count, s->out_h, s->out_w, addrs, s->geo_host, &host);
+    h5pack_aug_plan_sized(&cb->pp, job.key, job.count, s->out_h, s->out_w, addrs, job.dims, s->geo_host, &host);
     h5pack_backend_job_boxes(&host, s->boxes);
     rsk_args a;
     if (rsk_plan(host, &a) != 0)
@@ -107,6 +107,10 @@ extern "C" int h5pack_cuda_convert(cuda_backend *cb, int slot, backend_job job, 
         memcpy(s->sources, job.sources, job.count * sizeof *job.sources);
     if (job.sources)
         job.sources = s->sources;
+    if (job.dims && job.dims != s->dims) // images of several sizes: kept for a redo too
+        memcpy(s->dims, job.dims, 2 * job.count * sizeof *job.dims);
+    if (job.dims)
+        job.dims = s->dims;
     const int64_t *labels = job.labels;
     job.labels = NULL;
     s->job = job;

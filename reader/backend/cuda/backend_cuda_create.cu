@@ -141,6 +141,7 @@ static void destroy_slot(cuda_slot *s)
             cudaEventDestroy(*e);
     free(s->sources);
     free(s->boxes);
+    free(s->dims);
 }
 
 // Host bookkeeping and events of every slot; cudaSuccess or the first error (ENOMEM as allocation).
@@ -150,7 +151,8 @@ static cudaError_t create_slots(cuda_backend *cb)
         cuda_slot *s = &cb->slots[i];
         s->sources = (backend_source *)malloc(cb->p.batch_size * sizeof *s->sources);
         s->boxes = (backend_box *)calloc(cb->p.batch_size, sizeof *s->boxes);
-        if (!s->sources || !s->boxes)
+        s->dims = (uint32_t *)malloc(2 * cb->p.batch_size * sizeof *s->dims);
+        if (!s->sources || !s->boxes || !s->dims)
             return cudaErrorMemoryAllocation;
         h5pack_backend_size_for(&cb->base, 0, &s->out_h, &s->out_w);
         cudaError_t e;

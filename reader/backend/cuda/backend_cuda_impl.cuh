@@ -29,6 +29,7 @@ struct cuda_slot {
     // the slot's last conversion (consumer or the submitting worker; see backend.h for who owns a slot)
     backend_job job;
     backend_source *sources;             // batch_size: the job's sources, copied
+    uint32_t *dims;                      // 2 x batch_size: the job's image sizes, copied (several sizes)
     backend_box *boxes;                  // batch_size
     uint32_t out_h, out_w;
     int composed;                        // the last delivery's labels are in the geometry buffer
