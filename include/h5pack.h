@@ -375,6 +375,8 @@ typedef struct h5pack_info {
     uint32_t label_columns;      /* K: values per sample (1 for labels (N,), K for (N,K)); 0 without labels */
     int label_rank;              /* 1 for labels (N,), 2 for (N,K); 0 without labels */
     int labels_are_float;        /* 1: batch.labels_float (float32); 0: batch.labels (int64) */
+    int several_sizes;           /* 1: images of several sizes (format version 2): height and width are the
+                                    largest; a crop with an output size is required (docs/format.md) */
 } h5pack_info;
 
 #define H5PACK_INFO_INIT {.struct_size = sizeof(h5pack_info)}
@@ -549,6 +551,7 @@ typedef struct h5pack_file_desc {
                                     window shrinks to what the cache holds; window shows it). Kept for
                                     binary compatibility: earlier versions refused caches below the
                                     default window plus one chunk per thread and reported that size here */
+    int several_sizes;           /* as h5pack_info.several_sizes */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

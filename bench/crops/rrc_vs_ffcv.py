@@ -8,7 +8,8 @@ resized crop (scale 0.08-1, ratio 3/4-4/3) and a random horizontal flip, on the 
   FFCV    RGBImageField(write_mode='raw', max_resolution=256): longer side <= 256, aspect kept;
           RandomResizedCropRGBImageDecoder -> RandomHorizontalFlip -> NormalizeImage -> ToTensor
           -> ToTorchImage (channels-last strided NCHW), order RANDOM, os_cache=True, num_workers=T.
-  h5pack  `h5pack --size 256x256` (default --resize crop: shorter side to 256, centre crop);
+  h5pack  `h5pack --size 256x256` (default --resize crop: shorter side to 256, centre crop), or with
+          --max-side `h5pack --max-side 256` (longer side <= 256, aspect kept: FFCV's storage);
           h5pack.Loader(order="random", crop="random_resized", output_size=224, flip=True, threads=T,
           device="cpu").
 
@@ -50,6 +51,8 @@ def parse_args():
     p.add_argument("--images", type=int, default=2000, help="images in all (10 classes)")
     p.add_argument("--threads", default="1,2", help="comma separated thread counts")
     p.add_argument("--epochs", type=int, default=3, help="epochs per run; the first is a warm-up")
+    p.add_argument("--max-side", action="store_true", help="pack with h5pack --max-side 256 (each image's aspect "
+                   "kept, as FFCV's max_resolution=256 stores them) instead of --size 256x256")
     p.add_argument("--drop", action="store_true", help="del each batch in the loop body (default: keep the "
                    "names bound until the next batch, as a plain `for x, y in loader:` does)")
     a = p.parse_args()
@@ -64,13 +67,15 @@ def run(cmd):
     subprocess.run(cmd, check=True)
 
 
-def make_data(build, work, n):
-    imgs, h5 = os.path.join(work, "imgs"), os.path.join(work, "train.h5")
+def make_data(build, work, n, max_side=False):
+    imgs = os.path.join(work, "imgs")
+    h5 = os.path.join(work, "train_maxside.h5" if max_side else "train.h5")
     if not os.path.isdir(imgs):
         run([os.path.join(build, "h5pack-gen-images"), imgs, "--classes", "10", "--per-class", str(n // 10),
              "--min-size", "300", "--max-size", "500", "--png-fraction", "0"])
     if not os.path.exists(h5):
-        run([os.path.join(build, "h5pack"), imgs, h5, "--size", "256x256", "--resize", "crop", "-q"])
+        size = ["--max-side", "256"] if max_side else ["--size", "256x256", "--resize", "crop"]
+        run([os.path.join(build, "h5pack"), imgs, h5, *size, "-q"])
     return imgs, h5
 
 
@@ -151,12 +156,14 @@ def main():
 
 def bench(a, build, work):
     import h5pack
-    imgs, h5 = make_data(build, work, a.images)
+    imgs, h5 = make_data(build, work, a.images, a.max_side)
     beton = os.path.join(work, "train.beton")
     write_beton(imgs, beton)
     info = h5pack.info(h5)
+    how = ("--max-side 256: each image's aspect kept, as FFCV stores them" if a.max_side
+           else "--resize crop: shorter side 256, centre crop")
     print(f"h5pack {h5pack.version()} ({h5pack.lib().path_}): {os.path.getsize(h5) / 2**20:.0f} MiB, "
-          f"{info['n_samples']} images {info['height']}x{info['width']} (--resize crop: shorter side 256, centre crop)")
+          f"{info['n_samples']} images up to {info['height']}x{info['width']} ({how})")
     print(f"ffcv: {os.path.getsize(beton) / 2**20:.0f} MiB, raw, max_resolution=256 (aspect kept)")
     print(f"RandomResizedCrop -> {OUT}x{OUT} + flip + normalise, float32, batch {BATCH}, CPU, "
           f"{a.epochs - 1} timed epochs after 1 warm-up, {os.cpu_count()} CPUs", flush=True)

@@ -11,7 +11,8 @@ A thin ctypes layer over libh5pack.so (include/h5pack.h): set PYTHONPATH to this
 build; the library is found in the build tree, the install prefix or through $H5PACK_LIBRARY.
 See docs/python.md.
 """
-from .loader import H5packError, H5packValueError, Loader, info, lib, version
+from ._info import info
+from .loader import H5packError, H5packValueError, Loader, lib, version
 from ._convert import parse_size
 from ._images import read_image
 

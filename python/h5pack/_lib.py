@@ -123,6 +123,7 @@ class Info(_Sized):
         ("label_columns", _u32),
         ("label_rank", ctypes.c_int),
         ("labels_are_float", ctypes.c_int),
+        ("several_sizes", ctypes.c_int),
     ]
 
 

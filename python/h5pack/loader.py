@@ -97,41 +97,6 @@ def _info_dict(info):
     return d
 
 
-def info(path, images="images", labels="labels"):
-    """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict. Opens a small
-    CPU reader (1 thread, 1-image batches) and closes it again. ``mean``/``std`` are the file's stored
-    per-channel values (None for a file without them), not a normalisation default."""
-    cfg = _default_config()
-    cfg.images_dataset, cfg.labels_dataset = images.encode(), (labels or "").encode()
-    cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
-    cfg.cache_bytes = 1  # the reader keeps at least one chunk
-    cfg.order = _lib.ORDERS["sequential"]  # the chunk order's default window would want a larger cache
-    # norm=file makes the reader report the file's mean/std; a file without them is refused: open again
-    # without normalisation (a real failure then raises from that second open).
-    cfg.norm, stored = _lib.NORMS["file"], True
-    try:
-        reader = _open(path, cfg)
-    except H5packError:
-        cfg.norm, stored = _lib.NORMS["none"], False
-        reader = _open(path, cfg)
-    try:
-        out = _lib.Info()
-        rc = lib().h5pack_info_get(reader, ctypes.byref(out))
-        if rc < 0:
-            raise _error(rc, reader, f"{os.fspath(path)}: info")
-        d = _info_dict(out)
-        if not stored:
-            d["mean"] = d["std"] = None
-        for k in ("threads", "cache_chunks", "window", "samples_per_epoch", "batches_per_epoch", "device",
-                  "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype", "crop", "output_height",
-                  "output_width", "max_output_height", "max_output_width", "echo_mode", "ring_slots",
-                  "echo_pool_bytes", "order_fingerprint"):
-            d.pop(k)  # describe the reader opened here, not the file
-        return d
-    finally:
-        lib().h5pack_close(reader)
-
-
 def version():
     return lib().h5pack_version_string().decode()
 

@@ -16,7 +16,7 @@
     X(n_samples) X(channels) X(height) X(width) X(output_layout) X(dtype) X(has_labels) X(n_classes)    \
     X(label_columns) X(label_rank) X(labels_are_float) X(samples_per_chunk) X(n_chunks) X(chunk_bytes) \
     X(compressed) X(fast_path) X(cache_chunks) X(window) X(threads) X(samples_per_epoch)               \
-    X(batches_per_epoch) X(order_fingerprint)
+    X(batches_per_epoch) X(order_fingerprint) X(several_sizes)
 
 /* Fills *OUT from SRC opened with CFG and its resolved setup RS, all but stored_bytes (which costs a
  * look at every chunk). */

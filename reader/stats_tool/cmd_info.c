@@ -321,6 +321,7 @@ static void json_reader(json_out *j, const reader_view *v)
     json_u64(j, "label_columns", d->label_columns);
     json_i64(j, "label_rank", d->label_rank);
     json_bool(j, "labels_are_float", d->labels_are_float);
+    json_bool(j, "several_sizes", d->several_sizes);
     json_bool(j, "has_pixel_stats", d->has_pixel_stats);
     char fp[17];
     snprintf(fp, sizeof fp, "%016llx", (unsigned long long)d->order_fingerprint);

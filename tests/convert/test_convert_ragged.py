@@ -105,6 +105,12 @@ def check_info(path):
             "height_min_median_max": [int(hw[:, 0].min()), int(med(hw[:, 0])), int(hw[:, 0].max())],
             "width_min_median_max": [int(hw[:, 1].min()), int(med(hw[:, 1])), int(hw[:, 1].max())]}
     check(z is not None and all(z[k] == v for k, v in want.items()), f"info's image_sizes {z} == {want}")
+    reader = json.loads(p.stdout)["reader"] if p.returncode == 0 else {}
+    check(reader.get("several_sizes") is True, "info's reader view: several_sizes")
+    check(h5pack.info(path)["several_sizes"] == 1, "h5pack.info: several_sizes")
+    with h5pack.Loader(path, crop="center", output_size=64, batch_size=16, device="cpu") as ld:
+        seen = sum(x.shape[0] for x, _ in ld)
+    check(seen == len(hw), f"the Loader streams the converter's file: {seen} of {len(hw)} images")
     text = subprocess.run([STATS, "info", path], capture_output=True, text=True).stdout
     check(f"image sizes ({len(hw)} images of several sizes" in text, "info's text names the size spread")
 
@@ -177,6 +183,7 @@ def check_one_size_and_refusals(src):
               "images of one size: a version 1 file (N,C,H,W)")
         check(bool((h5pack.read_image(out, 3) == f["images"][3].transpose(1, 2, 0)).all()),
               "read_image of an NCHW file is its row as (H,W,C)")
+    check(h5pack.info(out)["several_sizes"] == 0, "h5pack.info of a one-size file: several_sizes 0")
     p = run(src, os.path.join(WORK, "x.h5"), "--max-side", "100", "--size", "64x64", expect=1)
     check("--max-side and --size" in p.stderr, "--max-side with --size is refused")
     try:

@@ -93,6 +93,7 @@ int main(void)
     printf("h5pack_info.label_columns %zu\n", offsetof(h5pack_info, label_columns));
     printf("h5pack_info.label_rank %zu\n", offsetof(h5pack_info, label_rank));
     printf("h5pack_info.labels_are_float %zu\n", offsetof(h5pack_info, labels_are_float));
+    printf("h5pack_info.several_sizes %zu\n", offsetof(h5pack_info, several_sizes));
     printf("h5pack_batch size %zu\n", sizeof(h5pack_batch));
     printf("h5pack_batch.struct_size %zu\n", offsetof(h5pack_batch, struct_size));
     printf("h5pack_batch.data %zu\n", offsetof(h5pack_batch, data));
