@@ -171,6 +171,22 @@ def check_skips(src):
     check_file(out, bad, 200)
 
 
+def check_csv_labels(src):
+    """--labels with images of several sizes: every row's values follow its image."""
+    rels = sorted(os.path.relpath(os.path.join(d, f), src) for d, _, fs in os.walk(src) for f in fs)
+    csv = os.path.join(WORK, "labels.csv")
+    with open(csv, "w") as f:
+        f.write("file,a,b\n" + "".join(f"{r},{i},{-2 * i}\n" for i, r in enumerate(rels)))
+    out = os.path.join(WORK, "csv.h5")
+    run(src, out, "--labels", csv, "--max-side", "128", "-q")
+    want = {r: (i, -2 * i) for i, r in enumerate(rels)}
+    with h5py.File(out, "r") as f:
+        labels, names = f["labels"][:], f["filenames"].asstr()[:]
+        check(labels.shape == (len(rels), 2) and all(tuple(labels[i]) == want[n] for i, n in enumerate(names)),
+              "--labels: each image's row of the CSV")
+        check(f.attrs["h5pack_format_version"] == 2, "--labels with --max-side: a version 2 file")
+
+
 def check_one_size_and_refusals(src):
     same = os.path.join(WORK, "same", "a")
     os.makedirs(same)
@@ -204,6 +220,7 @@ def main():
         check_own_sizes(src)
         check_max_side(src)
         check_skips(src)
+        check_csv_labels(src)
         check_one_size_and_refusals(src)
     finally:
         shutil.rmtree(WORK, ignore_errors=True)

@@ -4,7 +4,8 @@ reads the byte store (contiguous layout: pread or the map; chunked without filte
 does: HDF5 reads; gzip), one image's place left as zeros between its neighbours (a skipped image). Random
 resized crops equal PIL's antialiased bilinear resize of the same box of the image's own pixels, centre
 crops torchvision's Resize + CenterCrop of it (mean <= 0.5 levels, max <= 2.5); boxes lie in each image's own bounds and reach past a square;
-every image comes once per epoch with its label; the same seed gives the same batches; the two-pass path
+every image comes once per epoch with its label; the same seed gives the same batches; ranks, resume and
+set_output_size work as for one size; the two-pass path
 (echo, the CUDA backend) gives the one-pass path's bytes, batch and sample echo work; damaged tables give
 errors; a file without a crop is refused with a message that names the options."""
 import os
@@ -174,6 +175,40 @@ class SeveralSizes(unittest.TestCase):
         for name, (edit, words) in cases.items():
             with self.assertRaisesRegex(h5pack.H5packError, words, msg=name):
                 loader(damaged(name, edit), crop="random_resized", output_size=32)
+
+    def test_ranks_resume_and_output_size(self):
+        """Two ranks cover every image once per epoch; a resume continues the very batches; set_output_size
+        changes the size at the next epoch, boxes still from each image's own size."""
+        path, kw = self.paths["contiguous"], dict(crop="random_resized", output_size=32, seed=3, order="random")
+        rows = []
+        for rank in (0, 1):
+            with loader(path, rank=rank, world=2, **kw) as ld:
+                rows += [int(i) for _, _, ix in ld for i in ix]
+        self.assertEqual(sorted(rows), list(range(N)))
+        with loader(path, epochs=2, **kw) as ld:
+            whole = [x.clone() for e in range(2) for x, _, _ in ld]
+        with loader(path, epochs=2, **kw) as ld:
+            first = []
+            for x, _, _ in ld:
+                first.append(x.clone())
+                if len(first) == 3:
+                    break
+            sd = ld.state_dict()
+        with loader(path, epochs=2, **kw) as ld:
+            ld.load_state_dict(sd)
+            rest = [x.clone() for e in range(2) for x, _, _ in ld]
+        self.assertTrue(all(torch.equal(a, b) for a, b in zip(whole, first + rest)) and
+                        len(whole) == len(first + rest))
+        with loader(path, epochs=2, crop="random_resized", output_size=32, max_output_size=56) as ld:
+            for x, _, _ in ld:
+                self.assertEqual(tuple(x.shape[2:]), (32, 32))
+            ld.set_output_size(56)
+            for x, _, ix in ld:
+                self.assertEqual(tuple(x.shape[2:]), (56, 56))
+                for i in range(x.shape[0]):
+                    got = x[i].permute(1, 2, 0).double().numpy() * 255.0
+                    ref = pil_reference(int(ix[i]), ld.last_boxes[i], (56, 56))
+                    self.assertLessEqual(np.abs(got - ref).mean(), 0.5)
 
     def test_refusals(self):
         with self.assertRaisesRegex(ValueError, "several sizes.*output_size"):
