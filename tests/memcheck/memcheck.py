@@ -7,11 +7,11 @@ files do not depend on the thread count.
    progressive, CMYK, YCCK; PNG 8/16-bit, gray, palette, RGBA, gray+alpha) at sizes 1..301, plus
    broken files (skipped by the converter: their error paths run too).
 2. For 3 targets x crop/stretch/pad x NCHW/NHWC, and a few more options (gray, gzip, checksum, small
-   chunks, no --size): h5pack -j 2 under memcheck (any error fails: a syscall writing undefined bytes, a
+   chunks, no --size, images of several sizes): h5pack -j 2 under memcheck (any error fails: a syscall writing undefined bytes, a
    branch on them), then h5pack natively with -j 1, 2, 3: h5diff finds no difference in any dataset or
    attribute, and none in the datasets of the memcheck run's file.
-3. batch_defined under memcheck on one packed file: the reader's batches in several dtypes, layouts and
-   orders are defined to the last byte and the uint8 ones equal H5Dread.
+3. batch_defined under memcheck on two packed files (one size; several sizes): the reader's batches in
+   several dtypes, layouts and orders are defined to the last byte and the uint8 ones equal H5Dread.
 4. test_resize_paths (AVX2 and portable resize passes) under memcheck on a few geometries.
 
 Under memcheck, libjpeg-turbo runs its plain C code (JSIMD_FORCENONE=1): memcheck models x86 pmaddwd
@@ -43,6 +43,8 @@ EXTRA = [  # (name, folder, options)
     ("JPEG DCT scaling, crop", "corpus", ["--size", "32x32", "--jpeg-scale", "dct"]),
     ("JPEG DCT scaling, pad nhwc", "corpus", ["--size", "17x40", "--resize", "pad", "--layout", "nhwc",
                                               "--jpeg-scale", "dct"]),
+    ("several sizes, --max-side (format version 2)", "corpus", ["--max-side", "60", "--chunk", "7"]),
+    ("several sizes, own sizes, gzip", "corpus", ["--compress", "gzip"]),
 ]
 
 
@@ -155,14 +157,14 @@ def main():
             for layout in LAYOUTS:
                 c.pack_config(f"--size {target} --resize {mode} --layout {layout}", corpus,
                               ["--size", target, "--resize", mode, "--layout", layout])
-    batch_file = None
+    batch_files = {}
     for name, folder, options in EXTRA:
         f = c.pack_config(name, folders[folder], options)
         if f and "--chunk" in options:
-            batch_file = os.path.join(args.work, "batches.h5")
-            shutil.copy(f, batch_file)
-    if batch_file:
-        c.memcheck("reader batches (batch_defined)", [args.batch, batch_file])
+            batch_files[name] = os.path.join(args.work, f"batches{len(batch_files)}.h5")
+            shutil.copy(f, batch_files[name])
+    for name, path in batch_files.items():
+        c.memcheck(f"reader batches (batch_defined) of: {name}", [args.batch, path])
     if args.resize_test:
         r = run(VALGRIND + [args.resize_test, "40", "20000"])
         if r.returncode == 77:
