@@ -58,3 +58,28 @@ def normalised(img, mean=IMAGENET_MEAN, std=IMAGENET_STD):
     """What the reader must deliver for uint8 NCHW pixels: (x/255 - mean[c]) / std[c] in float32."""
     x = img.astype(np.float32) / np.float32(255)
     return (x - mean.reshape(1, -1, 1, 1)) / std.reshape(1, -1, 1, 1)
+
+
+def write_ragged(path, seed=2):
+    """Images of several sizes (format version 2): N images of 3..12 x 3..10 pixels, HWC one after the
+    other in a 1-D byte store (image 7 followed by a gap of zeros, as a skipped image leaves), labels;
+    returns path."""
+    rng = np.random.default_rng(seed)
+    shapes = [(int(rng.integers(3, 13)), int(rng.integers(3, 11))) for _ in range(N)]
+    offsets, pos = [], 0
+    for i, (h, w) in enumerate(shapes):
+        offsets.append(pos)
+        pos += h * w * C + (17 if i == 7 else 0)
+    store = np.zeros(pos, dtype=np.uint8)
+    for off, (h, w) in zip(offsets, shapes):
+        store[off:off + h * w * C] = rng.integers(0, 256, size=h * w * C, dtype=np.uint8)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("images", data=store)
+        f.create_dataset("image_offsets", data=np.array(offsets, dtype=np.int64))
+        f.create_dataset("image_shapes", data=np.array(shapes, dtype=np.int64))
+        f.create_dataset("labels", data=labels())
+        f.attrs["h5pack_format_version"] = np.int32(2)
+        f.attrs["storage"] = np.bytes_("ragged")
+        f.attrs["channels"] = np.int32(C)
+        f.attrs["chunk_bytes"] = np.int64(800)  # a few images per reader chunk
+    return path

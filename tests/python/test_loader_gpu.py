@@ -1,7 +1,7 @@
 """h5pack.Loader on the GPU: device tensors handed over through __cuda_array_interface__ without a copy,
 equal to the CPU backend's batches (float32 bit for bit), labels on the device; the device augmentation
 (random resized and centre crops with flips, sample echo, a size change between epochs) equal to the CPU
-backend's too, boxes included. Exit 77 without a GPU."""
+backend's too, boxes included, also for images of several sizes. Exit 77 without a GPU."""
 import sys
 import tempfile
 
@@ -86,6 +86,22 @@ def check_augmentation(path):
     return len(cases)
 
 
+def check_several_sizes(path):
+    """Images of several sizes: each crop from the image's own size, on the GPU as on the CPU (boxes, bits),
+    one-pass on the CPU against the GPU's two-pass path, with echo too."""
+    cases = [dict(crop="random_resized", output_size=(7, 5), flip=True),
+             dict(crop="center", output_size=(6, 6), dtype="float16"),
+             dict(crop="random_resized", output_size=(5, 8), echo=2, echo_mode="sample"),
+             dict(crop="random_resized", output_size=(4, 4), echo=2, flip=True, dtype="bfloat16")]
+    for kw in cases:
+        gpu, cpu = augmented(path, "cuda", **kw), augmented(path, "cpu", **kw)
+        assert len(gpu) == len(cpu) > 0, kw
+        for k, ((gi, gl, gx, gb), (ci, cl, cx, cb)) in enumerate(zip(gpu, cpu)):
+            assert torch.equal(gx, cx) and torch.equal(gb, cb), f"several sizes {kw}: order or boxes differ at {k}"
+            assert torch.equal(gi, ci), f"several sizes {kw}: GPU images differ at delivery {k}"
+    return len(cases)
+
+
 def kept_on_gpu(path):
     """Copy-on-hold on the GPU: every batch of an epoch kept as yielded (list) equals a copy=True run, also
     after the loader closed; channels_last gives the NCHW values with channels-last strides; a batch used
@@ -131,6 +147,7 @@ def main():
             assert half[0][0].dtype == getattr(torch, dtype)
         n_aug = check_augmentation(path)
         n_kept = kept_on_gpu(path)
+        n_sizes = check_several_sizes(files.write_ragged(tmp + "/ragged.h5"))
     assert len(gpu) == len(cpu)
     for (gi, gl, gx), (ci, cl, cx) in zip(gpu, cpu):
         assert torch.equal(gx, cx) and torch.equal(gl, cl), "GPU and CPU orders differ"
@@ -141,7 +158,8 @@ def main():
         assert torch.equal(si, ci), "a batch read on another stream differs from the CPU backend's"
     print(f"{len(gpu)} GPU batches equal the CPU backend's on {info['device_name']}, also read on a side stream; "
           f"{n_aug} device augmentation cases and a size change equal the CPU backend's; {n_kept} kept GPU "
-          f"batches, channels_last and a batch used after close keep their values")
+          f"batches, channels_last and a batch used after close keep their values; {n_sizes} cases of images "
+          f"of several sizes equal the CPU backend's")
     return 0
 
 
