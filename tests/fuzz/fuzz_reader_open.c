@@ -1,6 +1,7 @@
 /* fuzz_reader_open.c - libFuzzer target: arbitrary bytes as an HDF5 file -> h5pack_chunksrc_open -> read the
  * first chunks. Whatever the bytes, the reader must return an error code or data, never crash, hang or
- * leak. Seeds in tests/fuzz/corpus/reader_open/ (small files of every read path). */
+ * leak. Seeds in tests/fuzz/corpus/reader_open/ (small files of every read path, and of images of several
+ * sizes: c-ragged-*). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
