@@ -194,6 +194,7 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         if (strcmp(value, "nchw") != 0 && strcmp(value, "nhwc") != 0)
             return fail(err, len, "--layout: expected nchw or nhwc, got '%s'", value);
         o->layout_nhwc = strcmp(value, "nhwc") == 0;
+        o->layout_given = 1;
         break;
     case OPT_SEED: /* a seed names a shuffle, it is no amount: digits only */
         if (h5pack_parse_uint(value, &o->seed, NULL, 0) != 0)

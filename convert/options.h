@@ -40,6 +40,7 @@ typedef struct pack_options {
     char labels_sep;          /* --labels-sep: ',' ';' '\t' or ' ' (runs of blanks); 0: by file name */
     uint64_t labels_skip;     /* --labels-skip N: lines above the header */
     uint32_t max_side;        /* --max-side N: images keep their aspect, the longer side at most N (0: none) */
+    int layout_given;         /* --layout was on the command line (images of several sizes say it does not apply) */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \

@@ -141,7 +141,12 @@ static void worker_decode(pack_pipeline *p)
     s->state = SLOT_BUSY;
     pthread_mutex_unlock(&p->mu);
     const pipeline_config *cfg = p->cfg;
-    if (cfg->ragged) {
+    if (cfg->ragged && cfg->ragged[pos].too_long) {
+        const ragged_place *r = &cfg->ragged[pos];
+        s->img.outcome = DECODE_SKIP;
+        snprintf(s->img.reason, sizeof s->img.reason, "too large: %ux%u, a side above %u cannot be stored (use "
+                 "--max-side or --size)", r->height, r->width, RAGGED_MAX_SIDE);
+    } else if (cfg->ragged) {
         const ragged_place *r = &cfg->ragged[pos];
         decode_entry_sized(&cfg->job, cfg->entries[cfg->order[pos]].relpath, r->height, r->width, r->resize, &s->img,
                            &s->cap);
@@ -461,7 +466,15 @@ static pipeline_status ragged_step(pack_pipeline *p, slot *s, placer *pl, pipeli
             return PIPELINE_OK;
         }
     }
-    return consume_slot(p, s, pl, res, err, len);
+    pipeline_status st = consume_slot(p, s, pl, res, err, len);
+    /* Slots grow to their largest image: a rare huge one must not stay in every slot (the slot is EMPTY
+     * now and no worker takes it while the lock is held). */
+    size_t keep = 4 * p->image_bytes > ((size_t)1 << 20) ? 4 * p->image_bytes : (size_t)1 << 20;
+    if (s->cap > keep) {
+        free(s->img.pixels);
+        s->img.pixels = NULL, s->cap = 0;
+    }
+    return st;
 }
 
 /* After the last image: zeros to the end of the last chunk. Returns 1 when every chunk is submitted. */

@@ -25,7 +25,11 @@ typedef struct ragged_place {
     uint64_t offset;        /* first byte */
     uint32_t height, width; /* stored size */
     int resize;             /* 1: --max-side resizes it to that size */
+    int too_long;           /* 1: a side above RAGGED_MAX_SIDE (height x width say which): skipped, no bytes */
 } ragged_place;
+
+/* The longest side an image of several sizes may have (the reader's limit, chunksrc_ragged.c). */
+#define RAGGED_MAX_SIDE 65535u
 
 typedef void (*pipeline_progress_fn)(void *ctx, uint64_t done, uint64_t total, uint64_t converted);
 

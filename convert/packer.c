@@ -236,6 +236,8 @@ static void print_ragged_plan(const pack_ctx *c)
         info(c->o, "images of several sizes, each kept as it is (largest %ux%u): %s of pixels, stored HWC one "
              "after the other", z->max_height, z->max_width, total);
     info(c->o, "chunks of %s: %s", chunk, c->chunk.reason);
+    if (c->o->layout_given && !c->o->layout_nhwc)
+        info(c->o, "note: --layout nchw applies to images of one size; these are stored HWC, each as (h, w, C)");
 }
 
 static void print_plan(pack_ctx *c)
@@ -320,13 +322,61 @@ static pack_status pack_images(pack_ctx *c, char *err, size_t len)
     return PACK_OK;
 }
 
+/* Images of several sizes: a skipped image leaves its place as zeros. Small gaps stay; when they pass 1% of
+ * the pixels or half a chunk (a header that promised a huge image), the images are copied one after the
+ * other into a second file, so the file stays within ~1% of its pixels and no run spans a large gap. */
+static int close_ragged_gaps(pack_ctx *c, char *err, size_t len)
+{
+    uint64_t n = c->pres.converted, kept = 0, gap = 0, largest_gap = 0, end = 0, *to = malloc((n ? n : 1) * 8);
+    size_plan *z = &c->sizes;
+    z->max_height = z->max_width = 0; /* the largest converted image (the attributes say it) */
+    for (uint64_t i = 0; to && i < n; i++) {
+        uint32_t h = c->pres.shapes[2 * i], w = c->pres.shapes[2 * i + 1];
+        uint64_t g = c->pres.offsets[i] - end;
+        gap += g, largest_gap = g > largest_gap ? g : largest_gap;
+        to[i] = kept, kept += (uint64_t)h * w * c->job.channels, end = c->pres.offsets[i] + (uint64_t)h * w * c->job.channels;
+        z->max_height = h > z->max_height ? h : z->max_height, z->max_width = w > z->max_width ? w : z->max_width;
+    }
+    gap += z->total_bytes - end;
+    c->rep->height = z->max_height, c->rep->width = z->max_width;
+    if (!to || (gap * 100 <= kept && 2 * largest_gap <= c->chunk.bytes)) {
+        free(to);
+        h5out_set_largest(c->out, z->max_height, z->max_width);
+        if (!to)
+            snprintf(err, len, "out of memory for %llu image places", (unsigned long long)n);
+        return to ? 0 : -1;
+    }
+    int rc = h5out_close(c->out, err, len);
+    c->out = NULL, z->total_bytes = kept;
+    if (rc == 0)
+        rc = choose_chunk_bytes(kept, n, c->o->chunk_images, &c->chunk, err, len);
+    if (rc == 0) {
+        info(c->o, "%zu image(s) skipped: copying the images together (%.1f MB of gaps)", c->pres.skipped.count,
+             gap / 1e6);
+        rc = open_output(c, 1, n, err, len);
+    }
+    if (rc == 0)
+        rc = h5out_copy_ragged(c->out, c->temp[0], c->pres.offsets, to, c->pres.shapes, n, err, len);
+    if (rc == 0) {
+        memcpy(c->pres.offsets, to, n * sizeof *to);
+        safeout_discard(c->temp[0]);
+        c->have_temp[0] = 0, c->rep->copied = 1;
+        c->rep->chunk_bytes = c->chunk.bytes;
+        snprintf(c->rep->chunk_reason, sizeof c->rep->chunk_reason, "%s", c->chunk.reason);
+    }
+    free(to);
+    return rc;
+}
+
 /* Skips left the first file with more rows than images: copy them into an exact-size file. The chunk
  * choice is redone for the exact count; it only changes when one chunk held the whole first file. */
 static int shrink_to_converted(pack_ctx *c, char *err, size_t len)
 {
     uint64_t n = c->pres.converted, k = c->chunk.images;
     uint64_t image_bytes = (uint64_t)c->job.height * c->job.width * c->job.channels;
-    if (n == c->scan.n_entries || c->sizes.places) /* several sizes: a skipped image leaves zeros, no copy */
+    if (c->sizes.places)
+        return close_ragged_gaps(c, err, len);
+    if (n == c->scan.n_entries)
         return 0;
     int rc = h5out_close(c->out, err, len);
     c->out = NULL;

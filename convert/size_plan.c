@@ -92,6 +92,11 @@ static void lay_out(const uint32_t *hw, size_t n, uint32_t channels, uint32_t ma
             continue;
         image_max_side_size(h, w, max_side, &r->height, &r->width);
         r->resize = r->height != h || r->width != w;
+        if (r->height > RAGGED_MAX_SIDE || r->width > RAGGED_MAX_SIDE) { /* skipped when its turn comes */
+            r->too_long = 1, r->resize = 0;
+            p->one_size = 0; /* the skip needs the places: no one-size file */
+            continue;
+        }
         offset += (uint64_t)r->height * r->width * channels;
         if (p->sized++ == 0)
             p->height = r->height, p->width = r->width;

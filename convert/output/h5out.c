@@ -173,13 +173,21 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
         goto fail;
     }
     int rank = images_rank(g, g->ragged ? g->total_bytes : g->n, dims);
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS); /* a copy of several sizes appends: chunks fill in the cache */
+    if (dapl >= 0 && g->ragged)
+        H5Pset_chunk_cache(dapl, 521, (size_t)(4 * g->chunk_bytes), 1.0);
     if ((dcpl = images_dcpl(g)) < 0 || (space = H5Screate_simple(rank, dims, NULL)) < 0 ||
-        (o->images = H5Dcreate2(o->file, H5PACK_DS_IMAGES, H5T_STD_U8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0) {
+        (o->images = H5Dcreate2(o->file, H5PACK_DS_IMAGES, H5T_STD_U8LE, space, H5P_DEFAULT, dcpl,
+                                dapl >= 0 ? dapl : H5P_DEFAULT)) < 0) {
+        if (dapl >= 0)
+            H5Pclose(dapl);
         h5_fail(err, err_len, "%s: cannot create the images dataset", path);
         goto fail;
     }
     H5Sclose(space);
     H5Pclose(dcpl);
+    if (dapl >= 0)
+        H5Pclose(dapl);
     o->wb = start_writeback(o->file);
     *out = o;
     return 0;
@@ -284,6 +292,59 @@ int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t er
     if (file >= 0)
         H5Fclose(file);
     return rc;
+}
+
+/* ---- images of several sizes: closing the gaps skipped images left ----------------------------------- */
+
+/* BYTES at AT of 1-D dataset D into/out of BUF. */
+static int byte_range(hid_t d, uint64_t at, uint64_t bytes, uint8_t *buf, int write)
+{
+    hsize_t off = at, cnt = bytes;
+    hid_t fspace = H5Dget_space(d), mspace = H5Screate_simple(1, &cnt, NULL);
+    int rc = -1;
+    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &off, NULL, &cnt, NULL) >= 0)
+        rc = write ? H5Dwrite(d, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf)
+                   : H5Dread(d, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf);
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    return rc < 0 ? -1 : 0;
+}
+
+int h5out_copy_ragged(h5out *o, const char *from, const uint64_t *from_offsets, const uint64_t *to_offsets,
+                      const uint32_t *shapes, uint64_t n, char *err, size_t err_len)
+{
+    uint64_t largest = 0;
+    for (uint64_t i = 0; i < n; i++)
+        largest = (uint64_t)shapes[2 * i] * shapes[2 * i + 1] > largest ? (uint64_t)shapes[2 * i] * shapes[2 * i + 1]
+                                                                          : largest;
+    uint64_t buf_bytes = largest * o->g.channels;
+    uint8_t *buf = malloc(buf_bytes ? buf_bytes : 1);
+    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    int rc = -1;
+    if (!buf)
+        snprintf(err, err_len, "out of memory copying an image of %llu bytes", (unsigned long long)largest);
+    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
+        h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
+    else
+        rc = 0;
+    for (uint64_t i = 0; rc == 0 && i < n; i++) {
+        uint64_t bytes = (uint64_t)shapes[2 * i] * shapes[2 * i + 1] * o->g.channels;
+        if (byte_range(dset, from_offsets[i], bytes, buf, 0) != 0 || byte_range(o->images, to_offsets[i], bytes, buf, 1))
+            rc = h5_fail(err, err_len, "%s: cannot copy image %llu from %s", o->path, (unsigned long long)i, from);
+    }
+    free(buf);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}
+
+void h5out_set_largest(h5out *o, uint32_t height, uint32_t width)
+{
+    o->g.height = height, o->g.width = width;
 }
 
 /* ---- metadata ------------------------------------------------------------------------------------ */

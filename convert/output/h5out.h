@@ -73,6 +73,15 @@ int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, 
  * case where the first file's chunk holds more images than were converted. Bounded by one chunk. */
 int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t err_len);
 
+/* Images of several sizes: copies the N images of file FROM (at FROM_OFFSETS, SHAPES (h, w) each, CHANNELS)
+ * one after the other into this file's store (at TO_OFFSETS), through H5Dread/H5Dwrite (HDF5 applies the
+ * filters): used when skipped images left large gaps in the first file. */
+int h5out_copy_ragged(h5out *o, const char *from, const uint64_t *from_offsets, const uint64_t *to_offsets,
+                      const uint32_t *shapes, uint64_t n, char *err, size_t err_len);
+
+/* Images of several sizes: the largest height and width the attributes give (the converted images'). */
+void h5out_set_largest(h5out *o, uint32_t height, uint32_t width);
+
 /* Writes labels, classes, filenames, skipped/ and all attributes. */
 int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len);
 

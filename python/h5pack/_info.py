@@ -6,6 +6,18 @@ from . import _lib
 from .loader import H5packError, _default_config, _error, _info_dict, _open, lib
 
 
+def _open_probe(path, cfg):
+    """Images of several sizes are only read with a crop that fixes the output size: a centre crop to 224
+    (or less) then, nothing being delivered here."""
+    try:
+        return _open(path, cfg)
+    except H5packError as e:
+        if "several sizes" not in str(e):
+            raise
+    cfg.crop, cfg.output_height, cfg.output_width = _lib.CROPS["center"], 224, 224
+    return _open(path, cfg)
+
+
 def info(path, images="images", labels="labels"):
     """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict. Opens a small
     CPU reader (1 thread, 1-image batches) and closes it again. ``mean``/``std`` are the file's stored
@@ -15,16 +27,14 @@ def info(path, images="images", labels="labels"):
     cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
     cfg.cache_bytes = 1  # the reader keeps at least one chunk
     cfg.order = _lib.ORDERS["sequential"]  # the chunk order's default window would want a larger cache
-    # a 1 x 1 centre crop: images of several sizes are only read with a crop (nothing is delivered here)
-    cfg.crop, cfg.output_height, cfg.output_width = _lib.CROPS["center"], 1, 1
     # norm=file makes the reader report the file's mean/std; a file without them is refused: open again
     # without normalisation (a real failure then raises from that second open).
     cfg.norm, stored = _lib.NORMS["file"], True
     try:
-        reader = _open(path, cfg)
+        reader = _open_probe(path, cfg)
     except H5packError:
         cfg.norm, stored = _lib.NORMS["none"], False
-        reader = _open(path, cfg)
+        reader = _open_probe(path, cfg)
     try:
         out = _lib.Info()
         rc = lib().h5pack_info_get(reader, ctypes.byref(out))

@@ -67,6 +67,7 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     if (rc)
         return rc;
     bp.channels = g->channels, bp.height = g->height, bp.width = g->width;
+    bp.in_image_bytes = g->ragged ? g->image_bytes : 0; /* the largest image, not largest h x largest w */
     bp.in_layout = g->layout;
     bp.out_layout = c->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : c->output_layout;
     bp.dtype = c->dtype;
@@ -122,8 +123,8 @@ static int check_several_sizes(const h5pack_reader *r, const char *path, const s
     if (c->crop == H5PACK_CROP_NONE || !c->output_height || !c->output_width)
         return h5pack_errf(H5PACK_EINVAL, r->err, ERR_LEN, "%s: images of several sizes (largest %ux%u) are "
                            "delivered at one size: set crop (RANDOM_RESIZED for training, CENTER for evaluation) "
-                           "and output_height/output_width (Python: crop=\"random_resized\", output_size=224)",
-                           path, g->height, g->width);
+                           "and output_height/output_width (Python: crop=\"random_resized\", output_size=224; "
+                           "h5pack-stats: --crop random_resized --output-size 224)", path, g->height, g->width);
     return 0;
 }
 

@@ -61,13 +61,15 @@ aug_box h5pack_aug_rrc_box(uint32_t H, uint32_t W, const aug_crop_params *cp, rn
     return b;
 }
 
-/* Resize's longer side: Python's int(size * longer / shorter), a correctly rounded double, truncated. */
+#define AUG_CENTER_MAX_RESIZE (1u << 30) /* a tiny center_ratio must not overflow the resized size */
+
+/* Resize's longer side: Python's int(size * longer / shorter), a correctly rounded double, truncated;
+ * capped like the shorter side (only a center_ratio near 0 with an extreme aspect reaches the cap). */
 static uint32_t resized_longer(uint32_t size, uint32_t longer, uint32_t shorter)
 {
-    return (uint32_t)((double)((uint64_t)size * longer) / (double)shorter);
+    double v = (double)((uint64_t)size * longer) / (double)shorter;
+    return v >= (double)AUG_CENTER_MAX_RESIZE ? AUG_CENTER_MAX_RESIZE : (uint32_t)v;
 }
-
-#define AUG_CENTER_MAX_RESIZE (1u << 30) /* a tiny center_ratio must not overflow the resized size */
 
 aug_center h5pack_aug_center(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, double center_ratio)
 {

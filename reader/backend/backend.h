@@ -33,7 +33,10 @@
 #include "h5pack.h"
 
 typedef struct backend_params {
-    uint32_t channels, height, width;
+    uint32_t channels, height, width; /* images of several sizes: the largest height and width */
+    uint64_t in_image_bytes;  /* one stored image's place in a uint8 batch or the echo pool; 0: channels x
+                                 height x width (images of several sizes: the largest image's h x w x C,
+                                 each addressed with its own width) */
     h5pack_layout in_layout;  /* NCHW or NHWC (never AUTO here) */
     h5pack_layout out_layout; /* NCHW or NHWC */
     h5pack_dtype dtype;

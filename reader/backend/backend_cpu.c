@@ -399,7 +399,7 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
     h5pack_backend_sizes_init(&cb->base, p);
     h5pack_backend_plan_params(p, &cb->pp);
     h5pack_backend_conv_init(&cb->conv, p);
-    cb->in_image_bytes = (size_t)p->channels * p->height * p->width;
+    cb->in_image_bytes = p->in_image_bytes ? (size_t)p->in_image_bytes : (size_t)p->channels * p->height * p->width;
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, CPU_ALIGN);
     cb->out_slot_bytes = round_up(h5pack_backend_output_image_bytes(p) * p->batch_size, CPU_ALIGN);
     cb->passthrough = p->dtype == H5PACK_DTYPE_UINT8 && p->in_layout == p->out_layout && p->crop == AUG_CROP_NONE &&

@@ -73,12 +73,18 @@ static int load_file(h5pack_sim *sim)
     h5pack_chunksrc_close(src);
     if (rc < 0)
         return rc;
-    uint64_t image_total = sim->g.n_samples * sim->g.image_bytes;
+    uint64_t image_total = sim->g.pixel_bytes;
     sim->stored_ratio = 1.0;
     if (sim->g.n_filters > 0 && sim->desc.stored_bytes > 0)
         sim->stored_ratio = (double)sim->desc.stored_bytes / (double)image_total;
     sim->cfg.images_dataset = sim->cfg.labels_dataset = NULL; /* the caller's strings: not kept */
     return 0;
+}
+
+/* Bytes of one sample in the model: images of several sizes count their mean image. */
+static uint64_t sample_bytes(const source_geometry *g)
+{
+    return g->ragged && g->n_samples ? g->pixel_bytes / g->n_samples : g->image_bytes;
 }
 
 /* The message names the file (as every open error of the reader does). */
@@ -149,12 +155,12 @@ static void choose_space(const h5pack_sim *sim, const h5pack_sim_params *p, sour
     if (r->hypothetical) {
         g->samples_per_chunk = k;
         g->n_chunks = (g->n_samples + k - 1) / k;
-        g->chunk_bytes = k * g->image_bytes;
+        g->chunk_bytes = k * sample_bytes(g);
         sp->stored = NULL;
         sp->contiguous = 0; /* chunked, as h5pack --chunk K would write it */
         r->stored_estimated = sp->filtered;
     }
-    sp->n_samples = g->n_samples, sp->image_bytes = g->image_bytes;
+    sp->n_samples = g->n_samples, sp->image_bytes = sample_bytes(g);
     sp->samples_per_chunk = g->samples_per_chunk, sp->n_chunks = g->n_chunks, sp->chunk_bytes = g->chunk_bytes;
 }
 

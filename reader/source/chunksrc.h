@@ -68,6 +68,7 @@ typedef struct source_geometry {
     int ragged;                 /* images of several sizes (format version 2): height, width and image_bytes
                                    are the largest; chunk_bytes the largest chunk; each image's own place
                                    and size: h5pack_chunksrc_image_offset / _image_size */
+    uint64_t pixel_bytes;       /* every image's bytes summed (n_samples x image_bytes for one size) */
 } source_geometry;
 
 /* Whether workers read chunks outside HDF5's lock (h5pack_info.fast_path, h5pack_file_desc.fast_path). */

@@ -275,6 +275,7 @@ static int set_image_geometry(chunk_source *s, const hsize_t *dims, char *err, s
     s->g.width = (uint32_t)(nhwc ? dims[2] : dims[3]);
     s->g.rank = s->rank;
     s->g.image_bytes = (uint64_t)s->g.channels * s->g.height * s->g.width;
+    s->g.pixel_bytes = s->g.n_samples * s->g.image_bytes; /* overflow checked below */
     if (c < 1 || c > H5PACK_MAX_CHANNELS) {
         char shape[128];
         h5pack_h5_dims_text(dims, 4, shape, sizeof shape); /* 4-D: only a rank-4 dataset gets here */
@@ -342,6 +343,20 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
     return 0;
 }
 
+/* Images of several sizes (docs/format.md): image_offsets beside a 1-D images store, or in a format
+ * version 2 file (whose damaged store then gets the store's message). A file of one size that happens to
+ * have a dataset of that name is read as before. */
+static int is_several_sizes(const chunk_source *s)
+{
+    if (!h5pack_h5_path_exists(s->file, H5PACK_DS_IMAGE_OFFSETS))
+        return 0;
+    hid_t space = H5Dget_space(s->dset);
+    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    if (space >= 0)
+        H5Sclose(space);
+    return rank == 1 || s->g.format_version >= H5PACK_FORMAT_VERSION_RAGGED;
+}
+
 /* Images of one size: shape, layout, geometry and read path. */
 static int open_one_size(chunk_source *s, const char *images, h5pack_layout hint, char *err, size_t err_len)
 {
@@ -368,7 +383,7 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
         rc = open_dataset(s, "images", images, &s->dset, err, err_len);
     if (!rc)
         rc = check_image_type(s, images, err, err_len);
-    if (!rc && h5pack_h5_path_exists(s->file, H5PACK_DS_IMAGE_OFFSETS)) /* images of several sizes */
+    if (!rc && is_several_sizes(s)) /* images of several sizes */
         rc = h5pack_chunksrc_open_ragged(s, images, err, err_len);
     else if (!rc)
         rc = open_one_size(s, images, hint, err, err_len);

@@ -101,12 +101,13 @@ static int take_tables(chunk_source *s, const int64_t *off, const int64_t *hw, u
                                         (unsigned long long)total);
         s->img_offset[i] = (uint64_t)off[i];
         end = s->img_offset[i] + bytes;
+        s->g.pixel_bytes += bytes; /* at most the store's bytes: no overflow */
         s->g.height = s->img_hw[2 * i] > s->g.height ? s->img_hw[2 * i] : s->g.height;
         s->g.width = s->img_hw[2 * i + 1] > s->g.width ? s->img_hw[2 * i + 1] : s->g.width;
+        /* an image's place in a uint8 batch (two-pass path, echo pool): the largest image, each addressed
+         * with its own width (backend_params.in_image_bytes) */
+        s->g.image_bytes = bytes > s->g.image_bytes ? bytes : s->g.image_bytes;
     }
-    /* the place of one image in a uint8 batch (two-pass path, echo pool): every image fits a largest-height
-     * x largest-width one, the stride the backends use */
-    s->g.image_bytes = (uint64_t)s->g.height * s->g.width * s->g.channels;
     return 0;
 }
 
@@ -192,6 +193,31 @@ static void describe_filters(chunk_source *s, hid_t dcpl)
     }
 }
 
+/* A compressed store: runs do not start at HDF5 chunk boundaries, so the chunk two runs share would be
+ * inflated for each. Reopens the dataset with an HDF5 chunk cache of a few chunks (the reader's own cache
+ * is off elsewhere), which keeps such a chunk for the neighbouring run. 0, or -1. */
+static int keep_boundary_chunks(chunk_source *s, uint64_t chunk_bytes)
+{
+    char name[256];
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    if (dapl < 0 || H5Iget_name(s->dset, name, sizeof name) <= 0 ||
+        H5Pset_chunk_cache(dapl, 521, (size_t)(8 * chunk_bytes), 1.0) < 0) {
+        if (dapl >= 0)
+            H5Pclose(dapl);
+        return -1;
+    }
+    hid_t d = H5Dopen2(s->file, name, dapl), space = d >= 0 ? H5Dget_space(d) : -1;
+    H5Pclose(dapl);
+    if (space < 0) {
+        if (d >= 0)
+            H5Dclose(d);
+        return -1;
+    }
+    H5Sclose(s->fspace), H5Dclose(s->dset);
+    s->dset = d, s->fspace = space;
+    return 0;
+}
+
 /* pread from the file where the store is contiguous in it (unfiltered: implicit chunk index, or no chunks),
  * else H5Dread of the byte range under the lock (HDF5 inflates and checks). */
 static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t err_len)
@@ -211,7 +237,11 @@ static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t
     } else {
         s->g.path = CHUNKSRC_HDF5;
     }
+    hsize_t cb = 0;
+    int filtered_chunks = chunked && H5Pget_nfilters(dcpl) > 0 && H5Pget_chunk(dcpl, 1, &cb) == 1;
     H5Pclose(dcpl);
+    if (s->g.path == CHUNKSRC_HDF5 && filtered_chunks && keep_boundary_chunks(s, (uint64_t)cb) != 0)
+        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot reopen the image store");
     hsize_t stored = H5Dget_storage_size(s->dset);
     s->stored_ratio = s->g.path == CHUNKSRC_CONTIGUOUS || stored == 0 ? 1.0 : (double)stored / (double)total;
     if (s->g.path == CHUNKSRC_CONTIGUOUS && (base > s->file_size || total > s->file_size - base))

@@ -27,10 +27,16 @@ static void print_header(const sim_report *r)
     const h5pack_file_desc *d = r->desc;
     char cb[32];
     h5pack_format_bytes(d->chunk_bytes, cb, sizeof cb);
-    printf("file: %s (%llu images of %ux%ux%u %s; %s of %llu images = %s, %s, %s read path)\n", r->file,
-           (unsigned long long)d->n_samples, d->channels, d->height, d->width, layout_name(d->layout),
-           d->chunked ? "chunks" : "no chunks: read units", (unsigned long long)d->samples_per_chunk, cb,
-           d->n_filters ? d->filters : "no filters", h5pack_read_path_name(d->read_path));
+    if (d->several_sizes)
+        printf("file: %s (%llu images of several sizes, up to %ux%ux%u HWC; runs of %llu images, at most %s, %s, "
+               "%s read path)\n", r->file, (unsigned long long)d->n_samples, d->height, d->width, d->channels,
+               (unsigned long long)d->samples_per_chunk, cb, d->n_filters ? d->filters : "no filters",
+               h5pack_read_path_name(d->read_path));
+    else
+        printf("file: %s (%llu images of %ux%ux%u %s; %s of %llu images = %s, %s, %s read path)\n", r->file,
+               (unsigned long long)d->n_samples, d->channels, d->height, d->width, layout_name(d->layout),
+               d->chunked ? "chunks" : "no chunks: read units", (unsigned long long)d->samples_per_chunk, cb,
+               d->n_filters ? d->filters : "no filters", h5pack_read_path_name(d->read_path));
     printf("batch %zu, %llu epoch(s), seed %llu, HDF5 model: nslots %llu, w0 %.2f\n\n", r->cfg->batch_size,
            (unsigned long long)(r->cfg->epochs ? r->cfg->epochs : 1), (unsigned long long)r->cfg->seed,
            (unsigned long long)r->nslots, r->w0);

@@ -72,6 +72,8 @@ static void test_center_box(void)
     check_box(h5pack_aug_center_box(5, 5, 1, 1, 0.01), 2, 2, 1, 1);                 /* at least one pixel */
     aug_center c = h5pack_aug_center(375, 500, 224, 224, 0.875);                   /* ImageNet-like */
     CHECK(c.rh == 256 && c.rw == 341 && c.oy == 16 && c.ox == 58);
+    c = h5pack_aug_center(1, 65535, 224, 224, 0.002); /* a tiny ratio, an extreme aspect: capped, no wrap */
+    CHECK(c.rw >= 224 && c.rh >= 224 && c.ox <= c.rw - 224 && c.oy <= c.rh - 224);
 }
 
 static void test_rrc_properties(void)

@@ -169,6 +169,26 @@ def check_skips(src):
         check(len(gaps) == 1 and not f["images"][gaps[0][0]:gaps[0][1]].any(), "the skipped image leaves zeros")
         check("class_01/half.jpg" not in set(f["filenames"].asstr()[:]), "and no row")
     check_file(out, bad, 200)
+    # a header that promises a huge image over a few bytes: its place would dwarf the others; the
+    # converter copies the images together, and the attributes give the largest converted image
+    with open(os.path.join(bad, "class_00", "liar.jpg"), "wb") as f:
+        big = Image.fromarray(np.random.default_rng(3).integers(0, 256, (2400, 2400, 3), dtype=np.uint8))
+        tmp = os.path.join(WORK, "liar.jpg")
+        big.save(tmp, quality=90)
+        f.write(open(tmp, "rb").read()[:4000])
+    with open(os.path.join(bad, "class_01", "long.png"), "wb") as f:
+        Image.fromarray(np.zeros((2, 70000, 3), np.uint8)).save(f, format="PNG")
+    out = os.path.join(WORK, "bad2.h5")
+    p = run(bad, out, "-j", "2")
+    check("copying the images together" in p.stderr, "a large gap: the images are copied together")
+    with h5py.File(out, "r") as f:
+        skipped = dict(zip(f["skipped/files"].asstr()[:], f["skipped/reasons"].asstr()[:]))
+        check(skipped.get("class_01/long.png", "").startswith("too large: 2x70000"), f"a side over 65535: {skipped}")
+        check(skipped.get("class_00/liar.jpg", "").startswith("corrupt image"), "the lying JPEG is skipped")
+        hw = f["image_shapes"][:]
+        check((f.attrs["height"], f.attrs["width"]) == (hw[:, 0].max(), hw[:, 1].max()),
+              "height/width attributes: the largest converted image")
+    check_file(out, bad, 0)
 
 
 def check_csv_labels(src):

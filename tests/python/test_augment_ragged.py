@@ -210,6 +210,34 @@ class SeveralSizes(unittest.TestCase):
                     ref = pil_reference(int(ix[i]), ld.last_boxes[i], (56, 56))
                     self.assertLessEqual(np.abs(got - ref).mean(), 0.5)
 
+    def test_extreme_shapes(self):
+        """A 1 x 20000 and a 20000 x 1 image: a batch place is the largest image, not the largest height x
+        the largest width (4 GB here), so echo (the two-pass path) opens with little memory; h5pack.info
+        describes such a file, and a tall file of one size too (its probe reader needs no crop there)."""
+        shapes = [(1, 20000), (20000, 1), (30, 40)]
+        data, offsets, pos = [], [], 0
+        for h, w in shapes:
+            offsets.append(pos)
+            pos += h * w * C
+            data.append(np.full(h * w * C, 7 * len(offsets), np.uint8))
+        path = os.path.join(WORK, "extreme.h5")
+        with h5py.File(path, "w") as f:
+            f.create_dataset("images", data=np.concatenate(data))
+            f.create_dataset("image_offsets", data=np.array(offsets, np.int64))
+            f.create_dataset("image_shapes", data=np.array(shapes, np.int64))
+            f.attrs["h5pack_format_version"], f.attrs["storage"] = np.int32(2), np.bytes_("ragged")
+            f.attrs["channels"] = np.int32(C)
+        for kw in ({}, dict(echo=2), dict(echo=2, echo_mode="sample")):
+            with loader(path, crop="random_resized", output_size=224, batch_size=2, **kw) as ld:
+                self.assertEqual(sum(x.shape[0] for x, _, _ in ld), 3 * kw.get("echo", 1), kw)
+                self.assertLess(ld.info["pinned_bytes"], 64 << 20, kw)
+        self.assertEqual(h5pack.info(path)["several_sizes"], 1)
+        tall = os.path.join(WORK, "tall.h5")
+        with h5py.File(tall, "w") as f:
+            f.create_dataset("images", data=np.zeros((2, 1400, 16, C), np.uint8), chunks=(1, 1400, 16, C))
+            f["images"].attrs["layout"] = np.bytes_("NHWC")
+        self.assertEqual(h5pack.info(tall)["height"], 1400)
+
     def test_refusals(self):
         with self.assertRaisesRegex(ValueError, "several sizes.*output_size"):
             loader(self.paths["contiguous"])

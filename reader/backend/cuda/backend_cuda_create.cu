@@ -76,7 +76,7 @@ static int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
                  p->width);
         return H5PACK_EINVAL;
     }
-    cb->in_image_bytes = (size_t)p->channels * p->height * p->width;
+    cb->in_image_bytes = p->in_image_bytes ? (size_t)p->in_image_bytes : (size_t)p->channels * p->height * p->width;
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, ALIGN);
     cb->labels_slot_bytes = round_up(p->batch_size * h5pack_backend_label_bytes(p), ALIGN);
     cb->out_slot_bytes = round_up(h5pack_backend_output_image_bytes(p) * p->batch_size, ALIGN);
