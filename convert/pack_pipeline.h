@@ -6,8 +6,10 @@
  * known, so a skipped image shifts the later ones and leaves no hole (images of several sizes have their
  * places from their headers: a skipped one leaves its bytes zero); chunk bytes and per-channel integer
  * sums are therefore the same for every thread count. Memory: two chunks' worth of decoded images
- * (at least 2*threads+2 images, at most 64 MiB of them unless 2*threads+2 images are more) and 3 chunk
- * buffers (threads+2, each with its compressed copy, with filters), never the dataset. */
+ * (at least 2*threads+2 images, at most 64 MiB of them unless 2*threads+2 images are more; images of
+ * several sizes: the mean image sizes the ring, and a slot grown for a rare large image gives its buffer
+ * back once placed) and 3 chunk buffers (threads+2, each with its compressed copy, with filters), never
+ * the dataset. */
 #ifndef H5PACK_CONVERT_PACK_PIPELINE_H
 #define H5PACK_CONVERT_PACK_PIPELINE_H
 
