@@ -105,6 +105,12 @@ int h5pack_chunksrc_open_ragged(chunk_source *s, const char *name, char *err, si
 uint64_t h5pack_chunksrc_unit_start(const chunk_source *s, uint64_t chunk);
 uint64_t h5pack_chunksrc_unit_len(const chunk_source *s, uint64_t chunk);
 
+/* chunksrc_ragged_raw.c: locates every HDF5 chunk (CHUNK_BYTES each) of the TOTAL-byte store (0, or -1:
+ * the HDF5 path then), and reads run RUN through them (pread + libdeflate, no lock). */
+int h5pack_chunksrc_ragged_locate(chunk_source *s, uint64_t total, uint64_t chunk_bytes, int deflate_index);
+int h5pack_chunksrc_read_ragged_raw(chunk_source *s, uint64_t run, uint8_t *dst, chunksrc_scratch *sc,
+                                    chunk_read_cost *cost, char *err, size_t err_len);
+
 /* Images of several sizes: CHUNK's stored bytes, its share of the store's (compressed stores: by its
  * pixel bytes, the HDF5 chunks not being aligned with runs). */
 uint64_t h5pack_chunksrc_ragged_stored(const chunk_source *s, uint64_t chunk);

@@ -333,7 +333,7 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
             return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
                                  (unsigned long long)s->g.n_chunks);
     }
-    if (s->g.path == CHUNKSRC_RAW_DEFLATE && h5pack_chunksrc_locate_chunks(s) == 0) {
+    if (s->g.path == CHUNKSRC_RAW_DEFLATE && (s->g.located || h5pack_chunksrc_locate_chunks(s) == 0)) {
         s->g.located = 1;
         close_hdf5(s);
         return 0;

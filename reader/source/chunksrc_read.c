@@ -199,7 +199,10 @@ int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc
         chunksrc_scratch *own = sc ? NULL : h5pack_chunksrc_scratch_new(s);
         if (!sc && !own)
             return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory");
-        int rc = h5pack_chunksrc_read_raw(s, chunk, dst, sc ? sc : own, cost, err, err_len);
+        chunk_read_cost none = {0, 0, 0, 0};
+        int rc = s->g.ragged ? h5pack_chunksrc_read_ragged_raw(s, chunk, dst, sc ? sc : own, cost ? cost : &none,
+                                                               err, err_len)
+                             : h5pack_chunksrc_read_raw(s, chunk, dst, sc ? sc : own, cost, err, err_len);
         h5pack_chunksrc_scratch_free(own);
         return rc;
     }

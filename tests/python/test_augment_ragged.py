@@ -129,6 +129,15 @@ class SeveralSizes(unittest.TestCase):
             boxes = self.compare(path, crop="random_resized", output_size=(48, 40), flip=True)
             # drawn from the whole image: some box is longer than the image's shorter side
             self.assertTrue(any(max(bh, bw) > min(h, w) for h, w, bh, bw in boxes), name)
+        # gzip: every HDF5 chunk located at open, runs inflated by the workers (fast path); without
+        # locating, H5Dread under HDF5's lock gives the same pixels
+        self.assertEqual(h5pack.info(self.paths["gzip"])["fast_path"], 1)
+        os.environ["H5PACK_NO_LOCATE"] = "1"
+        try:
+            self.assertEqual(h5pack.info(self.paths["gzip"])["fast_path"], 0)
+            self.compare(self.paths["gzip"], crop="random_resized", output_size=(48, 40), flip=True)
+        finally:
+            del os.environ["H5PACK_NO_LOCATE"]
 
     def test_center(self):
         """torchvision's Resize(round(56 / 0.875)) + CenterCrop(56) on each image, in one resampling."""
