@@ -143,8 +143,7 @@ image_status image_decode(const uint8_t *data, size_t len, const decode_opts *op
     }
 }
 
-/* Reads the whole file FD (SIZE bytes expected) into a new buffer. */
-static image_status read_all(int fd, size_t size, uint8_t **buf_out, size_t *len_out, char *why, size_t why_len)
+image_status image_read_fd(int fd, size_t size, uint8_t **buf_out, size_t *len_out, char *why, size_t why_len)
 {
     uint8_t *buf = malloc(size ? size : 1);
     if (!buf) {
@@ -153,7 +152,7 @@ static image_status read_all(int fd, size_t size, uint8_t **buf_out, size_t *len
     }
     size_t got = 0;
     while (got < size) {
-        ssize_t n = read(fd, buf + got, size - got);
+        ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -194,7 +193,7 @@ image_status image_load(const char *path, const decode_opts *opts, image_u8 *out
         st = IMAGE_TOO_LARGE;
         goto fail;
     }
-    st = read_all(fd, (size_t)sb.st_size, &buf, &len, why, why_len);
+    st = image_read_fd(fd, (size_t)sb.st_size, &buf, &len, why, why_len);
     if (st != IMAGE_OK)
         goto fail;
     st = image_decode(buf, len, opts, out, why, why_len);

@@ -14,6 +14,10 @@ void image_why(char *why, size_t why_len, const char *fmt, ...)
 #endif
     ;
 
+/* The first SIZE bytes of the file FD (fewer when it is shorter) into a new buffer (*LEN_OUT of them),
+ * read from offset 0 whatever FD's position. IMAGE_NOMEM or IMAGE_IO with the reason in WHY. */
+image_status image_read_fd(int fd, size_t size, uint8_t **buf_out, size_t *len_out, char *why, size_t why_len);
+
 /* Name of a non-JPEG/PNG format recognised from its magic bytes ("GIF", "BMP", "WebP", ...), or NULL. */
 const char *image_sniff_other(const uint8_t *data, size_t len);
 

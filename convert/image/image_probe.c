@@ -2,7 +2,6 @@
  * PNG from its IHDR chunk, which the PNG format puts first. */
 #include "image_internal.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +10,6 @@
 #include <unistd.h>
 
 #define PROBE_PREFIX_BYTES (64u << 10)
-
-/* Reads up to LEN bytes from the start of FD into BUF; returns the count, or -1. */
-static ssize_t read_prefix(int fd, uint8_t *buf, size_t len)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
 
 static int jpeg_header_size(const uint8_t *data, size_t len, uint32_t *h, uint32_t *w)
 {
@@ -59,33 +41,28 @@ static int png_header_size(const uint8_t *data, size_t len, uint32_t *h, uint32_
     return 0;
 }
 
-/* A JPEG whose markers before the frame header (EXIF, ICC) run past the prefix: the whole file. */
-static int jpeg_whole_file_size(int fd, size_t file_bytes, uint32_t *h, uint32_t *w)
-{
-    uint8_t *all = malloc(file_bytes ? file_bytes : 1);
-    int rc = -1;
-    if (all && read_prefix(fd, all, file_bytes) == (ssize_t)file_bytes)
-        rc = jpeg_header_size(all, file_bytes, h, w);
-    free(all);
-    return rc;
-}
-
+/* The size from the first bytes of FD (or from the whole file: a JPEG whose markers before the frame
+ * header, EXIF or ICC, run past the prefix). */
 static int probe_fd(int fd, size_t file_bytes, uint32_t *h, uint32_t *w)
 {
-    uint8_t prefix[PROBE_PREFIX_BYTES];
-    ssize_t n = read_prefix(fd, prefix, sizeof prefix);
-    if (n <= 0)
-        return -1;
-    switch (image_sniff(prefix, (size_t)n)) {
-    case IMAGE_FORMAT_PNG:
-        return png_header_size(prefix, (size_t)n, h, w);
-    case IMAGE_FORMAT_JPEG:
-        if (jpeg_header_size(prefix, (size_t)n, h, w) == 0)
-            return 0;
-        return (size_t)n < file_bytes ? jpeg_whole_file_size(fd, file_bytes, h, w) : -1;
-    default:
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    int rc = -1;
+    size_t want = file_bytes < PROBE_PREFIX_BYTES ? file_bytes : PROBE_PREFIX_BYTES;
+    if (want == 0 || image_read_fd(fd, want, &buf, &n, NULL, 0) != IMAGE_OK || n == 0) {
+        free(buf);
         return -1;
     }
+    image_format format = image_sniff(buf, n);
+    if (format == IMAGE_FORMAT_PNG)
+        rc = png_header_size(buf, n, h, w);
+    else if (format == IMAGE_FORMAT_JPEG && (rc = jpeg_header_size(buf, n, h, w)) != 0 && n < file_bytes) {
+        free(buf), buf = NULL;
+        if (image_read_fd(fd, file_bytes, &buf, &n, NULL, 0) == IMAGE_OK)
+            rc = jpeg_header_size(buf, n, h, w);
+    }
+    free(buf);
+    return rc;
 }
 
 int image_probe_size(const char *path, const decode_opts *opts, uint32_t *h, uint32_t *w)

@@ -289,14 +289,10 @@ static int ring_alloc(pipeline *p)
     p->access_of = malloc(bs * sizeof *p->access_of);
     p->mark_ticket = calloc(nc, sizeof *p->mark_ticket);
     p->mark_access = calloc(nc, sizeof *p->mark_access);
-    if (p->geo->ragged) {
-        p->bind_dims = malloc(2 * bs * sizeof *p->bind_dims);
-        p->redo_dims = malloc(2 * bs * sizeof *p->redo_dims);
+    if (p->geo->ragged)
         p->slot_dims = malloc(2 * bs * (size_t)p->pp.prefetch * sizeof *p->slot_dims);
-    }
     if (!p->ring || !p->slot_busy || !p->slot_loaded || !p->parked_head || !p->parked_tail || !p->access_of ||
-        !p->mark_ticket || !p->mark_access ||
-        (p->geo->ragged && (!p->bind_dims || !p->redo_dims || !p->slot_dims)))
+        !p->mark_ticket || !p->mark_access || (p->geo->ragged && !p->slot_dims))
         return H5PACK_ENOMEM;
     for (size_t s = 0; s < slots; s++)
         p->parked_head[s] = p->parked_tail[s] = ITEM_NONE;
@@ -468,7 +464,7 @@ void h5pack_pipeline_free(pipeline *p)
     for (int i = 0; p->workers && i < p->pp.setup.threads; i++)
         h5pack_chunksrc_scratch_free(p->workers[i].scratch), free(p->workers[i].crop_scratch);
     h5pack_chunksrc_scratch_free(p->redo.scratch), free(p->redo.crop_scratch), free(p->redo_chunk);
-    free(p->bind_dims), free(p->redo_dims), free(p->slot_dims);
+    free(p->slot_dims);
     free(p->workers);
     ring_free(p);
     h5pack_pipeline_echo_free(p);

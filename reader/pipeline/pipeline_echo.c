@@ -236,7 +236,7 @@ int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char
         }
     }
     const uint64_t *rows = p->sample ? h5pack_pipeline_delivery_indices(p, slot) : e->indices;
-    job.dims = h5pack_pipeline_sizes(p, rows, job.count, h5pack_pipeline_slot_dims(p, slot));
+    job.dims = h5pack_pipeline_sizes(p, slot, rows, job.count);
     char detail[256] = "";
     int rc = p->pp.be->ops->resubmit(p->pp.be, slot, job, detail, sizeof detail);
     if (rc)

@@ -123,9 +123,9 @@ struct pipeline {
     int direct_crops;       /* the CPU one-pass path with a resizing crop (uses resample into the output) */
     worker redo;            /* direct_crops: the consumer's reads and scratch when a batch must be redone */
     uint8_t *redo_chunk;    /* one chunk, read again for a redo */
-    uint32_t *bind_dims, *redo_dims; /* images of several sizes: a batch's stored sizes for planning its crops
-                                        (the binding worker's, the consumer's redo) */
-    uint32_t *slot_dims;    /* images of several sizes: per backend ring slot, its job's sizes (two-pass) */
+    uint32_t *slot_dims;    /* images of several sizes: per backend ring slot, the stored sizes of its batch,
+                               for planning crops (bind, submit, delivery and a redo happen one after the
+                               other for one slot) */
     /* consumer side (consumer thread only) */
     uint64_t next_fresh;
     uint64_t token_tag;    /* this pipeline's tag, already shifted into place */
@@ -188,13 +188,9 @@ uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint3
  * (message in ERR). */
 int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err_len);
 
-/* Images of several sizes: the stored (height, width) of each image of E into DIMS (2 per image), which
- * it returns; NULL for images of one size. */
-const uint32_t *h5pack_pipeline_batch_dims(const pipeline *p, const ring_entry *e, uint32_t *dims);
-
-/* The same for COUNT rows INDICES (a delivery's), and SLOT's buffer for them (NULL for one size). */
-const uint32_t *h5pack_pipeline_sizes(const pipeline *p, const uint64_t *indices, size_t count, uint32_t *dims);
-uint32_t *h5pack_pipeline_slot_dims(const pipeline *p, int slot);
+/* Images of several sizes: the stored (height, width) of the COUNT rows INDICES into SLOT's buffer (2 per
+ * image), which it returns; NULL for images of one size. */
+const uint32_t *h5pack_pipeline_sizes(const pipeline *p, int slot, const uint64_t *indices, size_t count);
 
 /* cache_load_fn reading through the chunk source with the worker's scratch; a mapped source lends the
  * chunk's bytes (h5pack_chunksrc_map) instead of copying them into DST. */

@@ -129,7 +129,7 @@ void h5pack_pipeline_bind_batch(pipeline *p)
     int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
     if (p->direct_crops) /* before any of its images is resampled (its uses are claimed after this) */
         h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch,
-                                      h5pack_pipeline_batch_dims(p, e, p->bind_dims));
+                                      h5pack_pipeline_sizes(p, slot, e->indices, e->count));
     pthread_mutex_lock(&p->lock);
     e->host_in = in, e->host_labels = labels;
     e->host_ready = 1;

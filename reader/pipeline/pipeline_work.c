@@ -108,23 +108,14 @@ static ring_entry *next_use(pipeline *p, size_t *j)
     return NULL;
 }
 
-const uint32_t *h5pack_pipeline_sizes(const pipeline *p, const uint64_t *indices, size_t count, uint32_t *dims)
+const uint32_t *h5pack_pipeline_sizes(const pipeline *p, int slot, const uint64_t *indices, size_t count)
 {
     if (!p->geo->ragged)
         return NULL;
+    uint32_t *dims = p->slot_dims + 2 * (size_t)slot * p->pp.setup.op.batch_size;
     for (size_t i = 0; i < count; i++)
         h5pack_chunksrc_image_size(p->pp.src, indices[i], &dims[2 * i], &dims[2 * i + 1]);
     return dims;
-}
-
-const uint32_t *h5pack_pipeline_batch_dims(const pipeline *p, const ring_entry *e, uint32_t *dims)
-{
-    return h5pack_pipeline_sizes(p, e->indices, e->count, dims);
-}
-
-uint32_t *h5pack_pipeline_slot_dims(const pipeline *p, int slot)
-{
-    return p->slot_dims ? p->slot_dims + 2 * (size_t)slot * p->pp.setup.op.batch_size : NULL;
 }
 
 /* Image INDEX in the chunk read at CHUNK (images of several sizes: at its own offset). */
@@ -181,7 +172,7 @@ int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err
     if (!h5pack_backend_cpu_crops_stale(p->pp.be, slot))
         return 0;
     h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch,
-                                  h5pack_pipeline_batch_dims(p, e, p->redo_dims));
+                                  h5pack_pipeline_sizes(p, slot, e->indices, e->count));
     if (!p->redo.scratch)
         p->redo.scratch = h5pack_chunksrc_scratch_new(p->pp.src);
     if (!p->redo_chunk)
@@ -227,7 +218,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
     job.epoch = e->epoch;
     job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
     job.pixels_done = p->direct != NULL || p->direct_crops;
-    job.dims = h5pack_pipeline_batch_dims(p, e, h5pack_pipeline_slot_dims(p, slot));
+    job.dims = h5pack_pipeline_sizes(p, slot, e->indices, e->count);
     if (rc == 0)
         rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     pthread_mutex_lock(&p->lock);

@@ -84,6 +84,16 @@ int h5pack_chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_
 /* h5pack_chunksrc_fail with WHAT followed by the current HDF5 error stack's text. */
 int h5pack_chunksrc_fail_h5(const chunk_source *s, int code, char *err, size_t err_len, const char *what);
 
+/* The images' filter pipeline: counts, and the deflate filter's position (-1: none). */
+typedef struct filter_summary {
+    int n, deflate, shuffle, other;
+    int deflate_index;
+} filter_summary;
+
+/* chunksrc_path.c: reads DCPL's filters into *F and their names into S's geometry; EFORMAT for a filter
+ * this HDF5 cannot decode, ECORRUPT for an unreadable pipeline. */
+int h5pack_chunksrc_read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *err, size_t err_len);
+
 /* chunksrc_path.c: chunk shape, filters, index: sets the path and the chunk geometry of S. */
 int h5pack_chunksrc_choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims,
                          char *err, size_t err_len);
@@ -108,6 +118,10 @@ uint64_t h5pack_chunksrc_unit_len(const chunk_source *s, uint64_t chunk);
 /* chunksrc_ragged_raw.c: locates every HDF5 chunk (CHUNK_BYTES each) of the TOTAL-byte store (0, or -1:
  * the HDF5 path then), and reads run RUN through them (pread + libdeflate, no lock). */
 int h5pack_chunksrc_ragged_locate(chunk_source *s, uint64_t total, uint64_t chunk_bytes, int deflate_index);
+
+/* chunksrc_locate.c: the location tables of N HDF5 chunks (zeroed; 0, or -1 out of memory), and their end. */
+int h5pack_chunksrc_locations_alloc(chunk_source *s, uint64_t n);
+void h5pack_chunksrc_locations_free(chunk_source *s);
 int h5pack_chunksrc_read_ragged_raw(chunk_source *s, uint64_t run, uint8_t *dst, chunksrc_scratch *sc,
                                     chunk_read_cost *cost, char *err, size_t err_len);
 

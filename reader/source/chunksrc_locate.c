@@ -8,7 +8,7 @@
 #include "env.h"
 
 /* Beyond this many HDF5 chunks the tables (17 bytes per chunk) are not worth it: reads use
- * H5Dread_chunk. */
+ * H5Dread_chunk (or, for images of several sizes, H5Dread). */
 #define LOCATE_MAX_CHUNKS ((uint64_t)1 << 24)
 
 /* Locates HDF5 chunk R of SLAB; adds its stored size to *SUM. */
@@ -42,23 +42,31 @@ static int locate_slab(chunk_source *s, uint64_t slab)
     return 0;
 }
 
-int h5pack_chunksrc_locate_chunks(chunk_source *s)
+int h5pack_chunksrc_locations_alloc(chunk_source *s, uint64_t n)
 {
-    uint64_t n = s->n_h5_chunks;
     if (n > LOCATE_MAX_CHUNKS || h5pack_env_flag("H5PACK_NO_LOCATE"))
         return -1;
     s->chunk_addr = calloc(n, sizeof *s->chunk_addr);
     s->chunk_size = calloc(n, sizeof *s->chunk_size);
     s->chunk_deflated = calloc(n, 1);
-    int rc = s->chunk_addr && s->chunk_size && s->chunk_deflated ? 0 : -1;
+    if (s->chunk_addr && s->chunk_size && s->chunk_deflated)
+        return 0;
+    h5pack_chunksrc_locations_free(s);
+    return -1;
+}
+
+void h5pack_chunksrc_locations_free(chunk_source *s)
+{
+    free(s->chunk_addr), free(s->chunk_size), free(s->chunk_deflated);
+    s->chunk_addr = s->chunk_size = NULL, s->chunk_deflated = NULL;
+}
+
+int h5pack_chunksrc_locate_chunks(chunk_source *s)
+{
+    int rc = h5pack_chunksrc_locations_alloc(s, s->n_h5_chunks);
     for (uint64_t slab = 0; rc == 0 && slab < s->g.n_chunks; slab++)
         rc = locate_slab(s, slab);
-    if (rc != 0) {
-        free(s->chunk_addr);
-        free(s->chunk_size);
-        free(s->chunk_deflated);
-        s->chunk_addr = s->chunk_size = NULL;
-        s->chunk_deflated = NULL;
-    }
+    if (rc != 0)
+        h5pack_chunksrc_locations_free(s);
     return rc;
 }

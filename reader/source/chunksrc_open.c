@@ -483,9 +483,7 @@ static void chunksrc_close_in_process(chunk_source *s)
     if (s->fd >= 0)
         close(s->fd);
     free(s->stored);
-    free(s->chunk_addr);
-    free(s->chunk_size);
-    free(s->chunk_deflated);
+    h5pack_chunksrc_locations_free(s);
     free(s->labels);
     free(s->labels_float);
     free(s->img_offset);

@@ -64,11 +64,6 @@ static int is_fixed_early(hid_t dcpl, const hsize_t *dims, const hsize_t *maxdim
     return H5Pget_alloc_time(dcpl, &when) >= 0 && when == H5D_ALLOC_TIME_EARLY;
 }
 
-typedef struct filter_summary {
-    int n, deflate, shuffle, other;
-    int deflate_index;
-} filter_summary;
-
 /* Appends the filter's name to the geometry's filter list (h5pack_h5_filter_append). */
 static void describe_filter(source_geometry *g, H5Z_filter_t id, unsigned level, const char *name)
 {
@@ -76,7 +71,7 @@ static void describe_filter(source_geometry *g, H5Z_filter_t id, unsigned level,
     g->n_filters++;
 }
 
-static int read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *err, size_t err_len)
+int h5pack_chunksrc_read_filters(chunk_source *s, hid_t dcpl, filter_summary *f, char *err, size_t err_len)
 {
     memset(f, 0, sizeof *f);
     f->deflate_index = -1;
@@ -137,7 +132,7 @@ static int choose_chunked_path(chunk_source *s, hid_t dcpl, const hsize_t *dims,
                                char *err, size_t err_len)
 {
     filter_summary f;
-    int rc = read_filters(s, dcpl, &f, err, err_len);
+    int rc = h5pack_chunksrc_read_filters(s, dcpl, &f, err, err_len);
     if (rc)
         return rc;
     s->chunked = s->g.chunked = 1;

@@ -135,9 +135,7 @@ static int read_image_tables(chunk_source *s, uint64_t total, char *err, size_t 
 static void set_units(chunk_source *s)
 {
     int64_t target = 0;
-    uint64_t sum = 0, n = s->g.n_samples;
-    for (uint64_t i = 0; i < n; i++)
-        sum += image_bytes_at(s, i);
+    uint64_t sum = s->g.pixel_bytes, n = s->g.n_samples;
     if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_CHUNK_BYTES, &target, NULL, 0) <= 0 || target <= 0)
         target = RAGGED_DEFAULT_CHUNK_BYTES;
     uint64_t mean = sum / n ? sum / n : 1, k = ((uint64_t)target + mean / 2) / mean;
@@ -179,23 +177,6 @@ static int store_is_contiguous(chunk_source *s, hid_t dcpl, uint64_t total, uint
     return 1;
 }
 
-/* The filters into the geometry; returns the position of the deflate filter, -1 without one. */
-static int describe_filters(chunk_source *s, hid_t dcpl)
-{
-    int n = H5Pget_nfilters(dcpl), deflate = -1;
-    for (int i = 0; i < n; i++) {
-        unsigned flags = 0, cd[8] = {0}, fcfg = 0;
-        size_t ncd = 8;
-        char name[64] = "";
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &fcfg);
-        s->g.compressed |= id == H5Z_FILTER_DEFLATE;
-        deflate = id == H5Z_FILTER_DEFLATE ? i : deflate;
-        h5pack_h5_filter_append(id, ncd > 0 ? cd[0] : 0, name, s->g.filters, sizeof s->g.filters);
-        s->g.n_filters++;
-    }
-    return deflate;
-}
-
 /* A compressed store: runs do not start at HDF5 chunk boundaries, so the chunk two runs share would be
  * inflated for each. Reopens the dataset with an HDF5 chunk cache of a few chunks (the reader's own cache
  * is off elsewhere), which keeps such a chunk for the neighbouring run. 0, or -1. */
@@ -231,12 +212,18 @@ static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t
     uint64_t base = 0;
     int chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
     s->g.chunked = chunked;
-    int deflate = describe_filters(s, dcpl);
+    filter_summary f;
+    int rc = h5pack_chunksrc_read_filters(s, dcpl, &f, err, err_len);
+    if (rc) {
+        H5Pclose(dcpl);
+        return rc;
+    }
+    s->g.compressed = f.deflate > 0;
     hsize_t h5_cb = 0;
-    int deflate_only = chunked && s->g.n_filters == 1 && deflate == 0 && H5Pget_chunk(dcpl, 1, &h5_cb) == 1;
+    int deflate_only = chunked && f.n == 1 && f.deflate == 1 && H5Pget_chunk(dcpl, 1, &h5_cb) == 1;
     if (chunked && store_is_contiguous(s, dcpl, total, &base)) {
         s->g.path = CHUNKSRC_CONTIGUOUS;
-    } else if (deflate_only && h5pack_chunksrc_ragged_locate(s, total, (uint64_t)h5_cb, deflate) == 0) {
+    } else if (deflate_only && h5pack_chunksrc_ragged_locate(s, total, (uint64_t)h5_cb, f.deflate_index) == 0) {
         s->g.path = CHUNKSRC_RAW_DEFLATE; /* every chunk located: pread + libdeflate in the workers */
         s->g.located = 1;
     } else if (!chunked && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0 &&

@@ -2,41 +2,30 @@
  * HDF5 chunk of the 1-D store is located at open (address, stored size, deflated or not), and a run is
  * read outside HDF5's lock by the workers: pread of each chunk the run overlaps, libdeflate, copy of the
  * overlap. Runs do not start at chunk boundaries, so the chunk two runs share is inflated by each. */
-#include <errno.h>
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chunksrc_impl.h"
 #include "clock.h"
-#include "env.h"
-
-#define RAGGED_LOCATE_MAX_CHUNKS ((uint64_t)1 << 24)
 
 int h5pack_chunksrc_ragged_locate(chunk_source *s, uint64_t total, uint64_t chunk_bytes, int deflate_index)
 {
     uint64_t n = (total + chunk_bytes - 1) / chunk_bytes;
-    if (n > RAGGED_LOCATE_MAX_CHUNKS || h5pack_env_flag("H5PACK_NO_LOCATE"))
-        return -1;
-    s->chunk_addr = calloc(n, sizeof *s->chunk_addr);
-    s->chunk_size = calloc(n, sizeof *s->chunk_size);
-    s->chunk_deflated = calloc(n, 1);
-    int rc = s->chunk_addr && s->chunk_size && s->chunk_deflated ? 0 : -1;
+    int rc = h5pack_chunksrc_locations_alloc(s, n);
     for (uint64_t k = 0; rc == 0 && k < n; k++) {
         hsize_t offset = k * chunk_bytes;
         uint64_t addr = 0, size = 0;
         uint32_t mask = 0;
-        if (h5pack_chunksrc_vfd_locate_chunk(s->file, s->dset, &offset, &addr, &size, &mask) != 0)
-            rc = -1; /* includes never-written chunks: the HDF5 path reads those */
-        else if (addr > s->file_size || size > s->file_size - addr || size == 0)
-            rc = -1;
+        if (h5pack_chunksrc_vfd_locate_chunk(s->file, s->dset, &offset, &addr, &size, &mask) != 0 ||
+            addr > s->file_size || size > s->file_size - addr || size == 0)
+            rc = -1; /* never-written chunks included: the HDF5 path reads those */
         else
             s->chunk_addr[k] = addr, s->chunk_size[k] = size,
             s->chunk_deflated[k] = deflate_index >= 0 && !(mask & (1u << deflate_index));
     }
     if (rc != 0) {
-        free(s->chunk_addr), free(s->chunk_size), free(s->chunk_deflated);
-        s->chunk_addr = s->chunk_size = NULL, s->chunk_deflated = NULL;
+        h5pack_chunksrc_locations_free(s);
         return -1;
     }
     s->h5_chunk_bytes = chunk_bytes, s->n_h5_chunks = n;
