@@ -14,6 +14,7 @@
  * when the input is finished, or when the ring is full (they would run out of work); the placer then
  * places the whole run. The placer wakes workers only when some are waiting for a free slot. */
 #include "pack_pipeline.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <libdeflate.h>
@@ -55,6 +56,7 @@ typedef struct pack_pipeline {
     size_t done_end;      /* positions [consumed, done_end) are all DONE */
     size_t wake_batch;    /* DONE images in order that are worth waking the placer for */
     int placer_waiting, workers_waiting;
+    double placer_wait_s, workers_wait_s; /* where the time goes (-v): who waited for whom */
     uint64_t chunks_started, chunks_written;
     int stop;
     pthread_t *threads;
@@ -173,7 +175,9 @@ static void *worker_main(void *arg)
         else {
             wake_placer_if_worth(p); /* the ring is full: only the placer can make room */
             p->workers_waiting++;
+            double t0 = h5pack_clock_s();
             pthread_cond_wait(&p->work_cv, &p->mu);
+            p->workers_wait_s += h5pack_clock_s() - t0;
             p->workers_waiting--;
         }
     }
@@ -374,7 +378,9 @@ static void wait_main(pack_pipeline *p)
         until.tv_nsec -= 1000000000L;
     }
     p->placer_waiting = 1;
+    double t0 = h5pack_clock_s();
     pthread_cond_timedwait(&p->main_cv, &p->mu, &until);
+    p->placer_wait_s += h5pack_clock_s() - t0;
     p->placer_waiting = 0;
 }
 
@@ -577,6 +583,7 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
         st = run_placer(&p, res, err, err_len);
     }
     stop_workers(&p);
+    res->writer_wait_s = p.placer_wait_s, res->workers_wait_s = p.workers_wait_s;
     free_buffers(&p);
     pthread_cond_destroy(&p.main_cv);
     pthread_cond_destroy(&p.work_cv);

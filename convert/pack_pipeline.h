@@ -68,6 +68,8 @@ typedef struct pipeline_result {
     uint64_t pixels;       /* pixels of the converted images (per channel) */
     uint64_t *offsets;     /* ragged: the converted images' first bytes, in packed order (malloc'ed) */
     uint32_t *shapes;      /* ragged: their (height, width) */
+    double writer_wait_s;  /* the calling thread's time waiting for decoded images (-v) */
+    double workers_wait_s; /* the workers' time waiting for room, summed: the writer is the limit */
 } pipeline_result;
 
 /* Runs the conversion. ERR gets the message of PIPELINE_ERROR. The result is filled in every case and

@@ -111,6 +111,29 @@ reader_figures() {
   timeout 60 gpu_feed "$data/rrc.h5" --threads "$cores" --epochs 2 --cache 1G --crop random_resized \
     --output-size 224 --flip | tee "$data/rrc.log"
   echo "e2e_rrc_samples_per_s: $(value samples_per_s "$data/rrc.log")"
+  echo "== random resized crop on the GPU from images of several sizes (--max-side 256: stored at their own aspect)"
+  echo "pack_max_side_256_s: $(seconds h5pack -q -f --max-side 256 -j "$cores" "$data/img" "$data/ragged.h5")"
+  timeout 60 gpu_feed "$data/ragged.h5" --threads "$cores" --epochs 2 --cache 1G --crop random_resized \
+    --output-size 224 --flip | tee "$data/ragged.log"
+  echo "e2e_ragged_rrc_samples_per_s: $(value samples_per_s "$data/ragged.log")"
+  echo "== the host RSS step with two malloc arenas (is it the 16 workers' arenas?)"
+  MALLOC_ARENA_MAX=2 timeout 60 gpu_feed "$f" --threads "$cores" --epochs 4 --cache 1G >"$data/arena.log"
+  echo "host_rss_by_epoch_mb_arena2: $(value host_rss_by_epoch_mb "$data/arena.log")"
+}
+
+# CPU crops (issue 27): random resized crop 256 -> 224 + flip, float32 normalised, CPU backend, 1 and 16 threads
+cpu_rrc_rate() {
+  timeout 120 h5pack-stats run "$data/rrc.h5" --device cpu --threads "$1" --epochs 1 --cache 1G \
+    --crop random_resized --output-size 224 --flip --json \
+    | py 60 -c 'import json,sys; print(round(json.load(sys.stdin)["epochs"][0]["samples_per_s"]))'
+}
+cpu_crop_figures() {
+  local r1 r16
+  r1=$(cpu_rrc_rate 1)
+  r16=$(cpu_rrc_rate "$cores")
+  echo "cpu_rrc_1_thread_samples_per_s: $r1"
+  echo "cpu_rrc_${cores}_threads_samples_per_s: $r16"
+  echo "cpu_rrc_scaling_1_to_${cores}: $(ratio "$r16" "$r1")"
 }
 
 # Converter -j 1/4/8/16 against the PIL + h5py script with 16 processes, on the same folder.
@@ -122,6 +145,9 @@ converter_figures() {
     [ "$j" = 1 ] && t1=$t
   done
   echo "convert_scaling_1_to_16: $(ratio "$t1" "$t")"
+  # where -j 16's time goes: the phases, and who waited for whom (the writing thread or the workers)
+  h5pack -v -f --size 224x224 -j 16 "$data/sub" "$data/conv16.h5" 2>&1 | grep -E "^h5pack: [a-z, ]+: [0-9.]+ s" \
+    | sed 's/^h5pack: /convert_j16_phase: /'
   # the same into memory (/dev/shm): the CPU's scaling without the disk's write floor
   local shm=/dev/shm/h5pack-conv.h5 s1 s16
   s1=$(seconds h5pack -q -f --size 224x224 -j 1 "$data/sub" "$shm")
@@ -199,6 +225,7 @@ run_body() {
   echo "== $(date +%T) ResNet-18 fed by h5pack vs DataLoader"
   PYTHONPATH="$root/python" py 150 bench/gpu/resnet_vs_dataloader.py "$data/rrc.h5" \
     --threads "$cores" --workers "$cores" || echo "resnet: exit status $?"
+  echo "== $(date +%T) CPU crop scaling"; cpu_crop_figures
   echo "== $(date +%T) converter scaling"; converter_figures
   echo "== $(date +%T) gzip read scaling"; gzip_figures
   ncu_figures
@@ -246,7 +273,7 @@ dry)  # the host parts here: small data, the CPU dry run of the ResNet script, n
   export H5PACK_LIBRARY="$root/$build/reader/libh5pack.so"
   mkdir -p "$data"; make_images 60
   h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5"
-  converter_figures; gzip_figures "$data/sub"
+  converter_figures; gzip_figures "$data/sub"; cpu_crop_figures
   PYTHONPATH="$root/python" py 300 bench/gpu/resnet_vs_dataloader.py "$data/rrc.h5" --steps 1 --warmup 1 \
     --batch 8 --workers 2 --threads 2 --device cpu
   ;;
