@@ -5,8 +5,11 @@
  *           positions in order (next_decode) but never more than n_slots ahead of `consumed`, the next
  *           position the placer needs. EMPTY -> BUSY (worker decodes) -> DONE (placer copies) -> EMPTY.
  *   chunks: a ring of chunk buffers. FREE -> FILLING (placer copies images in) -> TO_FILTER (workers
- *           compress and checksum; skipped without filters) -> READY -> written in chunk order -> FREE.
- * Workers prefer filtering over decoding so chunks never pile up; the placer writes READY chunks first.
+ *           compress and checksum) -> READY -> written by the placer in chunk order -> FREE. Without
+ *           filters, where every chunk's address is known (h5out_can_pwrite): FILLING -> TO_WRITE ->
+ *           written by a worker with pwrite, in any order -> FREE; else FILLING -> READY.
+ * Workers prefer filtering and writing over decoding so chunks never pile up; the placer writes READY
+ * chunks first.
  *
  * Hand-offs are batched: waking a sleeping thread costs a futex call and a context switch, which for small
  * images was a few percent of the whole conversion when the placer woke up for every image. Workers wake
@@ -25,7 +28,9 @@
 #include <time.h>
 
 typedef enum slot_state { SLOT_EMPTY = 0, SLOT_BUSY, SLOT_DONE } slot_state;
-typedef enum chunk_state { CHUNK_FREE = 0, CHUNK_FILLING, CHUNK_TO_FILTER, CHUNK_FILTERING, CHUNK_READY } chunk_state;
+typedef enum chunk_state {
+    CHUNK_FREE = 0, CHUNK_FILLING, CHUNK_TO_FILTER, CHUNK_FILTERING, CHUNK_READY, CHUNK_TO_WRITE, CHUNK_WRITING
+} chunk_state;
 
 typedef struct slot {
     slot_state state;
@@ -45,6 +50,9 @@ typedef struct chunk_buf {
 typedef struct pack_pipeline {
     const pipeline_config *cfg;
     int filtered;
+    int direct;           /* workers write full chunks with pwrite (h5out_can_pwrite): FILLING -> TO_WRITE */
+    pipeline_result *res; /* counts the workers' writes */
+    char write_err[512];  /* a worker's failed write, reported by the placer */
     size_t image_bytes, chunk_bytes, filtered_cap;
     slot *slots;
     size_t n_slots;
@@ -122,6 +130,26 @@ static void worker_filter(pack_pipeline *p, chunk_buf *cb, struct libdeflate_com
     pthread_cond_signal(&p->main_cv);
 }
 
+/* Writes chunk CB where it belongs (the unfiltered dataset's computed address) while the placer fills
+ * the next ones: with one writing thread, page-cache writes were the limit past 8 cores. */
+static void worker_write(pack_pipeline *p, chunk_buf *cb)
+{
+    char err[sizeof p->write_err];
+    cb->state = CHUNK_WRITING;
+    pthread_mutex_unlock(&p->mu);
+    int rc = h5out_pwrite_chunk(p->cfg->out, cb->index, cb->raw, p->chunk_bytes, err, sizeof err);
+    pthread_mutex_lock(&p->mu);
+    if (rc != 0 && !p->write_err[0])
+        memcpy(p->write_err, err, sizeof err);
+    if (rc == 0) {
+        p->res->bytes_written += p->chunk_bytes;
+        p->res->chunks_written++;
+        p->chunks_written++;
+    }
+    cb->state = CHUNK_FREE;
+    pthread_cond_signal(&p->main_cv);
+}
+
 static int ring_full(const pack_pipeline *p)
 {
     return p->next_decode >= p->consumed + p->n_slots;
@@ -167,9 +195,11 @@ static void *worker_main(void *arg)
     struct libdeflate_compressor *comp = NULL;
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
-        chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_TO_FILTER);
+        chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_TO_FILTER), *out = NULL;
         if (cb)
             worker_filter(p, cb, &comp);
+        else if ((out = lowest_chunk_in_state(p, CHUNK_TO_WRITE)))
+            worker_write(p, out);
         else if (p->next_decode < p->cfg->n && !ring_full(p))
             worker_decode(p);
         else {
@@ -219,7 +249,10 @@ static int allocate_buffers(pack_pipeline *p)
     }
     p->filtered = cfg->gzip_level > 0 || cfg->checksum;
     choose_ring(p);
-    p->n_chunks = p->filtered ? (size_t)cfg->threads + 2 : 3;
+    /* filters: one per worker; direct writes: a few in flight (one file's writes mostly serialise in the
+     * kernel) while the placer fills the next */
+    size_t writers = cfg->threads < 8 ? (size_t)cfg->threads : 8;
+    p->n_chunks = p->filtered ? (size_t)cfg->threads + 2 : p->direct ? writers + 2 : 3;
     p->slots = calloc(p->n_slots, sizeof *p->slots);
     p->chunks = calloc(p->n_chunks, sizeof *p->chunks);
     if (!p->slots || !p->chunks)
@@ -278,8 +311,8 @@ static void stop_workers(pack_pipeline *p)
 static void submit_chunk(pack_pipeline *p, chunk_buf *cb)
 {
     cb->stored_size = p->chunk_bytes;
-    cb->state = p->filtered ? CHUNK_TO_FILTER : CHUNK_READY;
-    if (p->filtered && p->workers_waiting)
+    cb->state = p->filtered ? CHUNK_TO_FILTER : p->direct ? CHUNK_TO_WRITE : CHUNK_READY;
+    if (cb->state != CHUNK_READY && p->workers_waiting)
         pthread_cond_broadcast(&p->work_cv);
 }
 
@@ -497,6 +530,10 @@ static int ragged_finish(pack_pipeline *p, placer *pl)
 static pipeline_status placer_step(pack_pipeline *p, placer *pl, pipeline_result *res, int *done, char *err,
                                    size_t len)
 {
+    if (p->write_err[0]) {
+        snprintf(err, len, "%s", p->write_err);
+        return PIPELINE_ERROR;
+    }
     chunk_buf *ready = next_ready_chunk(p);
     if (ready)
         return write_ready_chunk(p, ready, res, err, len) == 0 ? PIPELINE_OK : PIPELINE_ERROR;
@@ -564,6 +601,8 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
     memset(&p, 0, sizeof p);
     memset(res, 0, sizeof *res);
     p.cfg = cfg;
+    p.res = res;
+    p.direct = !cfg->gzip_level && !cfg->checksum && h5out_can_pwrite(cfg->out);
     if (init_sync(&p) != 0) {
         snprintf(err, err_len, "cannot set up the converter's lock and conditions");
         return PIPELINE_ERROR;
@@ -584,6 +623,7 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
     }
     stop_workers(&p);
     res->writer_wait_s = p.placer_wait_s, res->workers_wait_s = p.workers_wait_s;
+    res->pwrite_by_workers = p.direct;
     free_buffers(&p);
     pthread_cond_destroy(&p.main_cv);
     pthread_cond_destroy(&p.work_cv);

@@ -551,9 +551,10 @@ pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t 
     double t_pack = h5pack_clock_s();
     if ((st = pack_images(&c, err, err_len)) != PACK_OK)
         goto done;
-    detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored; the writing thread waited %.3f s "
-           "for decoded images, the %d workers %.3f s in all for room", h5pack_clock_s() - t_pack,
+    detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored (%s); the placing thread waited "
+           "%.3f s for decoded images, the %d workers %.3f s in all for room", h5pack_clock_s() - t_pack,
            (unsigned long long)c.pres.chunks_written, (unsigned long long)c.pres.bytes_written,
+           c.pres.pwrite_by_workers ? "written by the workers with pwrite" : "written with H5Dwrite_chunk",
            c.pres.writer_wait_s, rep->threads, c.pres.workers_wait_s);
     st = PACK_ERROR;
     double t_meta = h5pack_clock_s();

@@ -1,12 +1,14 @@
 /* h5out.c - the HDF5 side of the converter: file and images dataset creation, direct chunk writes,
- * metadata and attributes (docs/format.md). Called from one thread only. */
+ * metadata and attributes (docs/format.md). Called from one thread only, except h5out_pwrite_chunk. */
 #include "h5out.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format.h"
 #include "h5glue.h"
@@ -21,6 +23,8 @@ struct h5out {
     h5out_geometry g;
     char *path;      /* named in every error message */
     writeback *wb;   /* NULL when the file is not a plain POSIX file (other HDF5 driver) */
+    int fd;          /* the sec2 driver's descriptor, or -1 */
+    int64_t base;    /* >= 0: chunk i of the images lies at base + i * chunk size (h5out_pwrite_chunk) */
 };
 
 /* ---- errors -------------------------------------------------------------------------------------- */
@@ -138,8 +142,8 @@ static hid_t create_file(const char *path)
     return file;
 }
 
-/* The file descriptor under HDF5's default (sec2) driver, handed to a writeback thread. */
-static writeback *start_writeback(hid_t file)
+/* The file descriptor under HDF5's default (sec2) driver, or -1 under another driver. */
+static int sec2_descriptor(hid_t file)
 {
     void *handle = NULL;
     hid_t fapl = H5Fget_access_plist(file);
@@ -147,8 +151,51 @@ static writeback *start_writeback(hid_t file)
     if (fapl >= 0)
         H5Pclose(fapl);
     if (!sec2 || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle)
-        return NULL;
-    return writeback_start(*(int *)handle, H5OUT_WRITEBACK_STEP);
+        return -1;
+    return *(int *)handle;
+}
+
+static uint64_t chunk_size(const h5out_geometry *g)
+{
+    return g->ragged ? g->chunk_bytes : g->chunk_images * g->channels * g->height * g->width;
+}
+
+static uint64_t chunk_count(const h5out_geometry *g)
+{
+    uint64_t per = g->ragged ? g->chunk_bytes : g->chunk_images, n = g->ragged ? g->total_bytes : g->n;
+    return (n + per - 1) / per;
+}
+
+/* Chunk INDEX's file address and stored size (0 when not allocated). */
+static haddr_t chunk_address(const h5out *o, uint64_t index, hsize_t *size)
+{
+    hsize_t offset[4] = {index * (o->g.ragged ? o->g.chunk_bytes : o->g.chunk_images), 0, 0, 0};
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    *size = 0;
+    if (H5Dget_chunk_info_by_coord(o->images, offset, &mask, &addr, size) < 0)
+        return HADDR_UNDEF;
+    return addr;
+}
+
+/* An unfiltered images dataset allocated at creation has every chunk at a computable address (HDF5's
+ * implicit index): chunk i at addr0 + i * size, which the first, a middle and the last chunk confirm.
+ * Then chunks can be written with pwrite from any thread, beside HDF5 (h5out_pwrite_chunk). */
+static int64_t implicit_base(const h5out *o)
+{
+    uint64_t n = chunk_count(&o->g), bytes = chunk_size(&o->g), probes[2] = {n / 2, n - 1};
+    hsize_t size;
+    if (o->fd < 0 || o->g.gzip_level > 0 || o->g.checksum || n == 0)
+        return -1;
+    haddr_t addr0 = chunk_address(o, 0, &size);
+    if (addr0 == HADDR_UNDEF || size != bytes)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        haddr_t a = chunk_address(o, probes[i], &size);
+        if (a == HADDR_UNDEF || size != bytes || a != addr0 + probes[i] * bytes)
+            return -1;
+    }
+    return (int64_t)addr0;
 }
 
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len)
@@ -164,6 +211,8 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     o->g = *g;
     o->images = -1;
     o->file = -1;
+    o->fd = -1;
+    o->base = -1;
     if (!(o->path = strdup(path))) {
         snprintf(err, err_len, "%s: out of memory", path);
         goto fail;
@@ -188,7 +237,9 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     H5Pclose(dcpl);
     if (dapl >= 0)
         H5Pclose(dapl);
-    o->wb = start_writeback(o->file);
+    o->fd = sec2_descriptor(o->file);
+    o->wb = o->fd >= 0 ? writeback_start(o->fd, H5OUT_WRITEBACK_STEP) : NULL;
+    o->base = implicit_base(o);
     *out = o;
     return 0;
 fail:
@@ -205,6 +256,30 @@ int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, c
     hsize_t offset[4] = {chunk_start(&o->g, index), 0, 0, 0};
     if (H5Dwrite_chunk(o->images, H5P_DEFAULT, 0, offset, size, data) < 0)
         return h5_fail(err, err_len, "%s: cannot write chunk %llu of the images", o->path, (unsigned long long)index);
+    writeback_note(o->wb, size);
+    return 0;
+}
+
+int h5out_can_pwrite(const h5out *o)
+{
+    return o->base >= 0;
+}
+
+int h5out_pwrite_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len)
+{
+    const uint8_t *p = data;
+    off_t at = (off_t)(o->base + (int64_t)(index * chunk_size(&o->g)));
+    for (size_t done = 0; done < size;) {
+        ssize_t n = pwrite(o->fd, p + done, size - done, at + (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(err, err_len, "%s: cannot write chunk %llu of the images: %s", o->path,
+                     (unsigned long long)index, n < 0 ? strerror(errno) : "nothing written (disk full?)");
+            return -1;
+        }
+        done += (size_t)n;
+    }
     writeback_note(o->wb, size);
     return 0;
 }

@@ -3,7 +3,8 @@
  * The images dataset is created first with its final dims; chunks arrive already filtered (raw, or
  * deflate + optional fletcher32 done by worker threads) and go in with H5Dwrite_chunk. Metadata datasets
  * and attributes are written at the end. Every object has track times off, so the same calls give the
- * same bytes. HDF5 is called from one thread only. */
+ * same bytes. HDF5 is called from one thread only; an unfiltered dataset's chunks may instead be written
+ * with pwrite from any thread (h5out_pwrite_chunk). */
 #ifndef H5PACK_H5OUT_H
 #define H5PACK_H5OUT_H
 
@@ -60,6 +61,15 @@ typedef struct h5out_metadata {
 
 /* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len);
+
+/* 1 when chunks can be written with h5out_pwrite_chunk: unfiltered, allocated at creation (HDF5's
+ * implicit chunk index: every chunk's address computable), in a POSIX file. */
+int h5out_can_pwrite(const h5out *o);
+
+/* Writes chunk INDEX (SIZE bytes, the full chunk) at its computed address with pwrite: the one call that
+ * may be made from any thread, concurrently with the others and with HDF5 (which never touches the
+ * chunks' bytes of such a dataset). Returns 0, or -1 with ERR set. */
+int h5out_pwrite_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);
 
 /* Writes chunk INDEX (images INDEX*K ..., or bytes INDEX*chunk_bytes ... of a ragged file): SIZE bytes
  * exactly as stored (filters already applied). */

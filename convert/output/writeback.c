@@ -8,7 +8,7 @@
 
 struct writeback {
     int fd;
-    size_t step, unflushed; /* bytes noted since the last request: the writing thread's own */
+    size_t step, unflushed; /* bytes noted since the last request */
     uint64_t requested, served;
     int stop;
     pthread_mutex_t mu;
@@ -58,13 +58,13 @@ void writeback_note(writeback *w, size_t bytes)
 {
     if (!w)
         return;
+    pthread_mutex_lock(&w->mu); /* writers may be several threads (h5out_pwrite_chunk) */
     w->unflushed += bytes;
-    if (w->unflushed < w->step)
-        return;
-    w->unflushed = 0;
-    pthread_mutex_lock(&w->mu);
-    w->requested++;
-    pthread_cond_signal(&w->cv);
+    if (w->unflushed >= w->step) {
+        w->unflushed = 0;
+        w->requested++;
+        pthread_cond_signal(&w->cv);
+    }
     pthread_mutex_unlock(&w->mu);
 }
 

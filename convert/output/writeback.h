@@ -20,7 +20,7 @@ typedef struct writeback writeback;
  * flushing after every STEP bytes. Returns NULL when the thread cannot start: the file is then written without early flushes. */
 writeback *writeback_start(int fd, size_t step);
 
-/* BYTES more were written to the file (called by the one writing thread; never waits for I/O). */
+/* BYTES more were written to the file (from any thread; never waits for I/O). */
 void writeback_note(writeback *w, size_t bytes);
 
 /* Stops and joins the thread (waits for a flush in progress). Accepts NULL. */

@@ -55,6 +55,16 @@ cli_tests() {
   grep -q -- "--force" "$tmp/err" || fail "existing OUT: message"
   "$H5PACK" -q --force --size 32x40 "$tmp/src" "$tmp/out.h5" || fail "--force"
 
+  # Chunks of an unfiltered file are written by the workers at their computed addresses; filtered ones
+  # (sizes known only after compression) by HDF5; the bytes are the same as with one thread (above).
+  "$H5PACK" -q --size 32x40 --chunk 4 -j 1 "$tmp/src" "$tmp/j1.h5" || fail "--chunk 4 -j 1 run"
+  "$H5PACK" -v --size 32x40 --chunk 4 -j 3 "$tmp/src" "$tmp/j3.h5" 2>"$tmp/err" || fail "-v -j 3 run"
+  grep -q "6 chunks, .* (written by the workers with pwrite)" "$tmp/err" ||
+    fail "-v: unfiltered chunks not written by the workers"
+  cmp -s "$tmp/j1.h5" "$tmp/j3.h5" || fail "-j 3 (6 chunks written by the workers) gave other bytes than -j 1"
+  "$H5PACK" -v -f --size 32x40 --compress gzip "$tmp/src" "$tmp/gzv.h5" 2>"$tmp/err" || fail "-v gzip run"
+  grep -q "written with H5Dwrite_chunk" "$tmp/err" || fail "-v: gzip chunks not written by HDF5"
+
   # A write that fails (file size limit: h5pack ignores SIGXFSZ, so write() returns EFBIG, as on a full disk):
   # exit status 1 (HDF5's exit-time clean-up crashed here), the file and the system's reason named,
   # nothing left behind.
