@@ -212,7 +212,8 @@ static backend_params rrc_params(const bench_opts &o, h5pack_layout in, h5pack_l
 // The resizing kernel alone: SETS batches of random images on the device, each with its job planned and
 // copied beforehand; ITERS launches rotating through them, timed with events. Returns the time of a D2D
 // copy of the output bytes over the kernel's time.
-static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_layout out)
+// GENERIC: the kernel's generic loops (tap count dispatched per element), to compare with the default.
+static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_layout out, uint32_t generic = 0)
 {
     const int sets = 4;
     backend_params p = rrc_params(o, in, out);
@@ -245,6 +246,7 @@ static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_lay
         CUDA_OR_DIE(cudaMemcpy(dev_blob + k * blob_bytes, blob.data(), blob_bytes, cudaMemcpyHostToDevice));
         args[k].job = h5pack_aug_job_moved(&job, blob.data(), (uint64_t)(uintptr_t)(dev_blob + k * blob_bytes));
         args[k].job.out = dev_out;
+        args[k].generic = generic;
     }
     cudaEvent_t e0, e1;
     CUDA_OR_DIE(cudaEventCreate(&e0));
@@ -259,9 +261,9 @@ static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_lay
     float ms = 0;
     CUDA_OR_DIE(cudaEventElapsedTime(&ms, e0, e1));
     double per = ms * 1e-3 / o.iters, d2d = d2d_bandwidth(out_bytes, o.iters), copy = 2.0 * out_bytes / d2d;
-    printf("random resized crop kernel alone %ux%u -> %ux%u float32 %s->%s flip, batch %zu: %.3f ms per batch "
+    printf("random resized crop kernel alone%s %ux%u -> %ux%u float32 %s->%s flip, batch %zu: %.3f ms per batch "
            "(%.0f images/s); a D2D copy of the output bytes %.3f ms: ratio %.3f (goal >= 0.5)\n",
-           o.from_h, o.from_w, o.height, o.width, in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc",
+           generic ? " (generic loops)" : "", o.from_h, o.from_w, o.height, o.width, in == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc",
            out == H5PACK_LAYOUT_NCHW ? "nchw" : "nhwc", o.batch, per * 1e3, o.batch / per, copy * 1e3, copy / per);
     cudaEventDestroy(e0), cudaEventDestroy(e1), cudaFree(dev_in), cudaFree(dev_blob), cudaFree(dev_out);
     return copy / per;
@@ -361,6 +363,8 @@ int main(int argc, char **argv)
     bench_kernel(o, H5PACK_DTYPE_UINT8, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 0, 0);
     double rrc = bench_rrc_kernel(o, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW);
     double rrc_nhwc = bench_rrc_kernel(o, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW);
+    double rrc_generic = bench_rrc_kernel(o, H5PACK_LAYOUT_NCHW, H5PACK_LAYOUT_NCHW, 1);
+    double rrc_nhwc_generic = bench_rrc_kernel(o, H5PACK_LAYOUT_NHWC, H5PACK_LAYOUT_NCHW, 1);
     double rrc_pipeline = bench_rrc(o);
     // the contract lines that bench/gpu/device_run.sh collects: key: value
     printf("h2d_vs_pinned: %.3f\n", h2d);
@@ -369,6 +373,8 @@ int main(int argc, char **argv)
     printf("kernel_float16_vs_d2d: %.3f\n", half);
     printf("rrc_kernel_vs_d2d: %.3f\n", rrc);
     printf("rrc_kernel_nhwc_in_vs_d2d: %.3f\n", rrc_nhwc);
+    printf("rrc_kernel_generic_vs_d2d: %.3f\n", rrc_generic);
+    printf("rrc_kernel_nhwc_in_generic_vs_d2d: %.3f\n", rrc_nhwc_generic);
     printf("rrc_backend_echo_images_per_s: %.0f\n", rrc_pipeline);
     return 0;
 }

@@ -87,6 +87,8 @@ reader_figures() {
   timeout 90 gpu_feed "$f" --threads "$cores" --epochs 20 --cache 1G | tee "$data/mem.log"
   echo "device_mem_growth_bytes: $(value device_mem_growth_bytes "$data/mem.log")"
   echo "host_rss_growth_bytes: $(value host_rss_growth_bytes "$data/mem.log")"
+  # RSS = the process's own memory (anon) + mapped file pages (the zero-copy path keeps the cached chunks mapped)
+  echo "host_rss_anon_growth_bytes: $(value host_rss_anon_growth_bytes "$data/mem.log")"
   # the consumer's step is sized below the reader's capacity: 1.25 x the time the reader needs per batch
   work=$(awk -v r="${e2e:-0}" 'BEGIN { printf "%.0f", (r > 0 ? 1.25 * 256 / r * 1e6 : 10000) }')
   for e in 1 2; do
@@ -116,9 +118,6 @@ reader_figures() {
   timeout 60 gpu_feed "$data/ragged.h5" --threads "$cores" --epochs 2 --cache 1G --crop random_resized \
     --output-size 224 --flip | tee "$data/ragged.log"
   echo "e2e_ragged_rrc_samples_per_s: $(value samples_per_s "$data/ragged.log")"
-  echo "== the host RSS step with two malloc arenas (is it the 16 workers' arenas?)"
-  MALLOC_ARENA_MAX=2 timeout 60 gpu_feed "$f" --threads "$cores" --epochs 4 --cache 1G >"$data/arena.log"
-  echo "host_rss_by_epoch_mb_arena2: $(value host_rss_by_epoch_mb "$data/arena.log")"
 }
 
 # CPU crops (issue 27): random resized crop 256 -> 224 + flip, float32 normalised, CPU backend, 1 and 16 threads
@@ -148,6 +147,20 @@ converter_figures() {
   # where -j 16's time goes: the phases, and who waited for whom (the writing thread or the workers)
   h5pack -v -f --size 224x224 -j 16 "$data/sub" "$data/conv16.h5" 2>&1 | grep -E "^h5pack: [a-z, ]+: [0-9.]+ s" \
     | sed 's/^h5pack: /convert_j16_phase: /'
+  # side by side with the converter before the workers wrote the chunks (bundled as h5pack-before, if any)
+  if command -v h5pack-before >/dev/null; then
+    local b1 b16 n16
+    b1=$(seconds h5pack-before -q -f --size 224x224 -j 1 "$data/sub" "$data/before1.h5")
+    for k in 1 2; do
+      b16=$(seconds h5pack-before -q -f --size 224x224 -j 16 "$data/sub" "$data/before16.h5")
+      n16=$(seconds h5pack -q -f --size 224x224 -j 16 "$data/sub" "$data/conv16.h5")
+      echo "convert_before_j16_s: $b16"
+      echo "convert_now_j16_s: $n16"
+    done
+    echo "convert_before_j1_s: $b1"
+    echo "convert_before_scaling_1_to_16: $(ratio "$b1" "$b16")"
+    cmp -s "$data/before16.h5" "$data/conv16.h5" && echo "convert_before_same_bytes: yes" || echo "convert_before_same_bytes: NO"
+  fi
   # the same into memory (/dev/shm): the CPU's scaling without the disk's write floor
   local shm=/dev/shm/h5pack-conv.h5 s1 s16
   s1=$(seconds h5pack -q -f --size 224x224 -j 1 "$data/sub" "$shm")
@@ -256,6 +269,8 @@ prepare() {
   local files=("$build/bench/gpu/bench_gpu" "$build/bench/gpu/gpu_feed" "$build/bench/convert/bench_convert_decode"
                "$build/h5pack" "$build/h5pack-gen-images"
                "$build/h5pack-stats" "$build/reader/libh5pack.so")
+  # an earlier converter to compare with in the same run: H5PACK_GPU_BEFORE=path/to/h5pack (bundled as h5pack-before)
+  if [ -n "${H5PACK_GPU_BEFORE:-}" ]; then cp "$H5PACK_GPU_BEFORE" "$build/h5pack-before" && files+=("$build/h5pack-before"); fi
   for t in $cuda_tests; do files+=("$(find "$build/tests" -name "test_$t" -type f | head -1)"); done
   mkdir -p .git/info  # bundle.sh records .devbundle in .git/info/exclude
   ../shared/device/bundle.sh "${files[@]}"

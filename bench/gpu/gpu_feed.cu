@@ -83,6 +83,22 @@ static long long rss_bytes(void)
     return resident * 4096;
 }
 
+// RssAnon (the process's own memory) or RssFile (mapped file pages: the reader's zero-copy path maps
+// the file, and the chunks its cache holds stay resident) from /proc/self/status, in bytes.
+static long long rss_part_bytes(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kb = -1;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0 && line[n] == ':')
+            kb = atoll(line + n + 1);
+    if (f)
+        fclose(f);
+    return kb < 0 ? 0 : kb * 1024;
+}
+
 static long long device_used_bytes(void)
 {
     size_t free_b = 0, total_b = 0;
@@ -142,8 +158,23 @@ struct feed_result {
     double wall_s, busy_s, span_s;
     uint64_t samples;
     std::vector<long long> dev_at, rss_at; // at the start of epochs 1, 2, ... and after the last
+    std::vector<long long> anon_at, file_at; // rss_at's two parts
     h5pack_stats stats;
 };
+
+static void note_memory(feed_result &res)
+{
+    res.dev_at.push_back(device_used_bytes()), res.rss_at.push_back(rss_bytes());
+    res.anon_at.push_back(rss_part_bytes("RssAnon")), res.file_at.push_back(rss_part_bytes("RssFile"));
+}
+
+static void print_mb_list(const char *key, const std::vector<long long> &v)
+{
+    printf("%s:", key);
+    for (long long x : v)
+        printf(" %.1f", x / 1048576.0);
+    printf("\n");
+}
 
 static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
 {
@@ -175,7 +206,7 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
         if (res.samples == 0)
             t0 = now_s();
         if (b.epoch != epoch_seen) { // epoch b.epoch - 1 fully delivered
-            res.dev_at.push_back(device_used_bytes()), res.rss_at.push_back(rss_bytes());
+            note_memory(res);
             epoch_seen = b.epoch;
         }
         cudaEvent_t e0 = NULL, e1 = NULL;
@@ -204,7 +235,7 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
         h5pack_close(r);
         return 1;
     }
-    res.dev_at.push_back(device_used_bytes()), res.rss_at.push_back(rss_bytes());
+    note_memory(res);
     res.stats = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &res.stats);
     for (size_t i = 0; i < starts.size(); i++) {
@@ -257,13 +288,11 @@ int main(int argc, char **argv)
     if (res.rss_at.size() > 1) {
         printf("device_mem_growth_bytes: %lld\n", res.dev_at.back() - res.dev_at.front());
         printf("host_rss_growth_bytes: %lld\n", res.rss_at.back() - res.rss_at.front());
-        printf("device_mem_by_epoch_mb:");
-        for (long long v : res.dev_at)
-            printf(" %.1f", v / 1048576.0);
-        printf("\nhost_rss_by_epoch_mb:");
-        for (long long v : res.rss_at)
-            printf(" %.1f", v / 1048576.0);
-        printf("\n");
+        printf("host_rss_anon_growth_bytes: %lld\n", res.anon_at.back() - res.anon_at.front());
+        print_mb_list("device_mem_by_epoch_mb", res.dev_at);
+        print_mb_list("host_rss_by_epoch_mb", res.rss_at);
+        print_mb_list("host_rss_anon_by_epoch_mb", res.anon_at);
+        print_mb_list("host_rss_file_by_epoch_mb", res.file_at);
     }
     printf("hit_rate: %.4f\n", s.hit_rate);
     printf("read_amplification: %.4f\n", s.read_amplification);

@@ -14,7 +14,7 @@ extern "C" {
 #include "resample_cases.h"
 
 static int check_case(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key, uint32_t nt,
-                      uint32_t force_tile_w, const uint32_t *dims = nullptr)
+                      uint32_t force_tile_w, const uint32_t *dims = nullptr, uint32_t generic = 0)
 {
     rs_case k = dims ? rs_make_sized(pp, count, oh, ow, key, dims) : rs_make(pp, count, oh, ow, key);
     std::vector<uint8_t> want(k.out_bytes, 0x5A), got(k.out_bytes, 0xA5);
@@ -25,6 +25,7 @@ static int check_case(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow
     j.out = got.data();
     rsk_args a;
     CHECK(rsk_plan(j, &a) == 0);
+    a.generic = generic;
     if (force_tile_w && force_tile_w < a.tile_w) { // narrower tiles than the plan picks
         a.tile_w = force_tile_w;
         a.tiles_x = (ow + a.tile_w - 1) / a.tile_w;
@@ -55,17 +56,21 @@ int main(void)
                 for (int lo = 0; lo < 2; lo++)
                     for (int mode : {AUG_CROP_RANDOM_RESIZED, AUG_CROP_CENTER})
                         for (uint32_t nt : {256u, 37u}) {
-                            aug_plan_params pp = rs_params(s[0], s[1], s[2], type, li, lo, mode, (cases & 1));
-                            cases += check_case(pp, 5, s[3], s[4], 0xBEEF00ull + (uint64_t)cases, nt, s[5]);
+                            aug_plan_params pp = rs_params(s[0], s[1], s[2], type, li, lo, mode, ((cases / 2) & 1));
+                            for (uint32_t generic : {0u, 1u}) // the same draws through both loop forms
+                                cases += check_case(pp, 5, s[3], s[4], 0xBEEF00ull + (uint64_t)cases / 2 * 2, nt,
+                                                    s[5], nullptr, generic);
                         }
     // images of several sizes in one job (each within 64 x 80): the kernel addresses each with its own size
     const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80};
     for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
         for (int li = 0; li < 2; li++)
             for (int mode : {AUG_CROP_RANDOM_RESIZED, AUG_CROP_CENTER}) {
-                aug_plan_params pp = rs_params(3, 64, 80, type, li, 1 - li, mode, (cases & 1));
-                cases += check_case(pp, 5, 24, 20, 0xCAFE00ull + (uint64_t)cases, 64u, 0, dims);
+                aug_plan_params pp = rs_params(3, 64, 80, type, li, 1 - li, mode, ((cases / 2) & 1));
+                for (uint32_t generic : {0u, 1u})
+                    cases += check_case(pp, 5, 24, 20, 0xCAFE00ull + (uint64_t)cases / 2 * 2, 64u, 0, dims, generic);
             }
-    printf("resample_emulated: %d cases, the kernel's block code writes the CPU resampling's bytes\n", cases);
+    printf("resample_emulated: %d cases (half through the generic loops), the kernel's block code writes the CPU "
+           "resampling's bytes\n", cases);
     return 0;
 }

@@ -27,6 +27,8 @@ struct rsk_args {
     uint32_t tile_w, rows;     // output columns and rows per tile
     uint32_t tiles_x, tiles_y; // tiles per image across and down
     uint64_t blocks;           // count * tiles_y * tiles_x
+    uint32_t generic;          // 1: the generic loops (rsk_*_generic): images over 4 GiB, and the benchmark's
+                               // comparison; the same bits
 };
 
 // Source rows [first, end) that output rows [y0, y0 + n) of image I read.
@@ -57,6 +59,8 @@ static inline uint32_t rsk_max_span(const aug_job &j, uint32_t rows)
 static inline int rsk_plan(const aug_job &j, rsk_args *a)
 {
     a->job = j;
+    // the dispatched loops use 32-bit offsets inside a source image and an output image
+    a->generic = (uint64_t)j.C * j.H * j.W > 0xFFFFFFFFull || (uint64_t)j.C * j.out_h * j.out_w > 0xFFFFFFFFull;
     a->tile_w = j.out_w < RSK_MAX_TILE_W ? j.out_w : RSK_MAX_TILE_W;
     for (;;) {
         for (uint32_t rows = 16; rows >= 1; rows /= 2) {
@@ -155,7 +159,9 @@ __host__ __device__ inline void rsk_load_taps(const float *w, int32_t n, float r
 
 // Phase 1: thread TID of NT computes its share of h[(r * C + c) * tile_w + x] for source rows r0 + r:
 // per column its taps are loaded once, then every source row and channel of the span is summed.
-__host__ __device__ inline void rsk_horizontal(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
+// (The generic loops: the tap count is dispatched per element. rsk_horizontal below dispatches it once
+// per column.)
+__host__ __device__ inline void rsk_horizontal_generic(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
                                                float *h)
 {
     const aug_job &j = a.job;
@@ -198,7 +204,8 @@ __host__ __device__ inline void rsk_put(const aug_job &j, size_t k, uint32_t e)
 
 // Phase 2: thread TID of NT sums, normalises and stores its share of the tile: per output row its taps
 // are loaded once (every thread of the row reads the same ones), then each channel is summed.
-__host__ __device__ inline void rsk_vertical(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
+// (The generic loops; rsk_vertical below dispatches the tap count once per row.)
+__host__ __device__ inline void rsk_vertical_generic(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
                                              const float *h)
 {
     const aug_job &j = a.job;
@@ -228,15 +235,193 @@ __host__ __device__ inline void rsk_vertical(const rsk_args &a, const rsk_tile &
     }
 }
 
+// ---- the dispatched loops: the same sums, with the tap count (and 3 channels) fixed at compile time
+// for a whole column (phase 1) or row (phase 2), not per element, and 32-bit offsets inside a row.
+// Forced inline: called through pointers and references, they would otherwise keep their weights and
+// arguments on the stack (local memory).
+#define RSK_HD __host__ __device__ __forceinline__
+
+// Where phase 1 reads: source row R's first tap of channel 0 is BASE + R * ROW, channel c at + c * CH,
+// tap t at + t * STEP: 32-bit offsets, as every source image of a job on this path is under 4 GiB
+// (rsk_plan; larger ones take the generic loops).
+struct rsk_hsrc {
+    const uint8_t *base;
+    uint32_t row, ch, step;
+};
+
+// One column X of phase 1 (local column x) with N taps W in registers, for every source row of the
+// span this thread takes. CC: the channel count when fixed (3), else 0 and C at run time.
+template <int N, int CC>
+RSK_HD void rsk_hcolumn(const rsk_hsrc &in, const float *w_mem, uint32_t x, uint32_t C,
+                                            uint32_t tile_w, uint32_t r_first, uint32_t r_step, uint32_t span,
+                                            float *h)
+{
+    const uint32_t nc = CC ? (uint32_t)CC : C;
+    float w[N > 0 ? N : 1]; // registers: loaded here, not through a caller's array (that one lives on the stack)
+#pragma unroll
+    for (int t = 0; t < N; t++)
+        w[t] = w_mem[t];
+    for (uint32_t r = r_first; r < span; r += r_step) {
+        const uint8_t *p = in.base + r * in.row;
+        for (uint32_t c = 0; c < nc; c++) {
+            const uint8_t *q = p + c * in.ch;
+            float acc = 0.0f;
+#pragma unroll
+            for (int t = 0; t < N; t++)
+                acc = AUG_FADD(acc, AUG_FMUL(w[t], (float)q[(uint32_t)t * in.step]));
+            h[(r * nc + c) * tile_w + x] = acc;
+        }
+    }
+}
+
+// Phase 1 for one column, its tap count N dispatched once (memory weights past RSK_REG_TAPS).
+template <int CC>
+RSK_HD void rsk_hcolumn_any(const rsk_hsrc &in, int32_t n, const float *w_mem, uint32_t x,
+                                                uint32_t C, uint32_t tile_w, uint32_t r_first, uint32_t r_step,
+                                                uint32_t span, float *h)
+{
+    const float *w = w_mem;
+    switch (n) {
+    case 0: rsk_hcolumn<0, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 1: rsk_hcolumn<1, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 2: rsk_hcolumn<2, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 3: rsk_hcolumn<3, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 4: rsk_hcolumn<4, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 5: rsk_hcolumn<5, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 6: rsk_hcolumn<6, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 7: rsk_hcolumn<7, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    case 8: rsk_hcolumn<8, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
+    default: break;
+    }
+    const uint32_t nc = CC ? (uint32_t)CC : C;
+    for (uint32_t r = r_first; r < span; r += r_step)
+        for (uint32_t c = 0; c < nc; c++) {
+            const uint8_t *q = in.base + r * in.row + c * in.ch;
+            float acc = 0.0f;
+            for (int32_t t = 0; t < n; t++)
+                acc = AUG_FADD(acc, AUG_FMUL(w_mem[t], (float)q[(uint32_t)t * in.step]));
+            h[(r * nc + c) * tile_w + x] = acc;
+        }
+}
+
+// Phase 1 (as rsk_horizontal_generic computes it).
+__host__ __device__ inline void rsk_horizontal(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
+                                               float *h)
+{
+    const aug_job &j = a.job;
+    const aug_image *img = &j.images[t.image];
+    const rsk_lanes l = rsk_lanes_of(a, tid, nt);
+    if (l.sub >= l.subs)
+        return;
+    const uint32_t span = (uint32_t)(t.r1 - t.r0), C = j.C, W = img->src_h ? (uint32_t)img->src_w : j.W;
+    const size_t plane = (size_t)(img->src_h ? (uint32_t)img->src_h : j.H) * W;
+    const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
+    rsk_hsrc in;
+    in.row = j.in_nhwc ? W * C : W;
+    in.ch = j.in_nhwc ? 1u : (uint32_t)plane;
+    in.step = j.in_nhwc ? C : 1u;
+    const int32_t *rx = j.rx + (size_t)t.image * j.out_w * 2;
+    const float *wx_img = j.wx + (size_t)t.image * j.out_w * j.kx;
+    for (uint32_t x = l.lane; x < t.nx; x += l.lanes) {
+        uint32_t X = aug_tap_column(&j, img, t.x0 + x);
+        const int32_t first = rx[2 * X], n = rx[2 * X + 1];
+        const float *wx = wx_img + (size_t)X * j.kx;
+        in.base = src + (size_t)t.r0 * in.row + (size_t)(uint32_t)first * in.step;
+        if (C == 3)
+            rsk_hcolumn_any<3>(in, n, wx, x, C, a.tile_w, l.sub, l.subs, span, h);
+        else
+            rsk_hcolumn_any<0>(in, n, wx, x, C, a.tile_w, l.sub, l.subs, span, h);
+    }
+}
+
+// One output row of phase 2 (tile row r) with N taps W in registers: every column this thread takes,
+// every channel. COL0: the h value of tap 0, channel 0, column 0; tap t of channel c at + (t * C + c) * TW.
+template <int N, int CC>
+RSK_HD void rsk_vrow(const aug_job &j, const float *col0, const float *w_mem, uint32_t C,
+                                         uint32_t tw, uint32_t x_first, uint32_t x_step_thr, uint32_t nx,
+                                         size_t row0, uint32_t x_step, uint32_t c_step)
+{
+    const uint32_t nc = CC ? (uint32_t)CC : C;
+    float w[N > 0 ? N : 1];
+#pragma unroll
+    for (int q = 0; q < N; q++)
+        w[q] = w_mem[q];
+    for (uint32_t x = x_first; x < nx; x += x_step_thr)
+#pragma unroll
+        for (uint32_t c = 0; c < nc; c++) {
+            const float *col = col0 + c * tw + x;
+            float acc = 0.0f;
+#pragma unroll
+            for (int q = 0; q < N; q++)
+                acc = AUG_FADD(acc, AUG_FMUL(w[q], col[(uint32_t)q * nc * tw]));
+            rsk_put(j, row0 + (x * x_step + c * c_step), aug_store_value(&j, c, acc));
+        }
+}
+
+template <int CC>
+RSK_HD void rsk_vrow_any(const aug_job &j, int32_t n, const float *w_mem, const float *col0,
+                                             uint32_t C, uint32_t tw, uint32_t x_first, uint32_t x_step_thr,
+                                             uint32_t nx, size_t row0, uint32_t x_step, uint32_t c_step)
+{
+    const float *w = w_mem;
+    switch (n) {
+    case 0: rsk_vrow<0, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 1: rsk_vrow<1, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 2: rsk_vrow<2, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 3: rsk_vrow<3, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 4: rsk_vrow<4, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 5: rsk_vrow<5, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 6: rsk_vrow<6, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 7: rsk_vrow<7, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    case 8: rsk_vrow<8, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
+    default: break;
+    }
+    const uint32_t nc = CC ? (uint32_t)CC : C;
+    for (uint32_t x = x_first; x < nx; x += x_step_thr)
+        for (uint32_t c = 0; c < nc; c++) {
+            const float *col = col0 + c * tw + x;
+            float acc = 0.0f;
+            for (int32_t q = 0; q < n; q++)
+                acc = AUG_FADD(acc, AUG_FMUL(w_mem[q], col[(uint32_t)q * nc * tw]));
+            rsk_put(j, row0 + x * x_step + c * c_step, aug_store_value(&j, c, acc));
+        }
+}
+
+// Phase 2 (as rsk_vertical_generic computes it).
+__host__ __device__ inline void rsk_vertical(const rsk_args &a, const rsk_tile &t, uint32_t tid, uint32_t nt,
+                                             const float *h)
+{
+    const aug_job &j = a.job;
+    const rsk_lanes l = rsk_lanes_of(a, tid, nt);
+    if (l.sub >= l.subs)
+        return;
+    const uint32_t C = j.C, tw = a.tile_w;
+    const uint32_t x_step = j.out_nhwc ? C : 1, c_step = j.out_nhwc ? 1 : j.out_h * j.out_w; // < 4 Gi: rsk_plan
+    for (uint32_t r = l.sub; r < t.ny; r += l.subs) {
+        const uint32_t y = t.y0 + r;
+        const int32_t *ry = j.ry + ((size_t)t.image * j.out_h + y) * 2;
+        const float *wy = j.wy + ((size_t)t.image * j.out_h + y) * j.ky;
+        const int32_t n = ry[1];
+        const float *col0 = h + (size_t)(uint32_t)(ry[0] - t.r0) * C * tw;
+        const size_t row0 = (size_t)t.image * C * j.out_h * j.out_w +
+                            (j.out_nhwc ? (size_t)y * j.out_w * C : (size_t)y * j.out_w) +
+                            (size_t)t.x0 * (j.out_nhwc ? C : 1);
+        if (C == 3)
+            rsk_vrow_any<3>(j, n, wy, col0, C, tw, l.lane, l.lanes, t.nx, row0, x_step, c_step);
+        else
+            rsk_vrow_any<0>(j, n, wy, col0, C, tw, l.lane, l.lanes, t.nx, row0, x_step, c_step);
+    }
+}
+
 // The kernel's work done serially on the host, block by block, phase by phase. For the tests.
 inline void rsk_run_on_host(const rsk_args &a, uint32_t nt, float *smem)
 {
     for (uint64_t blk = 0; blk < a.blocks; blk++) {
         rsk_tile t = rsk_tile_of(a, blk);
         for (uint32_t tid = 0; tid < nt; tid++)
-            rsk_horizontal(a, t, tid, nt, smem);
+            a.generic ? rsk_horizontal_generic(a, t, tid, nt, smem) : rsk_horizontal(a, t, tid, nt, smem);
         for (uint32_t tid = 0; tid < nt; tid++)
-            rsk_vertical(a, t, tid, nt, smem);
+            a.generic ? rsk_vertical_generic(a, t, tid, nt, smem) : rsk_vertical(a, t, tid, nt, smem);
     }
 }
 
