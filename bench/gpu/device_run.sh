@@ -151,7 +151,7 @@ converter_figures() {
   if command -v h5pack-before >/dev/null; then
     local b1 b16 n16
     b1=$(seconds h5pack-before -q -f --size 224x224 -j 1 "$data/sub" "$data/before1.h5")
-    for k in 1 2; do
+    for k in 1 2 3; do
       b16=$(seconds h5pack-before -q -f --size 224x224 -j 16 "$data/sub" "$data/before16.h5")
       n16=$(seconds h5pack -q -f --size 224x224 -j 16 "$data/sub" "$data/conv16.h5")
       echo "convert_before_j16_s: $b16"
@@ -218,6 +218,13 @@ run_body() {
   echo "cpus: $cores"
   echo "commit: $(cat .devbundle/commit 2>/dev/null || echo unknown)"
   echo "== $(date +%T) GPU tests"; gpu_tests
+  if [ "${H5PACK_GPU_QUICK:-0}" = convert ]; then # a short rerun: the kernels and the converter
+    timeout 90 bench_gpu --batch 256 --size 224x224 --iters 100 || echo "bench_gpu: exit status $?"
+    make_images "${H5PACK_GPU_PER_CLASS:-630}" >/dev/null
+    echo "== $(date +%T) converter scaling"; converter_figures
+    echo "== done at $(date +%T), started $started"
+    return
+  fi
   if [ "${H5PACK_GPU_QUICK:-0}" = 1 ]; then # a short rerun: tests, the kernels, gzip reads, one profile
     echo "== $(date +%T) bench_gpu (the device stage alone)"
     timeout 90 bench_gpu --batch 256 --size 224x224 --iters 100 || echo "bench_gpu: exit status $?"
