@@ -90,7 +90,14 @@ reader_figures() {
   # RSS = the process's own memory (anon) + mapped file pages (the zero-copy path keeps the cached chunks mapped)
   echo "host_rss_anon_growth_bytes: $(value host_rss_anon_growth_bytes "$data/mem.log")"
   # the consumer's step is sized below the reader's capacity: 1.25 x the time the reader needs per batch
-  work=$(awk -v r="${e2e:-0}" 'BEGIN { printf "%.0f", (r > 0 ? 1.25 * 256 / r * 1e6 : 10000) }')
+  # while a consumer keeps every SM busy (its speed under load, measured with a step of its top-speed time)
+  local top_work load
+  top_work=$(awk -v r="${e2e:-0}" 'BEGIN { printf "%.0f", (r > 0 ? 256 / r * 1e6 : 8000) }')
+  timeout 60 gpu_feed "$f" --threads "$cores" --epochs 1 --cache 1G --work-us "$top_work" >"$data/load.log"
+  load=$(value samples_per_s "$data/load.log")
+  echo "reader_under_load_samples_per_s: ${load:-n/a}"
+  work=$(awk -v r="${load:-0}" 'BEGIN { printf "%.0f", (r > 0 ? 1.25 * 256 / r * 1e6 : 10000) }')
+  echo "consumer_work_us_per_batch: $work"
   for e in 1 2; do
     echo "== gpu_feed: consumer GPU work ${work} us per batch, echo $e"
     timeout 60 gpu_feed "$f" --threads "$cores" --epochs 2 --cache 1G --echo "$e" --work-us "$work" \
