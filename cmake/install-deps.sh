@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that building, testing and the demo need, if any are missing.
-# Usage: bash cmake/install-deps.sh [--with-python]   (python3-h5py/-torch/-pil for tests and samples,
-#        clang for the fuzzers, valgrind for the memcheck test)
+# Usage: bash cmake/install-deps.sh [--with-python] [--with-mpi]
+#   --with-python  python3-h5py/-torch/-pil for tests and samples, clang for the fuzzers, valgrind for the
+#                  memcheck test
+#   --with-mpi     Open MPI (compiler wrappers, mpirun): the build then makes h5pack convert under mpirun
+#                  (docs/scale-out.md), and the MPI tests run
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libturbojpeg0-dev libpng-dev libdeflate-dev
       zlib1g-dev)
-if [ "${1:-}" = "--with-python" ]; then
-  pkgs+=(python3 python3-venv python3-numpy python3-h5py python3-pil python3-torch clang libclang-rt-14-dev
-        valgrind)
-fi
+for opt in "$@"; do
+  case $opt in
+  --with-python)
+    pkgs+=(python3 python3-venv python3-numpy python3-h5py python3-pil python3-torch clang libclang-rt-14-dev
+          valgrind) ;;
+  --with-mpi) pkgs+=(libopenmpi-dev openmpi-bin) ;;
+  *) echo "install-deps.sh: unknown option $opt (--with-python, --with-mpi)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -213,5 +213,9 @@ int h5pack_default_threads(void)
 {
     char cg[8192];
     int limit = read_small("/proc/self/cgroup", cg, sizeof cg) == 0 ? h5pack_cpus_cgroup_limit("/sys/fs/cgroup", cg) : 0;
-    return h5pack_cpus_rule(h5pack_cpus_affinity(), limit, h5pack_cpus_local_world(getenv("LOCAL_WORLD_SIZE")));
+    static const char *const launchers[] = {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    const char *local = NULL;
+    for (size_t i = 0; i < sizeof launchers / sizeof *launchers && !local; i++)
+        local = getenv(launchers[i]);
+    return h5pack_cpus_rule(h5pack_cpus_affinity(), limit, h5pack_cpus_local_world(local));
 }

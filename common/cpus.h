@@ -7,9 +7,10 @@
  *                  (cgroup v2 cpu.max "quota period", or v1 cpu.cfs_quota_us / cpu.cfs_period_us,
  *                  the tightest of the process's cgroup and its ancestors), rounded up: a quota of
  *                  1.5 CPUs gives 2; at least 1
- *     local_world  LOCAL_WORLD_SIZE (set by torchrun: processes on this machine) when it is a valid
- *                  integer >= 1, else 1; the division rounds down, so the ranks together never start
- *                  more workers than there are CPUs (unless there are fewer CPUs than ranks)
+ *     local_world  the processes a launcher started on this machine: LOCAL_WORLD_SIZE (torchrun), else
+ *                  OMPI_COMM_WORLD_LOCAL_SIZE (Open MPI's mpirun), else MPI_LOCALNRANKS (MPICH), when it
+ *                  is a valid integer >= 1, else 1; the division rounds down, so the ranks together
+ *                  never start more workers than there are CPUs (unless there are fewer CPUs than ranks)
  *
  * The pieces take their inputs as arguments so that tests can feed them any machine. */
 #ifndef H5PACK_COMMON_CPUS_H

@@ -7,6 +7,7 @@
 
 #include "h5pack.h"
 #include "options.h"
+#include "mpi_world.h"
 #include "packer.h"
 #include "safeout.h"
 #include "sizes.h"
@@ -48,8 +49,11 @@ static void print_summary(const pack_options *o, const pack_report *r)
     h5pack_format_bytes(r->bytes_raw, raw, sizeof raw);
     compression_text(o, compression, sizeof compression);
     double rate = r->seconds > 0 ? r->converted / r->seconds : 0;
-    fprintf(stderr, "h5pack: converted %llu of %llu images into %s in %.2f s (%.0f images/s, %d thread%s)\n",
-            (unsigned long long)r->converted, (unsigned long long)r->candidates, o->out_path, r->seconds, rate,
+    char ranks[32] = "";
+    if (r->ranks > 1)
+        snprintf(ranks, sizeof ranks, "%d ranks x ", r->ranks);
+    fprintf(stderr, "h5pack: converted %llu of %llu images into %s in %.2f s (%.0f images/s, %s%d thread%s)\n",
+            (unsigned long long)r->converted, (unsigned long long)r->candidates, o->out_path, r->seconds, rate, ranks,
             r->threads, r->threads == 1 ? "" : "s");
     unsigned d1 = r->nhwc ? r->height : r->channels, d2 = r->nhwc ? r->width : r->height,
              d3 = r->nhwc ? r->channels : r->width;
@@ -100,6 +104,13 @@ int main(int argc, char **argv)
     case OPTIONS_RUN:
         break;
     }
+    mpi_world world;
+    if (mpi_world_start(&world, err, sizeof err) != 0) {
+        fprintf(stderr, "h5pack: error: %s\n", err);
+        return 1;
+    }
+    if (world.rank > 0)
+        o.verbosity = 0; /* rank 0 speaks for the job; the others only say what failed on them */
     safeout_install_signal_handlers();
     /* Every image allocates a file buffer and decode/resize buffers of a few hundred KiB: above glibc's
      * mmap threshold each would be mmap'ed, faulted in page by page and unmapped again (about 100 page
@@ -107,13 +118,16 @@ int main(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     pack_report rep;
-    pack_status st = pack_run(&o, &rep, err, sizeof err);
-    if (o.verbosity >= 1 || st != PACK_OK)
+    pack_status st = pack_run_ranks(&o, &world, &rep, err, sizeof err);
+    if (world.rank == 0 && (o.verbosity >= 1 || st != PACK_OK))
         print_skipped(&rep, o.verbosity);
     if (st == PACK_OK && o.verbosity >= 1)
         print_summary(&o, &rep);
-    if (st != PACK_OK)
+    if (st != PACK_OK && err[0] && world.size > 1)
+        fprintf(stderr, "h5pack: rank %d of %d: error: %s (nothing was written)\n", world.rank, world.size, err);
+    else if (st != PACK_OK && err[0])
         fprintf(stderr, "h5pack: error: %s%s\n", err, " (nothing was written)");
     pack_report_free(&rep);
+    mpi_world_end(&world);
     return (int)st;
 }

@@ -382,7 +382,7 @@ void options_print_usage(FILE *f)
             "  --checksum          add a fletcher32 checksum to every chunk\n"
             "Run:\n"
             "  -j, --threads N     decoding threads (default 0: the CPUs this process may use, divided by\n"
-            "                      LOCAL_WORLD_SIZE when torchrun sets it)\n"
+            "                      the processes a launcher started on this machine: torchrun, mpirun)\n"
             "  --strict            stop with exit code 2 at the first file that would be skipped\n"
             "  -f, --force         overwrite OUT.h5 if it exists\n"
             "  -q, --quiet         print errors only\n"
@@ -393,5 +393,7 @@ void options_print_usage(FILE *f)
             "Counts take K, M, G, T suffixes (powers of 1024, B or iB optional: 1K = 1KiB = 1024).\n"
             "Exit status: 0 when images were converted (skipped files are warnings), 1 on errors and bad\n"
             "usage, 2 when --strict stopped at a file that would be skipped.\n"
-            "Example: h5pack --size 224x224 -j 8 train/ train.h5\n");
+            "Example: h5pack --size 224x224 -j 8 train/ train.h5\n"
+            "Several machines (an MPI build, docs/scale-out.md): mpirun -n P h5pack [OPTIONS] SRC_DIR OUT.h5\n"
+            "writes the same file, each rank decoding 1/P of the images.\n");
 }

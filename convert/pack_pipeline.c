@@ -17,6 +17,7 @@
  * when the input is finished, or when the ring is full (they would run out of work); the placer then
  * places the whole run. The placer wakes workers only when some are waiting for a free slot. */
 #include "pack_pipeline.h"
+#include "chunk_filter.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -89,34 +90,12 @@ static chunk_buf *lowest_chunk_in_state(pack_pipeline *p, chunk_state state)
     return best;
 }
 
-static void store_le32(uint8_t *dst, uint32_t v)
-{
-    dst[0] = (uint8_t)v;
-    dst[1] = (uint8_t)(v >> 8);
-    dst[2] = (uint8_t)(v >> 16);
-    dst[3] = (uint8_t)(v >> 24);
-}
-
-/* Applies the dataset's filter pipeline to one chunk: deflate (zlib stream, as HDF5's filter reads it),
- * then fletcher32 over the result. Returns 0, or -1 when the compressor is unavailable. */
+/* The dataset's filters on one chunk (chunk_filter.h). Returns 0, or -1 when the compressor is unavailable. */
 static int filter_chunk(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
 {
-    size_t n = p->chunk_bytes;
-    if (p->cfg->gzip_level > 0) {
-        if (!*comp && !(*comp = libdeflate_alloc_compressor(p->cfg->gzip_level)))
-            return -1;
-        n = libdeflate_zlib_compress(*comp, cb->raw, p->chunk_bytes, cb->filtered, p->filtered_cap - 4);
-        if (n == 0)
-            return -1;
-    } else {
-        memcpy(cb->filtered, cb->raw, n);
-    }
-    if (p->cfg->checksum) {
-        store_le32(cb->filtered + n, fletcher32_hdf5(cb->filtered, n));
-        n += 4;
-    }
-    cb->stored_size = n;
-    return 0;
+    cb->stored_size = chunk_filter_apply(p->cfg->gzip_level, p->cfg->checksum, comp, cb->raw, p->chunk_bytes,
+                                         cb->filtered);
+    return cb->stored_size ? 0 : -1;
 }
 
 static void worker_filter(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
@@ -268,7 +247,7 @@ static int allocate_buffers(pack_pipeline *p)
     for (size_t i = 0; i < p->n_slots && !cfg->ragged; i++)
         if (!(p->slots[i].img.pixels = malloc(p->image_bytes)))
             return -1;
-    p->filtered_cap = p->chunk_bytes + p->chunk_bytes / 64 + 1024 + 4; /* above libdeflate's bound */
+    p->filtered_cap = chunk_filter_bound(p->chunk_bytes);
     for (size_t i = 0; i < p->n_chunks; i++) {
         if (!(p->chunks[i].raw = malloc(p->chunk_bytes)))
             return -1;

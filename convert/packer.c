@@ -14,6 +14,7 @@
 #include "csv_labels.h"
 #include "h5out.h"
 #include "label_match.h"
+#include "mpi_pack.h"
 #include "packorder.h"
 #include "pack_pipeline.h"
 #include "progress.h"
@@ -39,7 +40,20 @@ typedef struct pack_ctx {
     h5out *out;
     pipeline_result pres;
     progress prog;
+    const mpi_world *world; /* several ranks under mpirun (docs/scale-out.md); NULL: this process alone */
+    int own_error;          /* a rank other than 0 failed on its own (its message is news) */
 } pack_ctx;
+
+/* Rank 0 of an MPI job, or the only process: the one that prints, owns the file and commits it. */
+static int is_root(const pack_ctx *c)
+{
+    return !c->world || c->world->rank == 0;
+}
+
+static int ranks(const pack_ctx *c)
+{
+    return c->world ? c->world->size : 1;
+}
 
 static void say(const pack_options *o, int level, const char *fmt, va_list ap)
 {
@@ -253,8 +267,12 @@ static void print_plan(pack_ctx *c)
     const char *kind = c->scan.has_classes ? "ImageFolder" : "flat folder (no labels)";
     if (c->o->labels_csv)
         kind = c->scan.has_classes ? "class folders, labels from the CSV" : "flat folder, labels from the CSV";
-    info(c->o, "%zu image files, %s; %d thread%s", c->scan.n_entries, kind, c->rep->threads,
-         c->rep->threads == 1 ? "" : "s");
+    if (ranks(c) > 1)
+        info(c->o, "%zu image files, %s; %d ranks x %d thread%s", c->scan.n_entries, kind, ranks(c), c->rep->threads,
+             c->rep->threads == 1 ? "" : "s");
+    else
+        info(c->o, "%zu image files, %s; %d thread%s", c->scan.n_entries, kind, c->rep->threads,
+             c->rep->threads == 1 ? "" : "s");
     if (c->o->labels_csv)
         info(c->o, "labels (N,%zu) %s from %s", c->table.n_columns, c->rep->label_type, c->table.path);
     else if (c->scan.has_classes)
@@ -295,8 +313,70 @@ static int open_output(pack_ctx *c, int which, uint64_t n, char *err, size_t len
     return h5out_create(c->temp[which], &g, &c->out, err, len);
 }
 
+/* Rank 0's file, shared: the temporary name every rank writes to and where its chunks start. */
+typedef struct shared_output {
+    int status;       /* 0: created */
+    int64_t base;     /* h5out_chunk_base: -1 when rank 0 writes every chunk (filtered) */
+    char path[TEMP_PATH_LEN];
+} shared_output;
+
+/* Each rank's share of the decoding, as "rank R: decoded D images (S skipped) in T s, waited W s". */
+static void print_ranks(const pack_ctx *c, const mpi_rank_report *r)
+{
+    for (int q = 0; q < ranks(c); q++)
+        info(c->o, "rank %d of %d: decoded %llu images (%llu skipped) in %.2f s, waited %.2f s for the other ranks",
+             q, ranks(c), (unsigned long long)r[q].decoded, (unsigned long long)r[q].skipped, r[q].decode_s,
+             r[q].wait_s);
+}
+
+/* The decode-and-write stage shared by the ranks (mpi_pack.h); rank 0 creates the file first. */
+static pack_status pack_images_mpi(pack_ctx *c, char *err, size_t len)
+{
+    shared_output so = {.status = -1, .base = -1};
+    if (is_root(c) && open_output(c, 0, c->scan.n_entries, err, len) == 0) {
+        so.status = 0;
+        so.base = h5out_chunk_base(c->out);
+        snprintf(so.path, sizeof so.path, "%s", c->temp[0]);
+    }
+    mpi_share(c->world, &so, sizeof so);
+    if (so.status != 0)
+        return PACK_ERROR; /* rank 0 says why */
+    mpi_rank_report *reports = is_root(c) ? calloc((size_t)ranks(c), sizeof *reports) : NULL;
+    if (is_root(c) && !reports) {
+        snprintf(err, len, "out of memory");
+        return PACK_ERROR;
+    }
+    progress_init(&c->prog, is_root(c) && c->o->verbosity >= 1);
+    mpi_pack_cfg mc = {.job = c->job, .entries = c->scan.entries, .order = c->order, .n = c->scan.n_entries,
+                       .chunk_images = c->chunk.images,
+                       .gzip_level = c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0,
+                       .checksum = c->o->checksum, .threads = c->rep->threads, .strict = c->o->strict,
+                       .out = c->out, .path = so.path, .base = so.base, .progress = progress_update,
+                       .progress_ctx = &c->prog};
+    pipeline_status st = mpi_pack_run(&mc, c->world, &c->pres, reports, err, len);
+    c->own_error = err[0] != '\0';
+    progress_finish(&c->prog);
+    if (st == PIPELINE_OK && is_root(c))
+        print_ranks(c, reports);
+    free(reports);
+    if (st == PIPELINE_STRICT_STOP) {
+        if (is_root(c))
+            snprintf(err, len, "--strict: %s: %s", c->pres.skipped.names[0], c->pres.skipped.reasons[0]);
+        return PACK_STRICT;
+    }
+    return st == PIPELINE_OK ? PACK_OK : PACK_ERROR;
+}
+
 static pack_status pack_images(pack_ctx *c, char *err, size_t len)
 {
+    if (ranks(c) > 1) {
+        pack_status st = pack_images_mpi(c, err, len);
+        if (st == PACK_OK && is_root(c) && c->pres.converted == 0) {
+            snprintf(err, len, "no image could be converted (%zu skipped)", c->pres.skipped.count);
+            return PACK_ERROR;
+        }
+        return st;
+    }
     if (open_output(c, 0, c->scan.n_entries, err, len) != 0)
         return PACK_ERROR;
     progress_init(&c->prog, c->o->verbosity >= 1);
@@ -526,27 +606,81 @@ static int default_threads(int requested)
 
 pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t err_len)
 {
+    return pack_run_ranks(o, NULL, rep, err, err_len);
+}
+
+/* Rank 0 checks the destination and removes leftovers; every rank learns whether to go on. */
+static int check_destination(pack_ctx *c, char *err, size_t len)
+{
+    int rc = 0;
+    if (is_root(c)) {
+        rc = safeout_check_destination(c->o->out_path, c->o->force, err, len);
+        if (rc == 0)
+            safeout_remove_leftovers(c->o->out_path, report_leftover, (void *)c->o);
+    }
+    return ranks(c) > 1 ? mpi_share_status(c->world, rc) : rc;
+}
+
+/* Under MPI: images of several sizes are not shared out yet (their places come from the headers). */
+static int refuse_ragged_mpi(const pack_ctx *c, char *err, size_t len)
+{
+    if (ranks(c) == 1 || !c->sizes.places)
+        return 0;
+    snprintf(err, len, "images of several sizes (no --size) are converted by one process only for now: run h5pack "
+             "without mpirun, or give --size HxW (docs/scale-out.md)");
+    return -1;
+}
+
+/* Scan, packed order and geometry: every rank does them for itself (the same inputs give the same plan). */
+static pack_status prepare(pack_ctx *c, double start, char *err, size_t len)
+{
+    pack_status st = scan_step(c, err, len);
+    if (st != PACK_OK)
+        return st;
+    detail(c->o, "scan: %.3f s", h5pack_clock_s() - start);
+    if (!(c->order = pack_order(c->scan.n_entries, c->o->seed, c->o->keep_order))) {
+        snprintf(err, len, "out of memory");
+        return PACK_ERROR;
+    }
+    if (setup_geometry(c, err, len) != 0 || refuse_ragged_mpi(c, err, len) != 0)
+        return PACK_ERROR;
+    return PACK_OK;
+}
+
+/* Under MPI, every rank goes on only when all prepared: rank 0's failure is everyone's (it reports it);
+ * a failure of other ranks only ends the run too (they report theirs). */
+static pack_status agree_prepared(pack_ctx *c, pack_status st, char *err)
+{
+    if (ranks(c) == 1)
+        return st;
+    int64_t failed[2] = {is_root(c) && st != PACK_OK, !is_root(c) && st != PACK_OK};
+    mpi_max(c->world, failed, 2);
+    if (failed[0])
+        return (pack_status)mpi_share_status(c->world, st); /* rank 0's status, as the serial run's */
+    if (failed[1] && st == PACK_OK)
+        err[0] = '\0', st = PACK_ERROR; /* the ranks that failed say why */
+    return st;
+}
+
+pack_status pack_run_ranks(const pack_options *o, const mpi_world *world, pack_report *rep, char *err,
+                           size_t err_len)
+{
     pack_ctx c;
     memset(&c, 0, sizeof c);
     memset(rep, 0, sizeof *rep);
     c.o = o;
     c.rep = rep;
+    c.world = world && world->size > 1 ? world : NULL;
+    err[0] = '\0';
     double start = h5pack_clock_s();
     rep->threads = default_threads(o->threads);
+    rep->ranks = ranks(&c);
     pack_status st = PACK_ERROR;
-    if (safeout_check_destination(o->out_path, o->force, err, err_len) != 0)
+    if (check_destination(&c, err, err_len) != 0)
         goto done;
-    safeout_remove_leftovers(o->out_path, report_leftover, (void *)o);
-    if ((st = scan_step(&c, err, err_len)) != PACK_OK)
+    if ((st = agree_prepared(&c, prepare(&c, start, err, err_len), err)) != PACK_OK)
         goto done;
-    detail(o, "scan: %.3f s", h5pack_clock_s() - start);
     st = PACK_ERROR;
-    if (!(c.order = pack_order(c.scan.n_entries, o->seed, o->keep_order))) {
-        snprintf(err, err_len, "out of memory");
-        goto done;
-    }
-    if (setup_geometry(&c, err, err_len) != 0)
-        goto done;
     print_plan(&c);
     double t_pack = h5pack_clock_s();
     if ((st = pack_images(&c, err, err_len)) != PACK_OK)
@@ -558,13 +692,18 @@ pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t 
            c.pres.writer_wait_s, rep->threads, c.pres.workers_wait_s);
     st = PACK_ERROR;
     double t_meta = h5pack_clock_s();
-    if (fill_report(&c) != 0 || shrink_to_converted(&c, err, err_len) != 0 || write_metadata(&c, err, err_len) != 0 ||
-        finish_file(&c, err, err_len) != 0)
+    int finished = !is_root(&c) || (fill_report(&c) == 0 && shrink_to_converted(&c, err, err_len) == 0 &&
+                                    write_metadata(&c, err, err_len) == 0 && finish_file(&c, err, err_len) == 0);
+    if (ranks(&c) > 1) /* every rank ends with rank 0's outcome */
+        finished = mpi_share_status(c.world, finished);
+    if (!finished)
         goto done;
     detail(o, "%smetadata, fsync, rename: %.3f s", rep->copied ? "exact-size copy, " : "",
            h5pack_clock_s() - t_meta);
     st = PACK_OK;
 done:
+    if (!is_root(&c) && !c.own_error)
+        err[0] = '\0'; /* rank 0 reports what all ranks met alike */
     if (st != PACK_OK && !rep->skipped.count) {
         skip_list_append(&rep->skipped, &c.scan.skipped);
         skip_list_append(&rep->skipped, &c.pres.skipped);

@@ -41,7 +41,8 @@ typedef struct pack_report {
     uint64_t bytes_stored;        /* image bytes as stored (after compression) */
     uint64_t bytes_raw;           /* converted * image bytes */
     double mean[3], std[3];
-    int threads;
+    int threads;                  /* per rank */
+    int ranks;                    /* processes of the MPI job (1: this one alone) */
     int copied;                   /* skips made the exact-size copy necessary */
     double seconds;
 } pack_report;
@@ -49,6 +50,13 @@ typedef struct pack_report {
 /* Runs the conversion described by O. Progress and the chunk decision go to stderr according to
  * o->verbosity; the report is filled for the summary in every case (free it with pack_report_free). */
 pack_status pack_run(const pack_options *o, pack_report *rep, char *err, size_t err_len);
+
+/* The same as one rank of WORLD (mpi_world.h; NULL or a world of one: the serial conversion). Every
+ * rank returns the same status; rank 0 prints, writes the metadata and commits the file, and the report
+ * is filled there. ERR is set where the failure happened (rank 0 for the common steps). */
+struct mpi_world;
+pack_status pack_run_ranks(const pack_options *o, const struct mpi_world *world, pack_report *rep, char *err,
+                           size_t err_len);
 
 void pack_report_free(pack_report *rep);
 

@@ -7,7 +7,7 @@
 #   H5PACK_QUICK=1 bash tests/run.sh   the plain build only
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash cmake/install-deps.sh --with-python || { echo "could not install the dependencies" >&2; exit 1; }
+bash cmake/install-deps.sh --with-python --with-mpi || { echo "could not install the dependencies" >&2; exit 1; }
 jobs=$(nproc)
 # The memcheck test (valgrind over a generated corpus, label "memcheck", in the plain build) fails
 # instead of skipping when valgrind or PIL is missing: here it must run.

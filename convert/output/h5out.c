@@ -260,6 +260,11 @@ int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, c
     return 0;
 }
 
+int64_t h5out_chunk_base(const h5out *o)
+{
+    return o->base;
+}
+
 int h5out_can_pwrite(const h5out *o)
 {
     return o->base >= 0;

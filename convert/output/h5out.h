@@ -62,6 +62,10 @@ typedef struct h5out_metadata {
 /* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len);
 
+/* Where chunk 0 of the images lies in the file when every chunk's address is computable (chunk i at
+ * base + i * chunk bytes), else -1: what other processes need to write chunks themselves. */
+int64_t h5out_chunk_base(const h5out *o);
+
 /* 1 when chunks can be written with h5out_pwrite_chunk: unfiltered, allocated at creation (HDF5's
  * implicit chunk index: every chunk's address computable), in a POSIX file. */
 int h5out_can_pwrite(const h5out *o);

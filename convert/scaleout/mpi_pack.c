@@ -1,0 +1,615 @@
+/* mpi_pack.c - the ranks' shared decode-and-write stage (see mpi_pack.h).
+ *
+ * Per window, three exchanges:
+ *   1. every rank's status (kept, skipped, failed): all ranks, so each knows its first row;
+ *   2. skipped positions and reasons -> rank 0 (the file's skip list and row order);
+ *   3. boundary rows (and, for filtered files, every filtered chunk) -> rank 0, which writes them.
+ * Waits use non-blocking collectives polled with short sleeps: a rank waiting for the others does not
+ * spin a core (Open MPI's blocking calls poll busily), so the CPU seconds stay those of the work. */
+#include "mpi_pack.h"
+
+#ifdef H5PACK_HAVE_MPI
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chunk_filter.h"
+#include "clock.h"
+
+/* A rank's decoded images of one window stay in memory until written: at most this many bytes of them. */
+#define MPI_WINDOW_BYTES ((uint64_t)256 << 20)
+/* Rank 0 receives every filtered chunk of a window: the whole window's raw bytes stay below this. */
+#define MPI_FILTERED_WINDOW_BYTES ((uint64_t)1 << 30)
+
+typedef struct skip_rec {
+    int64_t pos;
+    char reason[sizeof(((decoded_image *)0)->reason)];
+} skip_rec;
+
+/* Exchange 1: what each rank has to say after decoding its share. */
+typedef struct rank_status {
+    int64_t kept, skipped, failed;
+} rank_status;
+
+/* A chunk rank 0 completes from rows of several ranks. */
+typedef struct pending_chunk {
+    uint64_t index, filled;
+    uint8_t *buf;
+} pending_chunk;
+
+typedef struct mpi_pack {
+    const mpi_pack_cfg *cfg;
+    const mpi_world *w;
+    pipeline_result *res;
+    uint64_t image_bytes, chunk_bytes, per_rank; /* per_rank: positions a rank decodes per window */
+    int fd;                                      /* unfiltered: this rank's descriptor of the file */
+    decoded_image *imgs;                         /* per_rank slots */
+    size_t *kept_slot;                           /* slots of the kept images, in order */
+    uint8_t *filter_out;
+    struct libdeflate_compressor *comp;
+    uint64_t rows_done;                          /* rows of all ranks in earlier windows */
+    uint64_t my_chunks, my_bytes;                /* written by this rank */
+    uint64_t sum[6];                             /* sum[3] and sum_sq[3] of this rank's kept images */
+    pending_chunk *pending;                      /* rank 0 */
+    size_t n_pending;
+    mpi_rank_report me;
+    char *err;
+    size_t err_len;
+    int failed;
+} mpi_pack;
+
+/* ---- waiting and small collectives ------------------------------------------------------------- */
+
+static void wait_quietly(mpi_pack *m, MPI_Request *rq)
+{
+    double t0 = h5pack_clock_s();
+    int done = 0;
+    MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+    while (!done) {
+        struct timespec nap = {0, 200 * 1000};
+        nanosleep(&nap, NULL);
+        MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+    }
+    if (m)
+        m->me.wait_s += h5pack_clock_s() - t0;
+}
+
+int mpi_share(const mpi_world *w, void *buf, size_t len)
+{
+    if (w->size <= 1)
+        return 0;
+    MPI_Request rq;
+    MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
+    wait_quietly(NULL, &rq);
+    return 0;
+}
+
+int mpi_share_status(const mpi_world *w, int status)
+{
+    mpi_share(w, &status, sizeof status);
+    return status;
+}
+
+void mpi_max(const mpi_world *w, int64_t *v, int n)
+{
+    if (w->size <= 1)
+        return;
+    MPI_Request rq;
+    MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &rq);
+    wait_quietly(NULL, &rq);
+}
+
+/* The largest FAILED of all ranks (a final agreement). */
+static int64_t agree_failed(mpi_pack *m, int64_t failed)
+{
+    int64_t any = 0;
+    MPI_Request rq;
+    MPI_Iallreduce(&failed, &any, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &rq);
+    wait_quietly(m, &rq);
+    return any;
+}
+
+static int fail(mpi_pack *m, const char *fmt, const char *a, const char *b)
+{
+    if (!m->failed)
+        snprintf(m->err, m->err_len, fmt, a, b);
+    m->failed = 1;
+    return -1;
+}
+
+/* ---- decoding a share ------------------------------------------------------------------------- */
+
+static void decode_share(mpi_pack *m, size_t first, size_t count)
+{
+    const mpi_pack_cfg *cfg = m->cfg;
+    double t0 = h5pack_clock_s();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(cfg->threads)
+    for (size_t i = 0; i < count; i++)
+        decode_entry(&cfg->job, cfg->entries[cfg->order[first + i]].relpath, &m->imgs[i]);
+    m->me.decode_s += h5pack_clock_s() - t0;
+}
+
+/* Sorts the share's outcomes: kept slots in order, skip records, sums. Returns the status. */
+static rank_status sort_share(mpi_pack *m, size_t first, size_t count, skip_rec *skips)
+{
+    rank_status st = {0, 0, m->failed};
+    for (size_t i = 0; i < count; i++) {
+        decoded_image *img = &m->imgs[i];
+        if (img->outcome == DECODE_OK) {
+            m->kept_slot[st.kept++] = i;
+            for (int c = 0; c < 3; c++)
+                m->sum[c] += img->sum[c], m->sum[3 + c] += img->sum_sq[c];
+        } else if (img->outcome == DECODE_SKIP) {
+            skips[st.skipped].pos = (int64_t)(first + i);
+            memcpy(skips[st.skipped].reason, img->reason, sizeof img->reason);
+            st.skipped++;
+        } else if (!st.failed) {
+            fail(m, "%s: %s", m->cfg->entries[m->cfg->order[first + i]].name, img->reason);
+            st.failed = 1;
+        }
+    }
+    m->me.decoded += count;
+    m->me.skipped += (uint64_t)st.skipped;
+    return st;
+}
+
+/* ---- rank 0: the file's skip list and row order ------------------------------------------------- */
+
+/* Rank 0 takes the window's skip records (every rank's, in rank order = position order) and appends
+ * the skipped files and the kept positions of [WS, WE) to RES. */
+static int record_window(mpi_pack *m, size_t ws, size_t we, const skip_rec *all, size_t n_all)
+{
+    const mpi_pack_cfg *cfg = m->cfg;
+    size_t k = 0;
+    for (size_t pos = ws; pos < we; pos++) {
+        if (k < n_all && (size_t)all[k].pos == pos) {
+            if (skip_list_add(&m->res->skipped, cfg->entries[cfg->order[pos]].name, all[k].reason) != 0)
+                return fail(m, "%s%s", "out of memory", "");
+            k++;
+        } else {
+            m->res->kept[m->res->converted++] = cfg->order[pos];
+        }
+    }
+    return 0;
+}
+
+/* Exchange 2: every rank's skip records to rank 0, which records the window. */
+static int gather_skips(mpi_pack *m, size_t ws, size_t we, const rank_status *all, const skip_rec *mine,
+                        int64_t my_skipped)
+{
+    int P = m->w->size, *counts = NULL, *displs = NULL;
+    skip_rec *every = NULL;
+    size_t total = 0;
+    if (m->w->rank == 0) {
+        counts = malloc((size_t)P * sizeof *counts), displs = malloc((size_t)P * sizeof *displs);
+        for (int q = 0; q < P; q++)
+            total += (size_t)all[q].skipped;
+        every = malloc((total ? total : 1) * sizeof *every);
+        if (!counts || !displs || !every) { /* cannot receive: end the job rather than leave the others waiting */
+            fprintf(stderr, "h5pack: rank 0: out of memory for %zu skip records\n", total);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        for (int q = 0, at = 0; q < P; q++)
+            counts[q] = (int)(all[q].skipped * (int64_t)sizeof(skip_rec)), displs[q] = at, at += counts[q];
+    }
+    MPI_Request rq;
+    MPI_Igatherv(mine, (int)(my_skipped * (int64_t)sizeof(skip_rec)), MPI_BYTE, every, counts, displs, MPI_BYTE, 0,
+                 MPI_COMM_WORLD, &rq);
+    wait_quietly(m, &rq);
+    int rc = m->w->rank == 0 ? record_window(m, ws, we, every, total) : 0;
+    free(counts), free(displs), free(every);
+    return rc;
+}
+
+/* ---- writing --------------------------------------------------------------------------------- */
+
+/* Writes the unfiltered chunk INDEX from its K kept images (slots from kept index J0) with pwritev. */
+static int pwrite_images(mpi_pack *m, uint64_t index, size_t j0)
+{
+    uint64_t k = m->cfg->chunk_images, ib = m->image_bytes;
+    off_t at = (off_t)(m->cfg->base + (int64_t)(index * m->chunk_bytes));
+    struct iovec iov[64];
+    for (uint64_t done = 0; done < k;) {
+        int n = 0;
+        for (; n < 64 && done + (uint64_t)n < k; n++)
+            iov[n].iov_base = m->imgs[m->kept_slot[j0 + done + (uint64_t)n]].pixels, iov[n].iov_len = ib;
+        ssize_t w = pwritev(m->fd, iov, n, at + (off_t)(done * ib));
+        if (w != (ssize_t)((uint64_t)n * ib)) { /* short or failed: write what is left image by image */
+            for (int i = 0; i < n; i++) {
+                const uint8_t *p = iov[i].iov_base;
+                off_t o = at + (off_t)((done + (uint64_t)i) * ib);
+                for (uint64_t got = 0; got < ib;) {
+                    ssize_t r = pwrite(m->fd, p + got, ib - got, o + (off_t)got);
+                    if (r < 0 && errno == EINTR)
+                        continue;
+                    if (r <= 0)
+                        return fail(m, "%s: cannot write the images: %s", m->cfg->path,
+                                    r < 0 ? strerror(errno) : "nothing written (disk full?)");
+                    got += (uint64_t)r;
+                }
+            }
+        }
+        done += (uint64_t)n;
+    }
+    m->my_chunks++, m->my_bytes += m->chunk_bytes;
+    return 0;
+}
+
+/* The filtered bytes of chunk INDEX from its K kept images (assembled in BUF first). Returns the size. */
+static size_t filter_images(mpi_pack *m, size_t j0, uint8_t *buf)
+{
+    uint64_t k = m->cfg->chunk_images, ib = m->image_bytes;
+    for (uint64_t i = 0; i < k; i++)
+        memcpy(buf + i * ib, m->imgs[m->kept_slot[j0 + i]].pixels, ib);
+    return chunk_filter_apply(m->cfg->gzip_level, m->cfg->checksum, &m->comp, buf, m->chunk_bytes, m->filter_out);
+}
+
+/* A growable byte message for rank 0. */
+typedef struct message {
+    uint8_t *data;
+    size_t len, cap;
+} message;
+
+static int message_put(message *msg, const void *p, size_t n)
+{
+    if (msg->len + n > msg->cap) {
+        size_t cap = msg->cap ? msg->cap : 4096;
+        while (cap < msg->len + n)
+            cap *= 2;
+        uint8_t *grown = realloc(msg->data, cap);
+        if (!grown)
+            return -1;
+        msg->data = grown, msg->cap = cap;
+    }
+    memcpy(msg->data + msg->len, p, n);
+    msg->len += n;
+    return 0;
+}
+
+/* Record kinds in the message to rank 0: a row of a shared chunk, or a filtered chunk. */
+enum { REC_ROW = 1, REC_CHUNK = 2 };
+
+static int put_record(message *msg, int64_t kind, int64_t where, const void *bytes, int64_t size)
+{
+    int64_t head[3] = {kind, where, size};
+    return message_put(msg, head, sizeof head) || message_put(msg, bytes, (size_t)size) ? -1 : 0;
+}
+
+/* This rank's rows [ROW0, ROW0 + KEPT): whole chunks written here (or filtered into MSG), the rows of
+ * chunks it shares with a neighbour into MSG. */
+static int place_rows(mpi_pack *m, uint64_t row0, uint64_t kept, message *msg, uint8_t *assembly)
+{
+    uint64_t k = m->cfg->chunk_images, row1 = row0 + kept;
+    uint64_t full0 = (row0 + k - 1) / k, full1 = row1 / k;
+    for (uint64_t r = row0; r < row1; r++) {
+        uint64_t c = r / k;
+        size_t j = (size_t)(r - row0);
+        if (c >= full0 && c < full1) { /* a whole chunk of this rank's: once, at its first row */
+            if (r % k)
+                continue;
+            if (m->cfg->base >= 0) {
+                if (pwrite_images(m, c, j) != 0)
+                    return -1;
+                continue;
+            }
+            size_t n = filter_images(m, j, assembly);
+            if (n == 0)
+                return fail(m, "%s%s", "cannot compress a chunk: compressor unavailable (out of memory?)", "");
+            if (put_record(msg, REC_CHUNK, (int64_t)c, m->filter_out, (int64_t)n) != 0)
+                return fail(m, "%s%s", "out of memory", "");
+            continue;
+        }
+        if (put_record(msg, REC_ROW, (int64_t)r, m->imgs[m->kept_slot[j]].pixels, (int64_t)m->image_bytes) != 0)
+            return fail(m, "%s%s", "out of memory", "");
+    }
+    return 0;
+}
+
+/* ---- rank 0: completing and writing chunks ---------------------------------------------------- */
+
+/* Rank 0 writes chunk INDEX (raw bytes BUF): pwrite when unfiltered, else filtered through HDF5. */
+static int write_chunk0(mpi_pack *m, uint64_t index, const uint8_t *buf)
+{
+    char why[512];
+    if (m->cfg->base >= 0) {
+        if (h5out_pwrite_chunk(m->cfg->out, index, buf, m->chunk_bytes, why, sizeof why) != 0)
+            return fail(m, "%s%s", why, "");
+        m->my_chunks++, m->my_bytes += m->chunk_bytes;
+        return 0;
+    }
+    size_t n = chunk_filter_apply(m->cfg->gzip_level, m->cfg->checksum, &m->comp, buf, m->chunk_bytes, m->filter_out);
+    if (n == 0)
+        return fail(m, "%s%s", "cannot compress a chunk: compressor unavailable (out of memory?)", "");
+    if (h5out_write_chunk(m->cfg->out, index, m->filter_out, n, why, sizeof why) != 0)
+        return fail(m, "%s%s", why, "");
+    m->my_chunks++, m->my_bytes += n;
+    return 0;
+}
+
+static pending_chunk *pending_for(mpi_pack *m, uint64_t index)
+{
+    for (size_t i = 0; i < m->n_pending; i++)
+        if (m->pending[i].index == index)
+            return &m->pending[i];
+    pending_chunk *grown = realloc(m->pending, (m->n_pending + 1) * sizeof *grown);
+    uint8_t *buf = calloc(1, (size_t)m->chunk_bytes); /* zeros: the last chunk's padding */
+    if (!grown || !buf) {
+        free(buf);
+        if (grown)
+            m->pending = grown;
+        return NULL;
+    }
+    m->pending = grown;
+    m->pending[m->n_pending] = (pending_chunk){.index = index, .filled = 0, .buf = buf};
+    return &m->pending[m->n_pending++];
+}
+
+static void drop_pending(mpi_pack *m, pending_chunk *pc)
+{
+    free(pc->buf);
+    *pc = m->pending[--m->n_pending];
+}
+
+/* Rank 0 puts row ROW into its chunk and writes the chunk once it holds K rows. */
+static int take_row(mpi_pack *m, uint64_t row, const uint8_t *pixels)
+{
+    uint64_t k = m->cfg->chunk_images;
+    pending_chunk *pc = pending_for(m, row / k);
+    if (!pc)
+        return fail(m, "%s%s", "out of memory", "");
+    memcpy(pc->buf + (row % k) * m->image_bytes, pixels, (size_t)m->image_bytes);
+    if (++pc->filled < k)
+        return 0;
+    int rc = write_chunk0(m, pc->index, pc->buf);
+    drop_pending(m, pc);
+    return rc;
+}
+
+/* Rank 0 applies every record of the gathered messages (ALL, LEN bytes). */
+static int take_records(mpi_pack *m, const uint8_t *all, size_t len)
+{
+    char why[512];
+    for (size_t at = 0; at + 3 * sizeof(int64_t) <= len && !m->failed;) {
+        int64_t head[3];
+        memcpy(head, all + at, sizeof head);
+        const uint8_t *bytes = all + at + sizeof head;
+        at += sizeof head + (size_t)head[2];
+        if (head[0] == REC_ROW) {
+            take_row(m, (uint64_t)head[1], bytes);
+        } else if (h5out_write_chunk(m->cfg->out, (uint64_t)head[1], bytes, (size_t)head[2], why, sizeof why) != 0) {
+            fail(m, "%s%s", why, "");
+        } else {
+            m->my_chunks++, m->my_bytes += (uint64_t)head[2];
+        }
+    }
+    return m->failed ? -1 : 0;
+}
+
+/* Exchange 3: every rank's message to rank 0, which takes its records. */
+static int gather_records(mpi_pack *m, const message *msg)
+{
+    int P = m->w->size, len = (int)msg->len, *lens = NULL, *displs = NULL;
+    uint8_t *all = NULL;
+    size_t total = 0;
+    MPI_Request rq;
+    if (m->w->rank == 0 && !(lens = malloc((size_t)P * sizeof *lens)))
+        return fail(m, "%s%s", "out of memory", "");
+    MPI_Igather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
+    wait_quietly(m, &rq);
+    if (m->w->rank == 0) {
+        displs = malloc((size_t)P * sizeof *displs);
+        for (int q = 0; q < P; q++)
+            total += (size_t)lens[q];
+        all = malloc(total ? total : 1);
+        if (!displs || !all) { /* cannot receive: the job ends (MPI_Abort below keeps nobody waiting) */
+            fprintf(stderr, "h5pack: rank 0: out of memory for %zu bytes of rows and chunks\n", total);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        for (int q = 0, at = 0; q < P; q++)
+            displs[q] = at, at += lens[q];
+    }
+    MPI_Igatherv(msg->data, len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
+    wait_quietly(m, &rq);
+    int rc = m->w->rank == 0 ? take_records(m, all, total) : 0;
+    free(lens), free(displs), free(all);
+    return rc;
+}
+
+/* ---- one window ------------------------------------------------------------------------------ */
+
+/* Decodes, exchanges and writes positions [WS, WE). Returns PIPELINE_OK or the run's end. */
+static pipeline_status run_window(mpi_pack *m, size_t ws, size_t we, skip_rec *skips, message *msg, uint8_t *assembly)
+{
+    int P = m->w->size, r = m->w->rank;
+    size_t first = ws + (we - ws) * (size_t)r / (size_t)P, count = ws + (we - ws) * (size_t)(r + 1) / (size_t)P - first;
+    decode_share(m, first, count);
+    rank_status mine = sort_share(m, first, count, skips), *all = malloc((size_t)P * sizeof *all);
+    if (!all) {
+        fprintf(stderr, "h5pack: rank %d: out of memory\n", r);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Request rq;
+    MPI_Iallgather(&mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, MPI_COMM_WORLD, &rq);
+    wait_quietly(m, &rq);
+    uint64_t row0 = m->rows_done, window_rows = 0, window_skips = 0;
+    int any_failed = 0;
+    for (int q = 0; q < P; q++) {
+        row0 += q < r ? (uint64_t)all[q].kept : 0;
+        window_rows += (uint64_t)all[q].kept, window_skips += (uint64_t)all[q].skipped;
+        any_failed |= all[q].failed != 0;
+    }
+    pipeline_status st = PIPELINE_OK;
+    if (any_failed || gather_skips(m, ws, we, all, skips, mine.skipped) != 0)
+        st = PIPELINE_ERROR;
+    else if (m->cfg->strict && window_skips > 0)
+        st = PIPELINE_STRICT_STOP;
+    free(all);
+    if (st != PIPELINE_OK)
+        return st;
+    msg->len = 0;
+    place_rows(m, row0, (uint64_t)mine.kept, msg, assembly); /* a failure travels in the next status */
+    gather_records(m, msg);
+    m->rows_done += window_rows;
+    return PIPELINE_OK;
+}
+
+/* ---- set-up and the end ------------------------------------------------------------------------ */
+
+static int setup(mpi_pack *m)
+{
+    const mpi_pack_cfg *cfg = m->cfg;
+    uint64_t P = (uint64_t)m->w->size, ib = m->image_bytes;
+    uint64_t per = 8 * (uint64_t)cfg->threads > 2 * cfg->chunk_images ? 8 * (uint64_t)cfg->threads : 2 * cfg->chunk_images;
+    uint64_t cap = MPI_WINDOW_BYTES / ib;
+    if (cfg->base < 0 && MPI_FILTERED_WINDOW_BYTES / (P * ib) < cap)
+        cap = MPI_FILTERED_WINDOW_BYTES / (P * ib);
+    m->per_rank = per < cap ? per : cap ? cap : 1;
+    m->imgs = calloc((size_t)m->per_rank, sizeof *m->imgs);
+    m->kept_slot = malloc((size_t)m->per_rank * sizeof *m->kept_slot);
+    m->filter_out = malloc(chunk_filter_bound((size_t)m->chunk_bytes));
+    if (!m->imgs || !m->kept_slot || !m->filter_out)
+        return fail(m, "%s%s", "out of memory", "");
+    for (uint64_t i = 0; i < m->per_rank; i++)
+        if (!(m->imgs[i].pixels = malloc((size_t)ib)))
+            return fail(m, "%s%s", "out of memory for the decoded images", "");
+    if (cfg->base >= 0 && (m->fd = open(cfg->path, O_WRONLY | O_CLOEXEC)) < 0)
+        return fail(m, "%s: cannot open for writing: %s", cfg->path, strerror(errno));
+    const char *inject = getenv("H5PACK_MPI_TEST_FAIL_RANK"); /* tests/convert/mpi_test.sh: a rank that fails */
+    if (inject && atoi(inject) == m->w->rank && m->w->rank > 0)
+        return fail(m, "%s: %s", cfg->path, "injected write failure (H5PACK_MPI_TEST_FAIL_RANK)");
+    return 0;
+}
+
+static void teardown(mpi_pack *m)
+{
+    for (uint64_t i = 0; m->imgs && i < m->per_rank; i++)
+        free(m->imgs[i].pixels);
+    free(m->imgs), free(m->kept_slot), free(m->filter_out);
+    for (size_t i = 0; i < m->n_pending; i++)
+        free(m->pending[i].buf);
+    free(m->pending);
+    if (m->comp)
+        libdeflate_free_compressor(m->comp);
+    if (m->fd >= 0)
+        close(m->fd);
+}
+
+/* Rank 0 writes the last chunk (short: zero-padded). Any other chunk still pending would be a hole. */
+static int finish_pending(mpi_pack *m)
+{
+    uint64_t k = m->cfg->chunk_images, last = m->rows_done ? (m->rows_done - 1) / k : 0;
+    while (m->n_pending > 0 && !m->failed) {
+        pending_chunk *pc = &m->pending[0];
+        if (pc->index != last || pc->filled != m->rows_done - last * k) {
+            char what[96];
+            snprintf(what, sizeof what, "chunk %llu has %llu of its rows", (unsigned long long)pc->index,
+                     (unsigned long long)pc->filled);
+            return fail(m, "internal error: %s%s", what, "");
+        }
+        int rc = write_chunk0(m, pc->index, pc->buf);
+        drop_pending(m, pc);
+        if (rc != 0)
+            return -1;
+    }
+    return m->failed ? -1 : 0;
+}
+
+/* The end: the last chunk, every rank's data on disk (fsync), the sums and counts to rank 0. */
+static pipeline_status finish(mpi_pack *m, mpi_rank_report *ranks)
+{
+    if (m->w->rank == 0)
+        finish_pending(m);
+    if (m->fd >= 0 && fsync(m->fd) != 0)
+        fail(m, "%s: cannot flush the images to disk: %s", m->cfg->path, strerror(errno));
+    int64_t failed = agree_failed(m, m->failed);
+    uint64_t counts[8] = {m->sum[0], m->sum[1], m->sum[2], m->sum[3], m->sum[4], m->sum[5], m->my_chunks, m->my_bytes};
+    uint64_t totals[8] = {0};
+    MPI_Request rq;
+    MPI_Ireduce(counts, totals, 8, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &rq);
+    wait_quietly(m, &rq);
+    MPI_Igather(&m->me, (int)sizeof m->me, MPI_BYTE, ranks, (int)sizeof m->me, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
+    wait_quietly(m, &rq);
+    if (failed)
+        return PIPELINE_ERROR;
+    if (m->w->rank == 0) {
+        pipeline_result *res = m->res;
+        for (int c = 0; c < 3; c++)
+            res->sum[c] = totals[c], res->sum_sq[c] = totals[3 + c];
+        res->chunks_written = totals[6], res->bytes_written = totals[7];
+        res->pixels = res->converted * m->cfg->job.height * m->cfg->job.width;
+        res->pwrite_by_workers = m->cfg->base >= 0;
+    }
+    return PIPELINE_OK;
+}
+
+pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeline_result *res,
+                             mpi_rank_report *ranks, char *err, size_t err_len)
+{
+    mpi_pack m = {.cfg = cfg, .w = w, .res = res, .fd = -1, .err = err, .err_len = err_len};
+    err[0] = '\0';
+    memset(res, 0, sizeof *res);
+    m.image_bytes = (uint64_t)cfg->job.height * cfg->job.width * cfg->job.channels;
+    m.chunk_bytes = m.image_bytes * cfg->chunk_images;
+    if (w->rank == 0 && !(res->kept = malloc((cfg->n ? cfg->n : 1) * sizeof *res->kept)))
+        fail(&m, "%s%s", "out of memory", "");
+    else
+        setup(&m);
+    skip_rec *skips = malloc((size_t)(m.per_rank ? m.per_rank : 1) * sizeof *skips);
+    uint8_t *assembly = malloc((size_t)m.chunk_bytes);
+    message msg = {NULL, 0, 0};
+    if (!skips || !assembly)
+        fail(&m, "%s%s", "out of memory", "");
+    pipeline_status st = agree_failed(&m, m.failed) ? PIPELINE_ERROR : PIPELINE_OK;
+    uint64_t window = m.per_rank * (uint64_t)w->size;
+    for (size_t ws = 0; st == PIPELINE_OK && ws < cfg->n; ws += (size_t)window) {
+        size_t we = cfg->n - ws < window ? cfg->n : ws + (size_t)window;
+        st = run_window(&m, ws, we, skips, &msg, assembly);
+        if (st == PIPELINE_OK && w->rank == 0 && cfg->progress)
+            cfg->progress(cfg->progress_ctx, we, cfg->n, res->converted);
+    }
+    if (st == PIPELINE_OK)
+        st = finish(&m, ranks);
+    if (st == PIPELINE_ERROR && !m.failed)
+        err[0] = '\0'; /* another rank failed and says why */
+    free(skips), free(assembly), free(msg.data);
+    teardown(&m);
+    return st;
+}
+
+#else /* no MPI: a world of one never calls these */
+
+pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeline_result *res,
+                             mpi_rank_report *ranks, char *err, size_t err_len)
+{
+    (void)cfg, (void)w, (void)res, (void)ranks;
+    snprintf(err, err_len, "this h5pack was built without MPI");
+    return PIPELINE_ERROR;
+}
+
+int mpi_share(const mpi_world *w, void *buf, size_t len)
+{
+    (void)w, (void)buf, (void)len;
+    return 0;
+}
+
+int mpi_share_status(const mpi_world *w, int status)
+{
+    (void)w;
+    return status;
+}
+
+void mpi_max(const mpi_world *w, int64_t *v, int n)
+{
+    (void)w, (void)v, (void)n;
+}
+
+#endif
