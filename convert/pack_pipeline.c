@@ -19,6 +19,7 @@
 #include "pack_pipeline.h"
 #include "chunk_filter.h"
 #include "clock.h"
+#include "pack_pipeline_impl.h"
 
 #include <errno.h>
 #include <libdeflate.h>
@@ -27,174 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-typedef enum slot_state { SLOT_EMPTY = 0, SLOT_BUSY, SLOT_DONE } slot_state;
-typedef enum chunk_state {
-    CHUNK_FREE = 0, CHUNK_FILLING, CHUNK_TO_FILTER, CHUNK_FILTERING, CHUNK_READY, CHUNK_TO_WRITE, CHUNK_WRITING
-} chunk_state;
-
-typedef struct slot {
-    slot_state state;
-    decoded_image img;
-    size_t cap; /* bytes img.pixels holds (images of several sizes grow it) */
-} slot;
-
-typedef struct chunk_buf {
-    chunk_state state;
-    uint64_t index;     /* chunk number in the dataset */
-    uint8_t *raw;       /* K images in the dataset's layout */
-    uint8_t *filtered;  /* deflated (+ fletcher32) bytes, when filters are on */
-    size_t stored_size; /* bytes to write */
-    int failed;         /* filtering failed */
-} chunk_buf;
-
-typedef struct pack_pipeline {
-    const pipeline_config *cfg;
-    int filtered;
-    int direct;           /* workers write full chunks with pwrite (h5out_can_pwrite): FILLING -> TO_WRITE */
-    pipeline_result *res; /* counts the workers' writes */
-    char write_err[512];  /* a worker's failed write, reported by the placer */
-    size_t image_bytes, chunk_bytes, filtered_cap;
-    slot *slots;
-    size_t n_slots;
-    chunk_buf *chunks;
-    size_t n_chunks;
-    pthread_mutex_t mu;
-    pthread_cond_t work_cv, main_cv;
-    size_t next_decode, consumed;
-    size_t done_end;      /* positions [consumed, done_end) are all DONE */
-    size_t wake_batch;    /* DONE images in order that are worth waking the placer for */
-    int placer_waiting, workers_waiting;
-    double placer_wait_s, workers_wait_s; /* where the time goes (-v): who waited for whom */
-    uint64_t chunks_started, chunks_written;
-    int stop;
-    pthread_t *threads;
-    int n_threads;
-} pack_pipeline;
-
-/* Placer-side state of the chunk being filled. */
-typedef struct placer {
-    chunk_buf *filling;
-    uint64_t filled; /* images in it */
-    uint64_t cursor; /* images of several sizes: bytes of the dataset placed so far */
-} placer;
-
-/* ---- workers ------------------------------------------------------------------------------------- */
-
-static chunk_buf *lowest_chunk_in_state(pack_pipeline *p, chunk_state state)
-{
-    chunk_buf *best = NULL;
-    for (size_t i = 0; i < p->n_chunks; i++)
-        if (p->chunks[i].state == state && (!best || p->chunks[i].index < best->index))
-            best = &p->chunks[i];
-    return best;
-}
-
-/* The dataset's filters on one chunk (chunk_filter.h). Returns 0, or -1 when the compressor is unavailable. */
-static int filter_chunk(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
-{
-    cb->stored_size = chunk_filter_apply(p->cfg->gzip_level, p->cfg->checksum, comp, cb->raw, p->chunk_bytes,
-                                         cb->filtered);
-    return cb->stored_size ? 0 : -1;
-}
-
-static void worker_filter(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
-{
-    cb->state = CHUNK_FILTERING;
-    pthread_mutex_unlock(&p->mu);
-    int rc = filter_chunk(p, cb, comp);
-    pthread_mutex_lock(&p->mu);
-    cb->failed = rc != 0;
-    cb->state = CHUNK_READY;
-    pthread_cond_signal(&p->main_cv);
-}
-
-/* Writes chunk CB where it belongs (the unfiltered dataset's computed address) while the placer fills
- * the next ones: with one writing thread, page-cache writes were the limit past 8 cores. */
-static void worker_write(pack_pipeline *p, chunk_buf *cb)
-{
-    char err[sizeof p->write_err];
-    cb->state = CHUNK_WRITING;
-    pthread_mutex_unlock(&p->mu);
-    int rc = h5out_pwrite_chunk(p->cfg->out, cb->index, cb->raw, p->chunk_bytes, err, sizeof err);
-    pthread_mutex_lock(&p->mu);
-    if (rc != 0 && !p->write_err[0])
-        memcpy(p->write_err, err, sizeof err);
-    if (rc == 0) {
-        p->res->bytes_written += p->chunk_bytes;
-        p->res->chunks_written++;
-        p->chunks_written++;
-    }
-    cb->state = CHUNK_FREE;
-    pthread_cond_signal(&p->main_cv);
-}
-
-static int ring_full(const pack_pipeline *p)
-{
-    return p->next_decode >= p->consumed + p->n_slots;
-}
-
-/* Called with the lock held by a worker that finished an image or found no work. */
-static void wake_placer_if_worth(pack_pipeline *p)
-{
-    size_t ready = p->done_end - p->consumed;
-    if (p->placer_waiting && ready > 0 &&
-        (ready >= p->wake_batch || p->done_end == p->cfg->n || ring_full(p)))
-        pthread_cond_signal(&p->main_cv);
-}
-
-static void worker_decode(pack_pipeline *p)
-{
-    size_t pos = p->next_decode++;
-    slot *s = &p->slots[pos % p->n_slots];
-    s->state = SLOT_BUSY;
-    pthread_mutex_unlock(&p->mu);
-    const pipeline_config *cfg = p->cfg;
-    if (cfg->ragged && cfg->ragged[pos].too_long) {
-        const ragged_place *r = &cfg->ragged[pos];
-        s->img.outcome = DECODE_SKIP;
-        snprintf(s->img.reason, sizeof s->img.reason, "too large: %ux%u, a side above %u cannot be stored (use "
-                 "--max-side or --size)", r->height, r->width, RAGGED_MAX_SIDE);
-    } else if (cfg->ragged) {
-        const ragged_place *r = &cfg->ragged[pos];
-        decode_entry_sized(&cfg->job, cfg->entries[cfg->order[pos]].relpath, r->height, r->width, r->resize, &s->img,
-                           &s->cap);
-    } else
-        decode_entry(&cfg->job, cfg->entries[cfg->order[pos]].relpath, &s->img);
-    pthread_mutex_lock(&p->mu);
-    s->state = SLOT_DONE;
-    while (p->done_end < p->next_decode && p->slots[p->done_end % p->n_slots].state == SLOT_DONE)
-        p->done_end++;
-    wake_placer_if_worth(p);
-}
-
-static void *worker_main(void *arg)
-{
-    pack_pipeline *p = arg;
-    struct libdeflate_compressor *comp = NULL;
-    pthread_mutex_lock(&p->mu);
-    while (!p->stop) {
-        chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_TO_FILTER), *out = NULL;
-        if (cb)
-            worker_filter(p, cb, &comp);
-        else if ((out = lowest_chunk_in_state(p, CHUNK_TO_WRITE)))
-            worker_write(p, out);
-        else if (p->next_decode < p->cfg->n && !ring_full(p))
-            worker_decode(p);
-        else {
-            wake_placer_if_worth(p); /* the ring is full: only the placer can make room */
-            p->workers_waiting++;
-            double t0 = h5pack_clock_s();
-            pthread_cond_wait(&p->work_cv, &p->mu);
-            p->workers_wait_s += h5pack_clock_s() - t0;
-            p->workers_waiting--;
-        }
-    }
-    pthread_mutex_unlock(&p->mu);
-    if (comp)
-        libdeflate_free_compressor(comp);
-    return NULL;
-}
 
 /* ---- setup --------------------------------------------------------------------------------------- */
 
@@ -267,30 +100,6 @@ static void free_buffers(pack_pipeline *p)
     }
     free(p->slots);
     free(p->chunks);
-}
-
-static int start_workers(pack_pipeline *p)
-{
-    p->threads = calloc((size_t)p->cfg->threads, sizeof *p->threads);
-    if (!p->threads)
-        return -1;
-    for (int i = 0; i < p->cfg->threads; i++) {
-        if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0)
-            return -1;
-        p->n_threads++;
-    }
-    return 0;
-}
-
-static void stop_workers(pack_pipeline *p)
-{
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->work_cv);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->n_threads; i++)
-        pthread_join(p->threads[i], NULL);
-    free(p->threads);
 }
 
 /* ---- placer / writer (calling thread) ------------------------------------------------------------ */
@@ -407,7 +216,7 @@ static void wait_main(pack_pipeline *p)
 /* Takes a FREE chunk buffer for the next chunk. Returns 0, or -1 when none is free yet. */
 static int start_chunk(pack_pipeline *p, placer *pl)
 {
-    chunk_buf *cb = lowest_chunk_in_state(p, CHUNK_FREE);
+    chunk_buf *cb = pipeline_lowest_chunk(p, CHUNK_FREE);
     if (!cb)
         return -1;
     cb->state = CHUNK_FILLING;
@@ -603,12 +412,12 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
     if (!res->kept || (cfg->ragged && (!res->offsets || !res->shapes)) || allocate_buffers(&p) != 0) {
         snprintf(err, err_len, "out of memory for %zu decode buffers and %zu chunk buffers", p.n_slots,
                  p.n_chunks);
-    } else if (start_workers(&p) != 0) {
+    } else if (pipeline_start_workers(&p) != 0) {
         snprintf(err, err_len, "cannot start %d threads: %s", cfg->threads, strerror(errno));
     } else {
         st = run_placer(&p, res, err, err_len);
     }
-    stop_workers(&p);
+    pipeline_stop_workers(&p);
     res->writer_wait_s = p.placer_wait_s, res->workers_wait_s = p.workers_wait_s;
     res->pwrite_by_workers = p.direct;
     free_buffers(&p);

@@ -1,6 +1,7 @@
 /* packer.c - the conversion engine: scan -> order -> probe -> chunk choice -> pipeline -> metadata ->
  * rename. See packer.h for the handling of skipped images. */
 #include "packer.h"
+#include "packer_impl.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -23,38 +24,6 @@
 #include "size_plan.h"
 #include "sizes.h"
 
-#define TEMP_PATH_LEN 4096
-
-typedef struct pack_ctx {
-    const pack_options *o;
-    pack_report *rep;
-    scan_result scan;
-    label_table table;     /* --labels (n_rows 0 without) */
-    label_orphans orphans;
-    size_t *order;
-    decode_job_cfg job;
-    chunk_choice chunk;
-    size_plan sizes;       /* no --size: every image's place (sizes.places NULL for a one-size file) */
-    char temp[2][TEMP_PATH_LEN];
-    int have_temp[2];
-    h5out *out;
-    pipeline_result pres;
-    progress prog;
-    const mpi_world *world; /* several ranks under mpirun (docs/scale-out.md); NULL: this process alone */
-    int own_error;          /* a rank other than 0 failed on its own (its message is news) */
-} pack_ctx;
-
-/* Rank 0 of an MPI job, or the only process: the one that prints, owns the file and commits it. */
-static int is_root(const pack_ctx *c)
-{
-    return !c->world || c->world->rank == 0;
-}
-
-static int ranks(const pack_ctx *c)
-{
-    return c->world ? c->world->size : 1;
-}
-
 static void say(const pack_options *o, int level, const char *fmt, va_list ap)
 {
     if (o->verbosity < level)
@@ -64,11 +33,9 @@ static void say(const pack_options *o, int level, const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
-static void info(const pack_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void detail(const pack_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* -v only. */
-static void detail(const pack_options *o, const char *fmt, ...)
+void pack_detail(const pack_options *o, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -76,7 +43,7 @@ static void detail(const pack_options *o, const char *fmt, ...)
     va_end(ap);
 }
 
-static void info(const pack_options *o, const char *fmt, ...)
+void pack_info(const pack_options *o, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -107,10 +74,10 @@ static void report_orphans(const pack_ctx *c)
     const label_orphans *o = &c->orphans;
     size_t shown = c->o->verbosity >= 2 ? o->count : ORPHANS_SHOWN_BY_DEFAULT;
     for (size_t i = 0; i < o->count && i < shown; i++)
-        info(c->o, "label row %s:%zu names no image: %s", c->table.path, c->table.lines[o->rows[i]],
+        pack_info(c->o, "label row %s:%zu names no image: %s", c->table.path, c->table.lines[o->rows[i]],
              c->table.keys[o->rows[i]]);
     if (o->count > shown)
-        info(c->o, "... and %zu more label rows name no image (-v prints them)", o->count - shown);
+        pack_info(c->o, "... and %zu more label rows name no image (-v prints them)", o->count - shown);
 }
 
 /* --labels: reads the CSV and keeps the images it has a row for (the others become skipped files). */
@@ -139,7 +106,7 @@ static pack_status scan_step(pack_ctx *c, char *err, size_t len)
     r->has_classes = c->scan.has_classes && !c->o->labels_csv; /* a table replaces the class folders */
     r->n_classes = (uint32_t)c->scan.n_classes;
     for (size_t i = 0; i < c->scan.n_warnings; i++)
-        info(c->o, "warning: %s", c->scan.warnings[i]);
+        pack_info(c->o, "warning: %s", c->scan.warnings[i]);
     if (c->o->strict && c->scan.skipped.count > 0) {
         snprintf(err, len, "--strict: %zu file(s) would be skipped, the first: %s: %s", c->scan.skipped.count,
                  c->scan.skipped.names[0], c->scan.skipped.reasons[0]);
@@ -200,7 +167,7 @@ static int plan_own_sizes(pack_ctx *c, char *err, size_t len)
     if (size_plan_make(o->src_dir, c->scan.entries, c->order, c->scan.n_entries, &c->job.opts, o->channels,
                        o->max_side, c->rep->threads, &c->sizes, err, len) != 0)
         return -1;
-    detail(o, "image headers read: %zu of %zu give a size, %.3f s", c->sizes.sized, c->scan.n_entries,
+    pack_detail(o, "image headers read: %zu of %zu give a size, %.3f s", c->sizes.sized, c->scan.n_entries,
            h5pack_clock_s() - t0);
     if (c->sizes.sized == 0 || c->sizes.one_size) {
         uint32_t h = c->sizes.height, w = c->sizes.width;
@@ -244,14 +211,14 @@ static void print_ragged_plan(const pack_ctx *c)
     h5pack_format_bytes(z->total_bytes, total, sizeof total);
     h5pack_format_bytes(c->chunk.bytes, chunk, sizeof chunk);
     if (c->o->max_side)
-        info(c->o, "images of several sizes, longer side at most %u (largest %ux%u): %s of pixels, stored HWC one "
+        pack_info(c->o, "images of several sizes, longer side at most %u (largest %ux%u): %s of pixels, stored HWC one "
              "after the other", c->o->max_side, z->max_height, z->max_width, total);
     else
-        info(c->o, "images of several sizes, each kept as it is (largest %ux%u): %s of pixels, stored HWC one "
+        pack_info(c->o, "images of several sizes, each kept as it is (largest %ux%u): %s of pixels, stored HWC one "
              "after the other", z->max_height, z->max_width, total);
-    info(c->o, "chunks of %s: %s", chunk, c->chunk.reason);
+    pack_info(c->o, "chunks of %s: %s", chunk, c->chunk.reason);
     if (c->o->layout_given && !c->o->layout_nhwc)
-        info(c->o, "note: --layout nchw applies to images of one size; these are stored HWC, each as (h, w, C)");
+        pack_info(c->o, "note: --layout nchw applies to images of one size; these are stored HWC, each as (h, w, C)");
 }
 
 static void print_plan(pack_ctx *c)
@@ -268,19 +235,19 @@ static void print_plan(pack_ctx *c)
     if (c->o->labels_csv)
         kind = c->scan.has_classes ? "class folders, labels from the CSV" : "flat folder, labels from the CSV";
     if (ranks(c) > 1)
-        info(c->o, "%zu image files, %s; %d ranks x %d thread%s", c->scan.n_entries, kind, ranks(c), c->rep->threads,
+        pack_info(c->o, "%zu image files, %s; %d ranks x %d thread%s", c->scan.n_entries, kind, ranks(c), c->rep->threads,
              c->rep->threads == 1 ? "" : "s");
     else
-        info(c->o, "%zu image files, %s; %d thread%s", c->scan.n_entries, kind, c->rep->threads,
+        pack_info(c->o, "%zu image files, %s; %d thread%s", c->scan.n_entries, kind, c->rep->threads,
              c->rep->threads == 1 ? "" : "s");
     if (c->o->labels_csv)
-        info(c->o, "labels (N,%zu) %s from %s", c->table.n_columns, c->rep->label_type, c->table.path);
+        pack_info(c->o, "labels (N,%zu) %s from %s", c->table.n_columns, c->rep->label_type, c->table.path);
     else if (c->scan.has_classes)
-        info(c->o, "%zu classes", c->scan.n_classes);
+        pack_info(c->o, "%zu classes", c->scan.n_classes);
     if (c->sizes.places)
         print_ragged_plan(c);
     else
-        info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
+        pack_info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
              c->chunk.reason);
 }
 
@@ -301,10 +268,10 @@ static h5out_geometry geometry_for(const pack_ctx *c, uint64_t n)
 
 static void report_leftover(void *ctx, const char *path, uint64_t bytes)
 {
-    info(ctx, "removed %s (%.1f MB), left by a conversion that was killed before it finished", path, bytes / 1e6);
+    pack_info(ctx, "removed %s (%.1f MB), left by a conversion that was killed before it finished", path, bytes / 1e6);
 }
 
-static int open_output(pack_ctx *c, int which, uint64_t n, char *err, size_t len)
+int pack_open_output(pack_ctx *c, int which, uint64_t n, char *err, size_t len)
 {
     h5out_geometry g = geometry_for(c, n);
     if (safeout_create_temp(c->o->out_path, c->temp[which], TEMP_PATH_LEN, err, len) != 0)
@@ -324,16 +291,16 @@ typedef struct shared_output {
 static void print_ranks(const pack_ctx *c, const mpi_rank_report *r)
 {
     for (int q = 0; q < ranks(c); q++)
-        info(c->o, "rank %d of %d: decoded %llu images (%llu skipped) in %.2f s, waited %.2f s for the other ranks",
-             q, ranks(c), (unsigned long long)r[q].decoded, (unsigned long long)r[q].skipped, r[q].decode_s,
-             r[q].wait_s);
+        pack_info(c->o, "rank %d of %d: decoded %llu images (%llu skipped) in %.2f s, waited %.2f s for the other ranks; "
+             "%llu rows of shared chunks to rank 0", q, ranks(c), (unsigned long long)r[q].decoded,
+             (unsigned long long)r[q].skipped, r[q].decode_s, r[q].wait_s, (unsigned long long)r[q].shared_rows);
 }
 
 /* The decode-and-write stage shared by the ranks (mpi_pack.h); rank 0 creates the file first. */
 static pack_status pack_images_mpi(pack_ctx *c, char *err, size_t len)
 {
     shared_output so = {.status = -1, .base = -1};
-    if (is_root(c) && open_output(c, 0, c->scan.n_entries, err, len) == 0) {
+    if (is_root(c) && pack_open_output(c, 0, c->scan.n_entries, err, len) == 0) {
         so.status = 0;
         so.base = h5out_chunk_base(c->out);
         snprintf(so.path, sizeof so.path, "%s", c->temp[0]);
@@ -377,7 +344,7 @@ static pack_status pack_images(pack_ctx *c, char *err, size_t len)
         }
         return st;
     }
-    if (open_output(c, 0, c->scan.n_entries, err, len) != 0)
+    if (pack_open_output(c, 0, c->scan.n_entries, err, len) != 0)
         return PACK_ERROR;
     progress_init(&c->prog, c->o->verbosity >= 1);
     pipeline_config pc = {.job = c->job, .entries = c->scan.entries, .order = c->order, .n = c->scan.n_entries,
@@ -400,187 +367,6 @@ static pack_status pack_images(pack_ctx *c, char *err, size_t len)
         return PACK_ERROR;
     }
     return PACK_OK;
-}
-
-/* Images of several sizes: a skipped image leaves its place as zeros. Small gaps stay; when they pass 1% of
- * the pixels or half a chunk (a header that promised a huge image), the images are copied one after the
- * other into a second file, so the file stays within ~1% of its pixels and no run spans a large gap. */
-static int close_ragged_gaps(pack_ctx *c, char *err, size_t len)
-{
-    uint64_t n = c->pres.converted, kept = 0, gap = 0, largest_gap = 0, end = 0, *to = malloc((n ? n : 1) * 8);
-    size_plan *z = &c->sizes;
-    z->max_height = z->max_width = 0; /* the largest converted image (the attributes say it) */
-    for (uint64_t i = 0; to && i < n; i++) {
-        uint32_t h = c->pres.shapes[2 * i], w = c->pres.shapes[2 * i + 1];
-        uint64_t g = c->pres.offsets[i] - end;
-        gap += g, largest_gap = g > largest_gap ? g : largest_gap;
-        to[i] = kept, kept += (uint64_t)h * w * c->job.channels, end = c->pres.offsets[i] + (uint64_t)h * w * c->job.channels;
-        z->max_height = h > z->max_height ? h : z->max_height, z->max_width = w > z->max_width ? w : z->max_width;
-    }
-    gap += z->total_bytes - end;
-    c->rep->height = z->max_height, c->rep->width = z->max_width;
-    if (!to || (gap * 100 <= kept && 2 * largest_gap <= c->chunk.bytes)) {
-        free(to);
-        h5out_set_largest(c->out, z->max_height, z->max_width);
-        if (!to)
-            snprintf(err, len, "out of memory for %llu image places", (unsigned long long)n);
-        return to ? 0 : -1;
-    }
-    int rc = h5out_close(c->out, err, len);
-    c->out = NULL, z->total_bytes = kept;
-    if (rc == 0)
-        rc = choose_chunk_bytes(kept, n, c->o->chunk_images, &c->chunk, err, len);
-    if (rc == 0) {
-        info(c->o, "%zu image(s) skipped: copying the images together (%.1f MB of gaps)", c->pres.skipped.count,
-             gap / 1e6);
-        rc = open_output(c, 1, n, err, len);
-    }
-    if (rc == 0)
-        rc = h5out_copy_ragged(c->out, c->temp[0], c->pres.offsets, to, c->pres.shapes, n, err, len);
-    if (rc == 0) {
-        memcpy(c->pres.offsets, to, n * sizeof *to);
-        safeout_discard(c->temp[0]);
-        c->have_temp[0] = 0, c->rep->copied = 1;
-        c->rep->chunk_bytes = c->chunk.bytes;
-        snprintf(c->rep->chunk_reason, sizeof c->rep->chunk_reason, "%s", c->chunk.reason);
-    }
-    free(to);
-    return rc;
-}
-
-/* Skips left the first file with more rows than images: copy them into an exact-size file. The chunk
- * choice is redone for the exact count; it only changes when one chunk held the whole first file. */
-static int shrink_to_converted(pack_ctx *c, char *err, size_t len)
-{
-    uint64_t n = c->pres.converted, k = c->chunk.images;
-    uint64_t image_bytes = (uint64_t)c->job.height * c->job.width * c->job.channels;
-    if (c->sizes.places)
-        return close_ragged_gaps(c, err, len);
-    if (n == c->scan.n_entries)
-        return 0;
-    int rc = h5out_close(c->out, err, len);
-    c->out = NULL;
-    if (rc != 0 || choose_chunk(image_bytes, n, c->o->batch, c->o->chunk_images, &c->chunk, err, len) != 0)
-        return -1;
-    info(c->o, "%zu image(s) skipped: copying the %llu images into an exact-size dataset", c->pres.skipped.count,
-         (unsigned long long)n);
-    if (open_output(c, 1, n, err, len) != 0)
-        return -1;
-    if (c->chunk.images == k)
-        rc = h5out_copy_chunks(c->out, c->temp[0], (n + k - 1) / k, err, len);
-    else
-        rc = h5out_copy_rows(c->out, c->temp[0], n, err, len);
-    if (rc != 0)
-        return -1;
-    safeout_discard(c->temp[0]);
-    c->have_temp[0] = 0;
-    c->rep->copied = 1;
-    c->rep->chunk_images = c->chunk.images;
-    snprintf(c->rep->chunk_reason, sizeof c->rep->chunk_reason, "%s", c->chunk.reason);
-    return 0;
-}
-
-/* --labels: the table's rows in the file's row order (int64 or double, as the table holds them). */
-static label_value *table_rows(const pack_ctx *c, uint64_t n)
-{
-    size_t k = c->table.n_columns;
-    label_value *v = malloc((n ? n : 1) * k * sizeof *v);
-    for (uint64_t i = 0; v && i < n; i++)
-        memcpy(v + i * k, c->table.values + c->scan.entries[c->pres.kept[i]].label_row * k, k * sizeof *v);
-    return v;
-}
-
-static int write_metadata(pack_ctx *c, char *err, size_t len)
-{
-    uint64_t n = c->pres.converted;
-    h5out_label_table table = {c->table.n_columns, (const char *const *)c->table.names, c->table.is_float, 8, 1, NULL};
-    label_value *rows = c->o->labels_csv ? table_rows(c, n) : NULL;
-    uint32_t *labels = malloc(n * sizeof *labels);
-    const char **names = malloc(n * sizeof *names);
-    char compression[32];
-    int rc = -1;
-    if (!labels || !names || (c->o->labels_csv && !rows)) {
-        snprintf(err, len, "out of memory for %llu labels", (unsigned long long)n);
-        goto done;
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        labels[i] = c->scan.entries[c->pres.kept[i]].label;
-        names[i] = c->scan.entries[c->pres.kept[i]].name;
-    }
-    compression_text(c->o, compression, sizeof compression);
-    int resized = c->o->height || c->o->max_side;
-    h5out_metadata m = {.n = n, .has_classes = c->rep->has_classes, .labels = labels,
-                        .classes = (const char *const *)c->scan.classes, .n_classes = (uint32_t)c->scan.n_classes,
-                        .filenames = names, .skipped = &c->rep->skipped,
-                        .resize_mode = c->o->height     ? resize_mode_name(c->o->resize)
-                                       : c->o->max_side ? "max_side"
-                                                        : "none",
-                        .jpeg_scale = !resized ? "none" : c->o->jpeg_dct ? "dct" : "exact",
-                        .chunk_images = (int64_t)c->chunk.images,
-                        .chunk_target_bytes = (int64_t)c->chunk.target_bytes,
-                        .batch_size = (int64_t)c->o->batch, .seed = (int64_t)c->o->seed,
-                        .chunk_reason = c->chunk.reason, .compression = compression, .checksum = c->o->checksum,
-                        .shuffled = !c->o->keep_order, .offsets = c->pres.offsets, .shapes = c->pres.shapes,
-                        .max_side = c->o->max_side};
-    memcpy(m.mean, c->rep->mean, sizeof m.mean);
-    memcpy(m.std, c->rep->std, sizeof m.std);
-    if (rows) {
-        label_table_type(&c->table, &table.bytes, &table.is_signed);
-        table.values = rows;
-        m.table = &table;
-    }
-    rc = h5out_write_metadata(c->out, &m, err, len);
-done:
-    free(rows);
-    free(labels);
-    free(names);
-    return rc;
-}
-
-static int fill_report(pack_ctx *c)
-{
-    pack_report *r = c->rep;
-    r->converted = c->pres.converted;
-    r->height = c->job.height;
-    r->width = c->job.width;
-    r->channels = c->job.channels;
-    r->nhwc = c->job.nhwc;
-    r->chunk_images = c->chunk.images;
-    r->chunks = c->pres.chunks_written;
-    snprintf(r->chunk_reason, sizeof r->chunk_reason, "%s", c->chunk.reason);
-    r->bytes_stored = c->pres.bytes_written;
-    r->ragged = c->sizes.places != NULL;
-    if (r->ragged)
-        r->height = c->sizes.max_height, r->width = c->sizes.max_width, r->chunk_bytes = c->chunk.bytes;
-    r->bytes_raw = c->pres.pixels * r->channels;
-    for (uint32_t ch = 0; ch < r->channels; ch++)
-        pixel_mean_std(c->pres.sum[ch], c->pres.sum_sq[ch], c->pres.pixels, &r->mean[ch], &r->std[ch]);
-    if (skip_list_append(&r->skipped, &c->scan.skipped) != 0 ||
-        skip_list_append(&r->skipped, &c->pres.skipped) != 0)
-        return -1;
-    r->warnings = c->scan.warnings; /* handed over */
-    r->n_warnings = c->scan.n_warnings;
-    c->scan.warnings = NULL;
-    c->scan.n_warnings = 0;
-    return 0;
-}
-
-static int finish_file(pack_ctx *c, char *err, size_t len)
-{
-    uint64_t n = c->pres.converted, k = c->chunk.images;
-    c->rep->bytes_stored = h5out_images_storage(c->out); /* exact, also after an exact-size copy */
-    if (c->sizes.places)
-        c->rep->chunks = (c->sizes.total_bytes + c->chunk.bytes - 1) / c->chunk.bytes;
-    else
-        c->rep->chunks = (n + k - 1) / k;
-    int rc = h5out_close(c->out, err, len);
-    c->out = NULL;
-    int which = c->have_temp[1] ? 1 : 0;
-    if (rc == 0)
-        rc = safeout_commit(c->temp[which], c->o->out_path, c->o->force, err, len);
-    if (rc == 0 || rc == -2) /* -2: an OUT appeared meanwhile; the finished file stays under its temp name */
-        c->have_temp[which] = 0;
-    return rc == 0 ? 0 : -1;
 }
 
 static void cleanup(pack_ctx *c)
@@ -637,7 +423,7 @@ static pack_status prepare(pack_ctx *c, double start, char *err, size_t len)
     pack_status st = scan_step(c, err, len);
     if (st != PACK_OK)
         return st;
-    detail(c->o, "scan: %.3f s", h5pack_clock_s() - start);
+    pack_detail(c->o, "scan: %.3f s", h5pack_clock_s() - start);
     if (!(c->order = pack_order(c->scan.n_entries, c->o->seed, c->o->keep_order))) {
         snprintf(err, len, "out of memory");
         return PACK_ERROR;
@@ -685,20 +471,20 @@ pack_status pack_run_ranks(const pack_options *o, const mpi_world *world, pack_r
     double t_pack = h5pack_clock_s();
     if ((st = pack_images(&c, err, err_len)) != PACK_OK)
         goto done;
-    detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored (%s); the placing thread waited "
+    pack_detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored (%s); the placing thread waited "
            "%.3f s for decoded images, the %d workers %.3f s in all for room", h5pack_clock_s() - t_pack,
            (unsigned long long)c.pres.chunks_written, (unsigned long long)c.pres.bytes_written,
            c.pres.pwrite_by_workers ? "written by the workers with pwrite" : "written with H5Dwrite_chunk",
            c.pres.writer_wait_s, rep->threads, c.pres.workers_wait_s);
     st = PACK_ERROR;
     double t_meta = h5pack_clock_s();
-    int finished = !is_root(&c) || (fill_report(&c) == 0 && shrink_to_converted(&c, err, err_len) == 0 &&
-                                    write_metadata(&c, err, err_len) == 0 && finish_file(&c, err, err_len) == 0);
+    int finished = !is_root(&c) || (pack_fill_report(&c) == 0 && pack_shrink_to_converted(&c, err, err_len) == 0 &&
+                                    pack_write_metadata(&c, err, err_len) == 0 && pack_finish_file(&c, err, err_len) == 0);
     if (ranks(&c) > 1) /* every rank ends with rank 0's outcome */
         finished = mpi_share_status(c.world, finished);
     if (!finished)
         goto done;
-    detail(o, "%smetadata, fsync, rename: %.3f s", rep->copied ? "exact-size copy, " : "",
+    pack_detail(o, "%smetadata, fsync, rename: %.3f s", rep->copied ? "exact-size copy, " : "",
            h5pack_clock_s() - t_meta);
     st = PACK_OK;
 done:

@@ -13,19 +13,8 @@
 #include "format.h"
 #include "h5glue.h"
 #include "h5pack.h"
+#include "h5out_impl.h"
 #include "writeback.h"
-
-/* The file is flushed every this many bytes of chunks while it is written (see writeback.h). */
-#define H5OUT_WRITEBACK_STEP (8u << 20)
-
-struct h5out {
-    hid_t file, images;
-    h5out_geometry g;
-    char *path;      /* named in every error message */
-    writeback *wb;   /* NULL when the file is not a plain POSIX file (other HDF5 driver) */
-    int fd;          /* the sec2 driver's descriptor, or -1 */
-    int64_t base;    /* >= 0: chunk i of the images lies at base + i * chunk size (h5out_pwrite_chunk) */
-};
 
 /* ---- errors -------------------------------------------------------------------------------------- */
 
@@ -34,10 +23,7 @@ struct h5out {
  * thread only. */
 static h5pack_h5_capture last_hdf5_error;
 
-/* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
-static int h5_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int h5_fail(char *err, size_t len, const char *fmt, ...)
+int h5out_fail(char *err, size_t len, const char *fmt, ...)
 {
     char what[512];
     va_list ap;
@@ -79,7 +65,7 @@ uint32_t fletcher32_hdf5(const uint8_t *data, size_t len)
 
 /* ---- creation ------------------------------------------------------------------------------------ */
 
-static void image_dims(const h5out_geometry *g, uint64_t first, hsize_t dims[4])
+void h5out_image_dims(const h5out_geometry *g, uint64_t first, hsize_t dims[4])
 {
     dims[0] = first;
     if (g->nhwc) {
@@ -100,7 +86,7 @@ static int images_rank(const h5out_geometry *g, uint64_t first, hsize_t dims[4])
         dims[0] = first;
         return 1;
     }
-    image_dims(g, first, dims);
+    h5out_image_dims(g, first, dims);
     return 4;
 }
 
@@ -218,7 +204,7 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
         goto fail;
     }
     if ((o->file = create_file(path)) < 0) {
-        h5_fail(err, err_len, "%s: cannot create the file", path);
+        h5out_fail(err, err_len, "%s: cannot create the file", path);
         goto fail;
     }
     int rank = images_rank(g, g->ragged ? g->total_bytes : g->n, dims);
@@ -230,7 +216,7 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
                                 dapl >= 0 ? dapl : H5P_DEFAULT)) < 0) {
         if (dapl >= 0)
             H5Pclose(dapl);
-        h5_fail(err, err_len, "%s: cannot create the images dataset", path);
+        h5out_fail(err, err_len, "%s: cannot create the images dataset", path);
         goto fail;
     }
     H5Sclose(space);
@@ -255,7 +241,7 @@ int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, c
 {
     hsize_t offset[4] = {chunk_start(&o->g, index), 0, 0, 0};
     if (H5Dwrite_chunk(o->images, H5P_DEFAULT, 0, offset, size, data) < 0)
-        return h5_fail(err, err_len, "%s: cannot write chunk %llu of the images", o->path, (unsigned long long)index);
+        return h5out_fail(err, err_len, "%s: cannot write chunk %llu of the images", o->path, (unsigned long long)index);
     writeback_note(o->wb, size);
     return 0;
 }
@@ -287,139 +273,6 @@ int h5out_pwrite_chunk(h5out *o, uint64_t index, const void *data, size_t size, 
     }
     writeback_note(o->wb, size);
     return 0;
-}
-
-/* ---- copying chunks from a first file ------------------------------------------------------------ */
-
-static int copy_one_chunk(h5out *o, hid_t src, uint64_t i, uint8_t **buf, size_t *cap, char *err, size_t len)
-{
-    hsize_t offset[4] = {i * o->g.chunk_images, 0, 0, 0}, size = 0;
-    uint32_t mask = 0;
-    if (H5Dget_chunk_storage_size(src, offset, &size) < 0 || size == 0)
-        return h5_fail(err, len, "%s: cannot find chunk %llu to copy", o->path, (unsigned long long)i);
-    if (size > *cap) {
-        uint8_t *grown = realloc(*buf, size);
-        if (!grown) {
-            snprintf(err, len, "out of memory copying chunk %llu", (unsigned long long)i);
-            return -1;
-        }
-        *buf = grown;
-        *cap = size;
-    }
-    if (H5Dread_chunk(src, H5P_DEFAULT, offset, &mask, *buf) < 0)
-        return h5_fail(err, len, "%s: cannot read chunk %llu to copy", o->path, (unsigned long long)i);
-    if (H5Dwrite_chunk(o->images, H5P_DEFAULT, mask, offset, size, *buf) < 0)
-        return h5_fail(err, len, "%s: cannot write copied chunk %llu", o->path, (unsigned long long)i);
-    writeback_note(o->wb, size);
-    return 0;
-}
-
-int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, size_t err_len)
-{
-    uint8_t *buf = NULL;
-    size_t cap = 0;
-    int rc = -1;
-    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
-    if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0) {
-        h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
-        goto done;
-    }
-    rc = 0;
-    for (uint64_t i = 0; i < n_chunks && rc == 0; i++)
-        rc = copy_one_chunk(o, dset, i, &buf, &cap, err, err_len);
-done:
-    free(buf);
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (file >= 0)
-        H5Fclose(file);
-    return rc;
-}
-
-static int copy_rows(h5out *o, hid_t src, uint64_t n, uint8_t *buf)
-{
-    hsize_t start[4] = {0, 0, 0, 0}, count[4];
-    image_dims(&o->g, n, count);
-    hid_t fspace = H5Dget_space(src), mspace = H5Screate_simple(4, count, NULL);
-    int rc = -1;
-    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-        H5Dread(src, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf) >= 0 &&
-        H5Dwrite(o->images, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
-        rc = 0;
-    if (mspace >= 0)
-        H5Sclose(mspace);
-    if (fspace >= 0)
-        H5Sclose(fspace);
-    return rc;
-}
-
-int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t err_len)
-{
-    int rc = -1;
-    uint8_t *buf = malloc((size_t)n * o->g.channels * o->g.height * o->g.width);
-    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
-    if (!buf)
-        snprintf(err, err_len, "out of memory copying %llu images", (unsigned long long)n);
-    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
-        h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
-    else if (copy_rows(o, dset, n, buf) != 0)
-        h5_fail(err, err_len, "%s: cannot copy %llu images from %s", o->path, (unsigned long long)n, from);
-    else
-        rc = 0;
-    free(buf);
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (file >= 0)
-        H5Fclose(file);
-    return rc;
-}
-
-/* ---- images of several sizes: closing the gaps skipped images left ----------------------------------- */
-
-/* BYTES at AT of 1-D dataset D into/out of BUF. */
-static int byte_range(hid_t d, uint64_t at, uint64_t bytes, uint8_t *buf, int write)
-{
-    hsize_t off = at, cnt = bytes;
-    hid_t fspace = H5Dget_space(d), mspace = H5Screate_simple(1, &cnt, NULL);
-    int rc = -1;
-    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &off, NULL, &cnt, NULL) >= 0)
-        rc = write ? H5Dwrite(d, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf)
-                   : H5Dread(d, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf);
-    if (mspace >= 0)
-        H5Sclose(mspace);
-    if (fspace >= 0)
-        H5Sclose(fspace);
-    return rc < 0 ? -1 : 0;
-}
-
-int h5out_copy_ragged(h5out *o, const char *from, const uint64_t *from_offsets, const uint64_t *to_offsets,
-                      const uint32_t *shapes, uint64_t n, char *err, size_t err_len)
-{
-    uint64_t largest = 0;
-    for (uint64_t i = 0; i < n; i++)
-        largest = (uint64_t)shapes[2 * i] * shapes[2 * i + 1] > largest ? (uint64_t)shapes[2 * i] * shapes[2 * i + 1]
-                                                                          : largest;
-    uint64_t buf_bytes = largest * o->g.channels;
-    uint8_t *buf = malloc(buf_bytes ? buf_bytes : 1);
-    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
-    int rc = -1;
-    if (!buf)
-        snprintf(err, err_len, "out of memory copying an image of %llu bytes", (unsigned long long)largest);
-    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
-        h5_fail(err, err_len, "%s: cannot open the first pass's images", from);
-    else
-        rc = 0;
-    for (uint64_t i = 0; rc == 0 && i < n; i++) {
-        uint64_t bytes = (uint64_t)shapes[2 * i] * shapes[2 * i + 1] * o->g.channels;
-        if (byte_range(dset, from_offsets[i], bytes, buf, 0) != 0 || byte_range(o->images, to_offsets[i], bytes, buf, 1))
-            rc = h5_fail(err, err_len, "%s: cannot copy image %llu from %s", o->path, (unsigned long long)i, from);
-    }
-    free(buf);
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (file >= 0)
-        H5Fclose(file);
-    return rc;
 }
 
 void h5out_set_largest(h5out *o, uint32_t height, uint32_t width)
@@ -608,20 +461,20 @@ int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t er
 {
     const char *layout = o->g.nhwc || o->g.ragged ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW;
     if (m->has_classes && write_labels(o->file, m) != 0)
-        return h5_fail(err, err_len, "%s: cannot write the labels", o->path);
+        return h5out_fail(err, err_len, "%s: cannot write the labels", o->path);
     if (m->has_classes && write_strings(o->file, H5PACK_DS_CLASSES, m->classes, m->n_classes) != 0)
-        return h5_fail(err, err_len, "%s: cannot write the class names", o->path);
+        return h5out_fail(err, err_len, "%s: cannot write the class names", o->path);
     if (m->table && write_table(o->file, m->n, m->table) != 0)
-        return h5_fail(err, err_len, "%s: cannot write the labels from the table", o->path);
+        return h5out_fail(err, err_len, "%s: cannot write the labels from the table", o->path);
     if (write_strings(o->file, H5PACK_DS_FILENAMES, m->filenames, m->n) != 0)
-        return h5_fail(err, err_len, "%s: cannot write the file names", o->path);
+        return h5out_fail(err, err_len, "%s: cannot write the file names", o->path);
     if (write_skipped(o->file, m->skipped) != 0)
-        return h5_fail(err, err_len, "%s: cannot write the list of skipped files", o->path);
+        return h5out_fail(err, err_len, "%s: cannot write the list of skipped files", o->path);
     if (o->g.ragged && write_ragged(o->file, &o->g, m) != 0)
-        return h5_fail(err, err_len, "%s: cannot write the image offsets and shapes", o->path);
+        return h5out_fail(err, err_len, "%s: cannot write the image offsets and shapes", o->path);
     if (attr_string(o->images, H5PACK_ATTR_LAYOUT, layout) != 0 || write_shape_attrs(o->file, &o->g, layout) != 0 ||
         write_tuning_attrs(o->file, m, o->g.channels, o->g.ragged) != 0)
-        return h5_fail(err, err_len, "%s: cannot write the attributes", o->path);
+        return h5out_fail(err, err_len, "%s: cannot write the attributes", o->path);
     return 0;
 }
 
@@ -642,7 +495,7 @@ int h5out_close(h5out *o, char *err, size_t err_len)
     if (o->file >= 0 && H5Fclose(o->file) < 0)
         rc = -1;
     if (rc != 0 && err)
-        h5_fail(err, err_len, "%s: cannot close (flush) the file", o->path);
+        h5out_fail(err, err_len, "%s: cannot close (flush) the file", o->path);
     free(o->path);
     free(o);
     return rc;

@@ -13,100 +13,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
-#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "chunk_filter.h"
 #include "clock.h"
-
-/* A rank's decoded images of one window stay in memory until written: at most this many bytes of them. */
-#define MPI_WINDOW_BYTES ((uint64_t)256 << 20)
-/* Rank 0 receives every filtered chunk of a window: the whole window's raw bytes stay below this. */
-#define MPI_FILTERED_WINDOW_BYTES ((uint64_t)1 << 30)
-
-typedef struct skip_rec {
-    int64_t pos;
-    char reason[sizeof(((decoded_image *)0)->reason)];
-} skip_rec;
-
-/* Exchange 1: what each rank has to say after decoding its share. */
-typedef struct rank_status {
-    int64_t kept, skipped, failed;
-} rank_status;
-
-/* A chunk rank 0 completes from rows of several ranks. */
-typedef struct pending_chunk {
-    uint64_t index, filled;
-    uint8_t *buf;
-} pending_chunk;
-
-typedef struct mpi_pack {
-    const mpi_pack_cfg *cfg;
-    const mpi_world *w;
-    pipeline_result *res;
-    uint64_t image_bytes, chunk_bytes, per_rank; /* per_rank: positions a rank decodes per window */
-    int fd;                                      /* unfiltered: this rank's descriptor of the file */
-    decoded_image *imgs;                         /* per_rank slots */
-    size_t *kept_slot;                           /* slots of the kept images, in order */
-    uint8_t *filter_out;
-    struct libdeflate_compressor *comp;
-    uint64_t rows_done;                          /* rows of all ranks in earlier windows */
-    uint64_t my_chunks, my_bytes;                /* written by this rank */
-    uint64_t sum[6];                             /* sum[3] and sum_sq[3] of this rank's kept images */
-    pending_chunk *pending;                      /* rank 0 */
-    size_t n_pending;
-    mpi_rank_report me;
-    char *err;
-    size_t err_len;
-    int failed;
-} mpi_pack;
-
-/* ---- waiting and small collectives ------------------------------------------------------------- */
-
-static void wait_quietly(mpi_pack *m, MPI_Request *rq)
-{
-    double t0 = h5pack_clock_s();
-    int done = 0;
-    MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-    while (!done) {
-        struct timespec nap = {0, 200 * 1000};
-        nanosleep(&nap, NULL);
-        MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-    }
-    if (m)
-        m->me.wait_s += h5pack_clock_s() - t0;
-}
-
-int mpi_share(const mpi_world *w, void *buf, size_t len)
-{
-    if (w->size <= 1)
-        return 0;
-    MPI_Request rq;
-    MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
-    wait_quietly(NULL, &rq);
-    return 0;
-}
-
-int mpi_share_status(const mpi_world *w, int status)
-{
-    mpi_share(w, &status, sizeof status);
-    return status;
-}
-
-void mpi_max(const mpi_world *w, int64_t *v, int n)
-{
-    if (w->size <= 1)
-        return;
-    MPI_Request rq;
-    MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &rq);
-    wait_quietly(NULL, &rq);
-}
+#include "mpi_pack_impl.h"
 
 /* The largest FAILED of all ranks (a final agreement). */
 static int64_t agree_failed(mpi_pack *m, int64_t failed)
@@ -114,11 +30,11 @@ static int64_t agree_failed(mpi_pack *m, int64_t failed)
     int64_t any = 0;
     MPI_Request rq;
     MPI_Iallreduce(&failed, &any, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &rq);
-    wait_quietly(m, &rq);
+    mpi_wait_quietly(m, &rq);
     return any;
 }
 
-static int fail(mpi_pack *m, const char *fmt, const char *a, const char *b)
+int mpi_fail(mpi_pack *m, const char *fmt, const char *a, const char *b)
 {
     if (!m->failed)
         snprintf(m->err, m->err_len, fmt, a, b);
@@ -153,33 +69,13 @@ static rank_status sort_share(mpi_pack *m, size_t first, size_t count, skip_rec 
             memcpy(skips[st.skipped].reason, img->reason, sizeof img->reason);
             st.skipped++;
         } else if (!st.failed) {
-            fail(m, "%s: %s", m->cfg->entries[m->cfg->order[first + i]].name, img->reason);
+            mpi_fail(m, "%s: %s", m->cfg->entries[m->cfg->order[first + i]].name, img->reason);
             st.failed = 1;
         }
     }
     m->me.decoded += count;
     m->me.skipped += (uint64_t)st.skipped;
     return st;
-}
-
-/* ---- rank 0: the file's skip list and row order ------------------------------------------------- */
-
-/* Rank 0 takes the window's skip records (every rank's, in rank order = position order) and appends
- * the skipped files and the kept positions of [WS, WE) to RES. */
-static int record_window(mpi_pack *m, size_t ws, size_t we, const skip_rec *all, size_t n_all)
-{
-    const mpi_pack_cfg *cfg = m->cfg;
-    size_t k = 0;
-    for (size_t pos = ws; pos < we; pos++) {
-        if (k < n_all && (size_t)all[k].pos == pos) {
-            if (skip_list_add(&m->res->skipped, cfg->entries[cfg->order[pos]].name, all[k].reason) != 0)
-                return fail(m, "%s%s", "out of memory", "");
-            k++;
-        } else {
-            m->res->kept[m->res->converted++] = cfg->order[pos];
-        }
-    }
-    return 0;
 }
 
 /* Exchange 2: every rank's skip records to rank 0, which records the window. */
@@ -204,8 +100,8 @@ static int gather_skips(mpi_pack *m, size_t ws, size_t we, const rank_status *al
     MPI_Request rq;
     MPI_Igatherv(mine, (int)(my_skipped * (int64_t)sizeof(skip_rec)), MPI_BYTE, every, counts, displs, MPI_BYTE, 0,
                  MPI_COMM_WORLD, &rq);
-    wait_quietly(m, &rq);
-    int rc = m->w->rank == 0 ? record_window(m, ws, we, every, total) : 0;
+    mpi_wait_quietly(m, &rq);
+    int rc = m->w->rank == 0 ? mpi_root_record_window(m, ws, we, every, total) : 0;
     free(counts), free(displs), free(every);
     return rc;
 }
@@ -232,7 +128,7 @@ static int pwrite_images(mpi_pack *m, uint64_t index, size_t j0)
                     if (r < 0 && errno == EINTR)
                         continue;
                     if (r <= 0)
-                        return fail(m, "%s: cannot write the images: %s", m->cfg->path,
+                        return mpi_fail(m, "%s: cannot write the images: %s", m->cfg->path,
                                     r < 0 ? strerror(errno) : "nothing written (disk full?)");
                     got += (uint64_t)r;
                 }
@@ -253,12 +149,6 @@ static size_t filter_images(mpi_pack *m, size_t j0, uint8_t *buf)
     return chunk_filter_apply(m->cfg->gzip_level, m->cfg->checksum, &m->comp, buf, m->chunk_bytes, m->filter_out);
 }
 
-/* A growable byte message for rank 0. */
-typedef struct message {
-    uint8_t *data;
-    size_t len, cap;
-} message;
-
 static int message_put(message *msg, const void *p, size_t n)
 {
     if (msg->len + n > msg->cap) {
@@ -274,9 +164,6 @@ static int message_put(message *msg, const void *p, size_t n)
     msg->len += n;
     return 0;
 }
-
-/* Record kinds in the message to rank 0: a row of a shared chunk, or a filtered chunk. */
-enum { REC_ROW = 1, REC_CHUNK = 2 };
 
 static int put_record(message *msg, int64_t kind, int64_t where, const void *bytes, int64_t size)
 {
@@ -303,95 +190,16 @@ static int place_rows(mpi_pack *m, uint64_t row0, uint64_t kept, message *msg, u
             }
             size_t n = filter_images(m, j, assembly);
             if (n == 0)
-                return fail(m, "%s%s", "cannot compress a chunk: compressor unavailable (out of memory?)", "");
+                return mpi_fail(m, "%s%s", "cannot compress a chunk: compressor unavailable (out of memory?)", "");
             if (put_record(msg, REC_CHUNK, (int64_t)c, m->filter_out, (int64_t)n) != 0)
-                return fail(m, "%s%s", "out of memory", "");
+                return mpi_fail(m, "%s%s", "out of memory", "");
             continue;
         }
         if (put_record(msg, REC_ROW, (int64_t)r, m->imgs[m->kept_slot[j]].pixels, (int64_t)m->image_bytes) != 0)
-            return fail(m, "%s%s", "out of memory", "");
+            return mpi_fail(m, "%s%s", "out of memory", "");
+        m->me.shared_rows++;
     }
     return 0;
-}
-
-/* ---- rank 0: completing and writing chunks ---------------------------------------------------- */
-
-/* Rank 0 writes chunk INDEX (raw bytes BUF): pwrite when unfiltered, else filtered through HDF5. */
-static int write_chunk0(mpi_pack *m, uint64_t index, const uint8_t *buf)
-{
-    char why[512];
-    if (m->cfg->base >= 0) {
-        if (h5out_pwrite_chunk(m->cfg->out, index, buf, m->chunk_bytes, why, sizeof why) != 0)
-            return fail(m, "%s%s", why, "");
-        m->my_chunks++, m->my_bytes += m->chunk_bytes;
-        return 0;
-    }
-    size_t n = chunk_filter_apply(m->cfg->gzip_level, m->cfg->checksum, &m->comp, buf, m->chunk_bytes, m->filter_out);
-    if (n == 0)
-        return fail(m, "%s%s", "cannot compress a chunk: compressor unavailable (out of memory?)", "");
-    if (h5out_write_chunk(m->cfg->out, index, m->filter_out, n, why, sizeof why) != 0)
-        return fail(m, "%s%s", why, "");
-    m->my_chunks++, m->my_bytes += n;
-    return 0;
-}
-
-static pending_chunk *pending_for(mpi_pack *m, uint64_t index)
-{
-    for (size_t i = 0; i < m->n_pending; i++)
-        if (m->pending[i].index == index)
-            return &m->pending[i];
-    pending_chunk *grown = realloc(m->pending, (m->n_pending + 1) * sizeof *grown);
-    uint8_t *buf = calloc(1, (size_t)m->chunk_bytes); /* zeros: the last chunk's padding */
-    if (!grown || !buf) {
-        free(buf);
-        if (grown)
-            m->pending = grown;
-        return NULL;
-    }
-    m->pending = grown;
-    m->pending[m->n_pending] = (pending_chunk){.index = index, .filled = 0, .buf = buf};
-    return &m->pending[m->n_pending++];
-}
-
-static void drop_pending(mpi_pack *m, pending_chunk *pc)
-{
-    free(pc->buf);
-    *pc = m->pending[--m->n_pending];
-}
-
-/* Rank 0 puts row ROW into its chunk and writes the chunk once it holds K rows. */
-static int take_row(mpi_pack *m, uint64_t row, const uint8_t *pixels)
-{
-    uint64_t k = m->cfg->chunk_images;
-    pending_chunk *pc = pending_for(m, row / k);
-    if (!pc)
-        return fail(m, "%s%s", "out of memory", "");
-    memcpy(pc->buf + (row % k) * m->image_bytes, pixels, (size_t)m->image_bytes);
-    if (++pc->filled < k)
-        return 0;
-    int rc = write_chunk0(m, pc->index, pc->buf);
-    drop_pending(m, pc);
-    return rc;
-}
-
-/* Rank 0 applies every record of the gathered messages (ALL, LEN bytes). */
-static int take_records(mpi_pack *m, const uint8_t *all, size_t len)
-{
-    char why[512];
-    for (size_t at = 0; at + 3 * sizeof(int64_t) <= len && !m->failed;) {
-        int64_t head[3];
-        memcpy(head, all + at, sizeof head);
-        const uint8_t *bytes = all + at + sizeof head;
-        at += sizeof head + (size_t)head[2];
-        if (head[0] == REC_ROW) {
-            take_row(m, (uint64_t)head[1], bytes);
-        } else if (h5out_write_chunk(m->cfg->out, (uint64_t)head[1], bytes, (size_t)head[2], why, sizeof why) != 0) {
-            fail(m, "%s%s", why, "");
-        } else {
-            m->my_chunks++, m->my_bytes += (uint64_t)head[2];
-        }
-    }
-    return m->failed ? -1 : 0;
 }
 
 /* Exchange 3: every rank's message to rank 0, which takes its records. */
@@ -402,9 +210,9 @@ static int gather_records(mpi_pack *m, const message *msg)
     size_t total = 0;
     MPI_Request rq;
     if (m->w->rank == 0 && !(lens = malloc((size_t)P * sizeof *lens)))
-        return fail(m, "%s%s", "out of memory", "");
+        return mpi_fail(m, "%s%s", "out of memory", "");
     MPI_Igather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
-    wait_quietly(m, &rq);
+    mpi_wait_quietly(m, &rq);
     if (m->w->rank == 0) {
         displs = malloc((size_t)P * sizeof *displs);
         for (int q = 0; q < P; q++)
@@ -418,19 +226,37 @@ static int gather_records(mpi_pack *m, const message *msg)
             displs[q] = at, at += lens[q];
     }
     MPI_Igatherv(msg->data, len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
-    wait_quietly(m, &rq);
-    int rc = m->w->rank == 0 ? take_records(m, all, total) : 0;
+    mpi_wait_quietly(m, &rq);
+    int rc = m->w->rank == 0 ? mpi_root_take_records(m, all, total) : 0;
     free(lens), free(displs), free(all);
     return rc;
 }
 
 /* ---- one window ------------------------------------------------------------------------------ */
 
+/* Where rank R's share of the window [WS, WE) starts. The shares are cut at whole chunks: rank 0 first
+ * takes the D positions that complete the chunk the last window left open, then every rank a run of
+ * whole chunks (the last one the rest). Until a skip shifts them, every rank's rows then start a chunk,
+ * so only the window's two ends travel to rank 0, not two partial chunks per rank. */
+static size_t share_start(const mpi_pack *m, size_t ws, size_t we, int r)
+{
+    uint64_t k = m->cfg->chunk_images, P = (uint64_t)m->w->size, d = (k - m->rows_done % k) % k;
+    if (r == 0)
+        return ws;
+    if (r >= (int)P)
+        return we;
+    if (we - ws <= d)
+        return we;
+    uint64_t chunks = (we - ws - d) / k;
+    size_t at = ws + (size_t)(d + chunks * (uint64_t)r / P * k);
+    return at < we ? at : we;
+}
+
 /* Decodes, exchanges and writes positions [WS, WE). Returns PIPELINE_OK or the run's end. */
 static pipeline_status run_window(mpi_pack *m, size_t ws, size_t we, skip_rec *skips, message *msg, uint8_t *assembly)
 {
     int P = m->w->size, r = m->w->rank;
-    size_t first = ws + (we - ws) * (size_t)r / (size_t)P, count = ws + (we - ws) * (size_t)(r + 1) / (size_t)P - first;
+    size_t first = share_start(m, ws, we, r), count = share_start(m, ws, we, r + 1) - first;
     decode_share(m, first, count);
     rank_status mine = sort_share(m, first, count, skips), *all = malloc((size_t)P * sizeof *all);
     if (!all) {
@@ -439,7 +265,7 @@ static pipeline_status run_window(mpi_pack *m, size_t ws, size_t we, skip_rec *s
     }
     MPI_Request rq;
     MPI_Iallgather(&mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, MPI_COMM_WORLD, &rq);
-    wait_quietly(m, &rq);
+    mpi_wait_quietly(m, &rq);
     uint64_t row0 = m->rows_done, window_rows = 0, window_skips = 0;
     int any_failed = 0;
     for (int q = 0; q < P; q++) {
@@ -468,30 +294,32 @@ static int setup(mpi_pack *m)
 {
     const mpi_pack_cfg *cfg = m->cfg;
     uint64_t P = (uint64_t)m->w->size, ib = m->image_bytes;
-    uint64_t per = 8 * (uint64_t)cfg->threads > 2 * cfg->chunk_images ? 8 * (uint64_t)cfg->threads : 2 * cfg->chunk_images;
+    /* 32 images per thread: each window ends in a wait for the slowest rank, so not too short */
+    uint64_t k = cfg->chunk_images, per = 32 * (uint64_t)cfg->threads > 4 * k ? 32 * (uint64_t)cfg->threads : 4 * k;
     uint64_t cap = MPI_WINDOW_BYTES / ib;
     if (cfg->base < 0 && MPI_FILTERED_WINDOW_BYTES / (P * ib) < cap)
         cap = MPI_FILTERED_WINDOW_BYTES / (P * ib);
     m->per_rank = per < cap ? per : cap ? cap : 1;
-    m->imgs = calloc((size_t)m->per_rank, sizeof *m->imgs);
-    m->kept_slot = malloc((size_t)m->per_rank * sizeof *m->kept_slot);
+    m->slots = m->per_rank + 2 * k; /* shares are cut at chunks (share_start) */
+    m->imgs = calloc((size_t)m->slots, sizeof *m->imgs);
+    m->kept_slot = malloc((size_t)m->slots * sizeof *m->kept_slot);
     m->filter_out = malloc(chunk_filter_bound((size_t)m->chunk_bytes));
     if (!m->imgs || !m->kept_slot || !m->filter_out)
-        return fail(m, "%s%s", "out of memory", "");
-    for (uint64_t i = 0; i < m->per_rank; i++)
+        return mpi_fail(m, "%s%s", "out of memory", "");
+    for (uint64_t i = 0; i < m->slots; i++)
         if (!(m->imgs[i].pixels = malloc((size_t)ib)))
-            return fail(m, "%s%s", "out of memory for the decoded images", "");
+            return mpi_fail(m, "%s%s", "out of memory for the decoded images", "");
     if (cfg->base >= 0 && (m->fd = open(cfg->path, O_WRONLY | O_CLOEXEC)) < 0)
-        return fail(m, "%s: cannot open for writing: %s", cfg->path, strerror(errno));
+        return mpi_fail(m, "%s: cannot open for writing: %s", cfg->path, strerror(errno));
     const char *inject = getenv("H5PACK_MPI_TEST_FAIL_RANK"); /* tests/convert/mpi_test.sh: a rank that fails */
     if (inject && atoi(inject) == m->w->rank && m->w->rank > 0)
-        return fail(m, "%s: %s", cfg->path, "injected write failure (H5PACK_MPI_TEST_FAIL_RANK)");
+        return mpi_fail(m, "%s: %s", cfg->path, "injected write failure (H5PACK_MPI_TEST_FAIL_RANK)");
     return 0;
 }
 
 static void teardown(mpi_pack *m)
 {
-    for (uint64_t i = 0; m->imgs && i < m->per_rank; i++)
+    for (uint64_t i = 0; m->imgs && i < m->slots; i++)
         free(m->imgs[i].pixels);
     free(m->imgs), free(m->kept_slot), free(m->filter_out);
     for (size_t i = 0; i < m->n_pending; i++)
@@ -503,41 +331,21 @@ static void teardown(mpi_pack *m)
         close(m->fd);
 }
 
-/* Rank 0 writes the last chunk (short: zero-padded). Any other chunk still pending would be a hole. */
-static int finish_pending(mpi_pack *m)
-{
-    uint64_t k = m->cfg->chunk_images, last = m->rows_done ? (m->rows_done - 1) / k : 0;
-    while (m->n_pending > 0 && !m->failed) {
-        pending_chunk *pc = &m->pending[0];
-        if (pc->index != last || pc->filled != m->rows_done - last * k) {
-            char what[96];
-            snprintf(what, sizeof what, "chunk %llu has %llu of its rows", (unsigned long long)pc->index,
-                     (unsigned long long)pc->filled);
-            return fail(m, "internal error: %s%s", what, "");
-        }
-        int rc = write_chunk0(m, pc->index, pc->buf);
-        drop_pending(m, pc);
-        if (rc != 0)
-            return -1;
-    }
-    return m->failed ? -1 : 0;
-}
-
 /* The end: the last chunk, every rank's data on disk (fsync), the sums and counts to rank 0. */
 static pipeline_status finish(mpi_pack *m, mpi_rank_report *ranks)
 {
     if (m->w->rank == 0)
-        finish_pending(m);
+        mpi_root_finish(m);
     if (m->fd >= 0 && fsync(m->fd) != 0)
-        fail(m, "%s: cannot flush the images to disk: %s", m->cfg->path, strerror(errno));
+        mpi_fail(m, "%s: cannot flush the images to disk: %s", m->cfg->path, strerror(errno));
     int64_t failed = agree_failed(m, m->failed);
     uint64_t counts[8] = {m->sum[0], m->sum[1], m->sum[2], m->sum[3], m->sum[4], m->sum[5], m->my_chunks, m->my_bytes};
     uint64_t totals[8] = {0};
     MPI_Request rq;
     MPI_Ireduce(counts, totals, 8, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &rq);
-    wait_quietly(m, &rq);
+    mpi_wait_quietly(m, &rq);
     MPI_Igather(&m->me, (int)sizeof m->me, MPI_BYTE, ranks, (int)sizeof m->me, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
-    wait_quietly(m, &rq);
+    mpi_wait_quietly(m, &rq);
     if (failed)
         return PIPELINE_ERROR;
     if (m->w->rank == 0) {
@@ -560,14 +368,14 @@ pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeli
     m.image_bytes = (uint64_t)cfg->job.height * cfg->job.width * cfg->job.channels;
     m.chunk_bytes = m.image_bytes * cfg->chunk_images;
     if (w->rank == 0 && !(res->kept = malloc((cfg->n ? cfg->n : 1) * sizeof *res->kept)))
-        fail(&m, "%s%s", "out of memory", "");
+        mpi_fail(&m, "%s%s", "out of memory", "");
     else
         setup(&m);
-    skip_rec *skips = malloc((size_t)(m.per_rank ? m.per_rank : 1) * sizeof *skips);
+    skip_rec *skips = malloc((size_t)(m.slots ? m.slots : 1) * sizeof *skips);
     uint8_t *assembly = malloc((size_t)m.chunk_bytes);
     message msg = {NULL, 0, 0};
     if (!skips || !assembly)
-        fail(&m, "%s%s", "out of memory", "");
+        mpi_fail(&m, "%s%s", "out of memory", "");
     pipeline_status st = agree_failed(&m, m.failed) ? PIPELINE_ERROR : PIPELINE_OK;
     uint64_t window = m.per_rank * (uint64_t)w->size;
     for (size_t ws = 0; st == PIPELINE_OK && ws < cfg->n; ws += (size_t)window) {
@@ -585,7 +393,7 @@ pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeli
     return st;
 }
 
-#else /* no MPI: a world of one never calls these */
+#else /* no MPI: a world of one never calls this */
 
 pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeline_result *res,
                              mpi_rank_report *ranks, char *err, size_t err_len)
@@ -593,23 +401,6 @@ pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeli
     (void)cfg, (void)w, (void)res, (void)ranks;
     snprintf(err, err_len, "this h5pack was built without MPI");
     return PIPELINE_ERROR;
-}
-
-int mpi_share(const mpi_world *w, void *buf, size_t len)
-{
-    (void)w, (void)buf, (void)len;
-    return 0;
-}
-
-int mpi_share_status(const mpi_world *w, int status)
-{
-    (void)w;
-    return status;
-}
-
-void mpi_max(const mpi_world *w, int64_t *v, int n)
-{
-    (void)w, (void)v, (void)n;
 }
 
 #endif

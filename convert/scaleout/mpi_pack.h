@@ -39,6 +39,7 @@ typedef struct mpi_pack_cfg {
 /* What one rank did, for the run's report. */
 typedef struct mpi_rank_report {
     uint64_t decoded, skipped;
+    uint64_t shared_rows;    /* rows of chunks shared with another rank, sent to rank 0 */
     double decode_s, wait_s; /* decoding; waiting for the other ranks */
 } mpi_rank_report;
 

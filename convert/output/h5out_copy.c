@@ -1,0 +1,143 @@
+/* h5out_copy.c - copying the images of a first file into the final one (h5out.h): whole chunks or rows
+ * when skipped images left the first file with more rows than images, and the byte ranges of images
+ * of several sizes when skips left gaps between them. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "h5out.h"
+#include "h5out_impl.h"
+#include "writeback.h"
+
+static int copy_one_chunk(h5out *o, hid_t src, uint64_t i, uint8_t **buf, size_t *cap, char *err, size_t len)
+{
+    hsize_t offset[4] = {i * o->g.chunk_images, 0, 0, 0}, size = 0;
+    uint32_t mask = 0;
+    if (H5Dget_chunk_storage_size(src, offset, &size) < 0 || size == 0)
+        return h5out_fail(err, len, "%s: cannot find chunk %llu to copy", o->path, (unsigned long long)i);
+    if (size > *cap) {
+        uint8_t *grown = realloc(*buf, size);
+        if (!grown) {
+            snprintf(err, len, "out of memory copying chunk %llu", (unsigned long long)i);
+            return -1;
+        }
+        *buf = grown;
+        *cap = size;
+    }
+    if (H5Dread_chunk(src, H5P_DEFAULT, offset, &mask, *buf) < 0)
+        return h5out_fail(err, len, "%s: cannot read chunk %llu to copy", o->path, (unsigned long long)i);
+    if (H5Dwrite_chunk(o->images, H5P_DEFAULT, mask, offset, size, *buf) < 0)
+        return h5out_fail(err, len, "%s: cannot write copied chunk %llu", o->path, (unsigned long long)i);
+    writeback_note(o->wb, size);
+    return 0;
+}
+
+int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, size_t err_len)
+{
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    int rc = -1;
+    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0) {
+        h5out_fail(err, err_len, "%s: cannot open the first pass's images", from);
+        goto done;
+    }
+    rc = 0;
+    for (uint64_t i = 0; i < n_chunks && rc == 0; i++)
+        rc = copy_one_chunk(o, dset, i, &buf, &cap, err, err_len);
+done:
+    free(buf);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}
+
+static int copy_rows(h5out *o, hid_t src, uint64_t n, uint8_t *buf)
+{
+    hsize_t start[4] = {0, 0, 0, 0}, count[4];
+    h5out_image_dims(&o->g, n, count);
+    hid_t fspace = H5Dget_space(src), mspace = H5Screate_simple(4, count, NULL);
+    int rc = -1;
+    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+        H5Dread(src, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf) >= 0 &&
+        H5Dwrite(o->images, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+        rc = 0;
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    return rc;
+}
+
+int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t err_len)
+{
+    int rc = -1;
+    uint8_t *buf = malloc((size_t)n * o->g.channels * o->g.height * o->g.width);
+    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    if (!buf)
+        snprintf(err, err_len, "out of memory copying %llu images", (unsigned long long)n);
+    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
+        h5out_fail(err, err_len, "%s: cannot open the first pass's images", from);
+    else if (copy_rows(o, dset, n, buf) != 0)
+        h5out_fail(err, err_len, "%s: cannot copy %llu images from %s", o->path, (unsigned long long)n, from);
+    else
+        rc = 0;
+    free(buf);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}
+
+/* ---- images of several sizes: closing the gaps skipped images left ----------------------------------- */
+
+/* BYTES at AT of 1-D dataset D into/out of BUF. */
+static int byte_range(hid_t d, uint64_t at, uint64_t bytes, uint8_t *buf, int write)
+{
+    hsize_t off = at, cnt = bytes;
+    hid_t fspace = H5Dget_space(d), mspace = H5Screate_simple(1, &cnt, NULL);
+    int rc = -1;
+    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &off, NULL, &cnt, NULL) >= 0)
+        rc = write ? H5Dwrite(d, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf)
+                   : H5Dread(d, H5T_NATIVE_UINT8, mspace, fspace, H5P_DEFAULT, buf);
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    return rc < 0 ? -1 : 0;
+}
+
+int h5out_copy_ragged(h5out *o, const char *from, const uint64_t *from_offsets, const uint64_t *to_offsets,
+                      const uint32_t *shapes, uint64_t n, char *err, size_t err_len)
+{
+    uint64_t largest = 0;
+    for (uint64_t i = 0; i < n; i++)
+        largest = (uint64_t)shapes[2 * i] * shapes[2 * i + 1] > largest ? (uint64_t)shapes[2 * i] * shapes[2 * i + 1]
+                                                                          : largest;
+    uint64_t buf_bytes = largest * o->g.channels;
+    uint8_t *buf = malloc(buf_bytes ? buf_bytes : 1);
+    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    int rc = -1;
+    if (!buf)
+        snprintf(err, err_len, "out of memory copying an image of %llu bytes", (unsigned long long)largest);
+    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
+        h5out_fail(err, err_len, "%s: cannot open the first pass's images", from);
+    else
+        rc = 0;
+    for (uint64_t i = 0; rc == 0 && i < n; i++) {
+        uint64_t bytes = (uint64_t)shapes[2 * i] * shapes[2 * i + 1] * o->g.channels;
+        if (byte_range(dset, from_offsets[i], bytes, buf, 0) != 0 || byte_range(o->images, to_offsets[i], bytes, buf, 1))
+            rc = h5out_fail(err, err_len, "%s: cannot copy image %llu from %s", o->path, (unsigned long long)i, from);
+    }
+    free(buf);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}

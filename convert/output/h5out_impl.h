@@ -1,0 +1,29 @@
+/* h5out_impl.h - the writer's state and helpers shared by h5out.c and h5out_copy.c. */
+#ifndef H5PACK_H5OUT_IMPL_H
+#define H5PACK_H5OUT_IMPL_H
+
+#include <hdf5.h>
+#include <stdint.h>
+
+#include "h5out.h"
+#include "writeback.h"
+
+/* The file is flushed every this many bytes of chunks while it is written (see writeback.h). */
+#define H5OUT_WRITEBACK_STEP (8u << 20)
+
+struct h5out {
+    hid_t file, images;
+    h5out_geometry g;
+    char *path;      /* named in every error message */
+    writeback *wb;   /* NULL when the file is not a plain POSIX file (other HDF5 driver) */
+    int fd;          /* the sec2 driver's descriptor, or -1 */
+    int64_t base;    /* >= 0: chunk i of the images lies at base + i * chunk size (h5out_pwrite_chunk) */
+};
+
+/* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
+int h5out_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The images dataset's dims for FIRST rows (bytes, for a ragged store), as 4 values. */
+void h5out_image_dims(const h5out_geometry *g, uint64_t first, hsize_t dims[4]);
+
+#endif
