@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "chunk_filter.h"
+#include "chunk_writer.h"
 #include "clock.h"
 #include "mpi_pack_impl.h"
 
@@ -44,13 +44,20 @@ int mpi_fail(mpi_pack *m, const char *fmt, const char *a, const char *b)
 
 /* ---- decoding a share ------------------------------------------------------------------------- */
 
+/* The current window's bank of decoded images. */
+static decoded_image *bank_images(mpi_pack *m)
+{
+    return m->imgs + (size_t)m->bank * m->slots;
+}
+
 static void decode_share(mpi_pack *m, size_t first, size_t count)
 {
     const mpi_pack_cfg *cfg = m->cfg;
+    decoded_image *imgs = bank_images(m);
     double t0 = h5pack_clock_s();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(cfg->threads)
     for (size_t i = 0; i < count; i++)
-        decode_entry(&cfg->job, cfg->entries[cfg->order[first + i]].relpath, &m->imgs[i]);
+        decode_entry(&cfg->job, cfg->entries[cfg->order[first + i]].relpath, &imgs[i]);
     m->me.decode_s += h5pack_clock_s() - t0;
 }
 
@@ -58,8 +65,9 @@ static void decode_share(mpi_pack *m, size_t first, size_t count)
 static rank_status sort_share(mpi_pack *m, size_t first, size_t count, skip_rec *skips)
 {
     rank_status st = {0, 0, m->failed};
+    decoded_image *imgs = bank_images(m);
     for (size_t i = 0; i < count; i++) {
-        decoded_image *img = &m->imgs[i];
+        decoded_image *img = &imgs[i];
         if (img->outcome == DECODE_OK) {
             m->kept_slot[st.kept++] = i;
             for (int c = 0; c < 3; c++)
@@ -108,47 +116,6 @@ static int gather_skips(mpi_pack *m, size_t ws, size_t we, const rank_status *al
 
 /* ---- writing --------------------------------------------------------------------------------- */
 
-/* Writes the unfiltered chunk INDEX from its K kept images (slots from kept index J0) with pwritev. */
-static int pwrite_images(mpi_pack *m, uint64_t index, size_t j0)
-{
-    uint64_t k = m->cfg->chunk_images, ib = m->image_bytes;
-    off_t at = (off_t)(m->cfg->base + (int64_t)(index * m->chunk_bytes));
-    struct iovec iov[64];
-    for (uint64_t done = 0; done < k;) {
-        int n = 0;
-        for (; n < 64 && done + (uint64_t)n < k; n++)
-            iov[n].iov_base = m->imgs[m->kept_slot[j0 + done + (uint64_t)n]].pixels, iov[n].iov_len = ib;
-        ssize_t w = pwritev(m->fd, iov, n, at + (off_t)(done * ib));
-        if (w != (ssize_t)((uint64_t)n * ib)) { /* short or failed: write what is left image by image */
-            for (int i = 0; i < n; i++) {
-                const uint8_t *p = iov[i].iov_base;
-                off_t o = at + (off_t)((done + (uint64_t)i) * ib);
-                for (uint64_t got = 0; got < ib;) {
-                    ssize_t r = pwrite(m->fd, p + got, ib - got, o + (off_t)got);
-                    if (r < 0 && errno == EINTR)
-                        continue;
-                    if (r <= 0)
-                        return mpi_fail(m, "%s: cannot write the images: %s", m->cfg->path,
-                                    r < 0 ? strerror(errno) : "nothing written (disk full?)");
-                    got += (uint64_t)r;
-                }
-            }
-        }
-        done += (uint64_t)n;
-    }
-    m->my_chunks++, m->my_bytes += m->chunk_bytes;
-    return 0;
-}
-
-/* The filtered bytes of chunk INDEX from its K kept images (assembled in BUF first). Returns the size. */
-static size_t filter_images(mpi_pack *m, size_t j0, uint8_t *buf)
-{
-    uint64_t k = m->cfg->chunk_images, ib = m->image_bytes;
-    for (uint64_t i = 0; i < k; i++)
-        memcpy(buf + i * ib, m->imgs[m->kept_slot[j0 + i]].pixels, ib);
-    return chunk_filter_apply(m->cfg->gzip_level, m->cfg->checksum, &m->comp, buf, m->chunk_bytes, m->filter_out);
-}
-
 static int message_put(message *msg, const void *p, size_t n)
 {
     if (msg->len + n > msg->cap) {
@@ -171,35 +138,83 @@ static int put_record(message *msg, int64_t kind, int64_t where, const void *byt
     return message_put(msg, head, sizeof head) || message_put(msg, bytes, (size_t)size) ? -1 : 0;
 }
 
-/* This rank's rows [ROW0, ROW0 + KEPT): whole chunks written here (or filtered into MSG), the rows of
- * chunks it shares with a neighbour into MSG. */
-static int place_rows(mpi_pack *m, uint64_t row0, uint64_t kept, message *msg, uint8_t *assembly)
+/* Kept image J of the current window. */
+static const uint8_t *kept_image(mpi_pack *m, size_t j)
+{
+    return bank_images(m)[m->kept_slot[j]].pixels;
+}
+
+/* Filters the window's whole chunks with the rank's threads (each its own compressor and buffers) and
+ * appends them to MSG in chunk order. */
+static int filter_whole_chunks(mpi_pack *m, message *msg)
+{
+    const mpi_pack_cfg *cfg = m->cfg;
+    size_t n = m->n_whole, bound = chunk_filter_bound((size_t)m->chunk_bytes);
+    uint8_t **out = calloc(n ? n : 1, sizeof *out);
+    size_t *size = calloc(n ? n : 1, sizeof *size);
+    int ok = out && size;
+#pragma omp parallel num_threads(cfg->threads) if (ok)
+    {
+        struct libdeflate_compressor *comp = NULL;
+        uint8_t *raw = malloc((size_t)m->chunk_bytes);
+#pragma omp for schedule(dynamic, 1)
+        for (size_t c = 0; c < n; c++) {
+            if (!raw || !(out[c] = malloc(bound)))
+                continue;
+            for (uint64_t i = 0; i < cfg->chunk_images; i++)
+                memcpy(raw + i * m->image_bytes, m->whole_images[c * cfg->chunk_images + i], (size_t)m->image_bytes);
+            size[c] = chunk_filter_apply(cfg->gzip_level, cfg->checksum, &comp, raw, (size_t)m->chunk_bytes, out[c]);
+        }
+        free(raw);
+        if (comp)
+            libdeflate_free_compressor(comp);
+    }
+    for (size_t c = 0; c < n && ok; c++)
+        ok = size[c] > 0 && put_record(msg, REC_CHUNK, (int64_t)m->whole[c], out[c], (int64_t)size[c]) == 0;
+    for (size_t c = 0; out && c < n; c++)
+        free(out[c]);
+    free(out), free(size);
+    return ok ? 0 : mpi_fail(m, "%s%s", "cannot compress a chunk (out of memory?)", "");
+}
+
+/* This rank's rows [ROW0, ROW0 + KEPT): the chunks wholly within them are listed (m->whole), the rows of
+ * chunks it shares with a neighbour go into MSG. */
+static int place_rows(mpi_pack *m, uint64_t row0, uint64_t kept, message *msg)
 {
     uint64_t k = m->cfg->chunk_images, row1 = row0 + kept;
     uint64_t full0 = (row0 + k - 1) / k, full1 = row1 / k;
+    m->n_whole = 0;
     for (uint64_t r = row0; r < row1; r++) {
         uint64_t c = r / k;
         size_t j = (size_t)(r - row0);
-        if (c >= full0 && c < full1) { /* a whole chunk of this rank's: once, at its first row */
-            if (r % k)
-                continue;
-            if (m->cfg->base >= 0) {
-                if (pwrite_images(m, c, j) != 0)
-                    return -1;
-                continue;
-            }
-            size_t n = filter_images(m, j, assembly);
-            if (n == 0)
-                return mpi_fail(m, "%s%s", "cannot compress a chunk: compressor unavailable (out of memory?)", "");
-            if (put_record(msg, REC_CHUNK, (int64_t)c, m->filter_out, (int64_t)n) != 0)
-                return mpi_fail(m, "%s%s", "out of memory", "");
+        if (c >= full0 && c < full1) { /* a whole chunk of this rank's */
+            if (r % k == 0)
+                m->whole[m->n_whole++] = c;
+            m->whole_images[(m->n_whole - 1) * k + r % k] = kept_image(m, j);
             continue;
         }
-        if (put_record(msg, REC_ROW, (int64_t)r, m->imgs[m->kept_slot[j]].pixels, (int64_t)m->image_bytes) != 0)
+        if (put_record(msg, REC_ROW, (int64_t)r, kept_image(m, j), (int64_t)m->image_bytes) != 0)
             return mpi_fail(m, "%s%s", "out of memory", "");
         m->me.shared_rows++;
     }
-    return 0;
+    return m->cfg->base >= 0 ? 0 : filter_whole_chunks(m, msg);
+}
+
+/* Unfiltered: hands the window's whole chunks to the writer thread (written while the next window decodes). */
+static void write_whole_chunks(mpi_pack *m)
+{
+    if (m->cfg->base < 0 || m->failed)
+        return;
+    if (chunk_writer_submit(m->writer, m->bank, m->whole, m->whole_images, m->n_whole) != 0)
+        mpi_fail(m, "%s%s", "out of memory", "");
+}
+
+/* Waits until bank BANK's chunks are written (before its images are overwritten, and at the end). */
+static void wait_bank(mpi_pack *m, int bank)
+{
+    char why[512];
+    if (m->writer && chunk_writer_wait(m->writer, bank, &m->my_chunks, &m->my_bytes, why, sizeof why) != 0)
+        mpi_fail(m, "%s%s", why, "");
 }
 
 /* Exchange 3: every rank's message to rank 0, which takes its records. */
@@ -253,10 +268,11 @@ static size_t share_start(const mpi_pack *m, size_t ws, size_t we, int r)
 }
 
 /* Decodes, exchanges and writes positions [WS, WE). Returns PIPELINE_OK or the run's end. */
-static pipeline_status run_window(mpi_pack *m, size_t ws, size_t we, skip_rec *skips, message *msg, uint8_t *assembly)
+static pipeline_status run_window(mpi_pack *m, size_t ws, size_t we, skip_rec *skips, message *msg)
 {
     int P = m->w->size, r = m->w->rank;
     size_t first = share_start(m, ws, we, r), count = share_start(m, ws, we, r + 1) - first;
+    wait_bank(m, m->bank); /* its chunks of two windows ago are written */
     decode_share(m, first, count);
     rank_status mine = sort_share(m, first, count, skips), *all = malloc((size_t)P * sizeof *all);
     if (!all) {
@@ -282,8 +298,9 @@ static pipeline_status run_window(mpi_pack *m, size_t ws, size_t we, skip_rec *s
     if (st != PIPELINE_OK)
         return st;
     msg->len = 0;
-    place_rows(m, row0, (uint64_t)mine.kept, msg, assembly); /* a failure travels in the next status */
+    place_rows(m, row0, (uint64_t)mine.kept, msg); /* a failure travels in the next status */
     gather_records(m, msg);
+    write_whole_chunks(m);
     m->rows_done += window_rows;
     return PIPELINE_OK;
 }
@@ -294,23 +311,29 @@ static int setup(mpi_pack *m)
 {
     const mpi_pack_cfg *cfg = m->cfg;
     uint64_t P = (uint64_t)m->w->size, ib = m->image_bytes;
-    /* 32 images per thread: each window ends in a wait for the slowest rank, so not too short */
-    uint64_t k = cfg->chunk_images, per = 32 * (uint64_t)cfg->threads > 4 * k ? 32 * (uint64_t)cfg->threads : 4 * k;
+    /* 64 images per thread: each window ends in a wait for the slowest rank, whose lead shrinks
+     * relative to the window as it grows (2 ranks x 1 thread on 2 cores: 32 per thread waited 10-18%
+     * of the decode time) */
+    uint64_t k = cfg->chunk_images, per = 64 * (uint64_t)cfg->threads > 8 * k ? 64 * (uint64_t)cfg->threads : 8 * k;
     uint64_t cap = MPI_WINDOW_BYTES / ib;
     if (cfg->base < 0 && MPI_FILTERED_WINDOW_BYTES / (P * ib) < cap)
         cap = MPI_FILTERED_WINDOW_BYTES / (P * ib);
     m->per_rank = per < cap ? per : cap ? cap : 1;
     m->slots = m->per_rank + 2 * k; /* shares are cut at chunks (share_start) */
-    m->imgs = calloc((size_t)m->slots, sizeof *m->imgs);
+    m->imgs = calloc(2 * (size_t)m->slots, sizeof *m->imgs);
     m->kept_slot = malloc((size_t)m->slots * sizeof *m->kept_slot);
+    m->whole = malloc(((size_t)(m->slots / k) + 1) * sizeof *m->whole);
+    m->whole_images = malloc((size_t)m->slots * sizeof *m->whole_images);
     m->filter_out = malloc(chunk_filter_bound((size_t)m->chunk_bytes));
-    if (!m->imgs || !m->kept_slot || !m->filter_out)
+    if (!m->imgs || !m->kept_slot || !m->whole || !m->whole_images || !m->filter_out)
         return mpi_fail(m, "%s%s", "out of memory", "");
-    for (uint64_t i = 0; i < m->slots; i++)
+    for (uint64_t i = 0; i < 2 * m->slots; i++)
         if (!(m->imgs[i].pixels = malloc((size_t)ib)))
             return mpi_fail(m, "%s%s", "out of memory for the decoded images", "");
     if (cfg->base >= 0 && (m->fd = open(cfg->path, O_WRONLY | O_CLOEXEC)) < 0)
         return mpi_fail(m, "%s: cannot open for writing: %s", cfg->path, strerror(errno));
+    if (cfg->base >= 0 && !(m->writer = chunk_writer_start(m->fd, cfg->path, cfg->base, k, ib)))
+        return mpi_fail(m, "%s%s", "cannot start the chunk writer thread", "");
     const char *inject = getenv("H5PACK_MPI_TEST_FAIL_RANK"); /* tests/convert/mpi_test.sh: a rank that fails */
     if (inject && atoi(inject) == m->w->rank && m->w->rank > 0)
         return mpi_fail(m, "%s: %s", cfg->path, "injected write failure (H5PACK_MPI_TEST_FAIL_RANK)");
@@ -319,9 +342,10 @@ static int setup(mpi_pack *m)
 
 static void teardown(mpi_pack *m)
 {
-    for (uint64_t i = 0; m->imgs && i < m->slots; i++)
+    chunk_writer_stop(m->writer); /* first: it may still be writing from the images */
+    for (uint64_t i = 0; m->imgs && i < 2 * m->slots; i++)
         free(m->imgs[i].pixels);
-    free(m->imgs), free(m->kept_slot), free(m->filter_out);
+    free(m->imgs), free(m->kept_slot), free(m->whole), free(m->whole_images), free(m->filter_out);
     for (size_t i = 0; i < m->n_pending; i++)
         free(m->pending[i].buf);
     free(m->pending);
@@ -334,6 +358,7 @@ static void teardown(mpi_pack *m)
 /* The end: the last chunk, every rank's data on disk (fsync), the sums and counts to rank 0. */
 static pipeline_status finish(mpi_pack *m, mpi_rank_report *ranks)
 {
+    wait_bank(m, 0), wait_bank(m, 1);
     if (m->w->rank == 0)
         mpi_root_finish(m);
     if (m->fd >= 0 && fsync(m->fd) != 0)
@@ -372,23 +397,23 @@ pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeli
     else
         setup(&m);
     skip_rec *skips = malloc((size_t)(m.slots ? m.slots : 1) * sizeof *skips);
-    uint8_t *assembly = malloc((size_t)m.chunk_bytes);
     message msg = {NULL, 0, 0};
-    if (!skips || !assembly)
+    if (!skips)
         mpi_fail(&m, "%s%s", "out of memory", "");
     pipeline_status st = agree_failed(&m, m.failed) ? PIPELINE_ERROR : PIPELINE_OK;
     uint64_t window = m.per_rank * (uint64_t)w->size;
     for (size_t ws = 0; st == PIPELINE_OK && ws < cfg->n; ws += (size_t)window) {
         size_t we = cfg->n - ws < window ? cfg->n : ws + (size_t)window;
-        st = run_window(&m, ws, we, skips, &msg, assembly);
+        st = run_window(&m, ws, we, skips, &msg);
         if (st == PIPELINE_OK && w->rank == 0 && cfg->progress)
             cfg->progress(cfg->progress_ctx, we, cfg->n, res->converted);
+        m.bank ^= 1;
     }
     if (st == PIPELINE_OK)
         st = finish(&m, ranks);
     if (st == PIPELINE_ERROR && !m.failed)
         err[0] = '\0'; /* another rank failed and says why */
-    free(skips), free(assembly), free(msg.data);
+    free(skips), free(msg.data);
     teardown(&m);
     return st;
 }

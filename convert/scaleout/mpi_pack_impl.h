@@ -7,8 +7,9 @@
 
 #include "mpi_pack.h"
 
-/* A rank's decoded images of one window stay in memory until written: at most this many bytes of them. */
-#define MPI_WINDOW_BYTES ((uint64_t)256 << 20)
+/* A rank's decoded images of one window stay in memory until written (two windows: one is written while
+ * the next is decoded): at most this many bytes of them per window. */
+#define MPI_WINDOW_BYTES ((uint64_t)128 << 20)
 /* Rank 0 receives every filtered chunk of a window: the whole window's raw bytes stay below this. */
 #define MPI_FILTERED_WINDOW_BYTES ((uint64_t)1 << 30)
 
@@ -35,9 +36,14 @@ typedef struct mpi_pack {
     uint64_t image_bytes, chunk_bytes, per_rank; /* per_rank: a window holds per_rank * ranks positions */
     uint64_t slots;                              /* the most positions of one share: per_rank + 2 chunks */
     int fd;                                      /* unfiltered: this rank's descriptor of the file */
-    decoded_image *imgs;                         /* SLOTS decoded images */
-    size_t *kept_slot;                           /* slots of the kept images, in order */
-    uint8_t *filter_out;
+    decoded_image *imgs;                         /* 2 banks of SLOTS decoded images: window w uses bank w % 2 */
+    int bank;                                    /* the current window's */
+    size_t *kept_slot;                           /* the current window's kept images: slots in its bank */
+    struct chunk_writer *writer;                 /* unfiltered: writes whole chunks while the next window decodes */
+    uint64_t *whole;                             /* the current window's whole chunks: their indices */
+    const uint8_t **whole_images;                /* and their images (K per chunk) */
+    size_t n_whole;
+    uint8_t *filter_out;                         /* rank 0: a chunk it completes, filtered */
     struct libdeflate_compressor *comp;
     uint64_t rows_done;                          /* rows of all ranks in earlier windows */
     uint64_t my_chunks, my_bytes;                /* written by this rank */
