@@ -471,11 +471,17 @@ pack_status pack_run_ranks(const pack_options *o, const mpi_world *world, pack_r
     double t_pack = h5pack_clock_s();
     if ((st = pack_images(&c, err, err_len)) != PACK_OK)
         goto done;
-    pack_detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored (%s); the placing thread waited "
-           "%.3f s for decoded images, the %d workers %.3f s in all for room", h5pack_clock_s() - t_pack,
-           (unsigned long long)c.pres.chunks_written, (unsigned long long)c.pres.bytes_written,
-           c.pres.pwrite_by_workers ? "written by the workers with pwrite" : "written with H5Dwrite_chunk",
-           c.pres.writer_wait_s, rep->threads, c.pres.workers_wait_s);
+    if (ranks(&c) > 1) /* each rank's decode time and wait are in the rank lines */
+        pack_detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored (%s)", h5pack_clock_s() - t_pack,
+                    (unsigned long long)c.pres.chunks_written, (unsigned long long)c.pres.bytes_written,
+                    c.pres.pwrite_by_workers ? "whole chunks written by their ranks with pwrite"
+                                             : "filtered by their ranks, written by rank 0 with H5Dwrite_chunk");
+    else
+        pack_detail(o, "decode, resize, write: %.3f s; %llu chunks, %llu bytes stored (%s); the placing thread "
+                    "waited %.3f s for decoded images, the %d workers %.3f s in all for room", h5pack_clock_s() - t_pack,
+                    (unsigned long long)c.pres.chunks_written, (unsigned long long)c.pres.bytes_written,
+                    c.pres.pwrite_by_workers ? "written by the workers with pwrite" : "written with H5Dwrite_chunk",
+                    c.pres.writer_wait_s, rep->threads, c.pres.workers_wait_s);
     st = PACK_ERROR;
     double t_meta = h5pack_clock_s();
     int finished = !is_root(&c) || (pack_fill_report(&c) == 0 && pack_shrink_to_converted(&c, err, err_len) == 0 &&
