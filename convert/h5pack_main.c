@@ -96,7 +96,8 @@ int main(int argc, char **argv)
         options_print_usage(stdout);
         return 0;
     case OPTIONS_VERSION:
-        printf("h5pack %s (file format %d)\n", H5PACK_VERSION_STRING, H5PACK_FORMAT_VERSION);
+        printf("h5pack %s (file format %d)%s\n", H5PACK_VERSION_STRING, H5PACK_FORMAT_VERSION,
+               mpi_world_available() ? ", built with MPI (docs/scale-out.md)" : "");
         return 0;
     case OPTIONS_ERROR:
         fprintf(stderr, "h5pack: %s\n", err);

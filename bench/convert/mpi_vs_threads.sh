@@ -16,7 +16,7 @@ size=${5:-224x224}
 dir=${BENCH_DIR:-/tmp/h5pack-bench-mpi}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 command -v mpirun >/dev/null || { echo "skipped: no mpirun (bash cmake/install-deps.sh --with-mpi)"; exit 0; }
-"$build/h5pack" --help | grep -q mpirun || { echo "skipped: h5pack built without MPI"; exit 0; }
+"$build/h5pack" --version | grep -q "built with MPI" || { echo "skipped: h5pack built without MPI"; exit 0; }
 mkdir -p "$dir"
 if [ ! -d "$dir/img" ]; then
   per=$((images / 4))

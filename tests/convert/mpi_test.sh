@@ -10,6 +10,7 @@
 set -u
 H5PACK=$1 GEN=$2 STATS=$3 MPIEXEC=$4
 PY=/usr/bin/python3
+"$H5PACK" --version | grep -q "built with MPI" || { echo "FAIL (mpi): --version does not say MPI" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/h5pack-mpi-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL (mpi): $*" >&2; [ -f "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err" >&2; exit 1; }
