@@ -338,11 +338,13 @@ static pack_status pack_images(pack_ctx *c, char *err, size_t len)
 {
     if (ranks(c) > 1) {
         pack_status st = pack_images_mpi(c, err, len);
-        if (st == PACK_OK && is_root(c) && c->pres.converted == 0) {
+        if (st != PACK_OK)
+            return st; /* the same on every rank */
+        if (is_root(c) && c->pres.converted == 0) {
             snprintf(err, len, "no image could be converted (%zu skipped)", c->pres.skipped.count);
-            return PACK_ERROR;
+            st = PACK_ERROR;
         }
-        return st;
+        return (pack_status)mpi_share_status(c->world, st); /* only rank 0 knows the count */
     }
     if (pack_open_output(c, 0, c->scan.n_entries, err, len) != 0)
         return PACK_ERROR;

@@ -79,6 +79,16 @@ compare keep_order 2 --size 16x16 --keep-order --seed 3
 # more ranks than chunks: whole chunks are rare, most rows go to rank 0
 compare big_chunks 3 --size 16x16 --chunk 64
 
+# fewer images than ranks; a folder where nothing decodes (exit 1 with rank 0's message, nothing written)
+"$GEN" "$tmp/two" --classes 1 --per-class 2 --seed 3 >/dev/null
+"$H5PACK" -q --size 16x16 "$tmp/two" "$tmp/two.serial.h5" || fail "two images: serial run"
+mpi 3 "$H5PACK" -q --size 16x16 "$tmp/two" "$tmp/two.3.h5" 2>"$tmp/err" || fail "two images, three ranks: exit $?"
+h5diff "$tmp/two.serial.h5" "$tmp/two.3.h5" >/dev/null || fail "two images, three ranks: differs from serial"
+mkdir -p "$tmp/bad/c"; for i in 1 2 3; do echo junk >"$tmp/bad/c/x$i.jpg"; done
+mpi 3 "$H5PACK" -q --size 16x16 "$tmp/bad" "$tmp/bad.h5" 2>"$tmp/err" && fail "nothing decodes: mpirun exited 0"
+grep -q "rank 0 of 3: error: no image could be converted (3 skipped)" "$tmp/err" || fail "nothing decodes: message"
+[ -e "$tmp/bad.h5" ] && fail "nothing decodes: a file was written"
+
 # the fast path of the reader on the MPI-written file
 "$STATS" info "$tmp/plain.3.h5" 2>&1 | grep -q "fast (pread) path\|mapped" || fail "plain.3.h5: not on the reader's fast path"
 
