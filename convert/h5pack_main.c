@@ -108,6 +108,7 @@ int main(int argc, char **argv)
     mpi_world world;
     if (mpi_world_start(&world, err, sizeof err) != 0) {
         fprintf(stderr, "h5pack: error: %s\n", err);
+        mpi_world_end(&world);
         return 1;
     }
     if (world.rank > 0)

@@ -437,7 +437,27 @@ static pack_status prepare(pack_ctx *c, double start, char *err, size_t len)
 
 /* Under MPI, every rank goes on only when all prepared: rank 0's failure is everyone's (it reports it);
  * a failure of other ranks only ends the run too (they report theirs). */
-static pack_status agree_prepared(pack_ctx *c, pack_status st, char *err)
+/* What every rank must agree on before sharing the work: its count, names (a hash), image size, chunk. */
+static int same_plan_everywhere(const pack_ctx *c)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the names in packed order */
+    for (size_t i = 0; i < c->scan.n_entries; i++)
+        for (const char *p = c->scan.entries[c->order[i]].relpath; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    int64_t facts[5] = {(int64_t)c->scan.n_entries, (int64_t)c->chunk.images, (int64_t)c->job.height,
+                        (int64_t)c->job.width, (int64_t)(h >> 1)};
+    int64_t most[5], least[5];
+    for (int i = 0; i < 5; i++)
+        most[i] = facts[i], least[i] = -facts[i];
+    mpi_max(c->world, most, 5);
+    mpi_max(c->world, least, 5);
+    for (int i = 0; i < 5; i++)
+        if (most[i] != -least[i])
+            return 0;
+    return 1;
+}
+
+static pack_status agree_prepared(pack_ctx *c, pack_status st, char *err, size_t len)
 {
     if (ranks(c) == 1)
         return st;
@@ -447,6 +467,13 @@ static pack_status agree_prepared(pack_ctx *c, pack_status st, char *err)
         return (pack_status)mpi_share_status(c->world, st); /* rank 0's status, as the serial run's */
     if (failed[1] && st == PACK_OK)
         err[0] = '\0', st = PACK_ERROR; /* the ranks that failed say why */
+    else if (failed[1])
+        c->own_error = 1; /* this rank failed where rank 0 did not: its message is news */
+    if (st == PACK_OK && !same_plan_everywhere(c)) {
+        snprintf(err, len, "the ranks see different folders (image count, names, sizes or chunk choice differ): "
+                 "the source changed while the job started, or the nodes' file system views disagree");
+        st = PACK_ERROR; /* every rank learns it from the same reduction; rank 0 says so */
+    }
     return st;
 }
 
@@ -466,7 +493,7 @@ pack_status pack_run_ranks(const pack_options *o, const mpi_world *world, pack_r
     pack_status st = PACK_ERROR;
     if (check_destination(&c, err, err_len) != 0)
         goto done;
-    if ((st = agree_prepared(&c, prepare(&c, start, err, err_len), err)) != PACK_OK)
+    if ((st = agree_prepared(&c, prepare(&c, start, err, err_len), err, err_len)) != PACK_OK)
         goto done;
     st = PACK_ERROR;
     print_plan(&c);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,7 +154,8 @@ static int filter_whole_chunks(mpi_pack *m, message *msg)
     uint8_t **out = calloc(n ? n : 1, sizeof *out);
     size_t *size = calloc(n ? n : 1, sizeof *size);
     int ok = out && size;
-#pragma omp parallel num_threads(cfg->threads) if (ok)
+    if (ok)
+#pragma omp parallel num_threads(cfg->threads)
     {
         struct libdeflate_compressor *comp = NULL;
         uint8_t *raw = malloc((size_t)m->chunk_bytes);
@@ -224,14 +226,26 @@ static int gather_records(mpi_pack *m, const message *msg)
     uint8_t *all = NULL;
     size_t total = 0;
     MPI_Request rq;
-    if (m->w->rank == 0 && !(lens = malloc((size_t)P * sizeof *lens)))
-        return mpi_fail(m, "%s%s", "out of memory", "");
+    if (msg->len > (size_t)INT_MAX) { /* MPI counts are int */
+        fprintf(stderr, "h5pack: rank %d: %zu bytes for rank 0 in one window, more than MPI can send at once\n",
+                m->w->rank, msg->len);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (m->w->rank == 0 && !(lens = malloc((size_t)P * sizeof *lens))) {
+        fprintf(stderr, "h5pack: rank 0: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     MPI_Igather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
     mpi_wait_quietly(m, &rq);
     if (m->w->rank == 0) {
         displs = malloc((size_t)P * sizeof *displs);
         for (int q = 0; q < P; q++)
             total += (size_t)lens[q];
+        if (total > (size_t)INT_MAX) { /* displacements are int too */
+            fprintf(stderr, "h5pack: rank 0: %zu bytes of rows and chunks in one window, more than MPI can gather "
+                    "at once: use fewer ranks or smaller chunks (--chunk)\n", total);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         all = malloc(total ? total : 1);
         if (!displs || !all) { /* cannot receive: the job ends (MPI_Abort below keeps nobody waiting) */
             fprintf(stderr, "h5pack: rank 0: out of memory for %zu bytes of rows and chunks\n", total);
@@ -290,10 +304,10 @@ static pipeline_status run_window(mpi_pack *m, size_t ws, size_t we, skip_rec *s
         any_failed |= all[q].failed != 0;
     }
     pipeline_status st = PIPELINE_OK;
-    if (any_failed || gather_skips(m, ws, we, all, skips, mine.skipped) != 0)
+    if (any_failed)
         st = PIPELINE_ERROR;
-    else if (m->cfg->strict && window_skips > 0)
-        st = PIPELINE_STRICT_STOP;
+    else if (gather_skips(m, ws, we, all, skips, mine.skipped), m->cfg->strict && window_skips > 0)
+        st = PIPELINE_STRICT_STOP; /* a failure of rank 0's in gather_skips travels in the next status */
     free(all);
     if (st != PIPELINE_OK)
         return st;
@@ -324,8 +338,8 @@ static int setup(mpi_pack *m)
     m->kept_slot = malloc((size_t)m->slots * sizeof *m->kept_slot);
     m->whole = malloc(((size_t)(m->slots / k) + 1) * sizeof *m->whole);
     m->whole_images = malloc((size_t)m->slots * sizeof *m->whole_images);
-    m->filter_out = malloc(chunk_filter_bound((size_t)m->chunk_bytes));
-    if (!m->imgs || !m->kept_slot || !m->whole || !m->whole_images || !m->filter_out)
+    m->filter_out = cfg->base < 0 ? malloc(chunk_filter_bound((size_t)m->chunk_bytes)) : NULL; /* rank 0's */
+    if (!m->imgs || !m->kept_slot || !m->whole || !m->whole_images || (cfg->base < 0 && !m->filter_out))
         return mpi_fail(m, "%s%s", "out of memory", "");
     for (uint64_t i = 0; i < 2 * m->slots; i++)
         if (!(m->imgs[i].pixels = malloc((size_t)ib)))
@@ -359,6 +373,8 @@ static void teardown(mpi_pack *m)
 static pipeline_status finish(mpi_pack *m, mpi_rank_report *ranks)
 {
     wait_bank(m, 0), wait_bank(m, 1);
+    if (agree_failed(m, m->failed)) /* a rank's last window failed: rank 0's open chunks are not news */
+        return PIPELINE_ERROR;
     if (m->w->rank == 0)
         mpi_root_finish(m);
     if (m->fd >= 0 && fsync(m->fd) != 0)
@@ -400,7 +416,14 @@ pipeline_status mpi_pack_run(const mpi_pack_cfg *cfg, const mpi_world *w, pipeli
     message msg = {NULL, 0, 0};
     if (!skips)
         mpi_fail(&m, "%s%s", "out of memory", "");
+    if (w->rank == 0 && !ranks)
+        mpi_fail(&m, "%s%s", "out of memory", "");
     pipeline_status st = agree_failed(&m, m.failed) ? PIPELINE_ERROR : PIPELINE_OK;
+    /* every rank must cut the same windows: the smallest share any rank can hold (threads and so the
+     * share size differ between machines of different size); the slots stay those of the larger one */
+    int64_t negated = -(int64_t)m.per_rank;
+    mpi_max(w, &negated, 1);
+    m.per_rank = (uint64_t)-negated;
     uint64_t window = m.per_rank * (uint64_t)w->size;
     for (size_t ws = 0; st == PIPELINE_OK && ws < cfg->n; ws += (size_t)window) {
         size_t we = cfg->n - ws < window ? cfg->n : ws + (size_t)window;

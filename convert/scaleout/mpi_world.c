@@ -29,10 +29,23 @@ int mpi_world_available(void)
 #endif
 }
 
+/* srun started several tasks without an MPI plugin (--mpi=none): each would convert the whole folder. */
+static int slurm_tasks_without_pmi(void)
+{
+    const char *tasks = getenv("SLURM_STEP_NUM_TASKS"); /* set for the tasks of an srun step only */
+    return tasks && atoi(tasks) > 1;
+}
+
 int mpi_world_start(mpi_world *w, char *err, size_t err_len)
 {
     w->rank = 0, w->size = 1, w->active = 0;
     int launched = mpi_launcher_size();
+    if (launched == 0 && slurm_tasks_without_pmi()) {
+        snprintf(err, err_len, "srun started %s tasks of h5pack without MPI (no PMI in the environment): each would "
+                 "convert the whole folder. Use srun --mpi=pmix (or pmi2), or one task (docs/scale-out.md)",
+                 getenv("SLURM_STEP_NUM_TASKS"));
+        return -1;
+    }
     if (launched == 0)
         return 0;
 #ifdef H5PACK_HAVE_MPI
@@ -45,6 +58,11 @@ int mpi_world_start(mpi_world *w, char *err, size_t err_len)
     w->active = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+    if (provided < MPI_THREAD_FUNNELED) { /* the ranks' threads would be outside what this MPI allows */
+        snprintf(err, err_len, "this MPI library gives no thread support (MPI_THREAD_FUNNELED), which h5pack's "
+                 "decoding threads need");
+        return -1;
+    }
     return 0;
 #else
     if (launched > 1) {

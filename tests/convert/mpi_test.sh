@@ -89,6 +89,16 @@ mpi 3 "$H5PACK" -q --size 16x16 "$tmp/bad" "$tmp/bad.h5" 2>"$tmp/err" && fail "n
 grep -q "rank 0 of 3: error: no image could be converted (3 skipped)" "$tmp/err" || fail "nothing decodes: message"
 [ -e "$tmp/bad.h5" ] && fail "nothing decodes: a file was written"
 
+# ranks that see different folders (MPMD: rank 1 gets another SRC): refused, rank 0 says why
+"$MPIEXEC" --oversubscribe -n 1 "$H5PACK" -q --size 16x16 "$tmp/src" "$tmp/mixed.h5" : \
+  -n 1 "$H5PACK" -q --size 16x16 "$tmp/two" "$tmp/mixed.h5" 2>"$tmp/err" && fail "different folders: accepted"
+grep -q "rank 0 of 2: error: the ranks see different folders" "$tmp/err" || fail "different folders: message"
+[ -e "$tmp/mixed.h5" ] && fail "different folders: a file was written"
+# a rank that cannot read its folder (rank 0 can): that rank's own message
+"$MPIEXEC" --oversubscribe -n 1 "$H5PACK" -q --size 16x16 "$tmp/two" "$tmp/own.h5" : \
+  -n 1 "$H5PACK" -q --size 16x16 "$tmp/missing" "$tmp/own.h5" 2>"$tmp/err" && fail "a rank without its folder: exit 0"
+grep -q "rank 1 of 2: error: .*missing" "$tmp/err" || fail "a rank without its folder: its message is missing"
+
 # the fast path of the reader on the MPI-written file
 "$STATS" info "$tmp/plain.3.h5" 2>&1 | grep -q "fast (pread) path\|mapped" || fail "plain.3.h5: not on the reader's fast path"
 
