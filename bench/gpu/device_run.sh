@@ -238,11 +238,14 @@ run_body() {
   echo "cpus: $cores"
   echo "commit: $(cat .devbundle/commit 2>/dev/null || echo unknown)"
   echo "== $(date +%T) GPU tests"; gpu_tests
-  if [ "${H5PACK_GPU_QUICK:-0}" = idle ]; then # a short rerun: the kernels and the GPU idle share
+  if [ "${H5PACK_GPU_QUICK:-0}" = idle ]; then # a short rerun: the kernels, the GPU idle share, memory
     timeout 90 bench_gpu --batch 256 --size 224x224 --iters 100 || echo "bench_gpu: exit status $?"
     make_images "${H5PACK_GPU_PER_CLASS:-630}" >/dev/null
     echo "pack_224_s: $(seconds h5pack -q -f --size 224x224 -j "$cores" "$data/img" "$data/e2e.h5")"
     idle_figures
+    echo "== gpu_feed: 20 epochs (memory growth)"
+    timeout 90 gpu_feed "$data/e2e.h5" --threads "$cores" --epochs 20 --cache 1G >"$data/mem.log"
+    grep -E "growth_bytes|by_epoch_mb" "$data/mem.log"
     echo "== done at $(date +%T), started $started"
     return
   fi

@@ -16,6 +16,7 @@
 // the run, `*_by_epoch_mb` list every reading (a one-time growth and a leak look different there). The reader's own stats follow (hit rate, read
 // amplification, stall fraction). Every line is `key: value`. Exit 77 with "skipped: no GPU" without one.
 #include <cuda_runtime.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,17 @@ static long long rss_part_bytes(const char *key)
     return kb < 0 ? 0 : kb * 1024;
 }
 
+// Bytes malloc has handed out and not taken back (arena + mmapped blocks): whether RssAnon's growth is the
+// heap's (a leak, or blocks kept) or memory mapped by someone else (the CUDA driver).
+static long long malloc_in_use_bytes(void)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    struct mallinfo mi = mallinfo(); // int fields: fine below 2 GiB, which this process stays under
+#pragma GCC diagnostic pop
+    return (long long)(unsigned)mi.uordblks + (long long)(unsigned)mi.hblkhd;
+}
+
 static long long device_used_bytes(void)
 {
     size_t free_b = 0, total_b = 0;
@@ -159,6 +171,7 @@ struct feed_result {
     uint64_t samples;
     std::vector<long long> dev_at, rss_at; // at the start of epochs 1, 2, ... and after the last
     std::vector<long long> anon_at, file_at; // rss_at's two parts
+    std::vector<long long> heap_at;          // malloc's bytes in use
     h5pack_stats stats;
 };
 
@@ -166,6 +179,7 @@ static void note_memory(feed_result &res)
 {
     res.dev_at.push_back(device_used_bytes()), res.rss_at.push_back(rss_bytes());
     res.anon_at.push_back(rss_part_bytes("RssAnon")), res.file_at.push_back(rss_part_bytes("RssFile"));
+    res.heap_at.push_back(malloc_in_use_bytes());
 }
 
 static void print_mb_list(const char *key, const std::vector<long long> &v)
@@ -293,6 +307,8 @@ int main(int argc, char **argv)
         print_mb_list("host_rss_by_epoch_mb", res.rss_at);
         print_mb_list("host_rss_anon_by_epoch_mb", res.anon_at);
         print_mb_list("host_rss_file_by_epoch_mb", res.file_at);
+        print_mb_list("host_malloc_in_use_by_epoch_mb", res.heap_at);
+        printf("host_malloc_in_use_growth_bytes: %lld\n", res.heap_at.back() - res.heap_at.front());
     }
     printf("hit_rate: %.4f\n", s.hit_rate);
     printf("read_amplification: %.4f\n", s.read_amplification);
