@@ -126,3 +126,12 @@ void decode_mismatch_reason(uint32_t h, uint32_t w, decoded_image *out)
         snprintf(out->reason, sizeof out->reason, "corrupt image: its header says %ux%u, but it decodes to %ux%u", h,
                  w, out->src_height, out->src_width);
 }
+
+void decode_size_mismatch_text(const decode_job_cfg *cfg, const char *name, const decoded_image *img, char *err,
+                               size_t len)
+{
+    snprintf(err, len,
+             "%s: image is %ux%u (HxW) but the first image is %ux%u: images of different sizes need "
+             "--size HxW (e.g. --size %ux%u) to be packed together",
+             name, img->src_height, img->src_width, cfg->height, cfg->width, cfg->height, cfg->width);
+}

@@ -43,6 +43,11 @@ void decode_entry_sized(const decode_job_cfg *cfg, const char *relpath, uint32_t
  * the header gave none): "corrupt image: ...". */
 void decode_mismatch_reason(uint32_t h, uint32_t w, decoded_image *out);
 
+/* ERR for an image of one-size mode (no --size) that decoded to another size than the first image's:
+ * names NAME, both sizes and the --size that packs them together. */
+void decode_size_mismatch_text(const decode_job_cfg *cfg, const char *name, const decoded_image *img, char *err,
+                               size_t len);
+
 /* Per-channel sums of HWC pixels (COUNT pixels of CHANNELS bytes). */
 void channel_sums(const uint8_t *hwc, size_t count, uint32_t channels, uint64_t sum[3], uint64_t sum_sq[3]);
 

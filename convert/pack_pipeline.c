@@ -183,11 +183,7 @@ static pipeline_status place_image(pack_pipeline *p, size_t pos, decoded_image *
             decode_mismatch_reason(cfg->ragged[pos].height, cfg->ragged[pos].width, img);
             return skip_image(res, e->name, img->reason, cfg->strict, err, len);
         }
-        snprintf(err, len,
-                 "%s: image is %ux%u (HxW) but the first image is %ux%u: images of different sizes need "
-                 "--size HxW (e.g. --size %ux%u) to be packed together",
-                 e->name, img->src_height, img->src_width, cfg->job.height, cfg->job.width, cfg->job.height,
-                 cfg->job.width);
+        decode_size_mismatch_text(&cfg->job, e->name, img, err, len);
         return PIPELINE_ERROR;
     default:
         snprintf(err, len, "%s: %s", e->name, img->reason);

@@ -78,7 +78,11 @@ static rank_status sort_share(mpi_pack *m, size_t first, size_t count, skip_rec 
             memcpy(skips[st.skipped].reason, img->reason, sizeof img->reason);
             st.skipped++;
         } else if (!st.failed) {
-            mpi_fail(m, "%s: %s", m->cfg->entries[m->cfg->order[first + i]].name, img->reason);
+            const char *name = m->cfg->entries[m->cfg->order[first + i]].name;
+            if (img->outcome == DECODE_SIZE_MISMATCH) /* the serial run's message */
+                decode_size_mismatch_text(&m->cfg->job, name, img, m->err, m->err_len), m->failed = 1;
+            else
+                mpi_fail(m, "%s: %s", name, img->reason);
             st.failed = 1;
         }
     }
