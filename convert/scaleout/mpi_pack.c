@@ -4,7 +4,8 @@
  *   1. every rank's status (kept, skipped, failed): all ranks, so each knows its first row;
  *   2. skipped positions and reasons -> rank 0 (the file's skip list and row order);
  *   3. boundary rows (and, for filtered files, every filtered chunk) -> rank 0, which writes them.
- * Waits use non-blocking collectives polled with short sleeps: a rank waiting for the others does not
+ * A rank's whole unfiltered chunks are written by its writer thread (chunk_writer.h) while it decodes
+ * the next window into the other bank of images. Waits use non-blocking collectives polled with short sleeps: a rank waiting for the others does not
  * spin a core (Open MPI's blocking calls poll busily), so the CPU seconds stay those of the work. */
 #include "mpi_pack.h"
 
