@@ -42,11 +42,9 @@ static int is_harmless_warning(const char *msg)
            has(msg, "unknown JFIF revision") || has(msg, "bad ICC marker");
 }
 
-/* A failed tj call: warnings libjpeg recovered from are accepted; else classified into a status. */
-static image_status tj_failure(tjhandle tj, const char *stage, char *why, size_t why_len)
+image_status image_jpeg_message_status(const char *msg, int warning, const char *stage, char *why, size_t why_len)
 {
-    const char *msg = tjGetErrorStr2(tj);
-    if (tjGetErrorCode(tj) == TJERR_WARNING && is_harmless_warning(msg))
+    if (warning && is_harmless_warning(msg))
         return IMAGE_OK;
     if (is_unsupported_encoding(msg)) {
         image_why(why, why_len, "unsupported JPEG encoding (%s)", msg);
@@ -58,6 +56,12 @@ static image_status tj_failure(tjhandle tj, const char *stage, char *why, size_t
     }
     image_why(why, why_len, "corrupt JPEG %s (%s)", stage, msg ? msg : "no message");
     return IMAGE_CORRUPT;
+}
+
+/* A failed tj call: warnings libjpeg recovered from are accepted; else classified into a status. */
+static image_status tj_failure(tjhandle tj, const char *stage, char *why, size_t why_len)
+{
+    return image_jpeg_message_status(tjGetErrorStr2(tj), tjGetErrorCode(tj) == TJERR_WARNING, stage, why, why_len);
 }
 
 /* With dct_scaling: the smallest DCT scale M/8 (M <= 8) whose output still needs no upscaling to reach
@@ -84,7 +88,7 @@ static tjscalingfactor pick_scale(int w, int h, const decode_opts *o)
 
 /* CMYK as stored by Adobe (inverted: 255 = no ink), converted in place to RGB or gray, like PIL's
  * convert('RGB') of a CMYK JPEG (which always assumes the Adobe convention). */
-static void cmyk_to_rgb_or_gray(uint8_t *buf, size_t npix, uint32_t channels)
+void image_cmyk_to_channels(uint8_t *buf, size_t npix, uint32_t channels)
 {
     for (size_t i = 0; i < npix; i++) {
         const uint8_t *p = buf + 4 * i; /* reads stay ahead of writes: in place is safe */
@@ -140,7 +144,7 @@ image_status image_decode_jpeg(const uint8_t *data, size_t len, const decode_opt
         (st = tj_failure(tj, "data", why, why_len)) != IMAGE_OK)
         goto fail;
     if (cmyk)
-        cmyk_to_rgb_or_gray(buf, npix, opts->channels);
+        image_cmyk_to_channels(buf, npix, opts->channels);
     out->pixels = buf;
     out->width = (uint32_t)sw;
     out->height = (uint32_t)sh;

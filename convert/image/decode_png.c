@@ -118,7 +118,7 @@ static image_status run_libpng(png_job *job)
 }
 
 /* In place: SRC_CHANNELS (1..4, alpha last when 2 or 4) -> CHANNELS (1 or 3), alpha composited on black. */
-static void to_output_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint32_t channels)
+void image_png_to_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint32_t channels)
 {
     int alpha = src_channels == 2 || src_channels == 4;
     uint32_t color = alpha ? src_channels - 1 : src_channels;
@@ -161,7 +161,7 @@ image_status image_decode_png(const uint8_t *data, size_t len, const decode_opts
             st = libpng_failure(&job, why, why_len);
         goto fail;
     }
-    to_output_channels(job.pixels, (size_t)job.width * job.height, job.src_channels, opts->channels);
+    image_png_to_channels(job.pixels, (size_t)job.width * job.height, job.src_channels, opts->channels);
     out->pixels = job.pixels;
     out->width = job.width;
     out->height = job.height;

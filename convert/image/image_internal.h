@@ -27,6 +27,17 @@ image_status image_decode_jpeg(const uint8_t *data, size_t len, const decode_opt
 image_status image_decode_png(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
                               size_t why_len);
 
+/* In place: NPIX PNG pixels of SRC_CHANNELS (1..4, alpha last when 2 or 4) -> CHANNELS (1 or 3), alpha
+ * composited on black as PIL does (decode_png.c; also the tiles' band reader). */
+void image_png_to_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint32_t channels);
+
+/* libjpeg's message MSG (a WARNING libjpeg recovered from, or an error) as a status: IMAGE_OK for the
+ * harmless warnings, IMAGE_UNSUPPORTED or IMAGE_CORRUPT with the reason (STAGE: "header", "data"). */
+image_status image_jpeg_message_status(const char *msg, int warning, const char *stage, char *why, size_t why_len);
+
+/* In place: NPIX Adobe CMYK pixels -> RGB or gray (CHANNELS), as PIL's convert (decode_jpeg.c; bands). */
+void image_cmyk_to_channels(uint8_t *buf, size_t npix, uint32_t channels);
+
 /* Checks WIDTH x HEIGHT against opts->max_pixels; writes the reason and returns IMAGE_TOO_LARGE if above. */
 image_status image_check_pixels(const char *fmt_name, uint64_t width, uint64_t height, const decode_opts *opts,
                                 char *why, size_t why_len);
