@@ -19,6 +19,9 @@ find_package(PkgConfig)
 h5pack_require(PKG_CONFIG_FOUND "pkg-config" pkg-config)
 pkg_check_modules(TURBOJPEG IMPORTED_TARGET libturbojpeg)
 h5pack_require(TURBOJPEG_FOUND "libjpeg-turbo's TurboJPEG API" libturbojpeg0-dev)
+# libjpeg's scanline API of the same libjpeg-turbo: --tiles decodes huge JPEGs band by band
+pkg_check_modules(LIBJPEG IMPORTED_TARGET libjpeg)
+h5pack_require(LIBJPEG_FOUND "libjpeg-turbo's libjpeg API (jpeglib.h)" libjpeg62-turbo-dev)
 pkg_check_modules(LIBDEFLATE IMPORTED_TARGET libdeflate)
 h5pack_require(LIBDEFLATE_FOUND "libdeflate" libdeflate-dev)
 

@@ -6,8 +6,8 @@
 #   --with-mpi     Open MPI (compiler wrappers, mpirun): the build then makes h5pack convert under mpirun
 #                  (docs/scale-out.md), and the MPI tests run
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libturbojpeg0-dev libpng-dev libdeflate-dev
-      zlib1g-dev)
+pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
+      libdeflate-dev zlib1g-dev)
 for opt in "$@"; do
   case $opt in
   --with-python)

@@ -14,6 +14,7 @@
 #define H5PACK_DS_FILENAMES "filenames"
 /* Variable-size images (format version 2, storage "ragged"): images is 1-D, every image HWC at its offset. */
 #define H5PACK_DS_IMAGE_SHAPES "image_shapes"   /* (N,2) int64: height, width of image i */
+#define H5PACK_DS_TILES "tiles"                 /* storage "tiled": group of one (H,W,C) dataset per image, "<i>" */
 #define H5PACK_DS_IMAGE_OFFSETS "image_offsets" /* (N,) int64: first byte of image i in images */
 #define H5PACK_GROUP_SKIPPED "skipped"
 #define H5PACK_DS_SKIPPED_FILES "files"     /* inside H5PACK_GROUP_SKIPPED */
@@ -38,13 +39,15 @@
 #define H5PACK_ATTR_CHECKSUM "checksum"
 #define H5PACK_ATTR_SHUFFLED "shuffled"
 #define H5PACK_ATTR_SEED "seed"
-#define H5PACK_ATTR_STORAGE "storage"         /* "ragged" (version 2); absent: one size, (N,C,H,W) or (N,H,W,C) */
+#define H5PACK_ATTR_STORAGE "storage"         /* "ragged" or "tiled" (version 2); absent: one size */
 #define H5PACK_ATTR_MAX_SIDE "max_side"       /* --max-side N (0: images kept at their own size) */
+#define H5PACK_ATTR_TILE "tile"               /* storage "tiled": T, each image chunked (T,T,C) (smaller images: whole) */
 #define H5PACK_ATTR_CHUNK_BYTES "chunk_bytes" /* ragged: bytes per chunk of the 1-D images dataset */
 
 /* The storage values, and the format version each needs (a fixed-size file stays version 1, so every
  * earlier reader still reads it). */
 #define H5PACK_STORAGE_TEXT_RAGGED "ragged"
+#define H5PACK_STORAGE_TEXT_TILED "tiled"
 #define H5PACK_FORMAT_VERSION_FIXED 1
 #define H5PACK_FORMAT_VERSION_RAGGED 2
 

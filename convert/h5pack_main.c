@@ -57,7 +57,11 @@ static void print_summary(const pack_options *o, const pack_report *r)
             r->threads, r->threads == 1 ? "" : "s");
     unsigned d1 = r->nhwc ? r->height : r->channels, d2 = r->nhwc ? r->width : r->height,
              d3 = r->nhwc ? r->channels : r->width;
-    if (r->ragged) {
+    if (r->tile) {
+        fprintf(stderr, "h5pack:   images: %llu of their own sizes (largest %ux%u), each a dataset tiles/<i> in %ux%u "
+                "tiles, %s stored (%s raw, %s%s)\n", (unsigned long long)r->converted, r->height, r->width, r->tile,
+                r->tile, stored, raw, compression, o->checksum ? " + fletcher32" : "");
+    } else if (r->ragged) {
         char chunk[32];
         h5pack_format_bytes(r->chunk_bytes, chunk, sizeof chunk);
         fprintf(stderr, "h5pack:   images: %llu of several sizes (largest %ux%u), uint8 HWC one after the other, %s "

@@ -109,7 +109,8 @@ void compression_text(const pack_options *o, char *buf, size_t len)
 typedef enum opt_id {
     OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
     OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
-    OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP, OPT_MAX_SIDE
+    OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP, OPT_MAX_SIDE,
+    OPT_TILES, OPT_TILE
 } opt_id;
 
 typedef struct opt_spec {
@@ -128,6 +129,7 @@ static const opt_spec option_table[] = {
     {"strict", 0, 0, OPT_STRICT},      {"force", 'f', 0, OPT_FORCE},       {"max-pixels", 0, 1, OPT_MAX_PIXELS},
     {"labels", 0, 1, OPT_LABELS},      {"jpeg-scale", 0, 1, OPT_JPEG_SCALE},
     {"labels-sep", 0, 1, OPT_LABELS_SEP}, {"labels-skip", 0, 1, OPT_LABELS_SKIP}, {"max-side", 0, 1, OPT_MAX_SIDE},
+    {"tiles", 0, 0, OPT_TILES},        {"tile", 0, 1, OPT_TILE},
 };
 
 static const opt_spec *find_long(const char *name, size_t len)
@@ -229,7 +231,14 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
     case OPT_STRICT: o->strict = 1; break;
     case OPT_FORCE: o->force = 1; break;
     case OPT_MAX_PIXELS:
+        o->max_pixels_given = 1;
         return take_count("--max-pixels", value, 1, UINT64_MAX, "a pixel count >= 1", &o->max_pixels, err, len);
+    case OPT_TILES: o->tiles = 1; break;
+    case OPT_TILE:
+        if (take_count("--tile", value, 16, 8192, "a tile side 16..8192", &v, err, len) != OPTIONS_RUN)
+            return OPTIONS_ERROR;
+        o->tile = (uint32_t)v, o->tiles = 1;
+        break;
     case OPT_LABELS:
         if (!value[0])
             return fail(err, len, "--labels: expected a CSV file name");
@@ -305,6 +314,21 @@ static options_result take_positional(const char *arg, int *npos, pack_options *
     return OPTIONS_RUN;
 }
 
+/* --tiles stores every image whole: the options that size or lay out images do not apply. */
+static options_result check_tiles(pack_options *o, char *err, size_t len)
+{
+    if (!o->tiles)
+        return OPTIONS_RUN;
+    const char *clash = o->height ? "--size" : o->max_side ? "--max-side" : o->layout_given ? "--layout"
+                        : o->chunk_images ? "--chunk" : NULL;
+    if (clash)
+        return fail(err, len, "--tiles stores every image whole at its own size, in tiles of --tile T: %s does not "
+                    "apply", clash);
+    if (!o->max_pixels_given)
+        o->max_pixels = PACK_TILES_MAX_PIXELS;
+    return OPTIONS_RUN;
+}
+
 options_result options_parse(int argc, char **argv, pack_options *o, char *err, size_t err_len)
 {
     int npos = 0, only_positional = 0;
@@ -336,7 +360,7 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
         return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
     if (o->jpeg_dct && o->height == 0 && !o->max_side) /* DCT scaling only serves a resize */
         return fail(err, err_len, "--jpeg-scale dct needs --size HxW or --max-side N");
-    return OPTIONS_RUN;
+    return check_tiles(o, err, err_len);
 }
 
 void options_print_usage(FILE *f)
@@ -359,7 +383,11 @@ void options_print_usage(FILE *f)
             "                      sources several times the target, pixels within ~1 level on average\n"
             "  --channels 3|1      RGB (default) or gray\n"
             "  --max-pixels N      reject images over N pixels before decoding them (default 178956970,\n"
-            "                      PIL's decompression-bomb limit)\n"
+            "                      PIL's decompression-bomb limit; with --tiles 10^10: bands make it safe)\n"
+            "  --tiles             huge images (slides, satellite scenes): each image whole at its own size,\n"
+            "                      its own dataset tiles/<i> chunked in T x T tiles, decoded band by band\n"
+            "                      so memory does not grow with the image (docs/format.md)\n"
+            "  --tile T            the tiles' side, 16..8192 (default 256; implies --tiles)\n"
             "Labels:\n"
             "  --labels FILE.csv   labels from a CSV instead of class folders: a header row, then per image\n"
             "                      its path relative to SRC_DIR (or a unique bare file name) and its\n"

@@ -13,6 +13,9 @@ typedef enum compress_kind { COMPRESS_NONE = 0, COMPRESS_GZIP = 1 } compress_kin
 
 /* PIL raises DecompressionBombError above twice its MAX_IMAGE_PIXELS (89,478,485): same limit here. */
 #define PACK_DEFAULT_MAX_PIXELS 178956970ull
+/* --tiles decodes band by band, so memory no longer grows with the image: 100,000 x 100,000 */
+#define PACK_TILES_MAX_PIXELS 10000000000ull
+#define PACK_DEFAULT_TILE 256u
 #define PACK_DEFAULT_BATCH 256u
 #define PACK_DEFAULT_GZIP_LEVEL 4
 
@@ -41,12 +44,16 @@ typedef struct pack_options {
     uint64_t labels_skip;     /* --labels-skip N: lines above the header */
     uint32_t max_side;        /* --max-side N: images keep their aspect, the longer side at most N (0: none) */
     int layout_given;         /* --layout was on the command line (images of several sizes say it does not apply) */
+    int tiles;                /* --tiles: every image whole at its own size, its own dataset in tiles of TILE */
+    uint32_t tile;            /* --tile T (default PACK_DEFAULT_TILE) */
+    int max_pixels_given;     /* --max-pixels was on the command line (--tiles raises the default) */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
         .resize = RESIZE_CROP, .channels = 3, .batch = PACK_DEFAULT_BATCH, .compress = COMPRESS_NONE,   \
-        .gzip_level = PACK_DEFAULT_GZIP_LEVEL, .verbosity = 1, .max_pixels = PACK_DEFAULT_MAX_PIXELS    \
+        .gzip_level = PACK_DEFAULT_GZIP_LEVEL, .verbosity = 1, .max_pixels = PACK_DEFAULT_MAX_PIXELS,   \
+        .tile = PACK_DEFAULT_TILE                                                                        \
     }
 
 typedef enum options_result {

@@ -204,6 +204,25 @@ static int setup_geometry(pack_ctx *c, char *err, size_t len)
     return choose_chunk(image_bytes, c->scan.n_entries, o->batch, o->chunk_images, &c->chunk, err, len);
 }
 
+/* --tiles: the decode options (no resize) and the "chunk choice" the attributes record. */
+static pack_status setup_tiles(pack_ctx *c, char *err, size_t len)
+{
+    if (ranks(c) > 1) {
+        snprintf(err, len, "--tiles is converted by one process only for now: run h5pack without mpirun");
+        return PACK_ERROR;
+    }
+    const pack_options *o = c->o;
+    c->job.src_dir = o->src_dir;
+    c->job.opts.channels = c->job.channels = o->channels;
+    c->job.opts.max_pixels = o->max_pixels;
+    c->job.nhwc = 1;
+    c->chunk.images = 0;
+    c->chunk.target_bytes = (uint64_t)o->tile * o->tile * o->channels;
+    snprintf(c->chunk.reason, sizeof c->chunk.reason, "--tiles: each image its own dataset, in tiles of %ux%u "
+             "pixels (--tile)", o->tile, o->tile);
+    return PACK_OK;
+}
+
 static void print_ragged_plan(const pack_ctx *c)
 {
     char total[32], chunk[32];
@@ -244,7 +263,10 @@ static void print_plan(pack_ctx *c)
         pack_info(c->o, "labels (N,%zu) %s from %s", c->table.n_columns, c->rep->label_type, c->table.path);
     else if (c->scan.has_classes)
         pack_info(c->o, "%zu classes", c->scan.n_classes);
-    if (c->sizes.places)
+    if (c->o->tiles)
+        pack_info(c->o, "every image whole at its own size, its own dataset tiles/<i> in tiles of %ux%u, decoded band "
+                  "by band (one image at a time)", c->o->tile, c->o->tile);
+    else if (c->sizes.places)
         print_ragged_plan(c);
     else
         pack_info(c->o, "chunk shape (%llu,%s) = %s per chunk: %s", (unsigned long long)k, shape, chunk_size,
@@ -336,6 +358,8 @@ static pack_status pack_images_mpi(pack_ctx *c, char *err, size_t len)
 
 static pack_status pack_images(pack_ctx *c, char *err, size_t len)
 {
+    if (c->o->tiles)
+        return pack_tiles(c, err, len);
     if (ranks(c) > 1) {
         pack_status st = pack_images_mpi(c, err, len);
         if (st != PACK_OK)
@@ -430,6 +454,8 @@ static pack_status prepare(pack_ctx *c, double start, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return PACK_ERROR;
     }
+    if (c->o->tiles)
+        return setup_tiles(c, err, len);
     if (setup_geometry(c, err, len) != 0 || refuse_ragged_mpi(c, err, len) != 0)
         return PACK_ERROR;
     return PACK_OK;

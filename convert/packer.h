@@ -35,6 +35,7 @@ typedef struct pack_report {
     uint32_t height, width, channels; /* images of several sizes: the largest height and width */
     int nhwc;
     int ragged;                   /* images of several sizes (docs/format.md, format version 2) */
+    uint32_t tile;                /* --tiles: the tile side (0: not tiled) */
     uint64_t chunk_bytes;         /* ragged: bytes per chunk */
     uint64_t chunk_images, chunks;
     char chunk_reason[320];

@@ -64,7 +64,7 @@ int pack_shrink_to_converted(pack_ctx *c, char *err, size_t len)
     uint64_t image_bytes = (uint64_t)c->job.height * c->job.width * c->job.channels;
     if (c->sizes.places)
         return close_ragged_gaps(c, err, len);
-    if (n == c->scan.n_entries)
+    if (n == c->scan.n_entries || c->o->tiles) /* tiles: a skipped image never got a dataset */
         return 0;
     int rc = h5out_close(c->out, err, len);
     c->out = NULL;
@@ -158,6 +158,7 @@ int pack_fill_report(pack_ctx *c)
     snprintf(r->chunk_reason, sizeof r->chunk_reason, "%s", c->chunk.reason);
     r->bytes_stored = c->pres.bytes_written;
     r->ragged = c->sizes.places != NULL;
+    r->tile = c->o->tiles ? c->o->tile : 0;
     if (r->ragged)
         r->height = c->sizes.max_height, r->width = c->sizes.max_width, r->chunk_bytes = c->chunk.bytes;
     r->bytes_raw = c->pres.pixels * r->channels;
@@ -179,8 +180,10 @@ int pack_finish_file(pack_ctx *c, char *err, size_t len)
     c->rep->bytes_stored = h5out_images_storage(c->out); /* exact, also after an exact-size copy */
     if (c->sizes.places)
         c->rep->chunks = (c->sizes.total_bytes + c->chunk.bytes - 1) / c->chunk.bytes;
-    else
+    else if (k)
         c->rep->chunks = (n + k - 1) / k;
+    else
+        c->rep->chunks = 0; /* tiles: counted per image, not reported */
     int rc = h5out_close(c->out, err, len);
     c->out = NULL;
     int which = c->have_temp[1] ? 1 : 0;

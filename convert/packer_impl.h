@@ -56,6 +56,9 @@ void pack_detail(const pack_options *o, const char *fmt, ...) __attribute__((for
 /* Creates temporary file WHICH (0: the first, 1: the exact-size copy) for N images and opens the writer. */
 int pack_open_output(pack_ctx *c, int which, uint64_t n, char *err, size_t len);
 
+/* --tiles: every image into its own tiled dataset (packer_tiles.c). */
+pack_status pack_tiles(pack_ctx *c, char *err, size_t len);
+
 /* The last steps, in this order (packer_finish.c). */
 int pack_fill_report(pack_ctx *c);
 int pack_shrink_to_converted(pack_ctx *c, char *err, size_t len);

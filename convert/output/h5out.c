@@ -115,7 +115,7 @@ static hid_t images_dcpl(const h5out_geometry *g)
     return dcpl;
 }
 
-static hid_t create_file(const char *path)
+hid_t h5out_create_file(const char *path)
 {
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS), file = -1;
     if (fcpl >= 0 && fapl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0 &&
@@ -184,11 +184,22 @@ static int64_t implicit_base(const h5out *o)
     return (int64_t)addr0;
 }
 
+void h5out_capture_errors(void)
+{
+    h5pack_h5_capture_install(&last_hdf5_error); /* no printing: reported with their context */
+}
+
+writeback *h5out_start_writeback(h5out *o)
+{
+    o->fd = sec2_descriptor(o->file);
+    return o->fd >= 0 ? writeback_start(o->fd, H5OUT_WRITEBACK_STEP) : NULL;
+}
+
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len)
 {
     hsize_t dims[4];
     hid_t dcpl = -1, space = -1;
-    h5pack_h5_capture_install(&last_hdf5_error); /* no printing: reported with their context */
+    h5out_capture_errors();
     h5out *o = calloc(1, sizeof *o);
     if (!o) {
         snprintf(err, err_len, "%s: out of memory", path);
@@ -199,11 +210,12 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     o->file = -1;
     o->fd = -1;
     o->base = -1;
+    o->tiles = o->tile_image = -1;
     if (!(o->path = strdup(path))) {
         snprintf(err, err_len, "%s: out of memory", path);
         goto fail;
     }
-    if ((o->file = create_file(path)) < 0) {
+    if ((o->file = h5out_create_file(path)) < 0) {
         h5out_fail(err, err_len, "%s: cannot create the file", path);
         goto fail;
     }
@@ -223,8 +235,7 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     H5Pclose(dcpl);
     if (dapl >= 0)
         H5Pclose(dapl);
-    o->fd = sec2_descriptor(o->file);
-    o->wb = o->fd >= 0 ? writeback_start(o->fd, H5OUT_WRITEBACK_STEP) : NULL;
+    o->wb = h5out_start_writeback(o);
     o->base = implicit_base(o);
     *out = o;
     return 0;
@@ -423,7 +434,7 @@ static int attr_i64(hid_t loc, const char *name, int64_t v)
 
 static int write_shape_attrs(hid_t file, const h5out_geometry *g, const char *layout)
 {
-    int32_t version = g->ragged ? H5PACK_FORMAT_VERSION_RAGGED : H5PACK_FORMAT_VERSION_FIXED;
+    int32_t version = g->ragged || g->tile ? H5PACK_FORMAT_VERSION_RAGGED : H5PACK_FORMAT_VERSION_FIXED;
     return attr_i32(file, H5PACK_ATTR_FORMAT_VERSION, version) ||
            attr_string(file, H5PACK_ATTR_WRITER_VERSION, H5PACK_VERSION_STRING) ||
            attr_string(file, H5PACK_ATTR_LAYOUT, layout) || attr_i32(file, H5PACK_ATTR_HEIGHT, (int32_t)g->height) ||
@@ -440,6 +451,15 @@ static int write_ragged(hid_t file, const h5out_geometry *g, const h5out_metadat
            attr_string(file, H5PACK_ATTR_STORAGE, H5PACK_STORAGE_TEXT_RAGGED) ||
            attr_i32(file, H5PACK_ATTR_MAX_SIDE, (int32_t)m->max_side) ||
            attr_i64(file, H5PACK_ATTR_CHUNK_BYTES, (int64_t)g->chunk_bytes);
+}
+
+/* Huge images in tiles: each image's size, and what says the file is made so. */
+static int write_tiled(hid_t file, const h5out_geometry *g, const h5out_metadata *m)
+{
+    hsize_t shape_dims[2] = {m->n, 2};
+    return write_dataset(file, H5PACK_DS_IMAGE_SHAPES, 2, shape_dims, H5T_STD_I64LE, H5T_NATIVE_UINT32, m->shapes) ||
+           attr_string(file, H5PACK_ATTR_STORAGE, H5PACK_STORAGE_TEXT_TILED) ||
+           attr_i32(file, H5PACK_ATTR_TILE, (int32_t)g->tile);
 }
 
 static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t channels, int ragged)
@@ -459,7 +479,7 @@ static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t chan
 
 int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t err_len)
 {
-    const char *layout = o->g.nhwc || o->g.ragged ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW;
+    const char *layout = o->g.nhwc || o->g.ragged || o->g.tile ? H5PACK_LAYOUT_TEXT_NHWC : H5PACK_LAYOUT_TEXT_NCHW;
     if (m->has_classes && write_labels(o->file, m) != 0)
         return h5out_fail(err, err_len, "%s: cannot write the labels", o->path);
     if (m->has_classes && write_strings(o->file, H5PACK_DS_CLASSES, m->classes, m->n_classes) != 0)
@@ -472,14 +492,19 @@ int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t er
         return h5out_fail(err, err_len, "%s: cannot write the list of skipped files", o->path);
     if (o->g.ragged && write_ragged(o->file, &o->g, m) != 0)
         return h5out_fail(err, err_len, "%s: cannot write the image offsets and shapes", o->path);
-    if (attr_string(o->images, H5PACK_ATTR_LAYOUT, layout) != 0 || write_shape_attrs(o->file, &o->g, layout) != 0 ||
-        write_tuning_attrs(o->file, m, o->g.channels, o->g.ragged) != 0)
+    if (o->g.tile && write_tiled(o->file, &o->g, m) != 0)
+        return h5out_fail(err, err_len, "%s: cannot write the image shapes", o->path);
+    if ((o->images >= 0 && attr_string(o->images, H5PACK_ATTR_LAYOUT, layout) != 0) ||
+        write_shape_attrs(o->file, &o->g, layout) != 0 ||
+        write_tuning_attrs(o->file, m, o->g.channels, o->g.ragged || o->g.tile) != 0)
         return h5out_fail(err, err_len, "%s: cannot write the attributes", o->path);
     return 0;
 }
 
 uint64_t h5out_images_storage(h5out *o)
 {
+    if (o->g.tile)
+        return o->tile_bytes;
     H5Dflush(o->images); /* chunks written through H5Dwrite may still sit in HDF5's chunk cache */
     return (uint64_t)H5Dget_storage_size(o->images);
 }
@@ -491,6 +516,10 @@ int h5out_close(h5out *o, char *err, size_t err_len)
         return 0;
     writeback_stop(o->wb); /* before HDF5 closes the descriptor it uses */
     if (o->images >= 0 && H5Dclose(o->images) < 0)
+        rc = -1;
+    if (o->tile_image >= 0 && H5Dclose(o->tile_image) < 0)
+        rc = -1;
+    if (o->tiles >= 0 && H5Gclose(o->tiles) < 0)
         rc = -1;
     if (o->file >= 0 && H5Fclose(o->file) < 0)
         rc = -1;

@@ -26,6 +26,9 @@ typedef struct h5out_geometry {
      * CHUNK_BYTES; channels is shared, height and width are the largest ones (attributes only) */
     int ragged;
     uint64_t total_bytes, chunk_bytes;
+    /* huge images in tiles ("tiled", h5out_tiles.c): no images dataset; each image its own dataset
+     * tiles/<i> of (h, w, C), chunked (TILE, TILE, C); height and width are the largest ones */
+    uint32_t tile; /* 0: not tiled */
 } h5out_geometry;
 
 /* Labels from a table (--labels): labels (n,K), or (n,) for one column, with label_names (K,). */
@@ -61,6 +64,21 @@ typedef struct h5out_metadata {
 
 /* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len);
+
+/* ---- huge images in tiles (h5out_tiles.c) ----------------------------------------------------- */
+
+/* Creates PATH for storage "tiled" (G->tile > 0): the file and the tiles group, no images dataset. */
+int h5out_create_tiled(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len);
+
+/* Starts image INDEX: dataset tiles/<INDEX> of H x W x channels, chunked (min(T,H), min(T,W), C). */
+int h5out_tile_begin(h5out *o, uint64_t index, uint32_t h, uint32_t w, char *err, size_t err_len);
+
+/* Writes tile (TY, TX) of the current image: SIZE bytes, a whole chunk, filters already applied. */
+int h5out_tile_write(h5out *o, uint32_t ty, uint32_t tx, const void *data, size_t size, char *err, size_t err_len);
+
+/* Ends the current image; KEEP 0 unlinks its dataset (an image that failed halfway: its bytes stay in
+ * the file until h5repack). Returns 0, or -1 with ERR set. */
+int h5out_tile_end(h5out *o, int keep, char *err, size_t err_len);
 
 /* Where chunk 0 of the images lies in the file when every chunk's address is computable (chunk i at
  * base + i * chunk bytes), else -1: what other processes need to write chunks themselves. */

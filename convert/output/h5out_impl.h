@@ -18,10 +18,22 @@ struct h5out {
     writeback *wb;   /* NULL when the file is not a plain POSIX file (other HDF5 driver) */
     int fd;          /* the sec2 driver's descriptor, or -1 */
     int64_t base;    /* >= 0: chunk i of the images lies at base + i * chunk size (h5out_pwrite_chunk) */
+    hid_t tiles, tile_image; /* tiled: the group, and the image being written (-1 between images) */
+    char tile_name[32];
+    uint64_t tile_bytes;     /* tiled: stored bytes of the tiles written */
 };
 
 /* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
 int h5out_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* HDF5's errors captured for the messages (h5out_fail), not printed. */
+void h5out_capture_errors(void);
+
+/* The writeback thread for O's file under the sec2 driver (sets o->fd), or NULL. */
+writeback *h5out_start_writeback(h5out *o);
+
+/* Creates the HDF5 file PATH (no time stamps, the latest format). */
+hid_t h5out_create_file(const char *path);
 
 /* The images dataset's dims for FIRST rows (bytes, for a ragged store), as 4 values. */
 void h5out_image_dims(const h5out_geometry *g, uint64_t first, hsize_t dims[4]);

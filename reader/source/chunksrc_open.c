@@ -133,6 +133,11 @@ static herr_t add_name(hid_t group, const char *name, const H5L_info_t *info, vo
 
 static int fail_missing(chunk_source *s, const char *what, const char *name, char *err, size_t err_len)
 {
+    if (H5Lexists(s->file, H5PACK_DS_TILES, H5P_DEFAULT) > 0) /* h5pack --tiles: no images dataset */
+        return h5pack_chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no %s dataset '%s': a file of huge images in "
+                                    "tiles (h5pack --tiles); read a region of image i with h5py, "
+                                    "f[\"tiles\"][str(i)][y0:y1, x0:x1] (the reader's patches are planned)",
+                                    what, name);
     char list[200] = "";
     hsize_t idx = 0;
     H5Literate(s->file, H5_INDEX_NAME, H5_ITER_INC, &idx, add_name, list);
