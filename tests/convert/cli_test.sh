@@ -65,6 +65,15 @@ cli_tests() {
   "$H5PACK" -v -f --size 32x40 --compress gzip "$tmp/src" "$tmp/gzv.h5" 2>"$tmp/err" || fail "-v gzip run"
   grep -q "written with H5Dwrite_chunk" "$tmp/err" || fail "-v: gzip chunks not written by HDF5"
 
+  # --tiles (band decoding, tiled datasets; under the sanitizers with the corrupt file of src): each image its
+  # own dataset; the file says storage "tiled"; options that size images are refused.
+  "$H5PACK" -q --tiles --tile 16 -j 1 "$tmp/src" "$tmp/tiles.h5" 2>"$tmp/err" || fail "--tiles run"
+  h5dump -a storage "$tmp/tiles.h5" 2>/dev/null | grep -q '"tiled"' || fail "--tiles: storage attribute"
+  h5dump -p -H -d /tiles/23 "$tmp/tiles.h5" 2>/dev/null | grep -q "CHUNKED ( 16, 16, 3 )" ||
+    fail "--tiles: image 23 is not chunked in 16x16 tiles"
+  "$H5PACK" -q --tiles --size 16x16 "$tmp/src" "$tmp/tiles2.h5" 2>"$tmp/err" && fail "--tiles with --size accepted"
+  grep -q -- "--size does not apply" "$tmp/err" || fail "--tiles with --size: message"
+
   # A write that fails (file size limit: h5pack ignores SIGXFSZ, so write() returns EFBIG, as on a full disk):
   # exit status 1 (HDF5's exit-time clean-up crashed here), the file and the system's reason named,
   # nothing left behind.
