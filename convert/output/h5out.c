@@ -100,6 +100,11 @@ static hid_t images_dcpl(const h5out_geometry *g)
 {
     hsize_t chunk[4];
     int rank = images_rank(g, g->ragged ? g->chunk_bytes : g->chunk_images, chunk);
+    return h5out_chunked_dcpl(g, rank, chunk);
+}
+
+hid_t h5out_chunked_dcpl(const h5out_geometry *g, int rank, const hsize_t *chunk)
+{
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (dcpl < 0)
         return -1;

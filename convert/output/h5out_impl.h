@@ -35,6 +35,10 @@ writeback *h5out_start_writeback(h5out *o);
 /* Creates the HDF5 file PATH (no time stamps, the latest format). */
 hid_t h5out_create_file(const char *path);
 
+/* A chunked dataset's creation properties: CHUNK (RANK dims), G's filters, no time stamps, no fill;
+ * unfiltered ones allocated at creation (every chunk's address computable). -1 on failure. */
+hid_t h5out_chunked_dcpl(const h5out_geometry *g, int rank, const hsize_t *chunk);
+
 /* The images dataset's dims for FIRST rows (bytes, for a ragged store), as 4 values. */
 void h5out_image_dims(const h5out_geometry *g, uint64_t first, hsize_t dims[4]);
 

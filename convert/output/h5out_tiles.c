@@ -44,19 +44,7 @@ int h5out_create_tiled(const char *path, const h5out_geometry *g, h5out **out, c
 static hid_t tile_dcpl(const h5out_geometry *g, uint32_t h, uint32_t w)
 {
     hsize_t chunk[3] = {h < g->tile ? h : g->tile, w < g->tile ? w : g->tile, g->channels};
-    int filtered = g->gzip_level > 0 || g->checksum;
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (dcpl < 0)
-        return -1;
-    if (H5Pset_chunk(dcpl, 3, chunk) < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 ||
-        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 ||
-        (!filtered && H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0) ||
-        (g->gzip_level > 0 && H5Pset_deflate(dcpl, (unsigned)g->gzip_level) < 0) ||
-        (g->checksum && H5Pset_fletcher32(dcpl) < 0)) {
-        H5Pclose(dcpl);
-        return -1;
-    }
-    return dcpl;
+    return h5out_chunked_dcpl(g, 3, chunk);
 }
 
 int h5out_tile_begin(h5out *o, uint64_t index, uint32_t h, uint32_t w, char *err, size_t err_len)
