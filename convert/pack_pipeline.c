@@ -6,7 +6,7 @@
  *           position the placer needs. EMPTY -> BUSY (worker decodes) -> DONE (placer copies) -> EMPTY.
  *   chunks: a ring of chunk buffers. FREE -> FILLING (placer copies images in) -> TO_FILTER (workers
  *           compress and checksum) -> READY -> written by the placer in chunk order -> FREE. Without
- *           filters, where every chunk's address is known (h5out_can_pwrite): FILLING -> TO_WRITE ->
+ *           filters, where every chunk's address is known (h5out_chunk_base): FILLING -> TO_WRITE ->
  *           written by a worker with pwrite, in any order -> FREE; else FILLING -> READY.
  * Workers prefer filtering and writing over decoding so chunks never pile up; the placer writes READY
  * chunks first.
@@ -394,7 +394,7 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
     memset(res, 0, sizeof *res);
     p.cfg = cfg;
     p.res = res;
-    p.direct = !cfg->gzip_level && !cfg->checksum && h5out_can_pwrite(cfg->out);
+    p.direct = h5out_chunk_base(cfg->out) >= 0; /* unfiltered, every chunk's address computable */
     if (init_sync(&p) != 0) {
         snprintf(err, err_len, "cannot set up the converter's lock and conditions");
         return PIPELINE_ERROR;

@@ -68,7 +68,7 @@ typedef struct pipeline_result {
     uint64_t pixels;       /* pixels of the converted images (per channel) */
     uint64_t *offsets;     /* ragged: the converted images' first bytes, in packed order (malloc'ed) */
     uint32_t *shapes;      /* ragged: their (height, width) */
-    int pwrite_by_workers; /* chunks went in with pwrite from the workers (h5out_can_pwrite), not HDF5 */
+    int pwrite_by_workers; /* chunks went in with pwrite from the workers (h5out_chunk_base), not HDF5 */
     double writer_wait_s;  /* the calling thread's time waiting for decoded images (-v) */
     double workers_wait_s; /* the workers' time waiting for room, summed: the writer is the limit */
 } pipeline_result;

@@ -32,7 +32,7 @@ typedef struct chunk_buf {
 typedef struct pack_pipeline {
     const pipeline_config *cfg;
     int filtered;
-    int direct;           /* workers write full chunks with pwrite (h5out_can_pwrite): FILLING -> TO_WRITE */
+    int direct;           /* workers write full chunks with pwrite (h5out_chunk_base): FILLING -> TO_WRITE */
     pipeline_result *res; /* counts the workers' writes */
     char write_err[512];  /* a worker's failed write, reported by the placer */
     size_t image_bytes, chunk_bytes, filtered_cap;

@@ -246,7 +246,7 @@ static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_lay
         CUDA_OR_DIE(cudaMemcpy(dev_blob + k * blob_bytes, blob.data(), blob_bytes, cudaMemcpyHostToDevice));
         args[k].job = h5pack_aug_job_moved(&job, blob.data(), (uint64_t)(uintptr_t)(dev_blob + k * blob_bytes));
         args[k].job.out = dev_out;
-        args[k].generic = generic;
+        args[k].generic |= generic;
     }
     cudaEvent_t e0, e1;
     CUDA_OR_DIE(cudaEventCreate(&e0));

@@ -4,7 +4,6 @@
 #include <libdeflate.h>
 #include <string.h>
 
-#include "h5out.h"
 
 static void store_le32(uint8_t *dst, uint32_t v)
 {
@@ -12,6 +11,32 @@ static void store_le32(uint8_t *dst, uint32_t v)
     dst[1] = (uint8_t)(v >> 8);
     dst[2] = (uint8_t)(v >> 16);
     dst[3] = (uint8_t)(v >> 24);
+}
+
+/* HDF5's fletcher32 filter (H5_checksum_fletcher32), which the file's readers verify. */
+static uint32_t fletcher32_hdf5(const uint8_t *data, size_t len)
+{
+    uint32_t sum1 = 0xffff, sum2 = 0xffff;
+    size_t words = len / 2;
+    while (words) {
+        size_t block = words > 360 ? 360 : words; /* 360 words cannot overflow the 32-bit sums */
+        words -= block;
+        for (; block; block--, data += 2) {
+            sum1 += ((uint32_t)data[0] << 8) | data[1];
+            sum2 += sum1;
+        }
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    if (len % 2) {
+        sum1 += (uint32_t)data[0] << 8;
+        sum2 += sum1;
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    return (sum2 << 16) | sum1;
 }
 
 size_t chunk_filter_bound(size_t raw_bytes)

@@ -14,6 +14,7 @@
 #include "h5glue.h"
 #include "h5pack.h"
 #include "h5out_impl.h"
+#include "pwrite_full.h"
 #include "writeback.h"
 
 /* ---- errors -------------------------------------------------------------------------------------- */
@@ -36,32 +37,6 @@ int h5out_fail(char *err, size_t len, const char *fmt, ...)
     return -1;
 }
 
-/* ---- checksum ------------------------------------------------------------------------------------ */
-
-uint32_t fletcher32_hdf5(const uint8_t *data, size_t len)
-{
-    uint32_t sum1 = 0xffff, sum2 = 0xffff;
-    size_t words = len / 2;
-    while (words) {
-        size_t block = words > 360 ? 360 : words; /* 360 words cannot overflow the 32-bit sums */
-        words -= block;
-        for (; block; block--, data += 2) {
-            sum1 += ((uint32_t)data[0] << 8) | data[1];
-            sum2 += sum1;
-        }
-        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    }
-    if (len % 2) {
-        sum1 += (uint32_t)data[0] << 8;
-        sum2 += sum1;
-        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    }
-    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    return (sum2 << 16) | sum1;
-}
 
 /* ---- creation ------------------------------------------------------------------------------------ */
 
@@ -200,30 +175,32 @@ writeback *h5out_start_writeback(h5out *o)
     return o->fd >= 0 ? writeback_start(o->fd, H5OUT_WRITEBACK_STEP) : NULL;
 }
 
+h5out *h5out_new(const char *path, const h5out_geometry *g, char *err, size_t err_len)
+{
+    h5out_capture_errors();
+    h5out *o = calloc(1, sizeof *o);
+    if (o && (o->path = strdup(path))) {
+        o->g = *g;
+        o->file = o->images = o->tiles = o->tile_image = -1;
+        o->fd = -1, o->base = -1;
+        if ((o->file = h5out_create_file(path)) >= 0)
+            return o;
+        h5out_fail(err, err_len, "%s: cannot create the file", path);
+        h5out_close(o, NULL, 0);
+        return NULL;
+    }
+    free(o);
+    snprintf(err, err_len, "%s: out of memory", path);
+    return NULL;
+}
+
 int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len)
 {
     hsize_t dims[4];
     hid_t dcpl = -1, space = -1;
-    h5out_capture_errors();
-    h5out *o = calloc(1, sizeof *o);
-    if (!o) {
-        snprintf(err, err_len, "%s: out of memory", path);
+    h5out *o = h5out_new(path, g, err, err_len);
+    if (!o)
         return -1;
-    }
-    o->g = *g;
-    o->images = -1;
-    o->file = -1;
-    o->fd = -1;
-    o->base = -1;
-    o->tiles = o->tile_image = -1;
-    if (!(o->path = strdup(path))) {
-        snprintf(err, err_len, "%s: out of memory", path);
-        goto fail;
-    }
-    if ((o->file = h5out_create_file(path)) < 0) {
-        h5out_fail(err, err_len, "%s: cannot create the file", path);
-        goto fail;
-    }
     int rank = images_rank(g, g->ragged ? g->total_bytes : g->n, dims);
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS); /* a copy of several sizes appends: chunks fill in the cache */
     if (dapl >= 0 && g->ragged)
@@ -267,25 +244,13 @@ int64_t h5out_chunk_base(const h5out *o)
     return o->base;
 }
 
-int h5out_can_pwrite(const h5out *o)
-{
-    return o->base >= 0;
-}
-
 int h5out_pwrite_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len)
 {
-    const uint8_t *p = data;
     off_t at = (off_t)(o->base + (int64_t)(index * chunk_size(&o->g)));
-    for (size_t done = 0; done < size;) {
-        ssize_t n = pwrite(o->fd, p + done, size - done, at + (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            snprintf(err, err_len, "%s: cannot write chunk %llu of the images: %s", o->path,
-                     (unsigned long long)index, n < 0 ? strerror(errno) : "nothing written (disk full?)");
-            return -1;
-        }
-        done += (size_t)n;
+    if (pwrite_full(o->fd, data, size, at) != 0) {
+        snprintf(err, err_len, "%s: cannot write chunk %llu of the images: %s", o->path, (unsigned long long)index,
+                 strerror(errno));
+        return -1;
     }
     writeback_note(o->wb, size);
     return 0;

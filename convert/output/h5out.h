@@ -81,12 +81,9 @@ int h5out_tile_write(h5out *o, uint32_t ty, uint32_t tx, const void *data, size_
 int h5out_tile_end(h5out *o, int keep, char *err, size_t err_len);
 
 /* Where chunk 0 of the images lies in the file when every chunk's address is computable (chunk i at
- * base + i * chunk bytes), else -1: what other processes need to write chunks themselves. */
+ * base + i * chunk bytes: unfiltered, allocated at creation, in a POSIX file), else -1. >= 0 is when
+ * chunks may be written with h5out_pwrite_chunk, and what other processes need to write them too. */
 int64_t h5out_chunk_base(const h5out *o);
-
-/* 1 when chunks can be written with h5out_pwrite_chunk: unfiltered, allocated at creation (HDF5's
- * implicit chunk index: every chunk's address computable), in a POSIX file. */
-int h5out_can_pwrite(const h5out *o);
 
 /* Writes chunk INDEX (SIZE bytes, the full chunk) at its computed address with pwrite: the one call that
  * may be made from any thread, concurrently with the others and with HDF5 (which never touches the
@@ -123,7 +120,5 @@ uint64_t h5out_images_storage(h5out *o);
 /* Closes everything (flushes the file). Accepts NULL. Returns 0, or -1 with a message in ERR. */
 int h5out_close(h5out *o, char *err, size_t err_len);
 
-/* HDF5's checksum filter: Fletcher-32 over big-endian 16-bit words, appended little-endian. */
-uint32_t fletcher32_hdf5(const uint8_t *data, size_t len);
 
 #endif

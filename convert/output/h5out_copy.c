@@ -11,6 +11,24 @@
 #include "h5out_impl.h"
 #include "writeback.h"
 
+/* The first file FROM and its images dataset (*FILE, *DSET; -1 when not opened). 0, or -1 with ERR. */
+static int open_first(const char *from, hid_t *file, hid_t *dset, char *err, size_t err_len)
+{
+    *dset = -1;
+    *file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*file >= 0 && (*dset = H5Dopen2(*file, H5PACK_DS_IMAGES, H5P_DEFAULT)) >= 0)
+        return 0;
+    return h5out_fail(err, err_len, "%s: cannot open the first pass's images", from);
+}
+
+static void close_first(hid_t file, hid_t dset)
+{
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+}
+
 static int copy_one_chunk(h5out *o, hid_t src, uint64_t i, uint8_t **buf, size_t *cap, char *err, size_t len)
 {
     hsize_t offset[4] = {i * o->g.chunk_images, 0, 0, 0}, size = 0;
@@ -38,21 +56,12 @@ int h5out_copy_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, 
 {
     uint8_t *buf = NULL;
     size_t cap = 0;
-    int rc = -1;
-    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
-    if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0) {
-        h5out_fail(err, err_len, "%s: cannot open the first pass's images", from);
-        goto done;
-    }
-    rc = 0;
+    hid_t file, dset;
+    int rc = open_first(from, &file, &dset, err, err_len);
     for (uint64_t i = 0; i < n_chunks && rc == 0; i++)
         rc = copy_one_chunk(o, dset, i, &buf, &cap, err, err_len);
-done:
     free(buf);
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (file >= 0)
-        H5Fclose(file);
+    close_first(file, dset);
     return rc;
 }
 
@@ -77,20 +86,15 @@ int h5out_copy_rows(h5out *o, const char *from, uint64_t n, char *err, size_t er
 {
     int rc = -1;
     uint8_t *buf = malloc((size_t)n * o->g.channels * o->g.height * o->g.width);
-    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    hid_t file = -1, dset = -1;
     if (!buf)
         snprintf(err, err_len, "out of memory copying %llu images", (unsigned long long)n);
-    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
-        h5out_fail(err, err_len, "%s: cannot open the first pass's images", from);
-    else if (copy_rows(o, dset, n, buf) != 0)
-        h5out_fail(err, err_len, "%s: cannot copy %llu images from %s", o->path, (unsigned long long)n, from);
-    else
+    else if (open_first(from, &file, &dset, err, err_len) == 0 && copy_rows(o, dset, n, buf) == 0)
         rc = 0;
+    else if (dset >= 0) /* opened: the copy failed */
+        h5out_fail(err, err_len, "%s: cannot copy %llu images from %s", o->path, (unsigned long long)n, from);
     free(buf);
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (file >= 0)
-        H5Fclose(file);
+    close_first(file, dset);
     return rc;
 }
 
@@ -121,23 +125,18 @@ int h5out_copy_ragged(h5out *o, const char *from, const uint64_t *from_offsets, 
                                                                           : largest;
     uint64_t buf_bytes = largest * o->g.channels;
     uint8_t *buf = malloc(buf_bytes ? buf_bytes : 1);
-    hid_t file = H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT), dset = -1;
+    hid_t file = -1, dset = -1;
     int rc = -1;
     if (!buf)
         snprintf(err, err_len, "out of memory copying an image of %llu bytes", (unsigned long long)largest);
-    else if (file < 0 || (dset = H5Dopen2(file, H5PACK_DS_IMAGES, H5P_DEFAULT)) < 0)
-        h5out_fail(err, err_len, "%s: cannot open the first pass's images", from);
     else
-        rc = 0;
+        rc = open_first(from, &file, &dset, err, err_len);
     for (uint64_t i = 0; rc == 0 && i < n; i++) {
         uint64_t bytes = (uint64_t)shapes[2 * i] * shapes[2 * i + 1] * o->g.channels;
         if (byte_range(dset, from_offsets[i], bytes, buf, 0) != 0 || byte_range(o->images, to_offsets[i], bytes, buf, 1))
             rc = h5out_fail(err, err_len, "%s: cannot copy image %llu from %s", o->path, (unsigned long long)i, from);
     }
     free(buf);
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (file >= 0)
-        H5Fclose(file);
+    close_first(file, dset);
     return rc;
 }

@@ -26,6 +26,9 @@ struct h5out {
 /* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
 int h5out_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A writer for PATH with geometry G: the file created, nothing in it yet. NULL with ERR set. */
+h5out *h5out_new(const char *path, const h5out_geometry *g, char *err, size_t err_len);
+
 /* HDF5's errors captured for the messages (h5out_fail), not printed. */
 void h5out_capture_errors(void);
 

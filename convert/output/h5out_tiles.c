@@ -13,23 +13,15 @@
 
 int h5out_create_tiled(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len)
 {
-    h5out *o = calloc(1, sizeof *o);
-    if (!o || !(o->path = malloc(strlen(path) + 1))) {
-        free(o);
-        snprintf(err, err_len, "%s: out of memory", path);
+    h5out *o = h5out_new(path, g, err, err_len);
+    if (!o)
         return -1;
-    }
-    strcpy(o->path, path);
-    o->g = *g;
-    o->file = o->images = o->tiles = o->tile_image = -1;
-    o->fd = -1, o->base = -1;
-    h5out_capture_errors();
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    if ((o->file = h5out_create_file(path)) < 0 || gcpl < 0 || H5Pset_obj_track_times(gcpl, 0) < 0 ||
+    if (gcpl < 0 || H5Pset_obj_track_times(gcpl, 0) < 0 ||
         (o->tiles = H5Gcreate2(o->file, H5PACK_DS_TILES, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0) {
         if (gcpl >= 0)
             H5Pclose(gcpl);
-        h5out_fail(err, err_len, "%s: cannot create the file and its tiles group", path);
+        h5out_fail(err, err_len, "%s: cannot create the tiles group", path);
         h5out_close(o, NULL, 0);
         return -1;
     }

@@ -1,5 +1,6 @@
 /* chunk_writer.c - whole chunks written by a thread of their own (see chunk_writer.h). */
 #include "chunk_writer.h"
+#include "pwrite_full.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -31,23 +32,6 @@ struct chunk_writer {
     pthread_t thread;
 };
 
-/* Writes N bytes at P to offset AT, whatever pwrite returns short. 0, or -1 with errno. */
-static int write_all(int fd, const uint8_t *p, size_t n, off_t at)
-{
-    for (size_t done = 0; done < n;) {
-        ssize_t r = pwrite(fd, p + done, n - done, at + (off_t)done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            if (r == 0)
-                errno = ENOSPC;
-            return -1;
-        }
-        done += (size_t)r;
-    }
-    return 0;
-}
-
 /* One chunk: its K images with pwritev (64 at a time), finishing short writes image by image. */
 static int write_chunk(chunk_writer *w, uint64_t index, const uint8_t *const *images)
 {
@@ -61,7 +45,7 @@ static int write_chunk(chunk_writer *w, uint64_t index, const uint8_t *const *im
         ssize_t r = pwritev(w->fd, iov, n, at + (off_t)(done * ib));
         if (r != (ssize_t)((uint64_t)n * ib))
             for (int i = 0; i < n; i++)
-                if (write_all(w->fd, images[done + (uint64_t)i], ib, at + (off_t)((done + (uint64_t)i) * ib)) != 0)
+                if (pwrite_full(w->fd, images[done + (uint64_t)i], ib, at + (off_t)((done + (uint64_t)i) * ib)) != 0)
                     return -1;
         done += (uint64_t)n;
     }

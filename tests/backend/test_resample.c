@@ -184,6 +184,21 @@ static void test_cpu_against_double(void)
 /* The AVX2 pass gives the scalar pass's bytes: channels 1-4, every dtype and layout pair, both crops,
  * flip, up- and downscaling, widths that are and are not multiples of 8 (the scalar tail), and
  * normalisations that make float16 subnormals and overflow to infinity. */
+/* K's job (N images) resampled by the scalar pass and the AVX2 pass: 1 when the bytes are equal. */
+static int avx2_equals_scalar(rs_case *k, size_t n)
+{
+    uint8_t *a = malloc(k->out_bytes), *b = malloc(k->out_bytes);
+    float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k->job));
+    CHECK(a && b && scratch);
+    k->job.out = a;
+    h5pack_resample_images_with(&k->job, 0, (uint32_t)n, scratch, 0);
+    k->job.out = b;
+    h5pack_resample_images_with(&k->job, 0, (uint32_t)n, scratch, 1);
+    int same = memcmp(a, b, k->out_bytes) == 0;
+    free(a), free(b), free(scratch);
+    return same;
+}
+
 static void test_simd_equals_scalar(void)
 {
     if (!h5pack_resample_avx2_supported()) {
@@ -207,17 +222,9 @@ static void test_simd_equals_scalar(void)
                         }
                         size_t n = s == 1 ? 2 : 4;
                         rs_case k = rs_make(pp, n, shapes[s][2], shapes[s][3], 7000 + (uint64_t)cases++);
-                        uint8_t *a = malloc(k.out_bytes), *b = malloc(k.out_bytes);
-                        float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
-                        CHECK(a && b && scratch);
-                        k.job.out = a;
-                        h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, 0);
-                        k.job.out = b;
-                        h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, 1);
-                        CHECK_MSG(memcmp(a, b, k.out_bytes) == 0, "case %d: %ux%ux%u -> %ux%u type %d layouts %d mode %d "
+                        CHECK_MSG(avx2_equals_scalar(&k, n), "case %d: %ux%ux%u -> %ux%u type %d layouts %d mode %d "
                                   "flip %d: AVX2 differs from scalar", cases, C, shapes[s][0], shapes[s][1],
                                   shapes[s][2], shapes[s][3], type, layouts, mode, flip);
-                        free(a), free(b), free(scratch);
                         rs_free(&k);
                     }
     printf("backend_resample: AVX2 == scalar, byte for byte, in %d cases\n", cases);
@@ -285,15 +292,7 @@ static void test_several_sizes(void)
     for (int layouts = 0; layouts < 4 && h5pack_resample_avx2_supported(); layouts++) {
         aug_plan_params pp = rs_params(3, 64, 80, AUG_OUT_F32, layouts & 1, layouts >> 1, AUG_CROP_RANDOM_RESIZED, 1);
         rs_case k = rs_make_sized(pp, n, 31, 29, 1234 + (uint64_t)layouts, dims);
-        uint8_t *a = malloc(k.out_bytes), *b = malloc(k.out_bytes);
-        float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
-        CHECK(a && b && scratch);
-        k.job.out = a;
-        h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, 0);
-        k.job.out = b;
-        h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, 1);
-        CHECK_MSG(memcmp(a, b, k.out_bytes) == 0, "several sizes, layouts %d: AVX2 differs from scalar", layouts);
-        free(a), free(b), free(scratch);
+        CHECK_MSG(avx2_equals_scalar(&k, n), "several sizes, layouts %d: AVX2 differs from scalar", layouts);
         rs_free(&k);
         cases++;
     }

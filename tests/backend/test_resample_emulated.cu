@@ -25,7 +25,7 @@ static int check_case(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow
     j.out = got.data();
     rsk_args a;
     CHECK(rsk_plan(j, &a) == 0);
-    a.generic = generic;
+    a.generic |= generic; // the plan's own choice (filters over RSK_REG_TAPS) stands
     if (force_tile_w && force_tile_w < a.tile_w) { // narrower tiles than the plan picks
         a.tile_w = force_tile_w;
         a.tiles_x = (ow + a.tile_w - 1) / a.tile_w;

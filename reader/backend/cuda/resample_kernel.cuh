@@ -21,14 +21,15 @@ extern "C" {
 #define RSK_THREADS 256
 #define RSK_SMEM_FLOATS AUG_MAX_SPAN_FLOATS // 32 KiB of horizontal sums per block (the open checks fit)
 #define RSK_MAX_TILE_W 128
+#define RSK_REG_TAPS 8 // filter taps kept in registers; longer filters (strong downscales) read memory
 
 struct rsk_args {
     aug_job job;               // device pointers on the GPU
     uint32_t tile_w, rows;     // output columns and rows per tile
     uint32_t tiles_x, tiles_y; // tiles per image across and down
     uint64_t blocks;           // count * tiles_y * tiles_x
-    uint32_t generic;          // 1: the generic loops (rsk_*_generic): images over 4 GiB, and the benchmark's
-                               // comparison; the same bits
+    uint32_t generic;          // 1: the generic loops (rsk_*_generic): filters over RSK_REG_TAPS, images over
+                               // 4 GiB (rsk_plan), and the benchmark's comparison; the same bits
 };
 
 // Source rows [first, end) that output rows [y0, y0 + n) of image I read.
@@ -59,8 +60,10 @@ static inline uint32_t rsk_max_span(const aug_job &j, uint32_t rows)
 static inline int rsk_plan(const aug_job &j, rsk_args *a)
 {
     a->job = j;
-    // the dispatched loops use 32-bit offsets inside a source image and an output image
-    a->generic = (uint64_t)j.C * j.H * j.W > 0xFFFFFFFFull || (uint64_t)j.C * j.out_h * j.out_w > 0xFFFFFFFFull;
+    // the dispatched loops keep at most RSK_REG_TAPS weights in registers and use 32-bit offsets inside a
+    // source image and an output image; anything else (strong downscales, images over 4 GiB) is generic
+    a->generic = j.kx > RSK_REG_TAPS || j.ky > RSK_REG_TAPS || (uint64_t)j.C * j.H * j.W > 0xFFFFFFFFull ||
+                 (uint64_t)j.C * j.out_h * j.out_w > 0xFFFFFFFFull;
     a->tile_w = j.out_w < RSK_MAX_TILE_W ? j.out_w : RSK_MAX_TILE_W;
     for (;;) {
         for (uint32_t rows = 16; rows >= 1; rows /= 2) {
@@ -114,7 +117,6 @@ __host__ __device__ inline rsk_lanes rsk_lanes_of(const rsk_args &a, uint32_t ti
     return l;
 }
 
-#define RSK_REG_TAPS 8 // filter taps kept in registers; longer filters (strong downscales) read memory
 
 // sum over t < N of w[t] * value(t), t ascending, each product and sum rounded on its own
 // (augment_resample.h); N fixed at compile time, so exactly N products are issued.
@@ -275,12 +277,11 @@ RSK_HD void rsk_hcolumn(const rsk_hsrc &in, const float *w_mem, uint32_t x, uint
 }
 
 // Phase 1 for one column, its tap count N dispatched once (memory weights past RSK_REG_TAPS).
+// Phase 1 for one column, its tap count N (at most RSK_REG_TAPS: rsk_plan) dispatched once.
 template <int CC>
-RSK_HD void rsk_hcolumn_any(const rsk_hsrc &in, int32_t n, const float *w_mem, uint32_t x,
-                                                uint32_t C, uint32_t tile_w, uint32_t r_first, uint32_t r_step,
-                                                uint32_t span, float *h)
+RSK_HD void rsk_hcolumn_any(const rsk_hsrc &in, int32_t n, const float *w, uint32_t x, uint32_t C, uint32_t tile_w,
+                            uint32_t r_first, uint32_t r_step, uint32_t span, float *h)
 {
-    const float *w = w_mem;
     switch (n) {
     case 0: rsk_hcolumn<0, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
     case 1: rsk_hcolumn<1, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
@@ -290,18 +291,8 @@ RSK_HD void rsk_hcolumn_any(const rsk_hsrc &in, int32_t n, const float *w_mem, u
     case 5: rsk_hcolumn<5, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
     case 6: rsk_hcolumn<6, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
     case 7: rsk_hcolumn<7, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
-    case 8: rsk_hcolumn<8, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
-    default: break;
+    default: rsk_hcolumn<8, CC>(in, w, x, C, tile_w, r_first, r_step, span, h); return;
     }
-    const uint32_t nc = CC ? (uint32_t)CC : C;
-    for (uint32_t r = r_first; r < span; r += r_step)
-        for (uint32_t c = 0; c < nc; c++) {
-            const uint8_t *q = in.base + r * in.row + c * in.ch;
-            float acc = 0.0f;
-            for (int32_t t = 0; t < n; t++)
-                acc = AUG_FADD(acc, AUG_FMUL(w_mem[t], (float)q[(uint32_t)t * in.step]));
-            h[(r * nc + c) * tile_w + x] = acc;
-        }
 }
 
 // Phase 1 (as rsk_horizontal_generic computes it).
@@ -358,12 +349,12 @@ RSK_HD void rsk_vrow(const aug_job &j, const float *col0, const float *w_mem, ui
         }
 }
 
+// One output row of phase 2, its tap count N (at most RSK_REG_TAPS: rsk_plan) dispatched once.
 template <int CC>
-RSK_HD void rsk_vrow_any(const aug_job &j, int32_t n, const float *w_mem, const float *col0,
-                                             uint32_t C, uint32_t tw, uint32_t x_first, uint32_t x_step_thr,
-                                             uint32_t nx, size_t row0, uint32_t x_step, uint32_t c_step)
+RSK_HD void rsk_vrow_any(const aug_job &j, int32_t n, const float *w, const float *col0, uint32_t C, uint32_t tw,
+                         uint32_t x_first, uint32_t x_step_thr, uint32_t nx, size_t row0, uint32_t x_step,
+                         uint32_t c_step)
 {
-    const float *w = w_mem;
     switch (n) {
     case 0: rsk_vrow<0, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
     case 1: rsk_vrow<1, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
@@ -373,18 +364,8 @@ RSK_HD void rsk_vrow_any(const aug_job &j, int32_t n, const float *w_mem, const 
     case 5: rsk_vrow<5, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
     case 6: rsk_vrow<6, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
     case 7: rsk_vrow<7, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
-    case 8: rsk_vrow<8, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
-    default: break;
+    default: rsk_vrow<8, CC>(j, col0, w, C, tw, x_first, x_step_thr, nx, row0, x_step, c_step); return;
     }
-    const uint32_t nc = CC ? (uint32_t)CC : C;
-    for (uint32_t x = x_first; x < nx; x += x_step_thr)
-        for (uint32_t c = 0; c < nc; c++) {
-            const float *col = col0 + c * tw + x;
-            float acc = 0.0f;
-            for (int32_t q = 0; q < n; q++)
-                acc = AUG_FADD(acc, AUG_FMUL(w_mem[q], col[(uint32_t)q * nc * tw]));
-            rsk_put(j, row0 + x * x_step + c * c_step, aug_store_value(&j, c, acc));
-        }
 }
 
 // Phase 2 (as rsk_vertical_generic computes it).
