@@ -199,9 +199,5 @@ int h5pack_chunksrc_locate_chunks(chunk_source *s);
 void h5pack_chunksrc_map_file(chunk_source *s);
 void h5pack_chunksrc_unmap_file(chunk_source *s);
 
-/* --- chunksrc_labels.c --------------------------------------------------------------------------------- */
-
-/* Reads and checks the labels dataset NAME (see h5pack_chunksrc_open): sets s->labels, has_labels, n_classes. */
-int h5pack_chunksrc_load_labels(chunk_source *s, const char *name, char *err, size_t err_len);
 
 #endif

@@ -13,6 +13,7 @@
 #include "chunksrc_impl.h"
 #include "errtext.h"
 #include "format.h"
+#include "labelset.h"
 
 static void chunksrc_close_in_process(chunk_source *s);
 
@@ -135,8 +136,9 @@ static int fail_missing(chunk_source *s, const char *what, const char *name, cha
 {
     if (H5Lexists(s->file, H5PACK_DS_TILES, H5P_DEFAULT) > 0) /* h5pack --tiles: no images dataset */
         return h5pack_chunksrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no %s dataset '%s': a file of huge images in "
-                                    "tiles (h5pack --tiles); read a region of image i with h5py, "
-                                    "f[\"tiles\"][str(i)][y0:y1, x0:x1] (the reader's patches are planned)",
+                                    "tiles (h5pack --tiles): read it as patches (patch_size; Python: "
+                                    "h5pack.Patches(path, size=512) or h5pack.Loader(path, patch=512); "
+                                    "h5pack-stats run --patch 512)",
                                     what, name);
     char list[200] = "";
     hsize_t idx = 0;
@@ -378,6 +380,18 @@ static int open_one_size(chunk_source *s, const char *images, h5pack_layout hint
     return rc;
 }
 
+/* The labels, through labelset.c, into the source's geometry. */
+static int load_labels(chunk_source *s, const char *name, char *err, size_t err_len)
+{
+    label_set ls;
+    int rc = h5pack_labelset_load(s->file, s->path, s->g.n_samples, name, &ls, err, err_len);
+    s->labels = ls.ints, s->labels_float = ls.floats; /* freed at close, also after a failure */
+    s->g.has_labels = ls.has_labels, s->g.label_rank = ls.label_rank;
+    s->g.labels_are_float = ls.labels_are_float, s->g.label_columns = ls.label_columns;
+    s->g.n_classes = ls.n_classes;
+    return rc;
+}
+
 static int open_all(chunk_source *s, const char *images, const char *labels, h5pack_layout hint, char *err,
                     size_t err_len)
 {
@@ -393,7 +407,7 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     else if (!rc)
         rc = open_one_size(s, images, hint, err, err_len);
     if (!rc)
-        rc = h5pack_chunksrc_load_labels(s, labels, err, err_len);
+        rc = load_labels(s, labels, err, err_len);
     if (!rc)
         read_pixel_stats(s);
     if (!rc)
