@@ -182,6 +182,13 @@ typedef enum h5pack_echo_mode {
                                batches, from a device-resident pool (docs/augmentation.md) */
 } h5pack_echo_mode;
 
+/* Patches of huge images in tiles (h5pack --tiles; docs/patches.md). */
+typedef enum h5pack_patch_mode {
+    H5PACK_PATCH_SLIDING = 0, /* every window of every image, row by row, with patch_overlap (inference) */
+    H5PACK_PATCH_RANDOM = 1   /* patches_per_epoch random windows per epoch: images weighted by area,
+                                 positions uniform (training) */
+} h5pack_patch_mode;
+
 #define H5PACK_MAX_CHANNELS 4
 
 /* Reader configuration (an input struct). Start from H5PACK_CONFIG_DEFAULTS (or h5pack_config_init())
@@ -255,6 +262,13 @@ typedef struct h5pack_config {
                                    after a resume); else as 0. timeline_path naming an existing timeline
                                    that no live reader holds (h5pack_timeline_path() of an earlier reader)
                                    is continued as named, before the naming rules apply */
+    /* Patches (docs/patches.md): patch_size > 0 reads a file of huge images in tiles (h5pack --tiles) as
+       S x S patches; each batch says where they came from (h5pack_batch.where). Unused for other files. */
+    uint32_t patch_size;        /* 0: whole images. S: patches of S x S (a tiled file needs one) */
+    uint32_t patch_overlap;     /* 0: pixels neighbouring sliding windows share (< patch_size) */
+    h5pack_patch_mode patch_mode; /* H5PACK_PATCH_SLIDING */
+    uint64_t patches_per_epoch; /* 0: RANDOM mode's draws per epoch (0 = the windows of a grid without
+                                   overlap over every image) */
 } h5pack_config;
 
 /* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
@@ -270,7 +284,8 @@ typedef struct h5pack_config {
         .output_width = 0, .max_output_height = 0, .max_output_width = 0, .scale_min = 0.08,              \
         .scale_max = 1.0, .ratio_min = 0.75, .ratio_max = 4.0 / 3.0, .center_ratio = 0.875,               \
         .echo_mode = H5PACK_ECHO_BATCH, .start_epoch = 0, .start_batch = 0, .start_echo = 0,             \
-        .timeline_path = NULL, .timeline_interval_s = 0, .timeline_append = 0                            \
+        .timeline_path = NULL, .timeline_interval_s = 0, .timeline_append = 0, .patch_size = 0,          \
+        .patch_overlap = 0, .patch_mode = H5PACK_PATCH_SLIDING, .patches_per_epoch = 0                   \
     }
 
 /* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
@@ -377,12 +392,19 @@ typedef struct h5pack_info {
     int labels_are_float;        /* 1: batch.labels_float (float32); 0: batch.labels (int64) */
     int several_sizes;           /* 1: images of several sizes (format version 2): height and width are the
                                     largest; a crop with an output size is required (docs/format.md) */
+    uint32_t patch_size;         /* patches: S (height and width are S too), else 0 */
+    uint32_t tile;               /* a file of images in tiles: the tile side T, else 0 */
 } h5pack_info;
 
 #define H5PACK_INFO_INIT {.struct_size = sizeof(h5pack_info)}
 
 /* Fills the first info->struct_size bytes of *info. Thread-safety: consumer thread. */
 H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info);
+
+/* The stored height and width of image I of R's file: its own for images of several sizes and images in
+ * tiles, else the file's. H5PACK_EINVAL when I >= h5pack_info.n_samples (or a NULL argument). Stitching
+ * patches back (docs/patches.md) sizes each image's map with it. */
+H5PACK_API int h5pack_image_shape(const h5pack_reader *r, uint64_t i, uint32_t *height, uint32_t *width);
 
 /* Crop box and flip of one delivered image: rows y .. y + height - 1 and columns x .. x + width - 1 of
  * the stored image, resized to the batch's size, then mirrored when flip is 1. Without a resizing crop
@@ -420,6 +442,8 @@ typedef struct h5pack_batch {
     const float *labels_float;        /* count * K float32 labels on the host when the file's labels are
                                          floating point (then labels is NULL); else NULL */
     const float *labels_float_device; /* the same in device memory (GPU backend only, else NULL) */
+    const int64_t *where;    /* patches (config.patch_size): count rows of (image, y, x) on the host, the
+                                top-left corner of each patch in its image; else NULL */
 } h5pack_batch;
 
 #define H5PACK_BATCH_INIT {.struct_size = sizeof(h5pack_batch)}

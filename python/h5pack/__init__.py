@@ -15,8 +15,9 @@ from ._info import info
 from .loader import H5packError, H5packValueError, Loader, lib, version
 from ._convert import parse_size
 from ._images import read_image
+from .patches import Patches, Stitcher
 
-__all__ = ["Loader", "H5packError", "H5packValueError", "info", "version", "parse_size", "read_image", "lib"]
+__all__ = ["Loader", "Patches", "Stitcher", "H5packError", "H5packValueError", "info", "version", "parse_size", "read_image", "lib"]
 
 
 def __getattr__(name):

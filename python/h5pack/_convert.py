@@ -181,3 +181,17 @@ def set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio
     if not 0 < float(center_ratio) <= 1:
         raise ValueError(f"center_ratio must be in (0, 1], got {center_ratio!r}")
     cfg.center_ratio = float(center_ratio)
+
+
+def set_patch(cfg, patch, overlap, patch_mode, patches_per_epoch):
+    """patch: None (whole images) or S (patches of S x S from a file of images in tiles); overlap: pixels
+    neighbouring sliding windows share; patch_mode "sliding" or "random"; patches_per_epoch: random
+    patches per epoch (None: a grid's worth). docs/patches.md."""
+    if patch is None:
+        if overlap or patch_mode is not None or patches_per_epoch is not None:
+            raise ValueError("overlap / patch_mode / patches_per_epoch need patch=S (patches of S x S)")
+        return
+    cfg.patch_size = int_option(patch, "patch", 1, 65535)
+    cfg.patch_overlap = int_option(overlap, "overlap", 0, cfg.patch_size - 1)
+    cfg.patch_mode = enum_value(_lib.PATCH_MODES, patch_mode or "random", "patch_mode")
+    cfg.patches_per_epoch = int_option(patches_per_epoch or 0, "patches_per_epoch", 0, _U64_MAX)

@@ -14,9 +14,9 @@ import os
 MAX_CHANNELS = 4
 
 # Enum names -> values, filled by load() from the parameter table (the config field that carries each).
-ORDERS, DEVICES, DTYPES, LAYOUTS, NORMS, CROPS, ECHO_MODES = {}, {}, {}, {}, {}, {}, {}
+ORDERS, DEVICES, DTYPES, LAYOUTS, NORMS, CROPS, ECHO_MODES, PATCH_MODES = {}, {}, {}, {}, {}, {}, {}, {}
 _ENUM_FIELDS = {"order": ORDERS, "device": DEVICES, "dtype": DTYPES, "output_layout": LAYOUTS, "norm": NORMS,
-                "crop": CROPS, "echo_mode": ECHO_MODES}
+                "crop": CROPS, "echo_mode": ECHO_MODES, "patch_mode": PATCH_MODES}
 OK, END, EINVAL, ESTATE, EINTERNAL = 0, 1, -1, -10, -11
 
 _c_size = ctypes.c_size_t
@@ -124,6 +124,8 @@ class Info(_Sized):
         ("label_rank", ctypes.c_int),
         ("labels_are_float", ctypes.c_int),
         ("several_sizes", ctypes.c_int),
+        ("patch_size", _u32),
+        ("tile", _u32),
     ]
 
 
@@ -153,6 +155,7 @@ class Batch(_Sized):
         ("label_columns", _u32),
         ("labels_float", ctypes.c_void_p),
         ("labels_float_device", ctypes.c_void_p),
+        ("where", ctypes.c_void_p),
     ]
 
 
@@ -238,6 +241,8 @@ def _declare(lib, config):
         "h5pack_release": (ctypes.c_int, [ctypes.c_void_p, P(Batch)]),
         "h5pack_set_output_size": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32]),
         "h5pack_stats_get": (ctypes.c_int, [ctypes.c_void_p, P(Stats)]),
+        "h5pack_image_shape": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64, P(ctypes.c_uint32),
+                                              P(ctypes.c_uint32)]),
         "h5pack_close": (None, [ctypes.c_void_p]),
         "h5pack_read_image": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint64, P(ctypes.c_uint8), _c_size,
                                              P(ctypes.c_uint64), ctypes.c_char_p, _c_size]),

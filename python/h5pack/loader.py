@@ -118,6 +118,11 @@ class Loader:
     ``echo`` times per epoch in different batches instead of repeating whole batches. ``last_boxes`` has
     the crop box and flip of each image of the latest batch.
 
+    Huge images in tiles (``h5pack --tiles``, docs/patches.md): ``patch=S`` yields S x S patches instead of
+    whole images, ``patch_mode="random"`` (the default: ``patches_per_epoch`` per epoch, images weighted by
+    area, positions uniform; with ``flip`` and normalisation as above) or ``"sliding"`` (every window with
+    ``overlap``; h5pack.Patches is the inference form). ``last_where`` has each patch's (image, y, x).
+
     ``timeline="run.csv"`` makes the reader write a CSV row every ``timeline_interval`` seconds (default
     1) while it lives: samples/s, MB/s, stall fraction, hit rate, GPU idle (docs/stats.md, "Timeline");
     None uses ``$H5PACK_TIMELINE`` when set, ``""`` writes none.
@@ -151,7 +156,8 @@ class Loader:
                  return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
-                 timeline_interval=None, input_layout="auto", memory_format=None, **dataloader_args):
+                 timeline_interval=None, input_layout="auto", memory_format=None, patch=None, overlap=0,
+                 patch_mode=None, patches_per_epoch=None, **dataloader_args):
         _habits.refuse_dataloader_args(dataloader_args)
         self._reader = None
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
@@ -175,7 +181,7 @@ class Loader:
                              f"is valid only until the next one; use keep=1 (and .clone()) or copy=True")
         self._keep, self._copy, self._return_indices = keep, copy, bool(with_indices or return_indices)
         self._copies = 0  # held image tensors moved onto their own copy (copy-on-hold), for tests and stats
-        self._last_boxes = None
+        self._last_boxes = self._last_where = None
         self.path = os.fspath(path)
         dtype, layout = _habits.dtype_name(dtype), self._memory_format(memory_format, layout)
         cfg = self._config(batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
@@ -183,6 +189,7 @@ class Loader:
                            device_memory_limit)
         _convert.set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio)
         cfg.echo_mode = _convert.enum_value(_lib.ECHO_MODES, echo_mode, "echo_mode")
+        _convert.set_patch(cfg, patch, overlap, patch_mode, patches_per_epoch)
         # how the file stores its images: "auto" = its "layout" attribute, else inferred from the shape
         cfg.input_layout = _convert.enum_value(_lib.LAYOUTS, input_layout, "input_layout")
         # timeline: None = $H5PACK_TIMELINE (if set), "" = none, else the CSV file (docs/stats.md "Timeline")
@@ -423,6 +430,7 @@ class Loader:
             shape, strides = (b.count, c, h, w), (h * w * c, 1, w * c, c)
         expected = b.count * sample[0] * sample[1] * sample[2] * _tensors.element_size(dt)
         self._last_boxes = _tensors.host_boxes(ctypes.cast(b.boxes, ctypes.c_void_p).value, b.count)
+        self._last_where = _tensors.host_int64(b.where, 3 * b.count).view(b.count, 3) if b.where else None
         if b.bytes != expected:
             raise H5packError(_lib.EINTERNAL, f"{self.path}: batch holds {b.bytes} bytes, expected {expected}")
         if b.on_device:
@@ -448,6 +456,21 @@ class Loader:
         as columns y, x, height, width, flip (a copy: valid after the batch is released). None before the
         first batch."""
         return self._last_boxes
+
+    @property
+    def last_where(self):
+        """Patches (``patch=S``): (B, 3) int64 tensor of the latest batch, each patch's (image, y, x): the
+        top-left corner in its image (a copy). None before the first batch and for whole images."""
+        return self._last_where
+
+    def image_shape(self, i):
+        """(height, width) of image I as stored (its own for images of several sizes and in tiles)."""
+        self._check_open()
+        h, w = ctypes.c_uint32(), ctypes.c_uint32()
+        rc = lib().h5pack_image_shape(self._reader, int(i), ctypes.byref(h), ctypes.byref(w))
+        if rc < 0:
+            raise _error(rc, self._reader, f"{self.path}: image_shape({i})")
+        return int(h.value), int(w.value)
 
     def set_output_size(self, size):
         """With a resizing crop: deliver SIZE (int or (h, w)) from the next epoch on (the epoch after the

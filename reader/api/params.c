@@ -60,7 +60,11 @@
     X(start_echo, U32, 0, U32_MAX_D, NULL, "resume: echo of the first delivery")                                \
     X(timeline_path, STRING, 0, 0, NULL, "CSV timeline file (NULL: $H5PACK_TIMELINE; \"\": none)")              \
     X(timeline_interval_s, DOUBLE, 0, 86400, NULL, "seconds between timeline rows (0 = 1 s)")                   \
-    X(timeline_append, INT, 0, 1, NULL, "1: continue an existing timeline file")
+    X(timeline_append, INT, 0, 1, NULL, "1: continue an existing timeline file")                                \
+    X(patch_size, U32, 0, 65535, NULL, "patches of S x S from a file of images in tiles (0 = whole images)")       \
+    X(patch_overlap, U32, 0, 65534, NULL, "pixels neighbouring sliding windows share (< patch_size)")             \
+    X(patch_mode, ENUM, 0, 1, "sliding,random", "patches: every window (inference) or random ones (training)")  \
+    X(patches_per_epoch, U64, 0, 18446744073709551615.0, NULL, "random patches per epoch (0 = a grid's worth)")
 
 #define FIELD_SIZE(name) sizeof(((h5pack_config *)0)->name)
 #define ROW(name, type, lo, hi, names, doc)                                                                     \

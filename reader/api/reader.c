@@ -15,28 +15,12 @@
 #include "errtext.h"
 #include "h5pack.h"
 #include "pipeline.h"
+#include "reader_impl.h"
 #include "resolve.h"
 #include "resume.h"
 #include "timeline.h"
 
-#define ERR_LEN 512
 
-struct h5pack_reader {
-    h5pack_config cfg;
-    char *images_name, *labels_name; /* copies of the config's strings */
-    char *err;                       /* ERR_LEN bytes: the last failure's text. Held by pointer, apart from
-                                        the reader's state, so the const getters can say why they failed */
-    int open_rc;                     /* < 0: the reader is in the failed state (open failed) */
-    double t_open;
-    chunk_source *src;
-    backend *be;
-    backend_params bp; /* what the backend was created with */
-    pipeline *pipe;
-    h5pack_timeline *timeline; /* NULL: none asked for */
-    reader_setup setup;
-    h5pack_info info;
-    pid_t pid; /* the process that opened it: its worker threads live there only */
-};
 
 
 static char *copy_string(const char *s)
@@ -131,6 +115,8 @@ static int check_several_sizes(const h5pack_reader *r, const char *path, const s
 /* Everything after the config check; on failure r->err names the file and the reason. */
 static int open_reader(h5pack_reader *r, const char *path)
 {
+    if (r->cfg.patch_size)
+        return h5pack_reader_open_patches(r, path);
     const char *labels = r->labels_name && r->labels_name[0] ? r->labels_name : NULL;
     int rc = h5pack_chunksrc_open(path, r->images_name, labels, r->cfg.input_layout, &r->src, r->err, ERR_LEN);
     if (rc)
@@ -164,11 +150,17 @@ static void release_resources(h5pack_reader *r)
     r->timeline = NULL;
     h5pack_pipeline_free(r->pipe); /* first: stops the workers that use the backend and the source */
     r->pipe = NULL;
+    h5pack_patch_pipe_free(r->patches);
+    r->patches = NULL;
+    h5pack_patch_windows_free(r->windows);
+    r->windows = NULL;
     if (r->be)
         r->be->ops->destroy(r->be);
     r->be = NULL;
     h5pack_chunksrc_close(r->src);
     r->src = NULL;
+    h5pack_tilesrc_close(r->tiles);
+    r->tiles = NULL;
 }
 
 /* WHAT (the file, or the call) and why, for h5pack_last_error(NULL). */
@@ -240,7 +232,7 @@ static int check_usable(h5pack_reader *r)
         h5pack_reader_set_thread_error("h5pack: the reader is NULL");
         return H5PACK_EINVAL;
     }
-    if (r->open_rc < 0 || !r->pipe) /* the open failed: r->err keeps its reason */
+    if (r->open_rc < 0 || (!r->pipe && !r->patches)) /* the open failed: r->err keeps its reason */
         return H5PACK_ESTATE;
     if (getpid() != r->pid) { /* fork() copies the reader but not its threads: next would wait forever */
         snprintf(r->err, ERR_LEN,
@@ -266,7 +258,8 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
         return rc;
     h5pack_batch own;
     h5pack_timeline_enter(r->timeline);
-    rc = h5pack_pipeline_next(r->pipe, &own, r->err, ERR_LEN);
+    rc = r->patches ? h5pack_patch_pipe_next(r->patches, &own, r->err, ERR_LEN)
+                    : h5pack_pipeline_next(r->pipe, &own, r->err, ERR_LEN);
     h5pack_timeline_leave(r->timeline, rc == H5PACK_OK ? &own : NULL);
     if (rc != H5PACK_OK) /* a cleared batch (token 0): h5pack_release rejects it cleanly */
         memset(&own, 0, sizeof own);
@@ -280,6 +273,10 @@ H5PACK_API int h5pack_set_output_size(h5pack_reader *r, uint32_t height, uint32_
     int rc = check_usable(r);
     if (rc)
         return rc;
+    if (r->patches) {
+        snprintf(r->err, ERR_LEN, "h5pack_set_output_size: patches keep patch_size (%u)", r->cfg.patch_size);
+        return H5PACK_EINVAL;
+    }
     return h5pack_backend_set_output_size(r->be, height, width, h5pack_pipeline_next_epoch(r->pipe), &r->bp, r->err,
                                           ERR_LEN);
 }
@@ -295,19 +292,24 @@ H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
     }
     if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, ERR_LEN)))
         return rc;
+    if (r->patches)
+        return h5pack_patch_pipe_release(r->patches, &batch->token, r->err, ERR_LEN);
     return h5pack_pipeline_release(r->pipe, &batch->token, r->err, ERR_LEN); /* token: in every release */
 }
 
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
 {
-    if (!r || !stats || r->open_rc < 0 || !r->pipe)
+    if (!r || !stats || r->open_rc < 0 || (!r->pipe && !r->patches))
         return !r || !stats ? H5PACK_EINVAL : H5PACK_ESTATE;
     if (h5pack_abi_check(stats, &h5pack_abi_stats, r->err, ERR_LEN))
         return H5PACK_EINVAL;
     h5pack_stats st;
     memset(&st, 0, sizeof st);
     st.struct_size = sizeof st;
-    h5pack_pipeline_stats(r->pipe, &st);
+    if (r->patches)
+        h5pack_patch_pipe_stats(r->patches, &st);
+    else
+        h5pack_pipeline_stats(r->pipe, &st);
     st.read_amplification = st.bytes_needed ? (double)st.bytes_read / (double)st.bytes_needed : 0.0;
     uint64_t uses = st.chunk_hits + st.chunk_misses;
     st.hit_rate = uses ? (double)st.chunk_hits / (double)uses : 0.0;
@@ -317,9 +319,31 @@ H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
 
 H5PACK_API int h5pack_info_get(const h5pack_reader *r, h5pack_info *info)
 {
-    if (!r || !info || r->open_rc < 0 || !r->pipe)
+    if (!r || !info || r->open_rc < 0 || (!r->pipe && !r->patches))
         return !r || !info ? H5PACK_EINVAL : H5PACK_ESTATE;
     return h5pack_abi_copy_out(info, &r->info, &h5pack_abi_info, r->err, ERR_LEN);
+}
+
+H5PACK_API int h5pack_image_shape(const h5pack_reader *r, uint64_t i, uint32_t *height, uint32_t *width)
+{
+    if (!r || !height || !width)
+        return H5PACK_EINVAL;
+    if (r->open_rc < 0 || (!r->src && !r->tiles))
+        return H5PACK_ESTATE;
+    if (i >= r->info.n_samples) {
+        snprintf(r->err, ERR_LEN, "h5pack_image_shape: image %llu of %llu", (unsigned long long)i,
+                 (unsigned long long)r->info.n_samples);
+        return H5PACK_EINVAL;
+    }
+    if (r->tiles) {
+        const tile_image *im = h5pack_tilesrc_image(r->tiles, i);
+        *height = im->h, *width = im->w;
+        return H5PACK_OK;
+    }
+    const source_geometry *g = h5pack_chunksrc_geometry(r->src);
+    *height = g->height, *width = g->width;
+    h5pack_chunksrc_image_size(r->src, i, height, width);
+    return H5PACK_OK;
 }
 
 H5PACK_API void h5pack_close(h5pack_reader *r)

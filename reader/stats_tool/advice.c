@@ -130,7 +130,7 @@ static void advise_window(const run_facts *f, advice *a)
         advice_add(a, "One chunk (%s) is larger than the cache (%s); the reader still keeps one chunk, but a cache "
                       "of several chunks (or smaller chunks: h5pack --chunk K) is needed for any reuse.",
                    size_text(in->chunk_bytes, s1, sizeof s1), size_text(f->cfg.cache_bytes, s2, sizeof s2));
-    if (f->cfg.order == H5PACK_ORDER_CHUNK && in->window < 16 && in->n_chunks > in->window) {
+    if (f->cfg.order == H5PACK_ORDER_CHUNK && !in->patch_size && in->window < 16 && in->n_chunks > in->window) {
         uint64_t want = (16 + chunks_per_batch(f->cfg.batch_size, in->samples_per_chunk)) * in->chunk_bytes;
         advice_add(a, "The chunk order's window is only %zu chunk(s)%s: each stretch of batches comes from few "
                       "chunks, which weakens shuffling. --cache %s or more gives a window of 16 (every chunk is still "

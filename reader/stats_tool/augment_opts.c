@@ -1,4 +1,4 @@
-/* augment_opts.c - run's augmentation and echo options (see augment_opts.h). Values are checked here
+/* augment_opts.c - run's augmentation, echo and patch options (see augment_opts.h). Values are checked here
  * with the library's own limits, so a mistake names the option rather than coming back from
  * h5pack_open() as a field of h5pack_config. */
 #include <stdio.h>
@@ -98,6 +98,20 @@ static int parse_valued(const char *cmd, const char *opt, const char *v, h5pack_
             return bad(cmd, opt, v, "pixels, an integer in 0..65536");
         cfg->random_crop_padding = (int)p;
         seen->crop_padding = 1;
+    } else if (strcmp(opt, "--patch") == 0 || strcmp(opt, "--overlap") == 0) {
+        uint64_t n = 0;
+        int patch = opt[2] == 'p';
+        if (h5pack_parse_uint(v, &n, NULL, 0) != 0 || n < (uint64_t)patch || n > 65535)
+            return bad(cmd, opt, v, patch ? "pixels, an integer in 1..65535" : "pixels, an integer in 0..65534");
+        *(patch ? &cfg->patch_size : &cfg->patch_overlap) = (uint32_t)n;
+    } else if (strcmp(opt, "--patch-mode") == 0) {
+        int m;
+        if (param_enum_value("patch_mode", v, &m))
+            return bad(cmd, opt, v, param_enum_choices("patch_mode"));
+        cfg->patch_mode = (h5pack_patch_mode)m;
+    } else if (strcmp(opt, "--patches-per-epoch") == 0) {
+        if (h5pack_parse_uint(v, &cfg->patches_per_epoch, NULL, 0) != 0)
+            return bad(cmd, opt, v, "a count (0 = a grid's worth)");
     } else if (strcmp(opt, "--echo-mode") == 0) {
         int m;
         if (param_enum_value("echo_mode", v, &m))
@@ -116,8 +130,9 @@ int parse_augment_option(const char *cmd, int argc, char **argv, int *i, h5pack_
         cfg->random_flip = 1;
         return 1;
     }
-    static const char *const with_value[] = {"--crop",         "--output-size",  "--scale",    "--ratio",
-                                             "--center-ratio", "--crop-padding", "--echo-mode"};
+    static const char *const with_value[] = {"--crop",         "--output-size",  "--scale",      "--ratio",
+                                             "--center-ratio", "--crop-padding", "--echo-mode",  "--patch",
+                                             "--overlap",      "--patch-mode",   "--patches-per-epoch"};
     const char *v = NULL;
     int taken = take_option_value(with_value, sizeof with_value / sizeof *with_value, argc, argv, i, &v);
     if (taken < 0)
@@ -143,6 +158,10 @@ int check_augment_options(const char *cmd, const h5pack_config *cfg, const augme
     if (cfg->random_crop_padding > 0 && cfg->crop != H5PACK_CROP_NONE)
         return conflict(cmd, "--crop-padding", "cannot be combined with a resizing --crop (pad-and-crop keeps "
                                                "the stored size)");
+    if ((cfg->patch_overlap || cfg->patch_mode != H5PACK_PATCH_SLIDING || cfg->patches_per_epoch) && !cfg->patch_size)
+        return conflict(cmd, "--overlap/--patch-mode/--patches-per-epoch", "need --patch S");
+    if (cfg->patch_size && cfg->patch_overlap >= cfg->patch_size)
+        return conflict(cmd, "--overlap", "must be below --patch");
     if (cfg->echo_mode == H5PACK_ECHO_SAMPLE && cfg->echo > 64)
         return conflict(cmd, "--echo-mode sample", "supports --echo up to 64 (each delivery mixes parts of "
                                                    "echo different batches)");

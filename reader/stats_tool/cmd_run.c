@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "cpus.h"
 #include "json.h"
+#include "param_names.h"
 
 typedef struct run_opts {
     const char *file;
@@ -202,23 +203,39 @@ static void print_augment_text(const run_opts *o, const h5pack_info *in)
     printf("\n");
 }
 
+/* The reader lines for patches of a tiled file (docs/patches.md). */
+static void print_patch_reader(const run_opts *o, const h5pack_info *in, const char *tile, const char *cache)
+{
+    printf("reader: %llu images in tiles of %u (%s each, %llu tiles, %s, %s path), %s patches of %ux%ux%u, "
+           "%llu per epoch\n", (unsigned long long)in->n_samples, in->tile, tile, (unsigned long long)in->n_chunks,
+           in->compressed ? "gzip" : "uncompressed", in->fast_path ? "fast (pread)" : "HDF5",
+           param_enum_name("patch_mode", (int)o->cfg.patch_mode), in->channels, in->height, in->width,
+           (unsigned long long)in->samples_per_epoch);
+    printf("        batch %zu, cache %s = %zu tiles, %d threads, device %s, rank %u of %u\n", o->cfg.batch_size,
+           cache, in->cache_chunks, in->threads, in->device_name, o->cfg.rank, o->cfg.world);
+}
+
 static void print_text(const run_opts *o, const h5pack_info *in, const run_state *s, const span *total)
 {
     char cb[32], cache[32];
     h5pack_format_bytes(in->chunk_bytes, cb, sizeof cb);
     h5pack_format_bytes(o->cfg.cache_bytes, cache, sizeof cache);
     printf("file: %s\n", o->file);
-    printf("reader: %llu samples of %ux%ux%u %s, %llu chunks of %llu images (%s), %s, %s path\n",
-           (unsigned long long)in->n_samples, in->channels, in->height, in->width,
-           in->input_layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW", (unsigned long long)in->n_chunks,
-           (unsigned long long)in->samples_per_chunk, cb, in->compressed ? "gzip" : "uncompressed",
-           in->fast_path ? "fast (pread)" : "HDF5");
-    char window[48] = ""; /* only the chunk order has one */
-    if (o->cfg.order == H5PACK_ORDER_CHUNK)
-        snprintf(window, sizeof window, ", window %zu", in->window);
-    printf("        order %s, batch %zu, cache %s = %zu chunks%s, echo %u, %d threads, device %s, rank %u of %u\n",
-           order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, window, o->cfg.echo, in->threads,
-           in->device_name, o->cfg.rank, o->cfg.world);
+    if (in->patch_size) {
+        print_patch_reader(o, in, cb, cache);
+    } else {
+        printf("reader: %llu samples of %ux%ux%u %s, %llu chunks of %llu images (%s), %s, %s path\n",
+               (unsigned long long)in->n_samples, in->channels, in->height, in->width,
+               in->input_layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW", (unsigned long long)in->n_chunks,
+               (unsigned long long)in->samples_per_chunk, cb, in->compressed ? "gzip" : "uncompressed",
+               in->fast_path ? "fast (pread)" : "HDF5");
+        char window[48] = ""; /* only the chunk order has one */
+        if (o->cfg.order == H5PACK_ORDER_CHUNK)
+            snprintf(window, sizeof window, ", window %zu", in->window);
+        printf("        order %s, batch %zu, cache %s = %zu chunks%s, echo %u, %d threads, device %s, rank %u of %u\n",
+               order_name(o->cfg.order), o->cfg.batch_size, cache, in->cache_chunks, window, o->cfg.echo, in->threads,
+               in->device_name, o->cfg.rank, o->cfg.world);
+    }
     print_augment_text(o, in);
     printf("        order fingerprint %016llx\n", (unsigned long long)in->order_fingerprint);
     printf("\n%-6s %9s %15s %9s %9s %8s %11s %7s %11s %9s %8s\n", "epoch", "samples", "batches f/e", "hits",

@@ -1,0 +1,113 @@
+"""Sliding-window inference over huge images in tiles (docs/patches.md): h5pack.Patches streams every
+window of every image, h5pack.Stitcher puts per-patch outputs back together into per-image maps."""
+import torch
+
+from .loader import Loader
+
+
+def _windows_along(length, size, stride):
+    """Window positions along a side (the reader's rule, reader/patch/patch_windows.h): 0, s, 2s, ... and a
+    last one shifted inward to length - size; one window at 0 when the side is not longer than size."""
+    if length <= size:
+        return [0]
+    n = (length - size + stride - 1) // stride + 1
+    return [k * stride for k in range(n - 1)] + [length - size]
+
+
+class Patches(Loader):
+    """Every S x S window of every image of a tiled file, image after image, row by row, with ``overlap``
+    pixels shared between neighbours; edge windows are shifted inward so each lies inside its image (an
+    image smaller than S gets one window at (0, 0), zero beyond its edge). Each ``for`` is one pass and
+    yields ``(patches, where)``: (B, C, S, S) tensors (``layout="nhwc"``: (B, S, S, C)) of ``dtype`` on
+    ``device``, normalised as by Loader, and ``where``, a (B, 3) int64 tensor of (image, y, x).
+
+    The reader plans its tile cache from the known window order (Belady): one pass reads every tile once
+    when ``cache`` holds a band of tiles (the tile rows one row of windows covers); ``stats()`` reports the
+    read amplification. Device memory is the ring of ``prefetch`` batches of B x S x S, whatever the image
+    size. Other keyword arguments as for Loader (threads, cache, prefetch, norm, rank/world to split the
+    windows between ranks)."""
+
+    def __init__(self, path, size, overlap=0, batch_size=64, device="auto", dtype="float32", layout="nchw",
+                 **kwargs):
+        for bad in ("patch", "patch_mode", "patches_per_epoch", "order", "crop", "echo", "flip"):
+            if bad in kwargs:
+                raise ValueError(f"h5pack.Patches does not take {bad}= (sliding windows in file order; "
+                                 f"h5pack.Loader(path, patch=S) draws random training patches)")
+        self.patch_size, self.overlap = int(size), int(overlap)
+        super().__init__(path, batch_size=batch_size, device=device, dtype=dtype, layout=layout, patch=size,
+                         overlap=overlap, patch_mode="sliding", order="sequential", **kwargs)
+        self._names = None
+
+    def _wrap(self, b):
+        out, exporter = super()._wrap(b)
+        return (out[0], self._last_where), exporter
+
+    @property
+    def image_count(self):
+        return int(self._info.n_samples)
+
+    @property
+    def names(self):
+        """The images' source file names (the file's "filenames" dataset; needs h5py)."""
+        if self._names is None:
+            import h5py  # only here: the reader itself needs no h5py
+            with h5py.File(self.path, "r") as f:
+                self._names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["filenames"][()]]
+        return self._names
+
+    def windows(self, i):
+        """The number of windows of image I (rows x columns)."""
+        h, w = self.image_shape(i)
+        stride = self.patch_size - self.overlap
+        return len(_windows_along(h, self.patch_size, stride)) * len(_windows_along(w, self.patch_size, stride))
+
+
+class Stitcher:
+    """Puts per-patch outputs of a Patches pass back together: ``add(outputs, where)`` with outputs of
+    (B, C, S, S) (any float dtype, on any device), ``result(i)`` gives image i's (C, H, W) float32 map, each
+    pixel the mean of the patches that cover it (sums in float64: stitching the patches themselves gives
+    the image back exactly). Memory: the map of the image being assembled (plus finished maps until
+    ``result`` takes them), on the outputs' device. ``add`` returns the images it completed."""
+
+    def __init__(self, patches, channels):
+        self._p, self._channels = patches, int(channels)
+        self._S = patches.patch_size
+        self._current = None  # (image, sum (C,H,W) float64, count (H,W) float64, windows left)
+        self._done = {}
+
+    def _start(self, i, device):
+        h, w = self._p.image_shape(i)
+        total = torch.zeros((self._channels, h, w), dtype=torch.float64, device=device)
+        count = torch.zeros((h, w), dtype=torch.float64, device=device)
+        self._current = [i, total, count, self._p.windows(i)]
+
+    def _finish(self):
+        i, total, count, _left = self._current
+        self._done[i] = (total / count.clamp(min=1)).to(torch.float32)
+        self._current = None
+        return i
+
+    def add(self, outputs, where):
+        if outputs.dim() != 4 or outputs.shape[1] != self._channels or outputs.shape[2:] != (self._S, self._S):
+            raise ValueError(f"outputs of shape {tuple(outputs.shape)}: expected (B, {self._channels}, "
+                             f"{self._S}, {self._S})")
+        completed = []
+        for q, (i, y, x) in enumerate(where.tolist()):
+            if self._current is not None and self._current[0] != i:
+                completed.append(self._finish())
+            if self._current is None:
+                self._start(i, outputs.device)
+            total, count = self._current[1], self._current[2]
+            h, w = min(self._S, total.shape[1] - y), min(self._S, total.shape[2] - x)
+            total[:, y:y + h, x:x + w] += outputs[q, :, :h, :w].to(torch.float64)
+            count[y:y + h, x:x + w] += 1
+            self._current[3] -= 1
+            if self._current[3] == 0:
+                completed.append(self._finish())
+        return completed
+
+    def result(self, i):
+        """Image I's (C, H, W) map (once all its windows were added), handed over: the Stitcher forgets it."""
+        if i not in self._done:
+            raise KeyError(f"image {i} is not complete (its windows have not all been added)")
+        return self._done.pop(i)

@@ -1,0 +1,234 @@
+/* patch_pipe.c - life cycle and consumer side of patch reading (patch_pipe.h); the planning thread is
+ * patch_fill.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend_convert.h"
+#include "clock.h"
+#include "patch_pipe_impl.h"
+#include "rng.h"
+
+/* Tokens as the image pipeline makes them (pipeline_impl.h): tag | delivery | ring slot. */
+#define PATCH_TOKEN_SLOT_BITS 10
+#define PATCH_TOKEN_TAG_SHIFT 48
+
+static int allocate(patch_pipe *p)
+{
+    int threads = p->pp.threads, P = p->pp.prefetch;
+    size_t max_tiles = h5pack_patch_windows_max_tiles(p->pp.w);
+    p->ring = calloc((size_t)P, sizeof *p->ring);
+    p->scratch = calloc((size_t)threads, sizeof *p->scratch);
+    p->cost = calloc((size_t)threads, sizeof *p->cost);
+    p->tile_list = malloc((size_t)threads * max_tiles * sizeof *p->tile_list);
+    p->tile_slot = malloc((size_t)(p->g->n_tiles ? p->g->n_tiles : 1) * sizeof *p->tile_slot);
+    p->assemble_buf = p->direct ? malloc((size_t)threads * p->patch_bytes) : NULL;
+    if (!p->ring || !p->scratch || !p->cost || !p->tile_list || !p->tile_slot || (p->direct && !p->assemble_buf))
+        return H5PACK_ENOMEM;
+    for (int t = 0; t < threads; t++)
+        if (!(p->scratch[t] = h5pack_tilesrc_scratch_new(p->pp.src)))
+            return H5PACK_ENOMEM;
+    for (int i = 0; i < P; i++) {
+        p->ring[i].where = malloc(p->batch_size * 3 * sizeof *p->ring[i].where);
+        p->ring[i].indices = malloc(p->batch_size * sizeof *p->ring[i].indices);
+        if (!p->ring[i].where || !p->ring[i].indices)
+            return H5PACK_ENOMEM;
+    }
+    return 0;
+}
+
+int h5pack_patch_pipe_start(const patch_pipe_params *pp, patch_pipe **out, char *err, size_t err_len)
+{
+    *out = NULL;
+    patch_pipe *p = calloc(1, sizeof *p);
+    if (!p)
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "out of memory");
+    p->pp = *pp;
+    p->g = h5pack_tilesrc_geometry(pp->src);
+    p->S = pp->patch_size;
+    p->batch_size = h5pack_patch_windows_batch_size(pp->w);
+    p->patch_bytes = (size_t)p->S * p->S * p->g->channels;
+    p->label_bytes = h5pack_tilesrc_label_bytes(p->g);
+    p->labels = h5pack_tilesrc_label_rows(pp->src);
+    p->direct = h5pack_backend_cpu_direct(pp->be);
+    p->token_tag = ((rng_mix64((uint64_t)(uintptr_t)p ^ (uint64_t)(h5pack_clock_s() * 1e9)) & 0xFFFF) | 1)
+                   << PATCH_TOKEN_TAG_SHIFT;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->freed, NULL), pthread_cond_init(&p->ready, NULL);
+    *out = p; /* from here on h5pack_patch_pipe_free cleans up */
+    if (allocate(p) || h5pack_patch_plan_create(pp->w, p->g->n_tiles, pp->cache_slots, pp->epochs, &p->plan))
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "out of memory for the patch pipeline (%llu tiles, batch %zu)",
+                           (unsigned long long)p->g->n_tiles, p->batch_size);
+    if (pthread_create(&p->thread, NULL, h5pack_patch_fill_main, p))
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cannot start the patch thread");
+    p->started = 1;
+    return 0;
+}
+
+void h5pack_patch_pipe_free(patch_pipe *p)
+{
+    if (!p)
+        return;
+    if (p->started) {
+        pthread_mutex_lock(&p->lock);
+        p->stop = 1;
+        pthread_cond_broadcast(&p->freed);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->thread, NULL);
+    }
+    for (size_t i = 0; p->slot_buf && i < p->slot_n; i++)
+        free(p->slot_buf[i]);
+    for (int t = 0; p->scratch && t < p->pp.threads; t++)
+        h5pack_tilesrc_scratch_free(p->scratch[t]);
+    for (int i = 0; p->ring && i < p->pp.prefetch; i++)
+        free(p->ring[i].where), free(p->ring[i].indices);
+    h5pack_patch_plan_free(p->plan);
+    free(p->slot_buf), free(p->scratch), free(p->cost), free(p->tile_list), free(p->tile_slot), free(p->assemble_buf);
+    free(p->ring);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->freed), pthread_cond_destroy(&p->ready);
+    free(p);
+}
+
+/* ---- the consumer -------------------------------------------------------------------------------- */
+
+static int fail(patch_pipe *p, int rc, const char *msg, char *err, size_t err_len)
+{
+    p->failed = rc;
+    snprintf(p->failed_err, sizeof p->failed_err, "%s", msg);
+    snprintf(err, err_len, "%s", msg);
+    return rc;
+}
+
+static void add_counts(patch_counts *to, const patch_counts *c)
+{
+    to->hits += c->hits, to->misses += c->misses, to->bytes_read += c->bytes_read;
+    to->bytes_inflated += c->bytes_inflated, to->bytes_needed += c->bytes_needed;
+    to->read_s += c->read_s, to->inflate_s += c->inflate_s, to->assemble_s += c->assemble_s;
+}
+
+/* Waits for ticket T: its entry, or NULL at the end of the configured epochs. */
+static patch_entry *wait_ticket(patch_pipe *p, uint64_t t)
+{
+    patch_entry *e = &p->ring[t % (uint64_t)p->pp.prefetch];
+    double t0 = h5pack_clock_s();
+    pthread_mutex_lock(&p->lock);
+    while (!(e->state == PATCH_READY && e->ticket == t) && !(p->ended && t >= p->end_ticket))
+        pthread_cond_wait(&p->ready, &p->lock);
+    int done = !(e->state == PATCH_READY && e->ticket == t);
+    pthread_mutex_unlock(&p->lock);
+    p->stall_s += h5pack_clock_s() - t0;
+    return done ? NULL : e;
+}
+
+static int deliver(patch_pipe *p, patch_entry *e, int slot, h5pack_batch *batch, char *err, size_t err_len)
+{
+    char detail[256] = "";
+    memset(batch, 0, sizeof *batch);
+    int rc = p->pp.be->ops->output(p->pp.be, slot, e->count, batch, detail, sizeof detail);
+    if (rc) {
+        char msg[384];
+        snprintf(msg, sizeof msg, "the backend could not hand out the batch: %s", detail[0] ? detail : h5pack_strerror(rc));
+        return fail(p, rc, msg, err, err_len);
+    }
+    batch->label_columns = p->labels ? p->g->label_columns : 0;
+    if (!p->labels) {
+        batch->labels = NULL, batch->labels_device = NULL;
+    } else if (p->g->labels_are_float) {
+        batch->labels_float = (const float *)(const void *)batch->labels;
+        batch->labels_float_device = (const float *)(const void *)batch->labels_device;
+        batch->labels = NULL, batch->labels_device = NULL;
+    }
+    const backend_box *boxes = NULL;
+    p->pp.be->ops->geometry(p->pp.be, slot, &boxes, &batch->height, &batch->width);
+    batch->boxes = (const h5pack_crop_box *)(const void *)boxes;
+    batch->indices = e->indices, batch->where = e->where;
+    batch->count = e->count, batch->epoch = e->epoch, batch->index = e->index;
+    const uint64_t serial_mask = ((uint64_t)1 << (PATCH_TOKEN_TAG_SHIFT - PATCH_TOKEN_SLOT_BITS)) - 1;
+    p->deliveries++;
+    batch->token = e->token = p->token_tag | (p->deliveries & serial_mask) << PATCH_TOKEN_SLOT_BITS | (uint64_t)slot;
+    return 0;
+}
+
+int h5pack_patch_pipe_next(patch_pipe *p, h5pack_batch *batch, char *err, size_t err_len)
+{
+    if (p->failed) {
+        snprintf(err, err_len, "%s", p->failed_err);
+        return p->failed;
+    }
+    uint64_t t = p->next_ticket;
+    int slot = (int)(t % (uint64_t)p->pp.prefetch);
+    patch_entry *e = &p->ring[slot];
+    pthread_mutex_lock(&p->lock);
+    int held = e->state == PATCH_DELIVERED;
+    pthread_mutex_unlock(&p->lock);
+    if (held) {
+        snprintf(err, err_len, "release batch %llu of epoch %llu first: all %d ring slots are held (prefetch)",
+                 (unsigned long long)e->index, (unsigned long long)e->epoch, p->pp.prefetch);
+        return H5PACK_ESTATE;
+    }
+    if (!(e = wait_ticket(p, t)))
+        return H5PACK_END;
+    if (e->rc < 0)
+        return fail(p, e->rc, e->err, err, err_len);
+    int rc = deliver(p, e, slot, batch, err, err_len);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&p->lock);
+    e->state = PATCH_DELIVERED;
+    pthread_mutex_unlock(&p->lock);
+    p->next_ticket++;
+    add_counts(&p->delivered, &e->counts);
+    p->samples += e->count, p->batches++;
+    if (e->index + 1 == h5pack_patch_windows_batches(p->pp.w))
+        p->epochs_completed++;
+    return H5PACK_OK;
+}
+
+int h5pack_patch_pipe_release(patch_pipe *p, uint64_t *token, char *err, size_t err_len)
+{
+    uint64_t tok = *token;
+    int slot = (int)(tok & (((uint64_t)1 << PATCH_TOKEN_SLOT_BITS) - 1)), held = 0;
+    if (tok != 0 && (tok & ~(((uint64_t)1 << PATCH_TOKEN_TAG_SHIFT) - 1)) == p->token_tag && slot < p->pp.prefetch) {
+        pthread_mutex_lock(&p->lock);
+        held = p->ring[slot].state == PATCH_DELIVERED && p->ring[slot].token == tok;
+        pthread_mutex_unlock(&p->lock);
+    }
+    if (!held) {
+        snprintf(err, err_len, "h5pack_release: not a batch of this reader that is held (already released, or "
+                               "from another reader)");
+        return H5PACK_EINVAL;
+    }
+    char detail[256] = "";
+    int rc = p->pp.be->ops->release(p->pp.be, slot, detail, sizeof detail);
+    if (rc)
+        return fail(p, rc, detail[0] ? detail : h5pack_strerror(rc), err, err_len);
+    *token = 0;
+    pthread_mutex_lock(&p->lock);
+    p->ring[slot].token = 0;
+    p->ring[slot].state = PATCH_FREE;
+    pthread_cond_broadcast(&p->freed);
+    pthread_mutex_unlock(&p->lock);
+    return 0;
+}
+
+void h5pack_patch_pipe_stats(const patch_pipe *p, h5pack_stats *st)
+{
+    const patch_counts *c = &p->delivered;
+    st->samples = p->samples, st->batches = st->batches_fresh = p->batches;
+    st->epochs_completed = p->epochs_completed;
+    st->chunk_hits = c->hits, st->chunk_misses = c->misses;
+    st->bytes_read = c->bytes_read, st->bytes_inflated = c->bytes_inflated, st->bytes_needed = c->bytes_needed;
+    st->stall_s = p->stall_s;
+    st->busy_read_s = c->read_s, st->busy_inflate_s = c->inflate_s, st->busy_assemble_s = c->assemble_s;
+    double convert_s = 0, copy_s = 0;
+    uint64_t device_bytes = 0;
+    p->pp.be->ops->times(p->pp.be, &convert_s, &copy_s, &device_bytes);
+    st->busy_convert_s = convert_s, st->busy_copy_s = copy_s, st->device_bytes = device_bytes;
+    st->cache_bytes_used = (uint64_t)h5pack_patch_pipe_cache_tiles(p) * p->g->tile_bytes;
+}
+
+size_t h5pack_patch_pipe_cache_tiles(const patch_pipe *p)
+{
+    return __atomic_load_n(&p->slot_n, __ATOMIC_RELAXED);
+}

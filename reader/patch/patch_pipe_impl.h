@@ -1,0 +1,67 @@
+/* patch_pipe_impl.h - state shared by patch_pipe.c (life cycle, consumer) and patch_fill.c (the
+ * planning thread's loads and assembly). Internal. One lock guards the ring's states; a batch's contents
+ * belong to the planning thread while FILLING and to the consumer once READY. */
+#ifndef H5PACK_PATCH_PIPE_IMPL_H
+#define H5PACK_PATCH_PIPE_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "chunksrc.h"
+#include "patch_pipe.h"
+#include "patch_plan.h"
+
+enum patch_state { PATCH_FREE, PATCH_FILLING, PATCH_READY, PATCH_DELIVERED };
+
+typedef struct patch_counts {
+    uint64_t hits, misses, bytes_read, bytes_inflated, bytes_needed;
+    double read_s, inflate_s, assemble_s;
+} patch_counts;
+
+typedef struct patch_entry {
+    int state;
+    uint64_t ticket, epoch, index, token;
+    size_t count;
+    int64_t *where;     /* batch_size x 3 */
+    uint64_t *indices;  /* batch_size: each patch's image */
+    int rc;
+    char err[384];
+    patch_counts counts;
+} patch_entry;
+
+struct patch_pipe {
+    patch_pipe_params pp;
+    const tile_geometry *g;
+    size_t batch_size, patch_bytes, label_bytes;
+    uint32_t S;              /* patch side */
+    const uint8_t *labels;   /* N rows, NULL without labels */
+    patch_plan *plan;
+    uint8_t **slot_buf;      /* per cache slot: a tile (T x T x C), allocated as the plan uses the slot */
+    size_t slot_n;
+    uint32_t *tile_slot;     /* per tile: its slot, valid for the tiles of the batch being filled */
+    tile_scratch **scratch;  /* per thread */
+    chunk_read_cost *cost;   /* per thread, summed into a batch's counts */
+    uint8_t *assemble_buf;   /* per thread: one patch, for the CPU backend's one-pass conversion */
+    uint64_t *tile_list;     /* per thread: the tiles of one patch */
+    const struct backend_conv *direct; /* the CPU backend converts each patch as it is assembled */
+    patch_entry *ring;       /* prefetch entries: ticket t in ring[t % prefetch] */
+    pthread_t thread;
+    int started;
+    _Atomic int stop;
+    pthread_mutex_t lock;
+    pthread_cond_t freed, ready;
+    uint64_t end_ticket;     /* tickets planned in all (valid once `ended`) */
+    int ended;
+    /* consumer side */
+    uint64_t next_ticket, token_tag, deliveries;
+    int failed;
+    char failed_err[384];
+    patch_counts delivered;
+    uint64_t samples, batches, epochs_completed;
+    double stall_s;
+};
+
+/* The planning thread (patch_fill.c). */
+void *h5pack_patch_fill_main(void *arg);
+
+#endif

@@ -1,0 +1,91 @@
+/* tilesrc.h - the file side of patch reading: a file of huge images in tiles (h5pack --tiles, storage
+ * "tiled", docs/format.md "Huge images in tiles"), opened once, then any tile of any image read from any
+ * thread.
+ *
+ * Image i is the dataset tiles/<i> of (h, w, C) uint8, chunked (ch, cw, C) = (min(T,h), min(T,w), C); its
+ * tile (ty, tx) is the HDF5 chunk at (ty*T, tx*T, 0), stored whole (edge tiles zero-padded). Tiles are
+ * numbered over the file: image i's tile (ty, tx) is first_tile[i] + ty * nx + tx, which is what the patch
+ * plan and its cache see.
+ *
+ * Read paths, fastest first:
+ *   implicit  unfiltered tiles, allocated at creation (what h5pack writes without --compress): tile k of
+ *             an image at addr0 + k * tile bytes, confirmed at open on the first, a middle and the last
+ *             tile; workers pread, no HDF5 call, no lock.
+ *   deflate   gzip tiles without a checksum: H5Dread_chunk of the stored bytes under HDF5's lock, inflated
+ *             with libdeflate outside it.
+ *   hdf5      anything else (--checksum, other filters): H5Dread of the tile's region under the lock;
+ *             HDF5 applies and checks every filter.
+ * Every image's path is chosen at open; the file's is the slowest of them (h5pack_info/stats name it). */
+#ifndef H5PACK_TILESRC_H
+#define H5PACK_TILESRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chunksrc.h" /* chunk_read_cost */
+#include "h5pack.h"
+
+typedef enum tile_path { TILE_IMPLICIT = 0, TILE_DEFLATE = 1, TILE_HDF5 = 2 } tile_path;
+
+typedef struct tile_image {
+    uint32_t h, w;        /* the image's size */
+    uint32_t ch, cw;      /* its chunk (tile) shape: min(T, h), min(T, w) */
+    uint32_t ny, nx;      /* tiles down and across */
+    uint64_t first_tile;  /* file-wide number of its tile (0, 0) */
+    int64_t addr0;        /* implicit path: file offset of tile (0, 0), else -1 */
+    tile_path path;
+} tile_image;
+
+typedef struct tile_geometry {
+    uint64_t n_images;
+    uint64_t n_tiles;       /* over all images */
+    uint32_t channels, tile;
+    uint32_t max_h, max_w;
+    uint64_t tile_bytes;    /* T x T x C: a cache slot */
+    uint64_t pixel_bytes;   /* every image's h x w x C summed */
+    tile_path path;         /* the slowest image's */
+    int compressed;         /* a deflate filter */
+    int has_labels, labels_are_float;
+    uint32_t label_columns, n_classes;
+    int label_rank;
+    int has_stats;
+    double mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
+    uint64_t file_bytes;
+} tile_geometry;
+
+typedef struct tile_source tile_source;
+
+/* Opens PATH, a tiled file; LABELS names the labels dataset (NULL/"": none; a missing "labels" is none).
+ * Returns 0, or EFORMAT (not a tiled file, or a tile shape the converter does not write), ENOTFOUND,
+ * ECORRUPT, EHDF5, ENOMEM with the file and the reason in ERR. */
+int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out, char *err, size_t err_len);
+
+/* Whether PATH is a tiled file (the storage attribute says "tiled"); 0 for anything else or an error. */
+int h5pack_tilesrc_is_tiled(const char *path);
+
+const tile_geometry *h5pack_tilesrc_geometry(const tile_source *s);
+const tile_image *h5pack_tilesrc_image(const tile_source *s, uint64_t i);
+
+/* N rows of label_columns int64 or float32 values (labels_are_float), NULL without labels. */
+const void *h5pack_tilesrc_label_rows(const tile_source *s);
+size_t h5pack_tilesrc_label_bytes(const tile_geometry *g);
+
+/* The image a file-wide tile number belongs to (binary search over first_tile). */
+uint64_t h5pack_tilesrc_image_of(const tile_source *s, uint64_t tile);
+
+/* Per-thread read state (a stored-bytes buffer, a libdeflate decompressor). */
+typedef struct tile_scratch tile_scratch;
+tile_scratch *h5pack_tilesrc_scratch_new(const tile_source *s);
+void h5pack_tilesrc_scratch_free(tile_scratch *sc);
+
+/* Reads file-wide tile TILE into DST (ch x cw x C bytes of its image, row-major). Thread-safe with one
+ * scratch per thread; adds to *COST. Returns 0, or EIO / ECORRUPT / EHDF5 naming the image and tile. */
+int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratch *sc, chunk_read_cost *cost,
+                        char *err, size_t err_len);
+
+/* "implicit", "deflate", "hdf5". */
+const char *h5pack_tilesrc_path_name(tile_path p);
+
+void h5pack_tilesrc_close(tile_source *s);
+
+#endif

@@ -1,0 +1,327 @@
+/* tilesrc_open.c - opens a tiled file (tilesrc.h): checks the storage attribute, the version, the tile
+ * size, every image's dataset against image_shapes and its chunk shape, and picks each image's read path. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errtext.h"
+#include "format.h"
+#include "tilesrc_impl.h"
+
+int h5pack_tilesrc_fail(const tile_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err && err_len) {
+        int n = snprintf(err, err_len, "%s: ", s->path);
+        if (n >= 0 && (size_t)n < err_len) {
+            va_list ap;
+            va_start(ap, fmt);
+            h5pack_verrf(code, err + n, err_len - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return code;
+}
+
+static int fail_h5(const tile_source *s, int code, char *err, size_t err_len, const char *what)
+{
+    char h5msg[400];
+    h5pack_h5_error_text(h5msg, sizeof h5msg);
+    return h5pack_tilesrc_fail(s, code, err, err_len, "%s (HDF5: %s)", what, h5msg);
+}
+
+static int open_file(tile_source *s, char *err, size_t err_len)
+{
+    struct stat st;
+    if (stat(s->path, &st) != 0)
+        return h5pack_tilesrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no such file");
+    s->g.file_bytes = (uint64_t)st.st_size;
+    if (H5Fis_hdf5(s->path) <= 0)
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file");
+    if ((s->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the file");
+    hsize_t ub = 0;
+    hid_t fcpl = H5Fget_create_plist(s->file);
+    if (fcpl >= 0)
+        H5Pget_userblock(fcpl, &ub), H5Pclose(fcpl);
+    s->userblock = ub;
+    if ((s->fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
+        return h5pack_tilesrc_fail(s, H5PACK_EIO, err, err_len, "cannot open for reading");
+    return 0;
+}
+
+/* The root attributes: storage "tiled", a version this library reads, the tile size and channels. */
+static int read_attributes(tile_source *s, char *err, size_t err_len)
+{
+    char storage[32] = "", why[64] = "";
+    int64_t version = 0, tile = 0, channels = 0;
+    if (h5pack_h5_read_string_attr(s->file, H5PACK_ATTR_STORAGE, storage, sizeof storage) != 1 ||
+        strcmp(storage, H5PACK_STORAGE_TEXT_TILED))
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                   "not a file of images in tiles (storage attribute \"%s\"; h5pack --tiles makes one)",
+                                   storage);
+    if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_FORMAT_VERSION, &version, why, sizeof why) != 1 ||
+        version > H5PACK_FORMAT_VERSION)
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len,
+                                   "format version %lld, this library reads up to %d: update h5pack", (long long)version,
+                                   H5PACK_FORMAT_VERSION);
+    if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_TILE, &tile, why, sizeof why) != 1 || tile < 16 || tile > 65536 ||
+        h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_CHANNELS, &channels, why, sizeof why) != 1 || channels < 1 ||
+        channels > H5PACK_MAX_CHANNELS)
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "bad \"%s\" or \"%s\" attribute (tile %lld, "
+                                   "channels %lld)", H5PACK_ATTR_TILE, H5PACK_ATTR_CHANNELS, (long long)tile,
+                                   (long long)channels);
+    s->g.tile = (uint32_t)tile, s->g.channels = (uint32_t)channels;
+    s->g.tile_bytes = (uint64_t)tile * (uint64_t)tile * (uint64_t)channels;
+    s->g.has_stats = h5pack_h5_read_doubles_attr(s->file, H5PACK_ATTR_MEAN, s->g.mean, s->g.channels) &&
+                     h5pack_h5_read_doubles_attr(s->file, H5PACK_ATTR_STD, s->g.std, s->g.channels);
+    return 0;
+}
+
+/* image_shapes (N, 2) int64 into s->img[i].h / .w. */
+static int read_shapes(tile_source *s, char *err, size_t err_len)
+{
+    hid_t d = h5pack_h5_path_exists(s->file, H5PACK_DS_IMAGE_SHAPES) ? H5Dopen2(s->file, H5PACK_DS_IMAGE_SHAPES, H5P_DEFAULT) : -1;
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hsize_t dims[2] = {0, 0};
+    int ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 2 && H5Sget_simple_extent_dims(space, dims, NULL) == 2 &&
+             dims[1] == 2 && dims[0] >= 1 && dims[0] < ((hsize_t)1 << 32);
+    int64_t *hw = ok ? malloc((size_t)dims[0] * 2 * sizeof *hw) : NULL;
+    s->img = ok ? calloc((size_t)dims[0], sizeof *s->img) : NULL;
+    s->dset = ok ? malloc((size_t)dims[0] * sizeof *s->dset) : NULL;
+    ok = ok && hw && s->img && s->dset && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, hw) >= 0;
+    if (space >= 0)
+        H5Sclose(space);
+    if (d >= 0)
+        H5Dclose(d);
+    if (!ok) {
+        free(hw);
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "no readable %s (N, 2) dataset with N >= 1",
+                                   H5PACK_DS_IMAGE_SHAPES);
+    }
+    s->g.n_images = dims[0];
+    for (uint64_t i = 0; i < s->g.n_images; i++)
+        s->dset[i] = -1;
+    for (uint64_t i = 0; i < s->g.n_images && ok; i++) {
+        ok = hw[2 * i] >= 1 && hw[2 * i] <= UINT32_MAX && hw[2 * i + 1] >= 1 && hw[2 * i + 1] <= UINT32_MAX;
+        s->img[i].h = (uint32_t)hw[2 * i], s->img[i].w = (uint32_t)hw[2 * i + 1];
+    }
+    free(hw);
+    return ok ? 0 : h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "%s holds a size below 1", H5PACK_DS_IMAGE_SHAPES);
+}
+
+/* The filters of DCPL: 0 none, 1 deflate (shuffle allowed: a no-op on bytes), 2 anything else. */
+static int filter_kind(hid_t dcpl)
+{
+    int n = H5Pget_nfilters(dcpl), deflate = 0;
+    for (int f = 0; f < n; f++) {
+        unsigned flags = 0, cd[8];
+        size_t ncd = 8;
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)f, &flags, &ncd, cd, 0, NULL, NULL);
+        if (id == H5Z_FILTER_DEFLATE)
+            deflate = 1;
+        else if (id != H5Z_FILTER_SHUFFLE)
+            return 2;
+    }
+    return deflate;
+}
+
+/* Tile K's address (userblock included) when unfiltered and allocated, else -1. */
+static int64_t tile_address(const tile_source *s, hid_t d, const tile_image *im, uint64_t k)
+{
+    hsize_t off[3] = {(hsize_t)(k / im->nx) * s->g.tile, (hsize_t)(k % im->nx) * s->g.tile, 0}, size = 0;
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    if (H5Dget_chunk_info_by_coord(d, off, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF ||
+        size != (hsize_t)im->ch * im->cw * s->g.channels)
+        return -1;
+    return (int64_t)(addr + s->userblock);
+}
+
+/* Implicit path: tile k at addr0 + k * tile bytes, confirmed on the first, a middle and the last tile. */
+static void find_implicit(const tile_source *s, hid_t d, tile_image *im)
+{
+    uint64_t n = (uint64_t)im->ny * im->nx, bytes = (uint64_t)im->ch * im->cw * s->g.channels;
+    int64_t a0 = tile_address(s, d, im, 0);
+    im->addr0 = -1;
+    if (a0 < 0 || (n > 2 && tile_address(s, d, im, n / 2) != a0 + (int64_t)(n / 2 * bytes)) ||
+        (n > 1 && tile_address(s, d, im, n - 1) != a0 + (int64_t)((n - 1) * bytes)))
+        return;
+    im->addr0 = a0;
+}
+
+/* Opens tiles/<i>, checks its shape and chunks against image_shapes and the tile size, picks its path. */
+static int open_image(tile_source *s, uint64_t i, hid_t dapl, char *err, size_t err_len)
+{
+    tile_image *im = &s->img[i];
+    char name[64];
+    snprintf(name, sizeof name, "%s/%llu", H5PACK_DS_TILES, (unsigned long long)i);
+    hid_t d = h5pack_h5_path_exists(s->file, name) ? H5Dopen2(s->file, name, dapl) : -1;
+    if (d < 0)
+        return h5pack_tilesrc_fail(s, H5PACK_ECORRUPT, err, err_len, "no readable dataset %s for image %llu", name,
+                                   (unsigned long long)i);
+    s->dset[i] = d;
+    hid_t space = H5Dget_space(d), dcpl = H5Dget_create_plist(d), type = H5Dget_type(d);
+    hsize_t dims[3] = {0, 0, 0}, cdims[3] = {0, 0, 0};
+    im->ch = im->h < s->g.tile ? im->h : s->g.tile, im->cw = im->w < s->g.tile ? im->w : s->g.tile;
+    int ok = space >= 0 && dcpl >= 0 && type >= 0 && H5Sget_simple_extent_ndims(space) == 3 &&
+             H5Sget_simple_extent_dims(space, dims, NULL) == 3 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+             H5Pget_chunk(dcpl, 3, cdims) == 3 && H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 1 &&
+             dims[0] == im->h && dims[1] == im->w && dims[2] == s->g.channels && cdims[0] == im->ch &&
+             cdims[1] == im->cw && cdims[2] == s->g.channels;
+    int kind = ok ? filter_kind(dcpl) : 2;
+    for (hid_t *h = (hid_t[]){space, dcpl, type}, *e = h + 3; h < e; h++)
+        if (*h >= 0)
+            H5Idec_ref(*h);
+    if (!ok)
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "%s is not (%u, %u, %u) uint8 in tiles of (%u, %u, %u)",
+                                   name, im->h, im->w, s->g.channels, im->ch, im->cw, s->g.channels);
+    im->ny = (im->h + s->g.tile - 1) / s->g.tile, im->nx = (im->w + s->g.tile - 1) / s->g.tile;
+    im->addr0 = -1;
+    if (kind == 0)
+        find_implicit(s, d, im);
+    im->path = kind == 0 ? (im->addr0 >= 0 ? TILE_IMPLICIT : TILE_HDF5) : kind == 1 ? TILE_DEFLATE : TILE_HDF5;
+    s->g.compressed |= kind == 1;
+    return 0;
+}
+
+static int open_images(tile_source *s, char *err, size_t err_len)
+{
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS); /* our cache holds tiles: HDF5's would copy them once more */
+    if (dapl >= 0)
+        H5Pset_chunk_cache(dapl, 0, 0, 1.0);
+    int rc = 0;
+    uint64_t first = 0;
+    for (uint64_t i = 0; i < s->g.n_images && !rc; i++) {
+        rc = open_image(s, i, dapl >= 0 ? dapl : H5P_DEFAULT, err, err_len);
+        tile_image *im = &s->img[i];
+        im->first_tile = first;
+        first += (uint64_t)im->ny * im->nx;
+        s->g.max_h = im->h > s->g.max_h ? im->h : s->g.max_h;
+        s->g.max_w = im->w > s->g.max_w ? im->w : s->g.max_w;
+        s->g.pixel_bytes += (uint64_t)im->h * im->w * s->g.channels;
+        s->g.path = im->path > s->g.path ? im->path : s->g.path;
+    }
+    s->g.n_tiles = first;
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    return rc;
+}
+
+static int open_all(tile_source *s, const char *labels, char *err, size_t err_len)
+{
+    int rc = open_file(s, err, err_len);
+    if (!rc)
+        rc = read_attributes(s, err, err_len);
+    if (!rc)
+        rc = read_shapes(s, err, err_len);
+    if (!rc)
+        rc = open_images(s, err, err_len);
+    if (!rc)
+        rc = h5pack_labelset_load(s->file, s->path, s->g.n_images, labels, &s->labels, err, err_len);
+    if (!rc) {
+        s->g.has_labels = s->labels.has_labels, s->g.labels_are_float = s->labels.labels_are_float;
+        s->g.label_columns = s->labels.label_columns, s->g.n_classes = s->labels.n_classes;
+        s->g.label_rank = s->labels.label_rank;
+    }
+    return rc;
+}
+
+static void close_in_lock(tile_source *s)
+{
+    for (uint64_t i = 0; s->dset && i < s->g.n_images; i++)
+        if (s->dset[i] >= 0)
+            H5Dclose(s->dset[i]);
+    if (s->file >= 0)
+        H5Fclose(s->file);
+    if (s->fd >= 0)
+        close(s->fd);
+    h5pack_labelset_free(&s->labels);
+    free(s->dset), free(s->img), free(s->path);
+    free(s);
+}
+
+int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out, char *err, size_t err_len)
+{
+    *out = NULL;
+    tile_source *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "%s: out of memory", path);
+    }
+    s->file = -1, s->fd = -1;
+    h5pack_h5_quiet q;
+    h5pack_h5_enter(&q);
+    int rc = open_all(s, labels, err, err_len);
+    if (rc)
+        close_in_lock(s);
+    h5pack_h5_leave(&q);
+    if (!rc)
+        *out = s;
+    return rc;
+}
+
+int h5pack_tilesrc_is_tiled(const char *path)
+{
+    char storage[32] = "";
+    h5pack_h5_quiet q;
+    h5pack_h5_enter(&q);
+    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+    if (f >= 0) {
+        h5pack_h5_read_string_attr(f, H5PACK_ATTR_STORAGE, storage, sizeof storage);
+        H5Fclose(f);
+    }
+    h5pack_h5_leave(&q);
+    return !strcmp(storage, H5PACK_STORAGE_TEXT_TILED);
+}
+
+void h5pack_tilesrc_close(tile_source *s)
+{
+    if (!s)
+        return;
+    h5pack_h5_quiet q;
+    h5pack_h5_enter(&q);
+    close_in_lock(s);
+    h5pack_h5_leave(&q);
+}
+
+const tile_geometry *h5pack_tilesrc_geometry(const tile_source *s)
+{
+    return &s->g;
+}
+
+const tile_image *h5pack_tilesrc_image(const tile_source *s, uint64_t i)
+{
+    return &s->img[i];
+}
+
+const void *h5pack_tilesrc_label_rows(const tile_source *s)
+{
+    return s->labels.labels_are_float ? (const void *)s->labels.floats : (const void *)s->labels.ints;
+}
+
+size_t h5pack_tilesrc_label_bytes(const tile_geometry *g)
+{
+    return g->has_labels ? (size_t)g->label_columns * (g->labels_are_float ? 4 : 8) : 0;
+}
+
+uint64_t h5pack_tilesrc_image_of(const tile_source *s, uint64_t tile)
+{
+    uint64_t lo = 0, hi = s->g.n_images; /* the last image whose first_tile <= tile */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (s->img[mid].first_tile <= tile)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const char *h5pack_tilesrc_path_name(tile_path p)
+{
+    return p == TILE_IMPLICIT ? "implicit" : p == TILE_DEFLATE ? "deflate" : "hdf5";
+}
