@@ -128,10 +128,8 @@ static void collect_costs(patch_pipe *p, const patch_planned *b, patch_entry *e)
     }
     for (size_t a = 0; a < b->n_acc; a++) {
         e->counts.misses += b->acc[a].load, e->counts.hits += !b->acc[a].load;
-        if (b->acc[a].first_in_epoch) { /* needed once per epoch: what a perfect cache reads */
-            const tile_image *im = h5pack_tilesrc_image(p->pp.src, h5pack_tilesrc_image_of(p->pp.src, b->acc[a].tile));
-            e->counts.bytes_needed += (uint64_t)im->ch * im->cw * p->g->channels;
-        }
+        if (b->acc[a].first_in_epoch) /* needed once per epoch: what a perfect cache reads */
+            e->counts.bytes_needed += h5pack_tilesrc_stored_bytes(p->pp.src, b->acc[a].tile);
     }
 }
 

@@ -83,6 +83,10 @@ void h5pack_tilesrc_scratch_free(tile_scratch *sc);
 int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratch *sc, chunk_read_cost *cost,
                         char *err, size_t err_len);
 
+/* The bytes the read of TILE took from the file (what bytes_read counts: the stored, compressed size for
+ * gzip tiles), once it was read; before that its unfiltered size. Thread-safe. */
+uint64_t h5pack_tilesrc_stored_bytes(const tile_source *s, uint64_t tile);
+
 /* "implicit", "deflate", "hdf5". */
 const char *h5pack_tilesrc_path_name(tile_path p);
 

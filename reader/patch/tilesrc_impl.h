@@ -18,6 +18,7 @@ struct tile_source {
     int fd;            /* pread of implicit tiles */
     uint64_t userblock;
     label_set labels;
+    uint32_t *stored;  /* per tile: the bytes its read took from the file, 0 until read (stats) */
 };
 
 /* "PATH: reason" into ERR (h5pack_errf's rules); returns CODE. */

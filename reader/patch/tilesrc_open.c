@@ -68,7 +68,7 @@ static int read_attributes(tile_source *s, char *err, size_t err_len)
         return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len,
                                    "format version %lld, this library reads up to %d: update h5pack", (long long)version,
                                    H5PACK_FORMAT_VERSION);
-    if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_TILE, &tile, why, sizeof why) != 1 || tile < 16 || tile > 65536 ||
+    if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_TILE, &tile, why, sizeof why) != 1 || tile < 16 || tile > 8192 ||
         h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_CHANNELS, &channels, why, sizeof why) != 1 || channels < 1 ||
         channels > H5PACK_MAX_CHANNELS)
         return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "bad \"%s\" or \"%s\" attribute (tile %lld, "
@@ -206,6 +206,8 @@ static int open_images(tile_source *s, char *err, size_t err_len)
         s->g.path = im->path > s->g.path ? im->path : s->g.path;
     }
     s->g.n_tiles = first;
+    if (!rc && !(s->stored = calloc((size_t)(first ? first : 1), sizeof *s->stored)))
+        rc = h5pack_tilesrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu tiles", (unsigned long long)first);
     if (dapl >= 0)
         H5Pclose(dapl);
     return rc;
@@ -240,7 +242,7 @@ static void close_in_lock(tile_source *s)
     if (s->fd >= 0)
         close(s->fd);
     h5pack_labelset_free(&s->labels);
-    free(s->dset), free(s->img), free(s->path);
+    free(s->dset), free(s->img), free(s->path), free(s->stored);
     free(s);
 }
 

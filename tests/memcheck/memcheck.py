@@ -10,8 +10,9 @@ files do not depend on the thread count.
    chunks, no --size, images of several sizes): h5pack -j 2 under memcheck (any error fails: a syscall writing undefined bytes, a
    branch on them), then h5pack natively with -j 1, 2, 3: h5diff finds no difference in any dataset or
    attribute, and none in the datasets of the memcheck run's file.
-3. batch_defined under memcheck on two packed files (one size; several sizes): the reader's batches in
-   several dtypes, layouts and orders are defined to the last byte and the uint8 ones equal H5Dread.
+3. batch_defined under memcheck on packed files (one size; several sizes; images in tiles): the reader's
+   batches (patches for tiles) in several dtypes, layouts and orders are defined to the last byte and the
+   uint8 ones equal H5Dread.
 4. test_resize_paths (AVX2 and portable resize passes) under memcheck on a few geometries.
 
 Under memcheck, libjpeg-turbo runs its plain C code (JSIMD_FORCENONE=1): memcheck models x86 pmaddwd
@@ -163,7 +164,7 @@ def main():
     batch_files = {}
     for name, folder, options in EXTRA:
         f = c.pack_config(name, folders[folder], options)
-        if f and "--chunk" in options:
+        if f and ("--chunk" in options or "--tiles" in options):
             batch_files[name] = os.path.join(args.work, f"batches{len(batch_files)}.h5")
             shutil.copy(f, batch_files[name])
     for name, path in batch_files.items():

@@ -54,6 +54,10 @@ int main(void)
     printf("h5pack_config.timeline_path %zu\n", offsetof(h5pack_config, timeline_path));
     printf("h5pack_config.timeline_interval_s %zu\n", offsetof(h5pack_config, timeline_interval_s));
     printf("h5pack_config.timeline_append %zu\n", offsetof(h5pack_config, timeline_append));
+    printf("h5pack_config.patch_size %zu\n", offsetof(h5pack_config, patch_size));
+    printf("h5pack_config.patch_overlap %zu\n", offsetof(h5pack_config, patch_overlap));
+    printf("h5pack_config.patch_mode %zu\n", offsetof(h5pack_config, patch_mode));
+    printf("h5pack_config.patches_per_epoch %zu\n", offsetof(h5pack_config, patches_per_epoch));
     printf("h5pack_info size %zu\n", sizeof(h5pack_info));
     printf("h5pack_info.struct_size %zu\n", offsetof(h5pack_info, struct_size));
     printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));
@@ -94,6 +98,8 @@ int main(void)
     printf("h5pack_info.label_rank %zu\n", offsetof(h5pack_info, label_rank));
     printf("h5pack_info.labels_are_float %zu\n", offsetof(h5pack_info, labels_are_float));
     printf("h5pack_info.several_sizes %zu\n", offsetof(h5pack_info, several_sizes));
+    printf("h5pack_info.patch_size %zu\n", offsetof(h5pack_info, patch_size));
+    printf("h5pack_info.tile %zu\n", offsetof(h5pack_info, tile));
     printf("h5pack_batch size %zu\n", sizeof(h5pack_batch));
     printf("h5pack_batch.struct_size %zu\n", offsetof(h5pack_batch, struct_size));
     printf("h5pack_batch.data %zu\n", offsetof(h5pack_batch, data));
@@ -114,6 +120,7 @@ int main(void)
     printf("h5pack_batch.label_columns %zu\n", offsetof(h5pack_batch, label_columns));
     printf("h5pack_batch.labels_float %zu\n", offsetof(h5pack_batch, labels_float));
     printf("h5pack_batch.labels_float_device %zu\n", offsetof(h5pack_batch, labels_float_device));
+    printf("h5pack_batch.where %zu\n", offsetof(h5pack_batch, where));
     printf("h5pack_crop_box size %zu\n", sizeof(h5pack_crop_box));
     printf("h5pack_crop_box.y %zu\n", offsetof(h5pack_crop_box, y));
     printf("h5pack_crop_box.x %zu\n", offsetof(h5pack_crop_box, x));
@@ -157,6 +164,7 @@ int main(void)
     printf("enum.crop.none %d\nenum.crop.random_resized %d\nenum.crop.center %d\n", H5PACK_CROP_NONE,
            H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER);
     printf("enum.echo_mode.batch %d\nenum.echo_mode.sample %d\n", H5PACK_ECHO_BATCH, H5PACK_ECHO_SAMPLE);
+    printf("enum.patch_mode.sliding %d\nenum.patch_mode.random %d\n", H5PACK_PATCH_SLIDING, H5PACK_PATCH_RANDOM);
     printf("const.OK %d\nconst.END %d\nconst.EINVAL %d\nconst.ESTATE %d\nconst.EINTERNAL %d\nconst.MAX_CHANNELS %d\n",
            H5PACK_OK, H5PACK_END, H5PACK_EINVAL, H5PACK_ESTATE, H5PACK_EINTERNAL, H5PACK_MAX_CHANNELS);
     /* The header's version, which the library (h5pack.__version__) must report. */

@@ -1,0 +1,296 @@
+"""Patches of huge images in tiles (docs/patches.md): h5pack.Patches, h5pack.Stitcher, Loader(patch=S), and the
+C reader under them (reader/patch).
+
+A folder of RGB PNGs of several sizes (one smaller than a patch) is packed with h5pack --tiles three ways
+(plain: the implicit pread path; gzip: H5Dread_chunk + libdeflate; gzip + checksum: HDF5's own read), and:
+- sliding windows: every patch equals the region h5py reads from tiles/<i> (zero past a small image's
+  edge), `where` lists exactly the windows of the documented rule in image-then-row order, labels and indices
+  are the image's, for patches smaller than, equal to and larger than a tile, with 1 and 2 threads;
+- the cache: a default cache reads every tile once (read amplification 1.0); a cache of one band of tiles
+  stays <= 1.05; a tiny cache misses exactly as often as a Belady simulation of the documented plan;
+- ranks split the windows into disjoint contiguous shares that together are the whole pass;
+- random patches: inside their image, the same for the same seed, new each epoch, every image drawn;
+  flips with normalisation equal the mirrored reference where the box says flip;
+- Stitcher: the patches themselves stitched give every image back exactly (uint8) and to float32 rounding
+  (normalised);
+- refusals: a tiled file without patch_size, patches of a file of whole images, overlap >= size, echo;
+- on a GPU the CUDA backend's patches equal the CPU's ("skipped: no GPU" otherwise).
+Usage: test_patches.py H5PACK"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5test
+from h5test import check
+
+try:
+    import h5py
+    import numpy as np
+    import torch
+    from PIL import Image
+except ImportError as e:
+    h5test.skip(f"{e} (install python3-h5py, python3-numpy, python3-torch and python3-pil)")
+
+import h5pack
+from h5pack.patches import _windows_along
+
+H5PACK = sys.argv[1]
+WORK = tempfile.mkdtemp(prefix="h5pack-patches-")
+RNG = np.random.default_rng(7)
+SIZES = {"a/wide.png": (300, 1030), "a/tall.png": (700, 500), "b/small.png": (100, 90), "b/square.png": (512, 512)}
+MEAN, STD = np.array([0.485, 0.456, 0.406], np.float32), np.array([0.229, 0.224, 0.225], np.float32)
+
+
+def pack(name, *options, tile=128):
+    out = f"{WORK}/{name}.h5"
+    p = subprocess.run([H5PACK, "-q", "--tiles", "--tile", str(tile), *options, f"{WORK}/src", out],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"h5pack --tiles {' '.join(options)}: exit {p.returncode} {p.stderr}", fatal=True)
+    return out
+
+
+def expected_windows(f, size, overlap):
+    out = []
+    for i, (h, w) in enumerate(f["image_shapes"][()]):
+        for y in _windows_along(int(h), size, size - overlap):
+            out += [(i, y, x) for x in _windows_along(int(w), size, size - overlap)]
+    return out
+
+
+def region(f, i, y, x, size):
+    ref = np.zeros((size, size, 3), np.uint8)
+    r = f["tiles"][str(i)][y:y + size, x:x + size]
+    ref[:r.shape[0], :r.shape[1]] = r
+    return ref
+
+
+def run_pass(path, size, overlap=0, **kwargs):
+    """One sliding pass as uint8 NHWC: (where list, patches list, labels, indices, stats)."""
+    p = h5pack.Patches(path, size=size, overlap=overlap, device="cpu", dtype="uint8", layout="nhwc", **kwargs)
+    where, patches = [], []
+    for x, w in p:
+        where += [tuple(r) for r in w.tolist()]
+        patches += list(x.numpy().copy())
+    stats = p.stats()
+    p.close()
+    return where, patches, stats
+
+
+def check_sliding(path, label, size, overlap, batch, threads):
+    with h5py.File(path, "r") as f:
+        want = expected_windows(f, size, overlap)
+        where, patches, stats = run_pass(path, size, overlap, batch_size=batch, threads=threads)
+        what = f"{label}: S {size} O {overlap} batch {batch} threads {threads}"
+        check(where == want, f"{what}: where lists every window in image, row order ({len(where)} of {len(want)})")
+        bad = sum(not np.array_equal(p, region(f, *w, size)) for p, w in zip(patches, where))
+        check(bad == 0 and len(patches) == len(want), f"{what}: every patch equals h5py's region ({bad} differ)")
+        check(abs(stats["read_amplification"] - 1.0) < 1e-9, f"{what}: each tile read once "
+              f"(read amplification {stats['read_amplification']:.3f})")
+
+
+def check_labels(path):
+    loader = h5pack.Loader(path, patch=200, patch_mode="sliding", overlap=20, batch_size=8, device="cpu",
+                           with_indices=True)
+    with h5py.File(path, "r") as f:
+        labels = f["labels"][()]
+        ok = True
+        for _x, y, idx in loader:
+            ok &= torch.equal(idx, loader.last_where[:, 0]) and torch.equal(y, torch.from_numpy(labels[idx.numpy()]))
+        check(ok, "labels and indices are each patch's image's")
+    loader.close()
+
+
+def tiles_per_band(path, size, tile):
+    with h5py.File(path, "r") as f:
+        widest = max(int(w) for _h, w in f["image_shapes"][()])
+    rows = (size + tile - 2) // tile + 1
+    return rows * ((widest + tile - 1) // tile)
+
+
+def belady_misses(path, size, overlap, batch, slots, tile):
+    """The plan of reader/patch/patch_plan.h simulated plainly: furthest next use, never a tile of the
+    current batch, one more slot when all belong to it."""
+    with h5py.File(path, "r") as f:
+        shapes = [(int(h), int(w)) for h, w in f["image_shapes"][()]]
+        windows = expected_windows(f, size, overlap)
+    batches = []
+    for b in range(0, len(windows), batch):
+        seen = []
+        for i, y, x in windows[b:b + batch]:
+            h, w = shapes[i]
+            for ty in range(y // tile, (min(y + size, h) - 1) // tile + 1):
+                for tx in range(x // tile, (min(x + size, w) - 1) // tile + 1):
+                    if (i, ty, tx) not in seen:
+                        seen.append((i, ty, tx))
+        batches.append(seen)
+    seq = [(bi, t) for bi, ts in enumerate(batches) for t in ts]
+    cache, misses = set(), 0
+    for pos, (bi, t) in enumerate(seq):
+        if t in cache:
+            continue
+        misses += 1
+        if len(cache) >= slots:
+            def next_use(c):
+                return next((q for q in range(pos + 1, len(seq)) if seq[q][1] == c), len(seq) + 1)
+            free = [c for c in cache if c not in batches[bi]]
+            if free:
+                cache.remove(max(free, key=next_use))
+            else:
+                slots += 1
+        cache.add(t)
+    return misses
+
+
+def check_cache(path):
+    tile, size, overlap = 128, 200, 40
+    band = tiles_per_band(path, size, tile) * tile * tile * 3
+    _w, _p, stats = run_pass(path, size, overlap, batch_size=4, cache=band)
+    check(stats["read_amplification"] <= 1.05, f"a cache of one band of tiles ({band} bytes): read amplification "
+          f"{stats['read_amplification']:.3f} <= 1.05")
+    for slots in (1, 3, 7):
+        _w, _p, stats = run_pass(path, size, overlap, batch_size=3, cache=slots * tile * tile * 3)
+        want = belady_misses(path, size, overlap, 3, slots, tile)
+        check(stats["chunk_misses"] == want, f"cache of {slots} tiles: {stats['chunk_misses']} misses, the plan's "
+              f"simulation says {want}")
+
+
+def check_ranks(path):
+    full, _p, _s = run_pass(path, 160, 16, batch_size=5)
+    shares = [run_pass(path, 160, 16, batch_size=5, rank=r, world=3)[0] for r in range(3)]
+    check(sum(shares, []) == full, f"3 ranks: contiguous disjoint shares that make the pass ({[len(s) for s in shares]})")
+
+
+def check_random(path):
+    def draws(seed, epochs=2):
+        loader = h5pack.Loader(path, patch=150, batch_size=16, device="cpu", dtype="uint8", layout="nhwc",
+                               patches_per_epoch=96, seed=seed, epochs=epochs)
+        out = []
+        with h5py.File(path, "r") as f:
+            shapes = f["image_shapes"][()]
+            for e in range(epochs):
+                epoch, good = [], True
+                for x, _y in loader:
+                    for p, (i, y, xx) in zip(x.numpy(), loader.last_where.tolist()):
+                        h, w = shapes[i]
+                        good &= 0 <= y <= max(h - 150, 0) and 0 <= xx <= max(w - 150, 0)
+                        good &= np.array_equal(p, region(f, i, y, xx, 150))
+                        epoch.append((i, y, xx))
+                check(good, f"random patches, seed {seed} epoch {e}: inside their image, pixels equal h5py's")
+                out.append(epoch)
+        loader.close()
+        return out
+    a, b, c = draws(1), draws(1), draws(2)
+    check(a == b and a != c, "random patches: the same for a seed, others for another")
+    check(a[0] != a[1] and len(a[0]) == 96, "random patches: 96 per epoch, new ones each epoch")
+    loader = h5pack.Loader(path, patch=64, batch_size=500, device="cpu", dtype="uint8", patches_per_epoch=4000)
+    counts = np.zeros(len(SIZES))
+    for _x, _y in loader:
+        np.add.at(counts, loader.last_where[:, 0].numpy(), 1)
+    loader.close()
+    with h5py.File(path, "r") as f:
+        area = np.prod(f["image_shapes"][()].astype(np.float64), axis=1)
+    want = 4000 * area / area.sum()
+    check(np.all(np.abs(counts - want) <= 5 * np.sqrt(want) + 1), f"random patches: images drawn by area "
+          f"({counts.astype(int).tolist()} for {np.round(want).astype(int).tolist()})")
+
+
+def check_flip_norm(path):
+    loader = h5pack.Loader(path, patch=128, batch_size=32, device="cpu", flip=True, patches_per_epoch=64, epochs=1)
+    flips, good = 0, True
+    with h5py.File(path, "r") as f:
+        for x, _y in loader:
+            for p, (i, y, xx), box in zip(x.numpy(), loader.last_where.tolist(), loader.last_boxes.tolist()):
+                ref = (region(f, i, y, xx, 128).astype(np.float32) / 255 - MEAN) / STD
+                ref = ref.transpose(2, 0, 1)
+                if box[4]:
+                    ref, flips = ref[:, :, ::-1], flips + 1
+                good &= np.allclose(p, ref, atol=1e-5)
+    check(good and 0 < flips < 64, f"flip + normalisation: each patch is the (mirrored where flipped: {flips}) "
+          "normalised region")
+    loader.close()
+
+
+def check_stitcher(path):
+    with h5py.File(path, "r") as f:
+        images = [f["tiles"][str(i)][()] for i in range(len(SIZES))]
+    for dtype in ("uint8", "float32"):
+        p = h5pack.Patches(path, size=160, overlap=48, batch_size=6, device="cpu", dtype=dtype)
+        st, done = h5pack.Stitcher(p, channels=3), {}
+        for x, where in p:
+            for i in st.add(x.float(), where):
+                done[i] = st.result(i)
+        ok = sorted(done) == list(range(len(images)))
+        for i, img in enumerate(images):
+            ref = torch.from_numpy(img).permute(2, 0, 1).float()
+            if dtype == "float32":
+                ref = (ref / 255 - torch.from_numpy(MEAN)[:, None, None]) / torch.from_numpy(STD)[:, None, None]
+                ok &= i in done and torch.allclose(done[i], ref, atol=1e-5)
+            else:
+                ok &= i in done and torch.equal(done[i], ref)
+        check(ok, f"Stitcher ({dtype}): the patches stitched give every image back "
+              f"{'exactly' if dtype == 'uint8' else 'to float32 rounding'}")
+        try:
+            st.add(torch.zeros(2, 4, 160, 160), torch.zeros(2, 3, dtype=torch.int64))
+            check(False, "Stitcher refuses outputs of another channel count")
+        except ValueError:
+            pass
+        p.close()
+
+
+def expect_error(what, fn, *words):
+    try:
+        fn()
+        check(False, f"{what}: refused")
+    except (h5pack.H5packError, ValueError) as e:
+        check(all(w in str(e) for w in words), f"{what}: refused, saying {words} ({e})")
+
+
+def check_refusals(path):
+    expect_error("a tiled file without patch", lambda: h5pack.Loader(path, device="cpu"), "tiles", "patch")
+    expect_error("overlap >= size", lambda: h5pack.Patches(path, size=64, overlap=64, device="cpu"), "overlap")
+    expect_error("echo with patches", lambda: h5pack.Loader(path, patch=64, echo=2, device="cpu"), "echo")
+    whole = f"{WORK}/whole.h5"
+    p = subprocess.run([H5PACK, "-q", "--size", "64x64", f"{WORK}/src", whole], capture_output=True, text=True)
+    check(p.returncode == 0, f"h5pack --size 64x64: exit {p.returncode}", fatal=True)
+    expect_error("patches of whole images", lambda: h5pack.Patches(whole, size=32, device="cpu"),
+                 whole, "not a file of images in tiles")
+
+
+def check_gpu(path):
+    if not torch.cuda.is_available():
+        print("skipped: no GPU (the CUDA backend's patches)")
+        return
+    for device in ("cpu", "cuda"):
+        p = h5pack.Patches(path, size=200, overlap=24, batch_size=8, device=device, dtype="float32")
+        got = torch.cat([x.cpu() for x, _w in p])
+        p.close()
+        if device == "cpu":
+            cpu = got
+    check(torch.equal(cpu, got), "CUDA patches equal the CPU's bit for bit")
+
+
+def main():
+    for name, (h, w) in SIZES.items():
+        os.makedirs(os.path.dirname(f"{WORK}/src/{name}"), exist_ok=True)
+        Image.fromarray(RNG.integers(0, 256, (h, w, 3), dtype=np.uint8)).save(f"{WORK}/src/{name}")
+    plain, gz, sums = pack("plain"), pack("gzip", "--compress", "gzip"), pack("sums", "--compress", "gzip", "--checksum")
+    for size, overlap, batch, threads in ((200, 40, 4, 2), (128, 0, 7, 1), (300, 100, 5, 2), (100, 10, 64, 2)):
+        check_sliding(plain, "implicit", size, overlap, batch, threads)
+    check_sliding(gz, "gzip", 200, 40, 4, 2)
+    check_sliding(sums, "gzip + checksum", 300, 100, 5, 2)
+    check_labels(plain)
+    check_cache(plain)
+    check_ranks(plain)
+    check_random(gz)
+    check_flip_norm(plain)
+    check_stitcher(plain)
+    check_refusals(plain)
+    check_gpu(plain)
+    shutil.rmtree(WORK)
+    h5test.finish("patches: sliding windows, random patches, the tile plan, ranks and stitching read exactly what "
+                  "h5py reads")
+
+
+main()
