@@ -21,9 +21,11 @@ static int allocate(patch_pipe *p)
     p->scratch = calloc((size_t)threads, sizeof *p->scratch);
     p->cost = calloc((size_t)threads, sizeof *p->cost);
     p->tile_list = malloc((size_t)threads * max_tiles * sizeof *p->tile_list);
-    p->tile_slot = malloc((size_t)(p->g->n_tiles ? p->g->n_tiles : 1) * sizeof *p->tile_slot);
+    p->loads = malloc(p->batch_size * max_tiles * sizeof *p->loads);
     p->assemble_buf = p->direct ? malloc((size_t)threads * p->patch_bytes) : NULL;
-    if (!p->ring || !p->scratch || !p->cost || !p->tile_list || !p->tile_slot || (p->direct && !p->assemble_buf))
+    if (!p->ring || !p->scratch || !p->cost || !p->tile_list || !p->loads || (p->direct && !p->assemble_buf) ||
+        h5pack_patch_pool_start(threads, &p->pool) ||
+        h5pack_tile_map_init(&p->batch_slots, p->batch_size * max_tiles))
         return H5PACK_ENOMEM;
     for (int t = 0; t < threads; t++)
         if (!(p->scratch[t] = h5pack_tilesrc_scratch_new(p->pp.src)))
@@ -56,9 +58,9 @@ int h5pack_patch_pipe_start(const patch_pipe_params *pp, patch_pipe **out, char 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL), pthread_cond_init(&p->ready, NULL);
     *out = p; /* from here on h5pack_patch_pipe_free cleans up */
-    if (allocate(p) || h5pack_patch_plan_create(pp->w, p->g->n_tiles, pp->cache_slots, pp->epochs, &p->plan))
-        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "out of memory for the patch pipeline (%llu tiles, batch %zu)",
-                           (unsigned long long)p->g->n_tiles, p->batch_size);
+    if (allocate(p) || h5pack_patch_plan_create(pp->w, pp->cache_slots, pp->epochs, &p->plan))
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "out of memory for the patch pipeline (%llu patches per "
+                           "epoch, batch %zu)", (unsigned long long)h5pack_patch_windows_per_epoch(pp->w), p->batch_size);
     if (pthread_create(&p->thread, NULL, h5pack_patch_fill_main, p))
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cannot start the patch thread");
     p->started = 1;
@@ -76,6 +78,10 @@ void h5pack_patch_pipe_free(patch_pipe *p)
         pthread_mutex_unlock(&p->lock);
         pthread_join(p->thread, NULL);
     }
+    h5pack_patch_pool_stop(p->pool);
+    for (size_t i = 0; p->slot_lent && i < p->slot_n; i++)
+        if (p->slot_lent[i] != UINT64_MAX)
+            h5pack_tilesrc_map_release(p->pp.src, p->slot_lent[i]);
     for (size_t i = 0; p->slot_buf && i < p->slot_n; i++)
         free(p->slot_buf[i]);
     for (int t = 0; p->scratch && t < p->pp.threads; t++)
@@ -83,7 +89,9 @@ void h5pack_patch_pipe_free(patch_pipe *p)
     for (int i = 0; p->ring && i < p->pp.prefetch; i++)
         free(p->ring[i].where), free(p->ring[i].indices);
     h5pack_patch_plan_free(p->plan);
-    free(p->slot_buf), free(p->scratch), free(p->cost), free(p->tile_list), free(p->tile_slot), free(p->assemble_buf);
+    free(p->slot_buf), free(p->scratch), free(p->cost), free(p->tile_list), free(p->slot_stored), free(p->assemble_buf);
+    free(p->slot_data), free(p->slot_lent), free(p->loads);
+    h5pack_tile_map_free(&p->batch_slots);
     free(p->ring);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->freed), pthread_cond_destroy(&p->ready);

@@ -10,6 +10,8 @@
 #include "chunksrc.h"
 #include "patch_pipe.h"
 #include "patch_plan.h"
+#include "patch_pool.h"
+#include "tile_map.h"
 
 enum patch_state { PATCH_FREE, PATCH_FILLING, PATCH_READY, PATCH_DELIVERED };
 
@@ -36,9 +38,20 @@ struct patch_pipe {
     uint32_t S;              /* patch side */
     const uint8_t *labels;   /* N rows, NULL without labels */
     patch_plan *plan;
-    uint8_t **slot_buf;      /* per cache slot: a tile (T x T x C), allocated as the plan uses the slot */
+    uint8_t **slot_buf;      /* per cache slot: its own tile buffer (T x T x C), allocated on its first pread */
+    const uint8_t **slot_data; /* per cache slot: its tile's bytes: slot_buf, or lent by the mapping */
+    uint64_t *slot_lent;     /* per cache slot: the mapped tile it lends, UINT64_MAX for none */
     size_t slot_n;
-    uint32_t *tile_slot;     /* per tile: its slot, valid for the tiles of the batch being filled */
+    uint64_t *slot_stored;   /* per cache slot: the bytes its tile's read took from the file (stats) */
+    tile_map batch_slots;    /* the tiles of the batch being filled -> their slots (read-only while assembling) */
+    patch_pool *pool;        /* the threads of the loads and the assembly */
+    patch_access *loads;     /* the batch's loads (batch_size x tiles per patch) */
+    /* the batch being filled, for the pool's jobs */
+    patch_entry *filling;
+    int load_failed;
+    uint8_t *fill_in;        /* the backend's uint8 input of its slot, or NULL (CPU one-pass) */
+    void *fill_out;          /* the CPU backend's output of its slot (one-pass), or NULL */
+    uint64_t fill_key;
     tile_scratch **scratch;  /* per thread */
     chunk_read_cost *cost;   /* per thread, summed into a batch's counts */
     uint8_t *assemble_buf;   /* per thread: one patch, for the CPU backend's one-pass conversion */

@@ -1,11 +1,14 @@
 /* patch_plan.c - Belady over the tile accesses (patch_plan.h). Each access carries the position of its
  * tile's next use in this epoch or the next (NEVER: none). A max-heap of (next use, tile) entries gives
  * the victim; entries go stale when their tile is used again or evicted and are skipped when popped, and
- * the heap is rebuilt from the cached tiles when stale entries pile up. */
+ * the heap is rebuilt from the cached tiles when stale entries pile up. Memory follows the slots and the
+ * two epochs' accesses, never the number of tiles in the file (tile_map.h). */
 #include "patch_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "tile_map.h"
 
 #define NEVER UINT64_MAX
 #define NO_SLOT UINT32_MAX
@@ -24,18 +27,16 @@ typedef struct patch_epoch {
 
 struct patch_plan {
     const patch_windows *w;
-    uint64_t n_tiles, epochs, batches, per_epoch;
-    size_t slots, used;          /* slots allowed (grows), slots filled */
+    uint64_t epochs, batches, per_epoch;
+    size_t slots, used, cap_slots; /* slots allowed (grows), slots filled, room in the per-slot arrays */
     patch_epoch cur, nxt;
     uint64_t base;               /* global position of cur's first access */
     uint64_t *next_use;          /* per access of cur */
+    uint8_t *first;              /* per access of cur: the tile's first access in the epoch */
     uint64_t batch;              /* next batch of cur */
-    uint32_t *slot_of;           /* per tile: its slot, NO_SLOT when not cached */
-    uint64_t *key_of;            /* per tile: next use, as last pushed */
-    uint64_t *pinned;            /* per tile: 1 + global batch number of its latest use */
-    uint64_t *seen;              /* per tile: 1 + epoch of its latest use */
-    uint64_t *slot_tile;         /* per slot */
-    uint64_t *stamp, stamp_next; /* patch_windows_accesses' scratch */
+    tile_map cached;             /* tile -> slot */
+    tile_map scratch;            /* next uses: tile -> its first position from here on; batches: seen */
+    uint64_t *slot_tile, *slot_key, *slot_pinned; /* per slot: tile, next use, 1 + batch of its latest use */
     heap_entry *heap, *aside;    /* aside: entries a victim search set aside (pinned by the batch) */
     size_t heap_n, heap_cap, aside_cap;
     patch_access *out;           /* the batch handed out */
@@ -51,15 +52,15 @@ static int epoch_alloc(patch_plan *p, patch_epoch *e)
     return e->where && e->acc && e->batch_start ? 0 : H5PACK_ENOMEM;
 }
 
-static void epoch_fill(patch_plan *p, patch_epoch *e, uint64_t epoch)
+static int epoch_fill(patch_plan *p, patch_epoch *e, uint64_t epoch)
 {
     e->epoch = epoch;
     e->valid = p->epochs == 0 || epoch < p->epochs;
     e->n_acc = 0;
     if (!e->valid)
-        return;
+        return 0;
     h5pack_patch_windows_epoch(p->w, epoch, e->where);
-    e->n_acc = h5pack_patch_windows_accesses(p->w, e->where, e->acc, e->batch_start, p->stamp, &p->stamp_next);
+    return h5pack_patch_windows_accesses(p->w, e->where, e->acc, e->batch_start, &p->scratch, &e->n_acc);
 }
 
 /* ---- the heap ------------------------------------------------------------------------------------ */
@@ -106,99 +107,135 @@ static void heap_rebuild(patch_plan *p)
     p->heap_n = 0;
     for (size_t s = 0; s < p->used; s++)
         if (p->slot_tile[s] != NEVER)
-            heap_push(p, p->key_of[p->slot_tile[s]], p->slot_tile[s]);
+            heap_push(p, p->slot_key[s], p->slot_tile[s]);
 }
 
 /* ---- epochs -------------------------------------------------------------------------------------- */
 
-/* next_use over cur + nxt, and the cached tiles' keys at cur's start. */
-static void compute_next_uses(patch_plan *p)
+/* next_use and first of cur's accesses over cur + nxt, and the cached tiles' keys at cur's start. */
+static int compute_next_uses(patch_plan *p)
 {
-    uint64_t base_nxt = p->base + p->cur.n_acc;
-    for (size_t s = 0; s < p->used; s++)
-        if (p->slot_tile[s] != NEVER)
-            p->key_of[p->slot_tile[s]] = NEVER;
-    /* key_of doubles as "first position from here on" while walking backwards */
+    uint64_t base_nxt = p->base + p->cur.n_acc, pos;
+    tile_map *first_pos = &p->scratch; /* walking backwards: each tile's first position from here on */
+    h5pack_tile_map_clear(first_pos);
     for (uint64_t j = p->nxt.n_acc; j-- > 0;)
-        p->key_of[p->nxt.acc[j]] = base_nxt + j;
+        if (h5pack_tile_map_put(first_pos, p->nxt.acc[j], base_nxt + j))
+            return H5PACK_ENOMEM;
     for (uint64_t i = p->cur.n_acc; i-- > 0;) {
         uint64_t t = p->cur.acc[i];
-        p->next_use[i] = p->key_of[t];
-        p->key_of[t] = p->base + i;
+        p->next_use[i] = h5pack_tile_map_get(first_pos, t, &pos) ? pos : NEVER;
+        if (h5pack_tile_map_put(first_pos, t, p->base + i))
+            return H5PACK_ENOMEM;
     }
+    for (uint64_t i = 0; i < p->cur.n_acc; i++) /* now each tile's first position in cur */
+        p->first[i] = h5pack_tile_map_get(first_pos, p->cur.acc[i], &pos) && pos == p->base + i;
+    for (size_t s = 0; s < p->used; s++)
+        if (p->slot_tile[s] != NEVER)
+            p->slot_key[s] = h5pack_tile_map_get(first_pos, p->slot_tile[s], &pos) ? pos : NEVER;
     heap_rebuild(p);
+    return 0;
 }
 
 /* Moves to the next epoch: cur <- nxt, nxt <- the one after. */
-static void advance_epoch(patch_plan *p)
+static int advance_epoch(patch_plan *p)
 {
     p->base += p->cur.n_acc;
     patch_epoch t = p->cur;
     p->cur = p->nxt, p->nxt = t;
-    epoch_fill(p, &p->nxt, p->cur.epoch + 1);
     p->batch = 0;
-    compute_next_uses(p);
+    int rc = epoch_fill(p, &p->nxt, p->cur.epoch + 1);
+    return rc ? rc : compute_next_uses(p);
 }
 
 /* ---- one access ---------------------------------------------------------------------------------- */
 
-/* The slot for a miss: a free one, else the furthest-used tile not pinned by this batch, else a new one. */
-static uint32_t victim_slot(patch_plan *p, uint64_t stamp, uint64_t *evicted)
+/* Keeps ENTRY aside for the victim search (pushed back afterwards); 0 or ENOMEM. */
+static int set_aside(patch_plan *p, size_t n, heap_entry entry)
 {
-    *evicted = NEVER;
-    if (p->used < p->slots)
-        return (uint32_t)p->used++;
+    if (n == p->aside_cap) {
+        size_t cap = p->aside_cap ? 2 * p->aside_cap : 64;
+        heap_entry *a = realloc(p->aside, cap * sizeof *a);
+        if (!a)
+            return H5PACK_ENOMEM;
+        p->aside = a, p->aside_cap = cap;
+    }
+    p->aside[n] = entry;
+    return 0;
+}
+
+/* The cached tile with the furthest next use that batch STAMP does not use, evicted: its slot, or NO_SLOT. */
+static uint32_t evict_furthest(patch_plan *p, uint64_t stamp)
+{
     size_t aside = 0;
     uint32_t slot = NO_SLOT;
     while (p->heap_n > 0) {
         heap_entry e = heap_pop(p);
-        if (p->slot_of[e.tile] == NO_SLOT || p->key_of[e.tile] != e.key)
+        uint64_t s;
+        if (!h5pack_tile_map_get(&p->cached, e.tile, &s) || p->slot_key[s] != e.key)
             continue; /* stale */
-        if (p->pinned[e.tile] == stamp) { /* the batch needs it: pushed back below */
-            if (aside == p->aside_cap) {
-                size_t cap = p->aside_cap ? 2 * p->aside_cap : 64;
-                heap_entry *a = realloc(p->aside, cap * sizeof *a);
-                if (!a)
-                    break;
-                p->aside = a, p->aside_cap = cap;
-            }
-            p->aside[aside++] = e;
+        if (p->slot_pinned[s] == stamp) { /* the batch needs it */
+            if (set_aside(p, aside, e))
+                break;
+            aside++;
             continue;
         }
-        slot = p->slot_of[e.tile];
-        p->slot_of[e.tile] = NO_SLOT;
-        *evicted = e.tile;
+        h5pack_tile_map_remove(&p->cached, e.tile);
+        slot = (uint32_t)s;
         break;
     }
     for (size_t k = 0; k < aside; k++)
         heap_push(p, p->aside[k].key, p->aside[k].tile);
+    return slot;
+}
+
+/* The next unused slot, the per-slot arrays grown for it: its number, or NO_SLOT without memory. */
+static uint32_t fill_slot(patch_plan *p)
+{
+    if (p->used == p->cap_slots) {
+        size_t n = 2 * p->cap_slots;
+        uint64_t *t = realloc(p->slot_tile, n * sizeof *t);
+        if (t)
+            p->slot_tile = t;
+        uint64_t *k = t ? realloc(p->slot_key, n * sizeof *k) : NULL;
+        if (k)
+            p->slot_key = k;
+        uint64_t *q = k ? realloc(p->slot_pinned, n * sizeof *q) : NULL;
+        if (!q)
+            return NO_SLOT;
+        p->slot_pinned = q;
+        memset(q + p->cap_slots, 0, (n - p->cap_slots) * sizeof *q);
+        p->cap_slots = n;
+    }
+    return (uint32_t)p->used++;
+}
+
+/* The slot for a miss: a free one, else the furthest-used tile not pinned by this batch, else one more
+ * (every cached tile serves this batch). */
+static uint32_t victim_slot(patch_plan *p, uint64_t stamp)
+{
+    if (p->used < p->slots)
+        return fill_slot(p);
+    uint32_t slot = evict_furthest(p, stamp);
     if (slot != NO_SLOT)
         return slot;
-    p->slots++; /* every cached tile serves this batch */
-    uint64_t *grown = realloc(p->slot_tile, p->slots * sizeof *grown);
-    if (!grown)
-        return NO_SLOT;
-    p->slot_tile = grown;
-    return (uint32_t)p->used++;
+    p->slots++;
+    return fill_slot(p);
 }
 
 static int plan_access(patch_plan *p, uint64_t i, uint64_t stamp, patch_access *a)
 {
-    uint64_t t = p->cur.acc[i], nu = p->next_use[i];
+    uint64_t t = p->cur.acc[i], nu = p->next_use[i], s;
     a->tile = t;
-    a->first_in_epoch = p->seen[t] != p->cur.epoch + 1;
-    p->seen[t] = p->cur.epoch + 1;
-    a->load = p->slot_of[t] == NO_SLOT;
+    a->first_in_epoch = p->first[i];
+    a->load = !h5pack_tile_map_get(&p->cached, t, &s);
     if (a->load) {
-        uint64_t evicted;
-        uint32_t s = victim_slot(p, stamp, &evicted);
-        if (s == NO_SLOT)
+        s = victim_slot(p, stamp);
+        if (s == NO_SLOT || h5pack_tile_map_put(&p->cached, t, s))
             return H5PACK_ENOMEM;
-        p->slot_of[t] = s, p->slot_tile[s] = t;
+        p->slot_tile[s] = t;
     }
-    a->slot = p->slot_of[t];
-    p->pinned[t] = stamp;
-    p->key_of[t] = nu;
+    a->slot = (uint32_t)s;
+    p->slot_pinned[s] = stamp, p->slot_key[s] = nu;
     heap_push(p, nu, t);
     if (p->heap_n > 8 * (p->used + 64))
         heap_rebuild(p);
@@ -207,8 +244,8 @@ static int plan_access(patch_plan *p, uint64_t i, uint64_t stamp, patch_access *
 
 int h5pack_patch_plan_next(patch_plan *p, patch_planned *out)
 {
-    if (p->batch == p->batches)
-        advance_epoch(p);
+    if (p->batch == p->batches && advance_epoch(p))
+        return H5PACK_ENOMEM;
     if (!p->cur.valid)
         return 0;
     uint64_t b = p->batch++, a0 = p->cur.batch_start[b], a1 = p->cur.batch_start[b + 1];
@@ -230,30 +267,33 @@ size_t h5pack_patch_plan_slots(const patch_plan *p)
     return p->used;
 }
 
-int h5pack_patch_plan_create(const patch_windows *w, uint64_t n_tiles, size_t slots, uint64_t epochs, patch_plan **out)
+int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epochs, patch_plan **out)
 {
     *out = NULL;
     patch_plan *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
-    p->w = w, p->n_tiles = n_tiles, p->epochs = epochs, p->slots = slots ? slots : 1;
+    p->w = w, p->epochs = epochs, p->slots = slots ? slots : 1;
     p->batches = h5pack_patch_windows_batches(w), p->per_epoch = h5pack_patch_windows_per_epoch(w);
-    size_t nt = (size_t)(n_tiles ? n_tiles : 1);
-    p->slot_of = malloc(nt * sizeof *p->slot_of), p->key_of = malloc(nt * sizeof *p->key_of);
-    p->pinned = calloc(nt, sizeof *p->pinned), p->seen = calloc(nt, sizeof *p->seen);
-    p->stamp = calloc(nt, sizeof *p->stamp);
-    p->slot_tile = malloc(p->slots * sizeof *p->slot_tile);
+    uint64_t max_acc = h5pack_patch_windows_max_accesses(w);
+    size_t start = p->slots < 4096 ? p->slots : 4096; /* the per-slot arrays grow as slots are filled */
+    p->slot_tile = malloc(start * sizeof *p->slot_tile), p->slot_key = malloc(start * sizeof *p->slot_key);
+    p->slot_pinned = calloc(start, sizeof *p->slot_pinned);
     p->out = malloc(h5pack_patch_windows_batch_size(w) * h5pack_patch_windows_max_tiles(w) * sizeof *p->out);
-    p->next_use = malloc((h5pack_patch_windows_max_accesses(w) + 1) * sizeof *p->next_use);
-    if (!p->slot_of || !p->key_of || !p->pinned || !p->seen || !p->stamp || !p->slot_tile || !p->out ||
-        !p->next_use || epoch_alloc(p, &p->cur) || epoch_alloc(p, &p->nxt)) {
+    p->next_use = malloc((max_acc + 1) * sizeof *p->next_use);
+    p->first = malloc(max_acc + 1);
+    if (!p->slot_tile || !p->slot_key || !p->slot_pinned || !p->out || !p->next_use || !p->first ||
+        h5pack_tile_map_init(&p->cached, start) || h5pack_tile_map_init(&p->scratch, (size_t)(2 * max_acc)) ||
+        epoch_alloc(p, &p->cur) || epoch_alloc(p, &p->nxt)) {
         h5pack_patch_plan_free(p);
         return H5PACK_ENOMEM;
     }
-    for (size_t t = 0; t < nt; t++)
-        p->slot_of[t] = NO_SLOT, p->key_of[t] = NEVER;
+    p->cap_slots = start;
     /* cur starts as an empty "epoch -1" so that the first call advances into epoch 0 */
-    epoch_fill(p, &p->nxt, 0);
+    if (epoch_fill(p, &p->nxt, 0)) {
+        h5pack_patch_plan_free(p);
+        return H5PACK_ENOMEM;
+    }
     p->cur.valid = 1, p->cur.epoch = UINT64_MAX, p->cur.n_acc = 0;
     p->batch = p->batches;
     *out = p;
@@ -267,7 +307,8 @@ void h5pack_patch_plan_free(patch_plan *p)
     patch_epoch *e[2] = {&p->cur, &p->nxt};
     for (int k = 0; k < 2; k++)
         free(e[k]->where), free(e[k]->acc), free(e[k]->batch_start);
-    free(p->next_use), free(p->slot_of), free(p->key_of), free(p->pinned), free(p->seen), free(p->stamp);
-    free(p->slot_tile), free(p->heap), free(p->aside), free(p->out);
+    h5pack_tile_map_free(&p->cached), h5pack_tile_map_free(&p->scratch);
+    free(p->next_use), free(p->first), free(p->slot_tile), free(p->slot_key), free(p->slot_pinned);
+    free(p->heap), free(p->aside), free(p->out);
     free(p);
 }

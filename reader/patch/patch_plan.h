@@ -34,9 +34,10 @@ typedef struct patch_planned {
 typedef struct patch_plan patch_plan;
 
 /* SLOTS >= 1; EPOCHS 0 = endless. Returns 0 or H5PACK_ENOMEM. */
-int h5pack_patch_plan_create(const patch_windows *w, uint64_t n_tiles, size_t slots, uint64_t epochs, patch_plan **out);
+int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epochs, patch_plan **out);
 
-/* The next batch's plan into *OUT (valid until the next call): 1, 0 after the last epoch, or ENOMEM. */
+/* The next batch's plan into *OUT (valid until the next call): 1, 0 after the last epoch, or ENOMEM. Memory
+ * follows the slots and two epochs' accesses, not the file's tile count. */
 int h5pack_patch_plan_next(patch_plan *p, patch_planned *out);
 
 /* Slots the plan has filled so far: at most the request, unless one batch needed more. */

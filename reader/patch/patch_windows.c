@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "tile_map.h"
 
 #define PATCH_STREAM 0x70617463ull /* "patc": the random draws' own rng stream */
 
@@ -231,20 +232,26 @@ size_t h5pack_patch_windows_tiles(const patch_windows *w, const int64_t *where, 
     return n;
 }
 
-uint64_t h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t *acc,
-                                       uint64_t *batch_start, uint64_t *stamp, uint64_t *stamp_next)
+int h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t *acc, uint64_t *batch_start,
+                                  struct tile_map *seen, uint64_t *n_acc)
 {
-    uint64_t n = 0, b = 0, *tiles = w->tiles;
+    uint64_t n = 0, b = 0, *tiles = w->tiles, v;
     for (uint64_t j = 0; j < w->per_epoch; j += w->pp.batch_size, b++) {
-        uint64_t mark = ++*stamp_next, end = j + w->pp.batch_size < w->per_epoch ? j + w->pp.batch_size : w->per_epoch;
+        uint64_t end = j + w->pp.batch_size < w->per_epoch ? j + w->pp.batch_size : w->per_epoch;
         batch_start[b] = n;
+        h5pack_tile_map_clear(seen);
         for (uint64_t q = j; q < end; q++) {
             size_t k = h5pack_patch_windows_tiles(w, where + 3 * q, tiles);
-            for (size_t t = 0; t < k; t++)
-                if (stamp[tiles[t]] != mark)
-                    stamp[tiles[t]] = mark, acc[n++] = tiles[t];
+            for (size_t t = 0; t < k; t++) {
+                if (h5pack_tile_map_get(seen, tiles[t], &v))
+                    continue;
+                if (h5pack_tile_map_put(seen, tiles[t], 1))
+                    return H5PACK_ENOMEM;
+                acc[n++] = tiles[t];
+            }
         }
     }
     batch_start[b] = n;
-    return n;
+    *n_acc = n;
+    return 0;
 }

@@ -58,11 +58,11 @@ size_t h5pack_patch_windows_tiles(const patch_windows *w, const int64_t *where, 
 size_t h5pack_patch_windows_max_tiles(const patch_windows *w);
 
 /* The distinct tiles of each batch of an epoch whose patches are WHERE (per_epoch of them): writes the
- * accesses to ACC and, per batch b, its first access to BATCH_START[b] (batches + 1 entries). ACC must
- * hold h5pack_patch_windows_max_accesses entries; STAMP is scratch of n_tiles entries, zeroed once by the
- * caller, *STAMP_NEXT its running counter. Returns the accesses written. */
-uint64_t h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t *acc,
-                                       uint64_t *batch_start, uint64_t *stamp, uint64_t *stamp_next);
+ * accesses to ACC (room for h5pack_patch_windows_max_accesses) and their count to *N_ACC, and per batch b
+ * its first access to BATCH_START[b] (batches + 1 entries). SEEN is the caller's scratch map. 0 or ENOMEM. */
+struct tile_map;
+int h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t *acc, uint64_t *batch_start,
+                                  struct tile_map *seen, uint64_t *n_acc);
 uint64_t h5pack_patch_windows_max_accesses(const patch_windows *w);
 
 #endif

@@ -83,9 +83,22 @@ void h5pack_tilesrc_scratch_free(tile_scratch *sc);
 int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratch *sc, chunk_read_cost *cost,
                         char *err, size_t err_len);
 
-/* The bytes the read of TILE took from the file (what bytes_read counts: the stored, compressed size for
- * gzip tiles), once it was read; before that its unfiltered size. Thread-safe. */
-uint64_t h5pack_tilesrc_stored_bytes(const tile_source *s, uint64_t tile);
+/* h5pack_tilesrc_map answers this when TILE has to go through h5pack_tilesrc_read. */
+#define TILESRC_NOT_MAPPED 1
+
+/* Zero-copy read of an implicit tile (tilesrc_map.c, as chunksrc_map.c for images): a file with implicit
+ * tiles is mapped read-only at open (unless H5PACK_NO_MMAP=1, the mapping fails or the file is shorter
+ * than its tiles). Returns 0 with *DATA pointing at the tile's bytes once its pages are in the page
+ * tables, its bytes added to *COST; else TILESRC_NOT_MAPPED. Thread-safe. */
+int h5pack_tilesrc_map(tile_source *s, uint64_t tile, const uint8_t **data, chunk_read_cost *cost);
+
+/* TILE's mapped pages are no longer used: drops the pages wholly inside it from the page tables (the page
+ * cache keeps them), so resident memory follows the tile cache. Anything not mapped is ignored. */
+void h5pack_tilesrc_map_release(tile_source *s, uint64_t tile);
+
+/* Maps S's file when it has implicit tiles (called by h5pack_tilesrc_open). */
+void h5pack_tilesrc_map_file(tile_source *s);
+void h5pack_tilesrc_unmap_file(tile_source *s);
 
 /* "implicit", "deflate", "hdf5". */
 const char *h5pack_tilesrc_path_name(tile_path p);

@@ -18,7 +18,8 @@ struct tile_source {
     int fd;            /* pread of implicit tiles */
     uint64_t userblock;
     label_set labels;
-    uint32_t *stored;  /* per tile: the bytes its read took from the file, 0 until read (stats) */
+    const uint8_t *map; /* the whole file, read-only (implicit tiles), or NULL */
+    size_t map_len;
 };
 
 /* "PATH: reason" into ERR (h5pack_errf's rules); returns CODE. */

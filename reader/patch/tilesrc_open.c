@@ -206,8 +206,6 @@ static int open_images(tile_source *s, char *err, size_t err_len)
         s->g.path = im->path > s->g.path ? im->path : s->g.path;
     }
     s->g.n_tiles = first;
-    if (!rc && !(s->stored = calloc((size_t)(first ? first : 1), sizeof *s->stored)))
-        rc = h5pack_tilesrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu tiles", (unsigned long long)first);
     if (dapl >= 0)
         H5Pclose(dapl);
     return rc;
@@ -234,6 +232,7 @@ static int open_all(tile_source *s, const char *labels, char *err, size_t err_le
 
 static void close_in_lock(tile_source *s)
 {
+    h5pack_tilesrc_unmap_file(s);
     for (uint64_t i = 0; s->dset && i < s->g.n_images; i++)
         if (s->dset[i] >= 0)
             H5Dclose(s->dset[i]);
@@ -242,7 +241,7 @@ static void close_in_lock(tile_source *s)
     if (s->fd >= 0)
         close(s->fd);
     h5pack_labelset_free(&s->labels);
-    free(s->dset), free(s->img), free(s->path), free(s->stored);
+    free(s->dset), free(s->img), free(s->path);
     free(s);
 }
 
@@ -261,8 +260,10 @@ int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out,
     if (rc)
         close_in_lock(s);
     h5pack_h5_leave(&q);
-    if (!rc)
+    if (!rc) {
+        h5pack_tilesrc_map_file(s);
         *out = s;
+    }
     return rc;
 }
 

@@ -146,17 +146,8 @@ static int read_hdf5(tile_source *s, uint64_t i, const tile_image *im, const hsi
     return 0;
 }
 
-uint64_t h5pack_tilesrc_stored_bytes(const tile_source *s, uint64_t tile)
-{
-    uint32_t n = __atomic_load_n(&s->stored[tile], __ATOMIC_RELAXED);
-    if (n)
-        return n;
-    const tile_image *im = &s->img[h5pack_tilesrc_image_of(s, tile)];
-    return (uint64_t)im->ch * im->cw * s->g.channels;
-}
-
-static int read_tile(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratch *sc, chunk_read_cost *cost,
-                     char *err, size_t err_len)
+int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratch *sc, chunk_read_cost *cost,
+                        char *err, size_t err_len)
 {
     uint64_t i = h5pack_tilesrc_image_of(s, tile);
     const tile_image *im = &s->img[i];
@@ -167,14 +158,4 @@ static int read_tile(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratch *
     if (im->path == TILE_DEFLATE)
         return read_deflate(s, i, im, off, dst, sc, cost, err, err_len);
     return read_hdf5(s, i, im, off, dst, cost, err, err_len);
-}
-
-int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratch *sc, chunk_read_cost *cost,
-                        char *err, size_t err_len)
-{
-    uint64_t before = cost->bytes_read;
-    int rc = read_tile(s, tile, dst, sc, cost, err, err_len);
-    if (!rc) /* fits: T <= 8192 (checked at open) and C <= 4 make a tile at most 2^28 bytes */
-        __atomic_store_n(&s->stored[tile], (uint32_t)(cost->bytes_read - before), __ATOMIC_RELAXED);
-    return rc;
 }
