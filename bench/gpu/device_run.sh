@@ -57,6 +57,19 @@ gpu_tests() {
   tail -5 "$data/py.log" | sed "s/^/  python_loader_gpu| /"
   case $rc in 0) echo "test python_loader_gpu: Passed" ;; 77) echo "test python_loader_gpu: Failed (skipped on the device)" ;;
               *) echo "test python_loader_gpu: Failed (exit status $rc)" ;; esac
+  # patches (issue 24): CUDA patches equal the CPU's (its GPU part prints "skipped: no GPU" without one)
+  (cd "$(mktemp -d)" && PYTHONPATH="$root/python:$root/tests/pyhelp" py 150 "$root/tests/python/test_patches.py" \
+    "$(command -v h5pack)") >"$data/patches.log" 2>&1
+  rc=$?
+  tail -3 "$data/patches.log" | sed "s/^/  python_patches| /"
+  if [ $rc = 0 ] && ! grep -q "skipped: no GPU" "$data/patches.log"; then echo "test python_patches: Passed"
+  else echo "test python_patches: Failed (exit status $rc$(grep -q 'skipped: no GPU' "$data/patches.log" && echo ', GPU part skipped'))"; fi
+}
+
+# Patches (issue 24): device memory of a sliding pass over a 4000^2 and a 16000^2 image (the same ring).
+patch_figures() {
+  PYTHONPATH="$root/python" py 240 bench/gpu/patches_device.py --build "$(dirname "$(command -v h5pack)")" \
+    --work "$data/patches" --threads "$cores" || echo "patches_device: exit status $?"
 }
 
 # Synthetic photos (256..400 px, JPEG and some PNG) made by 16 generators at once: PER x 2 classes each.
@@ -249,6 +262,11 @@ run_body() {
     echo "== done at $(date +%T), started $started"
     return
   fi
+  if [ "${H5PACK_GPU_QUICK:-0}" = patches ]; then # a short run: the tests, patches' device memory
+    echo "== $(date +%T) patches"; patch_figures
+    echo "== done at $(date +%T), started $started"
+    return
+  fi
   if [ "${H5PACK_GPU_QUICK:-0}" = convert ]; then # a short rerun: the kernels and the converter
     timeout 90 bench_gpu --batch 256 --size 224x224 --iters 100 || echo "bench_gpu: exit status $?"
     make_images "${H5PACK_GPU_PER_CLASS:-630}" >/dev/null
@@ -279,6 +297,7 @@ run_body() {
   echo "== $(date +%T) CPU crop scaling"; cpu_crop_figures
   echo "== $(date +%T) converter scaling"; converter_figures
   echo "== $(date +%T) gzip read scaling"; gzip_figures
+  echo "== $(date +%T) patches"; patch_figures
   ncu_figures
   if [ "${H5PACK_GPU_SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     echo "== compute-sanitizer memcheck: backend_gpu"

@@ -583,5 +583,5 @@ class Loader:
 
     def __repr__(self):
         i = self._info
-        return (f"h5pack.Loader({self.path!r}, samples={i.n_samples}, shape={self._shape}, "
+        return (f"h5pack.{type(self).__name__}({self.path!r}, samples={i.n_samples}, shape={self._shape}, "
                 f"batches_per_epoch={len(self)}, device={i.device_name.decode(errors='replace')!r})")

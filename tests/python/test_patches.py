@@ -14,6 +14,8 @@ A folder of RGB PNGs of several sizes (one smaller than a patch) is packed with 
 - Stitcher: the patches themselves stitched give every image back exactly (uint8) and to float32 rounding
   (normalised);
 - refusals: a tiled file without patch_size, patches of a file of whole images, overlap >= size, echo;
+- damage: a corrupt gzip tile, a tile failing its checksum and a file that is no HDF5 give errors that name
+  the file (and the image), never a crash;
 - on a GPU the CUDA backend's patches equal the CPU's ("skipped: no GPU" otherwise).
 Usage: test_patches.py H5PACK"""
 import os
@@ -258,6 +260,34 @@ def check_refusals(path):
                  whole, "not a file of images in tiles")
 
 
+def corrupt_tile(src, name):
+    """A copy of SRC with the stored bytes of the second tile of its largest image overwritten; the path
+    and that image's number."""
+    out = f"{WORK}/{name}.h5"
+    shutil.copy(src, out)
+    with h5py.File(out, "r") as f:
+        image = int(np.argmax(np.prod(f["image_shapes"][()], axis=1)))
+        info = f["tiles"][str(image)].id.get_chunk_info(1)
+    with open(out, "r+b") as f:
+        f.seek(info.byte_offset + info.size // 3)
+        f.write(bytes(range(256)) * (info.size // 3 // 256 + 1))
+    return out, image
+
+
+def check_damage(gz, sums):
+    """Damaged tiles are errors naming the file and the tile, never a crash; a file that is no HDF5 is refused."""
+    def read_all(path):
+        for _x, _w in h5pack.Patches(path, size=100, device="cpu"):
+            pass
+    for src, name, why in ((gz, "bad_gzip", "inflate"), (sums, "bad_sums", "cannot read the tile")):
+        path, image = corrupt_tile(src, name)
+        expect_error(f"a damaged tile ({name})", lambda: read_all(path), f"{name}.h5", f"image {image}", why)
+    junk = f"{WORK}/junk.h5"
+    with open(junk, "wb") as f:
+        f.write(os.urandom(5000))
+    expect_error("a file that is no HDF5", lambda: h5pack.Patches(junk, size=64, device="cpu"), junk)
+
+
 def check_gpu(path):
     if not torch.cuda.is_available():
         print("skipped: no GPU (the CUDA backend's patches)")
@@ -287,6 +317,7 @@ def main():
     check_flip_norm(plain)
     check_stitcher(plain)
     check_refusals(plain)
+    check_damage(gz, sums)
     check_gpu(plain)
     shutil.rmtree(WORK)
     h5test.finish("patches: sliding windows, random patches, the tile plan, ranks and stitching read exactly what "
