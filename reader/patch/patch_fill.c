@@ -37,12 +37,11 @@ static int grow_slots(patch_pipe *p, char *err, size_t err_len)
     return 0;
 }
 
-/* One load of the batch (pool job): the mapped tile lent, else read into the slot's own buffer. */
-static void load_one(void *ctx, size_t item, int t)
+/* Load ITEM of the batch being loaded: the mapped tile lent, else read into the slot's own buffer. */
+static void load_one(patch_pipe *p, size_t item, int t)
 {
-    patch_pipe *p = ctx;
-    const patch_access *x = &p->loads[item];
-    patch_entry *e = p->filling;
+    fill_state *f = p->loading;
+    const patch_access *x = &f->loads[item];
     if (__atomic_load_n(&p->load_failed, __ATOMIC_RELAXED))
         return;
     if (p->slot_lent[x->slot] != NO_TILE) /* the slot's previous tile was lent: nobody reads it any more */
@@ -64,28 +63,36 @@ static void load_one(void *ctx, size_t item, int t)
     p->slot_data[x->slot] = data;
     p->slot_stored[x->slot] = p->cost[t].bytes_read - before;
     if (rc && !__atomic_exchange_n(&p->load_failed, 1, __ATOMIC_ACQ_REL)) {
-        memcpy(e->err, msg, sizeof msg);
-        e->rc = rc;
+        memcpy(f->err, msg, sizeof msg);
+        f->rc = rc;
     }
 }
 
-/* Reads the batch's missing tiles into their slots, on the pool's threads. */
-static int load_tiles(patch_pipe *p, const patch_planned *b, patch_entry *e)
+/* Takes the planner's next batch into F (its plan copied: the planner reuses its buffers) with its tiles'
+ * slots: 1, 0 after the last epoch, or a negative code (F->err says why). */
+static int plan_into(patch_pipe *p, fill_state *f)
 {
-    int rc = grow_slots(p, e->err, sizeof e->err);
-    size_t n = 0;
-    h5pack_tile_map_clear(&p->batch_slots);
-    for (size_t a = 0; a < b->n_acc && !rc; a++) {
-        if (h5pack_tile_map_put(&p->batch_slots, b->acc[a].tile, b->acc[a].slot))
-            rc = h5pack_errf(H5PACK_ENOMEM, e->err, sizeof e->err, "out of memory");
-        if (b->acc[a].load)
-            p->loads[n++] = b->acc[a];
-    }
-    if (rc)
+    patch_planned b;
+    f->rc = 0, f->err[0] = 0, f->n_loads = 0;
+    memset(&f->counts, 0, sizeof f->counts);
+    int rc = h5pack_patch_plan_next(p->plan, &b);
+    if (rc < 0)
+        return h5pack_errf(rc, f->err, sizeof f->err, "out of memory while planning the patches");
+    if (rc == 0)
+        return 0;
+    if ((rc = grow_slots(p, f->err, sizeof f->err)))
         return rc;
-    p->filling = e, p->load_failed = 0;
-    h5pack_patch_pool_run(p->pool, n, load_one, p);
-    return p->load_failed ? e->rc : 0;
+    f->epoch = b.epoch, f->index = b.index, f->count = b.count, f->n_acc = b.n_acc;
+    memcpy(f->where, b.where, b.count * 3 * sizeof *f->where);
+    memcpy(f->acc, b.acc, b.n_acc * sizeof *f->acc);
+    h5pack_tile_map_clear(&f->slots);
+    for (size_t a = 0; a < b.n_acc; a++) {
+        if (h5pack_tile_map_put(&f->slots, b.acc[a].tile, b.acc[a].slot))
+            return h5pack_errf(H5PACK_ENOMEM, f->err, sizeof f->err, "out of memory");
+        if (b.acc[a].load)
+            f->loads[f->n_loads++] = b.acc[a];
+    }
+    return 1;
 }
 
 /* Copies the part of tile TILE that patch (Y, X) of image IM covers into DST (S x S x C, HWC). */
@@ -98,7 +105,7 @@ static void copy_tile(const patch_pipe *p, const tile_image *im, uint64_t tile, 
     int64_t r0 = y > ty0 ? y : ty0, r1 = y + S < ty0 + im->ch ? y + S : ty0 + im->ch;
     int64_t c0 = x > tx0 ? x : tx0, c1 = x + S < tx0 + im->cw ? x + S : tx0 + im->cw;
     r1 = r1 < (int64_t)im->h ? r1 : (int64_t)im->h, c1 = c1 < (int64_t)im->w ? c1 : (int64_t)im->w;
-    h5pack_tile_map_get(&p->batch_slots, tile, &slot); /* every tile of the batch is there */
+    h5pack_tile_map_get(&p->assembling->slots, tile, &slot); /* every tile of the batch is there */
     const uint8_t *src = p->slot_data[slot];
     size_t run = (size_t)(c1 - c0) * C;
     for (int64_t r = r0; r < r1; r++)
@@ -117,14 +124,13 @@ static void assemble_patch(const patch_pipe *p, const int64_t *where, uint64_t *
         copy_tile(p, im, tiles[t], where[1], where[2], dst);
 }
 
-/* Patch Q of the batch being filled (pool job): into the backend's uint8 input; on the CPU one-pass path
+/* Patch Q of the batch being assembled: into the backend's uint8 input; on the CPU one-pass path
  * converted into the output as it is assembled, or assembled there directly when the output is the raw
  * uint8 HWC patch itself. */
-static void assemble_one(void *ctx, size_t q, int t)
+static void assemble_one(patch_pipe *p, size_t q, int t)
 {
-    patch_pipe *p = ctx;
     uint64_t *tiles = p->tile_list + (size_t)t * h5pack_patch_windows_max_tiles(p->pp.w);
-    const int64_t *where = p->filling->where + 3 * q;
+    const int64_t *where = p->assembling->where + 3 * q;
     if (!p->direct) {
         assemble_patch(p, where, tiles, p->fill_in + q * p->patch_bytes);
     } else if (p->direct->raw && p->direct->same_layout) {
@@ -133,6 +139,31 @@ static void assemble_one(void *ctx, size_t q, int t)
         uint8_t *buf = p->assemble_buf + (size_t)t * p->patch_bytes;
         assemble_patch(p, where, tiles, buf);
         h5pack_backend_conv_image(p->direct, buf, p->fill_out, q, p->fill_key);
+    }
+}
+
+/* One pool job: the patches of `assembling` first, then the loads of `loading`. */
+static void job_item(void *ctx, size_t item, int t)
+{
+    patch_pipe *p = ctx;
+    size_t n = p->assembling ? p->assembling->count : 0;
+    if (item < n)
+        assemble_one(p, item, t);
+    else
+        load_one(p, item - n, t);
+}
+
+/* Assembles A (NULL: none) and loads L's tiles (NULL: none) in one job; L's read costs are collected. */
+static void run_job(patch_pipe *p, fill_state *a, fill_state *l)
+{
+    p->assembling = a, p->loading = l, p->load_failed = 0;
+    h5pack_patch_pool_run(p->pool, (a ? a->count : 0) + (l ? l->n_loads : 0), job_item, p);
+    for (int t = 0; t < p->pp.threads; t++) {
+        if (l) {
+            l->counts.bytes_read += p->cost[t].bytes_read, l->counts.bytes_inflated += p->cost[t].bytes_inflated;
+            l->counts.read_s += p->cost[t].read_s, l->counts.inflate_s += p->cost[t].inflate_s;
+        }
+        memset(&p->cost[t], 0, sizeof p->cost[t]);
     }
 }
 
@@ -145,45 +176,38 @@ static void write_labels(patch_pipe *p, const patch_entry *e, int slot)
         memcpy(dst + q * p->label_bytes, p->labels + e->indices[q] * p->label_bytes, p->label_bytes);
 }
 
-/* The reads of the batch, summed over the threads' costs (reset for the next batch). */
-static void collect_costs(patch_pipe *p, const patch_planned *b, patch_entry *e)
+/* F's hits, misses and the bytes a perfect cache would read (its loads are done, its slots still hold
+ * its tiles). */
+static void count_accesses(const patch_pipe *p, fill_state *f)
 {
-    for (int t = 0; t < p->pp.threads; t++) {
-        e->counts.bytes_read += p->cost[t].bytes_read, e->counts.bytes_inflated += p->cost[t].bytes_inflated;
-        e->counts.read_s += p->cost[t].read_s, e->counts.inflate_s += p->cost[t].inflate_s;
-        memset(&p->cost[t], 0, sizeof p->cost[t]);
-    }
-    for (size_t a = 0; a < b->n_acc; a++) {
-        e->counts.misses += b->acc[a].load, e->counts.hits += !b->acc[a].load;
-        if (b->acc[a].first_in_epoch) /* needed once per epoch: what a perfect cache reads */
-            e->counts.bytes_needed += p->slot_stored[b->acc[a].slot];
+    for (size_t a = 0; a < f->n_acc; a++) {
+        f->counts.misses += f->acc[a].load, f->counts.hits += !f->acc[a].load;
+        if (f->acc[a].first_in_epoch) /* needed once per epoch: what a perfect cache reads */
+            f->counts.bytes_needed += p->slot_stored[f->acc[a].slot];
     }
 }
 
-/* Fills entry E (ring slot SLOT) with planned batch B and submits it. */
-static int fill_batch(patch_pipe *p, const patch_planned *b, patch_entry *e, int slot)
+/* Batch F into entry E (ring slot SLOT) while the tiles of NEXT (NULL: none) are loaded, then the submit. */
+static int fill_batch(patch_pipe *p, fill_state *f, fill_state *next, patch_entry *e, int slot)
 {
-    memset(&e->counts, 0, sizeof e->counts);
-    e->epoch = b->epoch, e->index = b->index, e->count = b->count;
-    memcpy(e->where, b->where, b->count * 3 * sizeof *e->where);
-    for (size_t q = 0; q < b->count; q++)
-        e->indices[q] = (uint64_t)b->where[3 * q];
-    int rc = load_tiles(p, b, e);
-    collect_costs(p, b, e);
-    if (rc)
-        return rc;
+    e->epoch = f->epoch, e->index = f->index, e->count = f->count;
+    memcpy(e->where, f->where, f->count * 3 * sizeof *e->where);
+    for (size_t q = 0; q < f->count; q++)
+        e->indices[q] = (uint64_t)f->where[3 * q];
+    count_accesses(p, f);
+    e->counts = f->counts;
     double t0 = h5pack_clock_s();
-    p->fill_key = aug_batch_key(p->pp.seed, b->epoch, b->index * p->pp.world + p->pp.rank, 0);
+    p->fill_key = aug_batch_key(p->pp.seed, f->epoch, f->index * p->pp.world + p->pp.rank, 0);
     p->fill_in = p->direct ? NULL : p->pp.be->ops->host_input(p->pp.be, slot);
     p->fill_out = p->direct ? h5pack_backend_cpu_output(p->pp.be, slot) : NULL;
-    h5pack_patch_pool_run(p->pool, b->count, assemble_one, p);
+    run_job(p, f, next);
     write_labels(p, e, slot);
-    e->counts.assemble_s = h5pack_clock_s() - t0;
-    backend_job job = h5pack_backend_job(b->count, p->fill_key);
-    job.epoch = b->epoch;
+    e->counts.assemble_s = h5pack_clock_s() - t0; /* with the next batch's loads */
+    backend_job job = h5pack_backend_job(f->count, p->fill_key);
+    job.epoch = f->epoch;
     job.pixels_done = p->direct != NULL;
     char detail[256] = "";
-    rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
+    int rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     if (rc)
         snprintf(e->err, sizeof e->err, "the backend could not convert the batch: %s", detail[0] ? detail : h5pack_strerror(rc));
     return rc;
@@ -213,37 +237,42 @@ static void publish(patch_pipe *p, patch_entry *e, uint64_t ticket, int rc)
     pthread_mutex_unlock(&p->lock);
 }
 
-static void publish_end(patch_pipe *p, patch_entry *e, uint64_t ticket)
+static void publish_end(patch_pipe *p, uint64_t ticket)
 {
     pthread_mutex_lock(&p->lock);
-    e->state = PATCH_FREE;
     p->ended = 1, p->end_ticket = ticket;
     pthread_cond_broadcast(&p->ready);
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Batch after batch: plan k + 1, then one job assembles k and loads k + 1. */
 void *h5pack_patch_fill_main(void *arg)
 {
     patch_pipe *p = arg;
+    int have = plan_into(p, &p->fs[0]);
+    if (have > 0)
+        run_job(p, NULL, &p->fs[0]);
     for (uint64_t t = 0;; t++) {
+        fill_state *f = &p->fs[t % 2], *next = &p->fs[(t + 1) % 2];
         int slot = (int)(t % (uint64_t)p->pp.prefetch);
         patch_entry *e = &p->ring[slot];
-        if (wait_free(p, e))
-            break;
-        patch_planned b;
-        e->rc = 0, e->err[0] = 0;
-        int rc = h5pack_patch_plan_next(p->plan, &b);
-        if (rc == 0) { /* the configured epochs are done */
-            publish_end(p, e, t);
+        if (have == 0) {
+            publish_end(p, t);
             break;
         }
-        if (rc < 0)
-            snprintf(e->err, sizeof e->err, "out of memory while planning the patches");
-        else
-            rc = fill_batch(p, &b, e, slot);
-        publish(p, e, t, rc < 0 ? rc : 0);
-        if (rc < 0)
+        int next_have = have > 0 && !f->rc ? plan_into(p, next) : 0;
+        if (wait_free(p, e))
             break;
+        e->rc = 0, e->err[0] = 0;
+        int rc = have < 0 ? have : f->rc;
+        if (rc)
+            memcpy(e->err, f->err, sizeof e->err);
+        else
+            rc = fill_batch(p, f, next_have > 0 ? next : NULL, e, slot);
+        publish(p, e, t, rc);
+        if (rc)
+            break;
+        have = next_have;
     }
     return NULL;
 }

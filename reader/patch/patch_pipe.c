@@ -21,11 +21,17 @@ static int allocate(patch_pipe *p)
     p->scratch = calloc((size_t)threads, sizeof *p->scratch);
     p->cost = calloc((size_t)threads, sizeof *p->cost);
     p->tile_list = malloc((size_t)threads * max_tiles * sizeof *p->tile_list);
-    p->loads = malloc(p->batch_size * max_tiles * sizeof *p->loads);
+    for (int k = 0; k < 2; k++) {
+        fill_state *f = &p->fs[k];
+        f->where = malloc(p->batch_size * 3 * sizeof *f->where);
+        f->acc = malloc(p->batch_size * max_tiles * sizeof *f->acc);
+        f->loads = malloc(p->batch_size * max_tiles * sizeof *f->loads);
+        if (!f->where || !f->acc || !f->loads || h5pack_tile_map_init(&f->slots, p->batch_size * max_tiles))
+            return H5PACK_ENOMEM;
+    }
     p->assemble_buf = p->direct ? malloc((size_t)threads * p->patch_bytes) : NULL;
-    if (!p->ring || !p->scratch || !p->cost || !p->tile_list || !p->loads || (p->direct && !p->assemble_buf) ||
-        h5pack_patch_pool_start(threads, &p->pool) ||
-        h5pack_tile_map_init(&p->batch_slots, p->batch_size * max_tiles))
+    if (!p->ring || !p->scratch || !p->cost || !p->tile_list || (p->direct && !p->assemble_buf) ||
+        h5pack_patch_pool_start(threads, &p->pool))
         return H5PACK_ENOMEM;
     for (int t = 0; t < threads; t++)
         if (!(p->scratch[t] = h5pack_tilesrc_scratch_new(p->pp.src)))
@@ -90,8 +96,11 @@ void h5pack_patch_pipe_free(patch_pipe *p)
         free(p->ring[i].where), free(p->ring[i].indices);
     h5pack_patch_plan_free(p->plan);
     free(p->slot_buf), free(p->scratch), free(p->cost), free(p->tile_list), free(p->slot_stored), free(p->assemble_buf);
-    free(p->slot_data), free(p->slot_lent), free(p->loads);
-    h5pack_tile_map_free(&p->batch_slots);
+    free(p->slot_data), free(p->slot_lent);
+    for (int k = 0; k < 2; k++) {
+        free(p->fs[k].where), free(p->fs[k].acc), free(p->fs[k].loads);
+        h5pack_tile_map_free(&p->fs[k].slots);
+    }
     free(p->ring);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->freed), pthread_cond_destroy(&p->ready);

@@ -1,6 +1,10 @@
 /* patch_pipe_impl.h - state shared by patch_pipe.c (life cycle, consumer) and patch_fill.c (the
  * planning thread's loads and assembly). Internal. One lock guards the ring's states; a batch's contents
- * belong to the planning thread while FILLING and to the consumer once READY. */
+ * belong to the planning thread while FILLING and to the consumer once READY.
+ *
+ * The planning thread overlaps two batches: one pool job assembles batch k and loads the tiles of batch
+ * k + 1 (planned just before). The plan never evicts a tile of the batch it plans nor of the one before
+ * (patch_plan.h), so those loads cannot touch a tile that batch k's assembly reads. */
 #ifndef H5PACK_PATCH_PIPE_IMPL_H
 #define H5PACK_PATCH_PIPE_IMPL_H
 
@@ -19,6 +23,20 @@ typedef struct patch_counts {
     uint64_t hits, misses, bytes_read, bytes_inflated, bytes_needed;
     double read_s, inflate_s, assemble_s;
 } patch_counts;
+
+/* A planned batch between its plan and its submit (two of them: the one assembled, the one loaded). Its
+ * plan is copied out of the planner, which reuses its own buffers for the next batch. */
+typedef struct fill_state {
+    uint64_t epoch, index;
+    size_t count, n_acc, n_loads;
+    int64_t *where;         /* batch_size x 3 */
+    patch_access *acc;      /* its distinct tiles */
+    patch_access *loads;    /* those it must read */
+    tile_map slots;         /* its tiles -> their slots (read-only while assembling) */
+    patch_counts counts;    /* its reads */
+    int rc;                 /* a failed load: the batch delivers this error */
+    char err[384];
+} fill_state;
 
 typedef struct patch_entry {
     int state;
@@ -43,11 +61,10 @@ struct patch_pipe {
     uint64_t *slot_lent;     /* per cache slot: the mapped tile it lends, UINT64_MAX for none */
     size_t slot_n;
     uint64_t *slot_stored;   /* per cache slot: the bytes its tile's read took from the file (stats) */
-    tile_map batch_slots;    /* the tiles of the batch being filled -> their slots (read-only while assembling) */
     patch_pool *pool;        /* the threads of the loads and the assembly */
-    patch_access *loads;     /* the batch's loads (batch_size x tiles per patch) */
-    /* the batch being filled, for the pool's jobs */
-    patch_entry *filling;
+    fill_state fs[2];        /* batch k in fs[k % 2] */
+    /* the pool's current job: assemble ASSEMBLING (NULL: none), then load LOADING's tiles (NULL: none) */
+    fill_state *assembling, *loading;
     int load_failed;
     uint8_t *fill_in;        /* the backend's uint8 input of its slot, or NULL (CPU one-pass) */
     void *fill_out;          /* the CPU backend's output of its slot (one-pass), or NULL */

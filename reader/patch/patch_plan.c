@@ -163,7 +163,8 @@ static int set_aside(patch_plan *p, size_t n, heap_entry entry)
     return 0;
 }
 
-/* The cached tile with the furthest next use that batch STAMP does not use, evicted: its slot, or NO_SLOT. */
+/* The cached tile with the furthest next use that neither batch STAMP nor the one before uses, evicted:
+ * its slot, or NO_SLOT. */
 static uint32_t evict_furthest(patch_plan *p, uint64_t stamp)
 {
     size_t aside = 0;
@@ -173,7 +174,7 @@ static uint32_t evict_furthest(patch_plan *p, uint64_t stamp)
         uint64_t s;
         if (!h5pack_tile_map_get(&p->cached, e.tile, &s) || p->slot_key[s] != e.key)
             continue; /* stale */
-        if (p->slot_pinned[s] == stamp) { /* the batch needs it */
+        if (p->slot_pinned[s] + 1 >= stamp) { /* this batch or the one before uses it (patch_plan.h) */
             if (set_aside(p, aside, e))
                 break;
             aside++;
@@ -209,8 +210,8 @@ static uint32_t fill_slot(patch_plan *p)
     return (uint32_t)p->used++;
 }
 
-/* The slot for a miss: a free one, else the furthest-used tile not pinned by this batch, else one more
- * (every cached tile serves this batch). */
+/* The slot for a miss: a free one, else the furthest-used tile not pinned by this batch or the one before,
+ * else one more (every cached tile serves one of them). */
 static uint32_t victim_slot(patch_plan *p, uint64_t stamp)
 {
     if (p->used < p->slots)
@@ -249,7 +250,10 @@ int h5pack_patch_plan_next(patch_plan *p, patch_planned *out)
     if (!p->cur.valid)
         return 0;
     uint64_t b = p->batch++, a0 = p->cur.batch_start[b], a1 = p->cur.batch_start[b + 1];
-    uint64_t stamp = ++p->batch_no;
+    uint64_t stamp = ++p->batch_no, s;
+    for (uint64_t i = a0; i < a1; i++) /* the batch's cached tiles are pinned before any of its loads */
+        if (h5pack_tile_map_get(&p->cached, p->cur.acc[i], &s))
+            p->slot_pinned[s] = stamp;
     for (uint64_t i = a0; i < a1; i++)
         if (plan_access(p, i, stamp, &p->out[i - a0]))
             return H5PACK_ENOMEM;

@@ -3,11 +3,12 @@
  *
  * Definition: the cache holds `slots` tiles. For each access in order: a cached tile is a hit; else the
  * tile is loaded into a free slot, or into the slot of the cached tile whose next use is furthest away,
- * never one that the current batch uses (a batch's tiles are all in the cache while its patches are
- * assembled). When every cached tile belongs to the current batch, the cache grows by one slot (a batch
- * needs at least its own distinct tiles; h5pack_patch_plan_slots says how many there are now). A sliding
- * window with a cache of one band of tiles (the tile rows one row of windows covers) therefore reads
- * every tile once per epoch. Sequential and deterministic: the reader carries it out batch by batch. */
+ * never one that the current batch or the batch before it uses (the reader assembles batch k while it
+ * loads the tiles of batch k + 1: all of both are in the cache then). When every cached tile belongs to
+ * those two batches, the cache grows by one slot (h5pack_patch_plan_slots says how many there are now).
+ * A sliding window with a cache of one band of tiles (the tile rows one row of windows covers) plus a
+ * batch's tiles therefore reads every tile once per epoch. Sequential and deterministic: the reader carries
+ * it out batch by batch. */
 #ifndef H5PACK_PATCH_PLAN_H
 #define H5PACK_PATCH_PLAN_H
 

@@ -7,7 +7,7 @@ A folder of RGB PNGs of several sizes (one smaller than a patch) is packed with 
   edge), `where` lists exactly the windows of the documented rule in image-then-row order, labels and indices
   are the image's, for patches smaller than, equal to and larger than a tile, with 1 and 2 threads;
 - the cache: a default cache reads every tile once (read amplification 1.0); a cache of one band of tiles
-  stays <= 1.05; a tiny cache misses exactly as often as a Belady simulation of the documented plan;
+  stays <= 1.05; tiny caches miss exactly as often as a plain simulation of the documented plan;
 - ranks split the windows into disjoint contiguous shares that together are the whole pass;
 - random patches: inside their image, the same for the same seed, new each epoch, every image drawn;
   flips with normalisation equal the mirrored reference where the box says flip;
@@ -113,7 +113,7 @@ def tiles_per_band(path, size, tile):
 
 def belady_misses(path, size, overlap, batch, slots, tile):
     """The plan of reader/patch/patch_plan.h simulated plainly: furthest next use, never a tile of the
-    current batch, one more slot when all belong to it."""
+    current batch or the one before it, one more slot when all belong to them."""
     with h5py.File(path, "r") as f:
         shapes = [(int(h), int(w)) for h, w in f["image_shapes"][()]]
         windows = expected_windows(f, size, overlap)
@@ -136,7 +136,7 @@ def belady_misses(path, size, overlap, batch, slots, tile):
         if len(cache) >= slots:
             def next_use(c):
                 return next((q for q in range(pos + 1, len(seq)) if seq[q][1] == c), len(seq) + 1)
-            free = [c for c in cache if c not in batches[bi]]
+            free = [c for c in cache if c not in batches[bi] and (bi == 0 or c not in batches[bi - 1])]
             if free:
                 cache.remove(max(free, key=next_use))
             else:
