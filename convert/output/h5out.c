@@ -181,7 +181,7 @@ h5out *h5out_new(const char *path, const h5out_geometry *g, char *err, size_t er
     h5out *o = calloc(1, sizeof *o);
     if (o && (o->path = strdup(path))) {
         o->g = *g;
-        o->file = o->images = o->tiles = o->tile_image = -1;
+        o->file = o->images = o->tiles = -1;
         o->fd = -1, o->base = -1;
         if ((o->file = h5out_create_file(path)) >= 0)
             return o;
@@ -487,14 +487,14 @@ int h5out_close(h5out *o, char *err, size_t err_len)
     writeback_stop(o->wb); /* before HDF5 closes the descriptor it uses */
     if (o->images >= 0 && H5Dclose(o->images) < 0)
         rc = -1;
-    if (o->tile_image >= 0 && H5Dclose(o->tile_image) < 0)
-        rc = -1;
     if (o->tiles >= 0 && H5Gclose(o->tiles) < 0)
         rc = -1;
     if (o->file >= 0 && H5Fclose(o->file) < 0)
         rc = -1;
     if (rc != 0 && err)
         h5out_fail(err, err_len, "%s: cannot close (flush) the file", o->path);
+    if (o->tile_mu_ready)
+        pthread_mutex_destroy(&o->tile_mu);
     free(o->path);
     free(o);
     return rc;

@@ -70,15 +70,27 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
 /* Creates PATH for storage "tiled" (G->tile > 0): the file and the tiles group, no images dataset. */
 int h5out_create_tiled(const char *path, const h5out_geometry *g, h5out **out, char *err, size_t err_len);
 
-/* Starts image INDEX: dataset tiles/<INDEX> of H x W x channels, chunked (min(T,H), min(T,W), C). */
-int h5out_tile_begin(h5out *o, uint64_t index, uint32_t h, uint32_t w, char *err, size_t err_len);
+/* One image being written in tiles. The calls below may come from several threads at once (one image
+ * each): they serialise their HDF5 work on the writer's lock. */
+typedef struct h5out_tiled {
+    int64_t dset;  /* the HDF5 dataset (hid_t), -1 when none */
+    char name[32]; /* its name in the tiles group */
+} h5out_tiled;
 
-/* Writes tile (TY, TX) of the current image: SIZE bytes, a whole chunk, filters already applied. */
-int h5out_tile_write(h5out *o, uint32_t ty, uint32_t tx, const void *data, size_t size, char *err, size_t err_len);
+/* Starts dataset tiles/NAME of H x W x channels, chunked (min(T,H), min(T,W), C), into *T. */
+int h5out_tile_begin(h5out *o, const char *name, uint32_t h, uint32_t w, h5out_tiled *t, char *err, size_t err_len);
 
-/* Ends the current image; KEEP 0 unlinks its dataset (an image that failed halfway: its bytes stay in
- * the file until h5repack). Returns 0, or -1 with ERR set. */
-int h5out_tile_end(h5out *o, int keep, char *err, size_t err_len);
+/* Writes tile (TY, TX) of T: SIZE bytes, a whole chunk, filters already applied. */
+int h5out_tile_write(h5out *o, h5out_tiled *t, uint32_t ty, uint32_t tx, const void *data, size_t size, char *err,
+                     size_t err_len);
+
+/* Ends T; KEEP 0 unlinks its dataset (an image that failed halfway: its bytes stay in the file until
+ * h5repack). Returns 0, or -1 with ERR set. */
+int h5out_tile_end(h5out *o, h5out_tiled *t, int keep, char *err, size_t err_len);
+
+/* Renames tiles/FROM to tiles/<INDEX>: the packer names images by position while workers pack them, and by
+ * their index among the kept ones at the end. Returns 0, or -1 with ERR set. */
+int h5out_tile_rename(h5out *o, const char *from, uint64_t index, char *err, size_t err_len);
 
 /* Where chunk 0 of the images lies in the file when every chunk's address is computable (chunk i at
  * base + i * chunk bytes: unfiltered, allocated at creation, in a POSIX file), else -1. >= 0 is when

@@ -3,6 +3,7 @@
 #define H5PACK_H5OUT_IMPL_H
 
 #include <hdf5.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "h5out.h"
@@ -18,9 +19,10 @@ struct h5out {
     writeback *wb;   /* NULL when the file is not a plain POSIX file (other HDF5 driver) */
     int fd;          /* the sec2 driver's descriptor, or -1 */
     int64_t base;    /* >= 0: chunk i of the images lies at base + i * chunk size (h5out_pwrite_chunk) */
-    hid_t tiles, tile_image; /* tiled: the group, and the image being written (-1 between images) */
-    char tile_name[32];
-    uint64_t tile_bytes;     /* tiled: stored bytes of the tiles written */
+    hid_t tiles;             /* tiled: the group */
+    pthread_mutex_t tile_mu; /* tiled: the HDF5 calls of the threads that write images */
+    int tile_mu_ready;
+    uint64_t tile_bytes;     /* tiled: stored bytes of the tiles written (under tile_mu) */
 };
 
 /* "WHAT: HDF5's innermost error text" into ERR; returns -1. */

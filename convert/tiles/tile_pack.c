@@ -12,6 +12,7 @@
 
 typedef struct tiler {
     h5out *o;
+    h5out_tiled out;
     const h5out_geometry *g;
     uint32_t h, w, ch, cw, C; /* image; chunk (tile) height and width; channels */
     uint8_t *band, *tile, *filtered;
@@ -36,7 +37,7 @@ static int write_tile(tiler *t, uint32_t ty, uint32_t tx, uint32_t rows, char *e
         }
         data = t->filtered;
     }
-    return h5out_tile_write(t->o, ty, tx, data, n, err, err_len);
+    return h5out_tile_write(t->o, &t->out, ty, tx, data, n, err, err_len);
 }
 
 static int allocate(tiler *t)
@@ -78,7 +79,7 @@ static tile_outcome pack_bands(tiler *t, band_reader *b, tile_image *done, char 
     return TILE_PACKED;
 }
 
-tile_outcome tile_pack_image(h5out *o, const h5out_geometry *g, uint64_t index, const char *path,
+tile_outcome tile_pack_image(h5out *o, const h5out_geometry *g, const char *name, const char *path,
                              const decode_opts *opts, tile_image *done, char *why, size_t why_len, char *err,
                              size_t err_len)
 {
@@ -90,14 +91,14 @@ tile_outcome tile_pack_image(h5out *o, const h5out_geometry *g, uint64_t index, 
         snprintf(why, why_len, "%s: %s", image_status_text(st), detail);
         return TILE_SKIPPED;
     }
-    tiler t = {.o = o, .g = g, .h = done->height, .w = done->width, .C = g->channels};
+    tiler t = {.o = o, .out = {.dset = -1}, .g = g, .h = done->height, .w = done->width, .C = g->channels};
     t.ch = t.h < g->tile ? t.h : g->tile, t.cw = t.w < g->tile ? t.w : g->tile;
     tile_outcome out = TILE_FAILED;
     if (allocate(&t) != 0)
         snprintf(err, err_len, "out of memory for a band of %u x %u pixels", t.ch, t.w);
-    else if (h5out_tile_begin(o, index, t.h, t.w, err, err_len) == 0) {
+    else if (h5out_tile_begin(o, name, t.h, t.w, &t.out, err, err_len) == 0) {
         out = pack_bands(&t, b, done, why, why_len, err, err_len);
-        if (h5out_tile_end(o, out == TILE_PACKED, err, err_len) != 0)
+        if (h5out_tile_end(o, &t.out, out == TILE_PACKED, err, err_len) != 0)
             out = TILE_FAILED;
     }
     release(&t);

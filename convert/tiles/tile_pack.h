@@ -17,10 +17,10 @@ typedef struct tile_image {
 
 typedef enum tile_outcome { TILE_PACKED = 0, TILE_SKIPPED, TILE_FAILED } tile_outcome;
 
-/* Packs the image file PATH as image INDEX of O (geometry G: tile, channels, filters). TILE_SKIPPED: the
- * image is bad (WHY: "category: detail", as the skip list records it; a dataset begun is unlinked);
- * TILE_FAILED: the output failed (ERR). */
-tile_outcome tile_pack_image(h5out *o, const h5out_geometry *g, uint64_t index, const char *path,
+/* Packs the image file PATH as dataset tiles/NAME of O (geometry G: tile, channels, filters). TILE_SKIPPED:
+ * the image is bad (WHY: "category: detail", as the skip list records it; a dataset begun is unlinked);
+ * TILE_FAILED: the output failed (ERR). Several threads may pack images into O at once. */
+tile_outcome tile_pack_image(h5out *o, const h5out_geometry *g, const char *name, const char *path,
                              const decode_opts *opts, tile_image *done, char *why, size_t why_len, char *err,
                              size_t err_len);
 

@@ -11,6 +11,7 @@ corrupt files among them, and checks with h5py:
 - gzip + fletcher32 store the same pixels;
 - a 9000 x 12000 JPEG packs with a peak RSS under 128 MiB (the whole-image path needs over 300 MB) and
   equals PIL's decode in a sampled region;
+- -j 3 (three images packed at once) writes the same datasets as -j 1, and --strict still stops;
 - options that size images are refused with --tiles; the reader refuses the file with a message that
   says what it is.
 Usage: test_convert_tiles.py H5PACK H5PACK_STATS"""
@@ -114,6 +115,26 @@ def check_tiled(path, src, tile, channels):
         check(list(f["labels"][:]) == [0 if n.startswith("a/") else 1 for n in names], f"{path}: labels")
 
 
+def datasets(path):
+    """Every dataset of PATH by name -> its values."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, obj: out.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset) else None)
+    return out
+
+
+def check_threads(src):
+    """-j 3 packs three images at once: the same datasets as -j 1; --strict still stops at the first bad file."""
+    one, three = f"{WORK}/j1.h5", f"{WORK}/j3.h5"
+    run("--tiles", "--tile", "48", "-j", "1", src, one)
+    run("--tiles", "--tile", "48", "-j", "3", src, three)
+    a, b = datasets(one), datasets(three)
+    same = sorted(a) == sorted(b) and all(np.array_equal(a[k], b[k]) for k in a)
+    check(same and any(k.startswith("tiles/") for k in a), f"-j 3: the same {len(a)} datasets as -j 1")
+    run("--tiles", "-j", "3", "--strict", src, f"{WORK}/strict.h5", expect=2)
+    check(not os.path.exists(f"{WORK}/strict.h5"), "--strict -j 3: nothing under the final name")
+
+
 def main():
     src = f"{WORK}/src"
     make_folder(src)
@@ -129,6 +150,7 @@ def main():
     check_tiled(gz, src, 100, 3)
     with h5py.File(gz, "r") as f:
         check(f["tiles"]["0"].compression == "gzip" and f["tiles"]["0"].fletcher32, "gzip + fletcher32 tiles")
+    check_threads(src)
 
     err = run("--tiles", "--size", "64x64", src, f"{WORK}/bad.h5", expect=1)
     check("--size does not apply" in err, "--tiles with --size: the message names the clash")
