@@ -18,3 +18,13 @@ int h5pack_errf(int rc, char *err, size_t len, const char *fmt, ...)
     va_end(ap);
     return rc;
 }
+
+int h5pack_verrf_at(int rc, char *err, size_t len, const char *where, const char *fmt, va_list ap)
+{
+    if (!err || !len)
+        return rc;
+    int n = where ? snprintf(err, len, "%s: ", where) : 0;
+    if (n >= 0 && (size_t)n < len)
+        vsnprintf(err + n, len - (size_t)n, fmt, ap);
+    return rc;
+}

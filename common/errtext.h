@@ -15,6 +15,10 @@ extern "C" {
 int h5pack_errf(int rc, char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int h5pack_verrf(int rc, char *err, size_t len, const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
+/* The same with "WHERE: " first (a file's path: every error about a file names it); WHERE NULL: FMT alone. */
+int h5pack_verrf_at(int rc, char *err, size_t len, const char *where, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,11 +68,17 @@ static int create_backend(h5pack_reader *r, const float *mean, const float *std)
     bp.output_buffers = c->echo > 1 && c->echo_mode == H5PACK_ECHO_BATCH ? 2 : 1;
     bp.one_pass = one_pass_wanted(c);
     r->bp = bp;
+    return h5pack_reader_make_backend(r);
+}
+
+int h5pack_reader_make_backend(h5pack_reader *r)
+{
+    const h5pack_config *c = &r->cfg;
     int use_cuda = c->device == H5PACK_DEVICE_CUDA ||
                    (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
     if (use_cuda)
-        return h5pack_backend_cuda_create(&bp, &r->be, r->err, ERR_LEN);
-    return h5pack_backend_cpu_create(&bp, &r->be, r->err, ERR_LEN);
+        return h5pack_backend_cuda_create(&r->bp, &r->be, r->err, ERR_LEN);
+    return h5pack_backend_cpu_create(&r->bp, &r->be, r->err, ERR_LEN);
 }
 
 /* The file's facts come from the description h5pack_describe gives (describe.h), the rest from the

@@ -37,6 +37,9 @@ struct h5pack_reader {
     pid_t pid; /* the process that opened it: its worker threads live there only */
 };
 
+/* The backend config.device asks for (AUTO: CUDA when usable), created with r->bp into r->be. */
+int h5pack_reader_make_backend(h5pack_reader *r);
+
 /* Opens R's file as patches (config.patch_size > 0): tile source, windows, backend, patch pipeline, info.
  * On failure r->err says why; release_resources in reader.c frees what was made. */
 int h5pack_reader_open_patches(h5pack_reader *r, const char *path);

@@ -63,11 +63,7 @@ static int create_backend(h5pack_reader *r, int threads, const float *mean, cons
     bp.output_buffers = 1;
     bp.one_pass = 1; /* the CPU backend: each patch converted as it is assembled */
     r->bp = bp;
-    int use_cuda = c->device == H5PACK_DEVICE_CUDA ||
-                   (c->device == H5PACK_DEVICE_AUTO && h5pack_backend_cuda_available(c->gpu_id));
-    if (use_cuda)
-        return h5pack_backend_cuda_create(&bp, &r->be, r->err, ERR_LEN);
-    return h5pack_backend_cpu_create(&bp, &r->be, r->err, ERR_LEN);
+    return h5pack_reader_make_backend(r);
 }
 
 /* What the patches of every epoch depend on: the image sizes, patch size, overlap, mode, draws per epoch,

@@ -199,6 +199,10 @@ void h5pack_backend_convert_ref(const backend_params *p, const uint8_t *in, cons
  * the box is the stored size, shifted by the crop offset minus the padding). */
 void h5pack_backend_plain_boxes(const backend_params *p, uint64_t key, size_t count, backend_box *boxes);
 
+/* After output(): the backend gave its label buffers as int64; without labels (HAS_LABELS 0) they are
+ * NULL, float labels (IS_FLOAT) move to labels_float / labels_float_device. COLUMNS: values per sample. */
+void h5pack_backend_batch_labels(h5pack_batch *batch, int has_labels, uint32_t columns, int is_float);
+
 /* The boxes of a resizing job (augment_plan.h). */
 struct aug_job;
 void h5pack_backend_job_boxes(const struct aug_job *j, backend_box *boxes);

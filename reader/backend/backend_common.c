@@ -133,3 +133,15 @@ void h5pack_backend_build_table(const backend_params *p, float table_f32[H5PACK_
         }
     }
 }
+
+void h5pack_backend_batch_labels(h5pack_batch *batch, int has_labels, uint32_t columns, int is_float)
+{
+    batch->label_columns = has_labels ? columns : 0;
+    if (!has_labels) {
+        batch->labels = NULL, batch->labels_device = NULL;
+    } else if (is_float) {
+        batch->labels_float = (const float *)(const void *)batch->labels;
+        batch->labels_float_device = (const float *)(const void *)batch->labels_device;
+        batch->labels = NULL, batch->labels_device = NULL;
+    }
+}

@@ -148,14 +148,7 @@ static int deliver(patch_pipe *p, patch_entry *e, int slot, h5pack_batch *batch,
         snprintf(msg, sizeof msg, "the backend could not hand out the batch: %s", detail[0] ? detail : h5pack_strerror(rc));
         return fail(p, rc, msg, err, err_len);
     }
-    batch->label_columns = p->labels ? p->g->label_columns : 0;
-    if (!p->labels) {
-        batch->labels = NULL, batch->labels_device = NULL;
-    } else if (p->g->labels_are_float) {
-        batch->labels_float = (const float *)(const void *)batch->labels;
-        batch->labels_float_device = (const float *)(const void *)batch->labels_device;
-        batch->labels = NULL, batch->labels_device = NULL;
-    }
+    h5pack_backend_batch_labels(batch, p->labels != NULL, p->g->label_columns, p->g->labels_are_float);
     const backend_box *boxes = NULL;
     p->pp.be->ops->geometry(p->pp.be, slot, &boxes, &batch->height, &batch->width);
     batch->boxes = (const h5pack_crop_box *)(const void *)boxes;

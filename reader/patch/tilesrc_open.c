@@ -14,15 +14,10 @@
 
 int h5pack_tilesrc_fail(const tile_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
 {
-    if (err && err_len) {
-        int n = snprintf(err, err_len, "%s: ", s->path);
-        if (n >= 0 && (size_t)n < err_len) {
-            va_list ap;
-            va_start(ap, fmt);
-            h5pack_verrf(code, err + n, err_len - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    h5pack_verrf_at(code, err, err_len, s->path, fmt, ap);
+    va_end(ap);
     return code;
 }
 

@@ -57,17 +57,9 @@ static uint64_t new_token(pipeline *p, int slot)
     return p->token_tag | (p->deliveries & serial_mask) << PIPELINE_TOKEN_SLOT_BITS | (uint64_t)slot;
 }
 
-/* The backend gave its label buffers as int64: none without labels; float32 rows for float labels. */
 static void set_labels(const pipeline *p, h5pack_batch *batch)
 {
-    batch->label_columns = p->labels ? p->geo->label_columns : 0;
-    if (!p->labels) {
-        batch->labels = NULL, batch->labels_device = NULL;
-    } else if (p->geo->labels_are_float) {
-        batch->labels_float = (const float *)(const void *)batch->labels;
-        batch->labels_float_device = (const float *)(const void *)batch->labels_device;
-        batch->labels = NULL, batch->labels_device = NULL;
-    }
+    h5pack_backend_batch_labels(batch, p->labels != NULL, p->geo->label_columns, p->geo->labels_are_float);
 }
 
 /* Hands out echo ECHO of the batch in entry SLOT (already converted for it). */

@@ -19,15 +19,10 @@ static void chunksrc_close_in_process(chunk_source *s);
 
 int h5pack_chunksrc_fail(const chunk_source *s, int code, char *err, size_t err_len, const char *fmt, ...)
 {
-    if (err && err_len) {
-        int n = s && s->path ? snprintf(err, err_len, "%s: ", s->path) : 0; /* no source: FMT names the file */
-        if (n >= 0 && (size_t)n < err_len) {
-            va_list ap;
-            va_start(ap, fmt);
-            h5pack_verrf(code, err + n, err_len - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    h5pack_verrf_at(code, err, err_len, s ? s->path : NULL, fmt, ap); /* no source: FMT names the file */
+    va_end(ap);
     return code;
 }
 
