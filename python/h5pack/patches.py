@@ -50,7 +50,11 @@ class Patches(Loader):
     def names(self):
         """The images' source file names (the file's "filenames" dataset; needs h5py)."""
         if self._names is None:
-            import h5py  # only here: the reader itself needs no h5py
+            try:
+                import h5py  # only here: the reader itself needs no h5py
+            except ImportError as e:
+                raise ImportError(f"h5pack.Patches.names reads the file's 'filenames' with h5py, which is not "
+                                  f"installed ({e}): apt-get install python3-h5py, or pip install h5py") from None
             with h5py.File(self.path, "r") as f:
                 self._names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["filenames"][()]]
         return self._names
