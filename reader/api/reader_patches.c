@@ -22,8 +22,8 @@ static int check_patch_config(h5pack_reader *r)
         bad = "patches are delivered at patch_size: no crop or output size";
     else if (c->random_crop_padding)
         bad = "random_crop_padding is not available with patches (random patches already shift)";
-    else if (c->start_epoch || c->start_batch || c->start_echo)
-        bad = "resume (start_epoch, start_batch) is not available with patches yet";
+    else if (c->start_echo)
+        bad = "start_echo is for echo > 1, which patches do not have";
     else if (c->patch_mode == H5PACK_PATCH_SLIDING && c->patches_per_epoch)
         bad = "patches_per_epoch is for patch_mode RANDOM (sliding windows cover every image once)";
     if (!bad)
@@ -129,8 +129,12 @@ int h5pack_reader_open_patches(h5pack_reader *r, const char *path)
         (rc = resolve_norm(r, mean, std)) || (rc = create_backend(r, threads, mean, std)))
         return rc;
     size_t cache_tiles = c->cache_bytes / g->tile_bytes ? (size_t)(c->cache_bytes / g->tile_bytes) : 1;
-    patch_pipe_params ppp = {r->tiles, r->be, r->windows, c->patch_size, cache_tiles, c->epochs, threads,
-                             c->prefetch, c->seed, c->rank, c->world};
+    if (c->start_batch >= h5pack_patch_windows_batches(r->windows))
+        return h5pack_errf(H5PACK_EINVAL, r->err, ERR_LEN, "invalid configuration: start_batch %llu, but an epoch has "
+                           "%llu batches of patches", (unsigned long long)c->start_batch,
+                           (unsigned long long)h5pack_patch_windows_batches(r->windows));
+    patch_pipe_params ppp = {r->tiles, r->be, r->windows, c->patch_size, cache_tiles, c->epochs, c->start_epoch,
+                             c->start_batch, threads, c->prefetch, c->seed, c->rank, c->world};
     if ((rc = h5pack_patch_pipe_start(&ppp, &r->patches, r->err, ERR_LEN)))
         return rc;
     fill_info(r, threads, cache_tiles, mean, std);

@@ -64,7 +64,8 @@ int h5pack_patch_pipe_start(const patch_pipe_params *pp, patch_pipe **out, char 
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL), pthread_cond_init(&p->ready, NULL);
     *out = p; /* from here on h5pack_patch_pipe_free cleans up */
-    if (allocate(p) || h5pack_patch_plan_create(pp->w, pp->cache_slots, pp->epochs, &p->plan))
+    if (allocate(p) ||
+        h5pack_patch_plan_create(pp->w, pp->cache_slots, pp->epochs, pp->start_epoch, pp->start_batch, &p->plan))
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "out of memory for the patch pipeline (%llu patches per "
                            "epoch, batch %zu)", (unsigned long long)h5pack_patch_windows_per_epoch(pp->w), p->batch_size);
     if (pthread_create(&p->thread, NULL, h5pack_patch_fill_main, p))

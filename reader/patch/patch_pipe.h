@@ -21,6 +21,7 @@ typedef struct patch_pipe_params {
     uint32_t patch_size;      /* S */
     size_t cache_slots;       /* tiles the cache holds (at least one batch's tiles: the plan grows it) */
     uint64_t epochs;          /* 0: endless */
+    uint64_t start_epoch, start_batch; /* resume: the first batch (patch_plan.h) */
     int threads, prefetch;
     uint64_t seed;            /* the augmentation key: (seed, epoch, index * world + rank) as for images */
     uint32_t rank, world;

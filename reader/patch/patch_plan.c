@@ -41,6 +41,7 @@ struct patch_plan {
     size_t heap_n, heap_cap, aside_cap;
     patch_access *out;           /* the batch handed out */
     uint64_t batch_no;
+    uint64_t skip;               /* resume: batches of the first epoch never planned */
 };
 
 static int epoch_alloc(patch_plan *p, patch_epoch *e)
@@ -245,8 +246,11 @@ static int plan_access(patch_plan *p, uint64_t i, uint64_t stamp, patch_access *
 
 int h5pack_patch_plan_next(patch_plan *p, patch_planned *out)
 {
-    if (p->batch == p->batches && advance_epoch(p))
-        return H5PACK_ENOMEM;
+    if (p->batch == p->batches) {
+        if (advance_epoch(p))
+            return H5PACK_ENOMEM;
+        p->batch = p->skip, p->skip = 0; /* their accesses only ever appear as next uses: never cached */
+    }
     if (!p->cur.valid)
         return 0;
     uint64_t b = p->batch++, a0 = p->cur.batch_start[b], a1 = p->cur.batch_start[b + 1];
@@ -271,13 +275,14 @@ size_t h5pack_patch_plan_slots(const patch_plan *p)
     return p->used;
 }
 
-int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epochs, patch_plan **out)
+int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epochs, uint64_t start_epoch,
+                             uint64_t start_batch, patch_plan **out)
 {
     *out = NULL;
     patch_plan *p = calloc(1, sizeof *p);
     if (!p)
         return H5PACK_ENOMEM;
-    p->w = w, p->epochs = epochs, p->slots = slots ? slots : 1;
+    p->w = w, p->epochs = epochs, p->slots = slots ? slots : 1, p->skip = start_batch;
     p->batches = h5pack_patch_windows_batches(w), p->per_epoch = h5pack_patch_windows_per_epoch(w);
     uint64_t max_acc = h5pack_patch_windows_max_accesses(w);
     size_t start = p->slots < 4096 ? p->slots : 4096; /* the per-slot arrays grow as slots are filled */
@@ -293,8 +298,8 @@ int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epoc
         return H5PACK_ENOMEM;
     }
     p->cap_slots = start;
-    /* cur starts as an empty "epoch -1" so that the first call advances into epoch 0 */
-    if (epoch_fill(p, &p->nxt, 0)) {
+    /* cur starts as an empty epoch before the first so that the first call advances into START_EPOCH */
+    if (epoch_fill(p, &p->nxt, start_epoch)) {
         h5pack_patch_plan_free(p);
         return H5PACK_ENOMEM;
     }

@@ -34,8 +34,11 @@ typedef struct patch_planned {
 
 typedef struct patch_plan patch_plan;
 
-/* SLOTS >= 1; EPOCHS 0 = endless. Returns 0 or H5PACK_ENOMEM. */
-int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epochs, patch_plan **out);
+/* SLOTS >= 1; EPOCHS 0 = endless (counted from epoch 0). The first batch planned is batch START_BATCH
+ * (< batches per epoch) of epoch START_EPOCH, with an empty cache: a resumed run's patches are the
+ * uninterrupted run's, only its hits differ. Returns 0 or H5PACK_ENOMEM. */
+int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epochs, uint64_t start_epoch,
+                             uint64_t start_batch, patch_plan **out);
 
 /* The next batch's plan into *OUT (valid until the next call): 1, 0 after the last epoch, or ENOMEM. Memory
  * follows the slots and two epochs' accesses, not the file's tile count. */

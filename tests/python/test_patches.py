@@ -9,7 +9,8 @@ A folder of RGB PNGs of several sizes (one smaller than a patch) is packed with 
 - the cache: a default cache reads every tile once (read amplification 1.0); a cache of one band of tiles
   stays <= 1.05; tiny caches miss exactly as often as a plain simulation of the documented plan;
 - ranks split the windows into disjoint contiguous shares that together are the whole pass;
-- random patches: inside their image, the same for the same seed, new each epoch, every image drawn;
+- random patches: inside their image, the same for the same seed, new each epoch, images drawn by area;
+  state_dict / load_state_dict mid-epoch and set_epoch continue the uninterrupted run's patches;
   flips with normalisation equal the mirrored reference where the box says flip;
 - Stitcher: the patches themselves stitched give every image back exactly (uint8) and to float32 rounding
   (normalised);
@@ -198,6 +199,33 @@ def check_random(path):
           f"({counts.astype(int).tolist()} for {np.round(want).astype(int).tolist()})")
 
 
+def check_resume(path):
+    """state_dict after 3 batches of epoch 1, loaded into a new Loader: the same patches as the run that went on;
+    set_epoch(2) starts epoch 2 as the uninterrupted run has it."""
+    def loader():
+        return h5pack.Loader(path, patch=90, batch_size=8, device="cpu", dtype="uint8", patches_per_epoch=40, seed=3)
+    full, a = [], loader()
+    for e in range(3):
+        full.append([w for _x, _y in a for w in [a.last_where.tolist()]])
+    a.close()
+    b = loader()
+    for _x, _y in b:  # epoch 0
+        pass
+    it = iter(b)
+    for _k in range(3):  # 3 batches of epoch 1
+        next(it)
+    state = b.state_dict()
+    del it
+    b.close()
+    c = loader()
+    c.load_state_dict(state)
+    rest = [w for _x, _y in c for w in [c.last_where.tolist()]]
+    check(rest == full[1][3:], f"resume mid-epoch: the {len(rest)} remaining batches of epoch 1 as the uninterrupted run's")
+    c.set_epoch(2)
+    check([w for _x, _y in c for w in [c.last_where.tolist()]] == full[2], "set_epoch(2): epoch 2 as uninterrupted")
+    c.close()
+
+
 def check_flip_norm(path):
     loader = h5pack.Loader(path, patch=128, batch_size=32, device="cpu", flip=True, patches_per_epoch=64, epochs=1)
     flips, good = 0, True
@@ -314,6 +342,7 @@ def main():
     check_cache(plain)
     check_ranks(plain)
     check_random(gz)
+    check_resume(plain)
     check_flip_norm(plain)
     check_stitcher(plain)
     check_refusals(plain)
