@@ -193,5 +193,7 @@ def set_patch(cfg, patch, overlap, patch_mode, patches_per_epoch):
         return
     cfg.patch_size = int_option(patch, "patch", 1, 65535)
     cfg.patch_overlap = int_option(overlap, "overlap", 0, cfg.patch_size - 1)
+    if overlap and (patch_mode or "random") == "random":
+        raise ValueError("overlap is for patch_mode='sliding' (random patches are drawn anywhere)")
     cfg.patch_mode = enum_value(_lib.PATCH_MODES, patch_mode or "random", "patch_mode")
     cfg.patches_per_epoch = int_option(patches_per_epoch or 0, "patches_per_epoch", 0, _U64_MAX)

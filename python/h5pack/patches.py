@@ -29,7 +29,7 @@ class Patches(Loader):
 
     def __init__(self, path, size, overlap=0, batch_size=64, device="auto", dtype="float32", layout="nchw",
                  **kwargs):
-        for bad in ("patch", "patch_mode", "patches_per_epoch", "order", "crop", "echo", "flip"):
+        for bad in ("patch", "patch_mode", "patches_per_epoch", "order", "crop", "echo", "flip", "drop_last"):
             if bad in kwargs:
                 raise ValueError(f"h5pack.Patches does not take {bad}= (sliding windows in file order; "
                                  f"h5pack.Loader(path, patch=S) draws random training patches)")
@@ -71,13 +71,22 @@ class Stitcher:
     (B, C, S, S) (any float dtype, on any device), ``result(i)`` gives image i's (C, H, W) float32 map, each
     pixel the mean of the patches that cover it (sums in float64: stitching the patches themselves gives
     the image back exactly). Memory: the map of the image being assembled (plus finished maps until
-    ``result`` takes them), on the outputs' device. ``add`` returns the images it completed."""
+    ``result`` takes them), on the outputs' device. ``add`` returns the images it completed: those whose
+    every window was added. An image left before all its windows came (a rank's share that starts inside
+    it) is dropped; after the pass, ``incomplete`` lists those and the one still waiting for windows (a
+    share or a pass that ends inside it). One Stitcher per pass."""
 
     def __init__(self, patches, channels):
         self._p, self._channels = patches, int(channels)
         self._S = patches.patch_size
         self._current = None  # (image, sum (C,H,W) float64, count (H,W) float64, windows left)
         self._done = {}
+        self._dropped = []
+
+    @property
+    def incomplete(self):
+        """Images some of whose windows were added but not all (see the class)."""
+        return self._dropped + ([self._current[0]] if self._current is not None else [])
 
     def _start(self, i, device):
         h, w = self._p.image_shape(i)
@@ -97,8 +106,9 @@ class Stitcher:
                              f"{self._S}, {self._S})")
         completed = []
         for q, (i, y, x) in enumerate(where.tolist()):
-            if self._current is not None and self._current[0] != i:
-                completed.append(self._finish())
+            if self._current is not None and self._current[0] != i:  # left with windows missing
+                self._dropped.append(self._current[0])
+                self._current = None
             if self._current is None:
                 self._start(i, outputs.device)
             total, count = self._current[1], self._current[2]

@@ -26,6 +26,10 @@ static int check_patch_config(h5pack_reader *r)
         bad = "start_echo is for echo > 1, which patches do not have";
     else if (c->patch_mode == H5PACK_PATCH_SLIDING && c->patches_per_epoch)
         bad = "patches_per_epoch is for patch_mode RANDOM (sliding windows cover every image once)";
+    else if (c->patch_mode == H5PACK_PATCH_RANDOM && c->patch_overlap)
+        bad = "patch_overlap is for patch_mode SLIDING (random patches are drawn anywhere)";
+    else if (c->timeline_path && c->timeline_path[0])
+        bad = "no timeline with patches yet (timeline_path; $H5PACK_TIMELINE is not read for them)";
     if (!bad)
         return 0;
     snprintf(r->err, ERR_LEN, "invalid configuration: %s", bad);
@@ -106,7 +110,6 @@ static void fill_info(h5pack_reader *r, int threads, size_t cache_tiles, const f
     memcpy(in->mean, mean, sizeof in->mean), memcpy(in->std, std, sizeof in->std);
     in->output_height = in->output_width = in->max_output_height = in->max_output_width = c->patch_size;
     in->ring_slots = r->bp.slots;
-    in->several_sizes = 1;
     in->patch_size = c->patch_size, in->tile = g->tile;
     in->order_fingerprint = patch_fingerprint(r);
 }
@@ -138,5 +141,6 @@ int h5pack_reader_open_patches(h5pack_reader *r, const char *path)
     if ((rc = h5pack_patch_pipe_start(&ppp, &r->patches, r->err, ERR_LEN)))
         return rc;
     fill_info(r, threads, cache_tiles, mean, std);
+    r->cfg.timeline_path = NULL; /* the caller's string: not kept past the open */
     return 0;
 }

@@ -82,6 +82,15 @@ static int plan_into(patch_pipe *p, fill_state *f)
         return 0;
     if ((rc = grow_slots(p, f->err, sizeof f->err)))
         return rc;
+    if (b.n_acc > f->cap) {
+        patch_access *acc = realloc(f->acc, b.n_acc * sizeof *acc);
+        if (acc)
+            f->acc = acc;
+        patch_access *loads = acc ? realloc(f->loads, b.n_acc * sizeof *loads) : NULL;
+        if (!loads)
+            return h5pack_errf(H5PACK_ENOMEM, f->err, sizeof f->err, "out of memory for %zu tiles", b.n_acc);
+        f->loads = loads, f->cap = b.n_acc;
+    }
     f->epoch = b.epoch, f->index = b.index, f->count = b.count, f->n_acc = b.n_acc;
     memcpy(f->where, b.where, b.count * 3 * sizeof *f->where);
     memcpy(f->acc, b.acc, b.n_acc * sizeof *f->acc);

@@ -23,10 +23,8 @@ static int allocate(patch_pipe *p)
     p->tile_list = malloc((size_t)threads * max_tiles * sizeof *p->tile_list);
     for (int k = 0; k < 2; k++) {
         fill_state *f = &p->fs[k];
-        f->where = malloc(p->batch_size * 3 * sizeof *f->where);
-        f->acc = malloc(p->batch_size * max_tiles * sizeof *f->acc);
-        f->loads = malloc(p->batch_size * max_tiles * sizeof *f->loads);
-        if (!f->where || !f->acc || !f->loads || h5pack_tile_map_init(&f->slots, p->batch_size * max_tiles))
+        f->where = malloc(p->batch_size * 3 * sizeof *f->where); /* acc and loads grow with the batches */
+        if (!f->where || h5pack_tile_map_init(&f->slots, 256))
             return H5PACK_ENOMEM;
     }
     p->assemble_buf = p->direct ? malloc((size_t)threads * p->patch_bytes) : NULL;

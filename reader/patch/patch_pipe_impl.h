@@ -32,6 +32,7 @@ typedef struct fill_state {
     int64_t *where;         /* batch_size x 3 */
     patch_access *acc;      /* its distinct tiles */
     patch_access *loads;    /* those it must read */
+    size_t cap;             /* room in acc and in loads */
     tile_map slots;         /* its tiles -> their slots (read-only while assembling) */
     patch_counts counts;    /* its reads */
     int rc;                 /* a failed load: the batch delivers this error */

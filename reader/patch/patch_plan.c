@@ -23,6 +23,7 @@ typedef struct patch_epoch {
     int valid;
     int64_t *where;
     uint64_t *acc, *batch_start, n_acc;
+    size_t acc_cap;     /* acc grows as the accesses come (patch_windows_accesses) */
 } patch_epoch;
 
 struct patch_plan {
@@ -33,9 +34,12 @@ struct patch_plan {
     uint64_t base;               /* global position of cur's first access */
     uint64_t *next_use;          /* per access of cur */
     uint8_t *first;              /* per access of cur: the tile's first access in the epoch */
+    size_t next_use_cap, first_cap; /* their room */
+    uint64_t stamp;              /* the batch marks in scratch (patch_windows_accesses) */
     uint64_t batch;              /* next batch of cur */
     tile_map cached;             /* tile -> slot */
     tile_map scratch;            /* next uses: tile -> its first position from here on; batches: seen */
+    size_t out_cap;
     uint64_t *slot_tile, *slot_key, *slot_pinned; /* per slot: tile, next use, 1 + batch of its latest use */
     heap_entry *heap, *aside;    /* aside: entries a victim search set aside (pinned by the batch) */
     size_t heap_n, heap_cap, aside_cap;
@@ -46,11 +50,9 @@ struct patch_plan {
 
 static int epoch_alloc(patch_plan *p, patch_epoch *e)
 {
-    uint64_t max_acc = h5pack_patch_windows_max_accesses(p->w);
     e->where = malloc((p->per_epoch ? p->per_epoch : 1) * 3 * sizeof *e->where);
-    e->acc = malloc((max_acc ? max_acc : 1) * sizeof *e->acc);
     e->batch_start = malloc((p->batches + 1) * sizeof *e->batch_start);
-    return e->where && e->acc && e->batch_start ? 0 : H5PACK_ENOMEM;
+    return e->where && e->batch_start ? 0 : H5PACK_ENOMEM;
 }
 
 static int epoch_fill(patch_plan *p, patch_epoch *e, uint64_t epoch)
@@ -61,7 +63,9 @@ static int epoch_fill(patch_plan *p, patch_epoch *e, uint64_t epoch)
     if (!e->valid)
         return 0;
     h5pack_patch_windows_epoch(p->w, epoch, e->where);
-    return h5pack_patch_windows_accesses(p->w, e->where, e->acc, e->batch_start, &p->scratch, &e->n_acc);
+    h5pack_tile_map_clear(&p->scratch);
+    return h5pack_patch_windows_accesses(p->w, e->where, &e->acc, &e->acc_cap, e->batch_start, &p->scratch, &p->stamp,
+                                         &e->n_acc);
 }
 
 /* ---- the heap ------------------------------------------------------------------------------------ */
@@ -113,10 +117,28 @@ static void heap_rebuild(patch_plan *p)
 
 /* ---- epochs -------------------------------------------------------------------------------------- */
 
+/* Room for N entries in *ARRAY (of SIZE bytes each, *CAP now); 0 or ENOMEM. */
+static int reserve(void **array, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap)
+        return 0;
+    size_t grown = *cap ? *cap : 1024;
+    while (grown < n)
+        grown *= 2;
+    void *a = realloc(*array, grown * size);
+    if (!a)
+        return H5PACK_ENOMEM;
+    *array = a, *cap = grown;
+    return 0;
+}
+
 /* next_use and first of cur's accesses over cur + nxt, and the cached tiles' keys at cur's start. */
 static int compute_next_uses(patch_plan *p)
 {
     uint64_t base_nxt = p->base + p->cur.n_acc, pos;
+    if (reserve((void **)&p->next_use, &p->next_use_cap, (size_t)p->cur.n_acc, sizeof *p->next_use) ||
+        reserve((void **)&p->first, &p->first_cap, (size_t)p->cur.n_acc, sizeof *p->first))
+        return H5PACK_ENOMEM;
     tile_map *first_pos = &p->scratch; /* walking backwards: each tile's first position from here on */
     h5pack_tile_map_clear(first_pos);
     for (uint64_t j = p->nxt.n_acc; j-- > 0;)
@@ -244,17 +266,31 @@ static int plan_access(patch_plan *p, uint64_t i, uint64_t stamp, patch_access *
     return 0;
 }
 
+/* A resumed epoch's first access of each tile from batch SKIP on (the accesses before it never happen). */
+static void first_from(patch_plan *p, uint64_t skip)
+{
+    tile_map *seen = &p->scratch;
+    uint64_t v;
+    h5pack_tile_map_clear(seen);
+    for (uint64_t i = p->cur.batch_start[skip]; i < p->cur.n_acc; i++)
+        p->first[i] = !h5pack_tile_map_get(seen, p->cur.acc[i], &v) && h5pack_tile_map_put(seen, p->cur.acc[i], 1) == 0;
+}
+
 int h5pack_patch_plan_next(patch_plan *p, patch_planned *out)
 {
     if (p->batch == p->batches) {
         if (advance_epoch(p))
             return H5PACK_ENOMEM;
+        if (p->skip && p->cur.valid)
+            first_from(p, p->skip);
         p->batch = p->skip, p->skip = 0; /* their accesses only ever appear as next uses: never cached */
     }
     if (!p->cur.valid)
         return 0;
     uint64_t b = p->batch++, a0 = p->cur.batch_start[b], a1 = p->cur.batch_start[b + 1];
     uint64_t stamp = ++p->batch_no, s;
+    if (reserve((void **)&p->out, &p->out_cap, (size_t)(a1 - a0), sizeof *p->out))
+        return H5PACK_ENOMEM;
     for (uint64_t i = a0; i < a1; i++) /* the batch's cached tiles are pinned before any of its loads */
         if (h5pack_tile_map_get(&p->cached, p->cur.acc[i], &s))
             p->slot_pinned[s] = stamp;
@@ -284,16 +320,11 @@ int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epoc
         return H5PACK_ENOMEM;
     p->w = w, p->epochs = epochs, p->slots = slots ? slots : 1, p->skip = start_batch;
     p->batches = h5pack_patch_windows_batches(w), p->per_epoch = h5pack_patch_windows_per_epoch(w);
-    uint64_t max_acc = h5pack_patch_windows_max_accesses(w);
     size_t start = p->slots < 4096 ? p->slots : 4096; /* the per-slot arrays grow as slots are filled */
     p->slot_tile = malloc(start * sizeof *p->slot_tile), p->slot_key = malloc(start * sizeof *p->slot_key);
     p->slot_pinned = calloc(start, sizeof *p->slot_pinned);
-    p->out = malloc(h5pack_patch_windows_batch_size(w) * h5pack_patch_windows_max_tiles(w) * sizeof *p->out);
-    p->next_use = malloc((max_acc + 1) * sizeof *p->next_use);
-    p->first = malloc(max_acc + 1);
-    if (!p->slot_tile || !p->slot_key || !p->slot_pinned || !p->out || !p->next_use || !p->first ||
-        h5pack_tile_map_init(&p->cached, start) || h5pack_tile_map_init(&p->scratch, (size_t)(2 * max_acc)) ||
-        epoch_alloc(p, &p->cur) || epoch_alloc(p, &p->nxt)) {
+    if (!p->slot_tile || !p->slot_key || !p->slot_pinned || h5pack_tile_map_init(&p->cached, start) ||
+        h5pack_tile_map_init(&p->scratch, 1024) || epoch_alloc(p, &p->cur) || epoch_alloc(p, &p->nxt)) {
         h5pack_patch_plan_free(p);
         return H5PACK_ENOMEM;
     }

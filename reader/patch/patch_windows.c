@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errtext.h"
 #include "rng.h"
 #include "tile_map.h"
 
@@ -18,8 +19,8 @@ struct patch_windows {
     uint32_t *ny, *nx;    /* SLIDING: windows down and across each image */
     uint64_t *first;      /* SLIDING: each image's first window; n_images + 1 entries */
     uint64_t *area_end;   /* RANDOM: running sum of the areas; n_images entries */
-    uint64_t total;       /* windows (SLIDING) or draws (RANDOM, padded to per_rank * world) */
-    uint64_t per_rank;    /* before the slice is cut short (SLIDING's last rank) */
+    uint64_t total;       /* windows (SLIDING) or draws (RANDOM, padded to a multiple of world) */
+    uint64_t start;       /* this rank's first window or draw */
     uint64_t per_epoch;   /* this rank's, after drop_last */
     uint64_t batches;
     size_t max_tiles;
@@ -86,6 +87,42 @@ static size_t tiles_per_patch(uint32_t S, uint32_t T)
     return side * side;
 }
 
+/* What one epoch of patches may hold: the plan keeps two epochs of windows and tile accesses in memory. */
+#define PATCH_PLAN_BYTES_MAX ((uint64_t)8 << 30)
+
+/* This rank's share: SLIDING in balanced contiguous slices (sizes differ by at most one window), RANDOM
+ * padded to the same number of draws per rank; its batches; and the planning memory bound. */
+static int share_out(patch_windows *w, char *err, size_t err_len)
+{
+    const patch_params *pp = &w->pp;
+    uint64_t mine;
+    if (pp->mode == H5PACK_PATCH_RANDOM) {
+        mine = w->total / pp->world + (w->total % pp->world != 0);
+        w->total = mine * pp->world;
+        w->start = (uint64_t)pp->rank * mine;
+    } else {
+        uint64_t q = w->total / pp->world, r = w->total % pp->world;
+        w->start = pp->rank * q + (pp->rank < r ? pp->rank : r);
+        mine = q + (pp->rank < r);
+    }
+    w->batches = pp->drop_last ? mine / pp->batch_size : (mine + pp->batch_size - 1) / pp->batch_size;
+    w->per_epoch = pp->drop_last ? w->batches * pp->batch_size : mine;
+    if (w->batches == 0)
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "no batch of patches for rank %u of %u: %llu patches per "
+                           "epoch in all, batch_size %zu%s", pp->rank, pp->world, (unsigned long long)w->total,
+                           pp->batch_size, pp->drop_last ? " with drop_last" : "");
+    /* per patch: its window in two epochs (48 bytes), and up to max_tiles accesses of about 26 bytes each */
+    uint64_t per_patch = 48 + 26 * (uint64_t)w->max_tiles;
+    if (w->per_epoch > PATCH_PLAN_BYTES_MAX / per_patch)
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "%llu patches per epoch for this rank: planning them needs "
+                           "more than %llu GiB (the plan holds two epochs); use epochs of at most %llu patches "
+                           "(%s)", (unsigned long long)w->per_epoch, (unsigned long long)(PATCH_PLAN_BYTES_MAX >> 30),
+                           (unsigned long long)(PATCH_PLAN_BYTES_MAX / per_patch),
+                           pp->mode == H5PACK_PATCH_RANDOM ? "patches_per_epoch" : "fewer images per file, or "
+                           "more ranks");
+    return 0;
+}
+
 int h5pack_patch_windows_create(const patch_params *pp, const tile_source *s, patch_windows **out, char *err,
                                 size_t err_len)
 {
@@ -105,23 +142,12 @@ int h5pack_patch_windows_create(const patch_params *pp, const tile_source *s, pa
         h5pack_patch_windows_free(w);
         return rc;
     }
-    w->per_rank = (w->total + pp->world - 1) / pp->world;
-    if (pp->mode == H5PACK_PATCH_RANDOM)
-        w->total = w->per_rank * pp->world; /* padded: every rank draws as many */
-    uint64_t start = (uint64_t)pp->rank * w->per_rank;
-    uint64_t mine = start >= w->total ? 0 : (w->total - start < w->per_rank ? w->total - start : w->per_rank);
-    w->batches = pp->drop_last ? mine / pp->batch_size : (mine + pp->batch_size - 1) / pp->batch_size;
-    w->per_epoch = pp->drop_last ? w->batches * pp->batch_size : mine;
     w->max_tiles = tiles_per_patch(pp->size, h5pack_tilesrc_geometry(s)->tile);
-    if (!(w->tiles = malloc(w->max_tiles * sizeof *w->tiles))) {
+    if ((rc = share_out(w, err, err_len)) == 0 && !(w->tiles = malloc(w->max_tiles * sizeof *w->tiles)))
+        rc = H5PACK_ENOMEM;
+    if (rc) {
         h5pack_patch_windows_free(w);
-        return H5PACK_ENOMEM;
-    }
-    if (w->batches == 0) {
-        snprintf(err, err_len, "no batch of patches for rank %u: %llu patches in all, batch_size %zu%s", pp->rank,
-                 (unsigned long long)w->total, pp->batch_size, pp->drop_last ? " with drop_last" : "");
-        h5pack_patch_windows_free(w);
-        return H5PACK_EINVAL;
+        return rc;
     }
     *out = w;
     return 0;
@@ -158,11 +184,6 @@ uint64_t h5pack_patch_windows_total(const patch_windows *w)
 size_t h5pack_patch_windows_max_tiles(const patch_windows *w)
 {
     return w->max_tiles;
-}
-
-uint64_t h5pack_patch_windows_max_accesses(const patch_windows *w)
-{
-    return w->per_epoch * w->max_tiles;
 }
 
 /* The image holding global window G (SLIDING): the last whose first window is <= G. */
@@ -210,7 +231,7 @@ static void random_window(const patch_windows *w, uint64_t epoch, uint64_t j, in
 
 void h5pack_patch_windows_epoch(const patch_windows *w, uint64_t epoch, int64_t *where)
 {
-    uint64_t start = (uint64_t)w->pp.rank * w->per_rank;
+    uint64_t start = w->start;
     for (uint64_t j = 0; j < w->per_epoch; j++) {
         if (w->pp.mode == H5PACK_PATCH_SLIDING)
             sliding_window(w, start + j, where + 3 * j);
@@ -232,22 +253,28 @@ size_t h5pack_patch_windows_tiles(const patch_windows *w, const int64_t *where, 
     return n;
 }
 
-int h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t *acc, uint64_t *batch_start,
-                                  struct tile_map *seen, uint64_t *n_acc)
+int h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t **acc, size_t *cap,
+                                  uint64_t *batch_start, struct tile_map *seen, uint64_t *stamp, uint64_t *n_acc)
 {
     uint64_t n = 0, b = 0, *tiles = w->tiles, v;
     for (uint64_t j = 0; j < w->per_epoch; j += w->pp.batch_size, b++) {
-        uint64_t end = j + w->pp.batch_size < w->per_epoch ? j + w->pp.batch_size : w->per_epoch;
+        uint64_t end = j + w->pp.batch_size < w->per_epoch ? j + w->pp.batch_size : w->per_epoch, mark = ++*stamp;
         batch_start[b] = n;
-        h5pack_tile_map_clear(seen);
         for (uint64_t q = j; q < end; q++) {
             size_t k = h5pack_patch_windows_tiles(w, where + 3 * q, tiles);
             for (size_t t = 0; t < k; t++) {
-                if (h5pack_tile_map_get(seen, tiles[t], &v))
-                    continue;
-                if (h5pack_tile_map_put(seen, tiles[t], 1))
+                if (h5pack_tile_map_get(seen, tiles[t], &v) && v == mark)
+                    continue; /* already in this batch */
+                if (h5pack_tile_map_put(seen, tiles[t], mark))
                     return H5PACK_ENOMEM;
-                acc[n++] = tiles[t];
+                if (n == *cap) {
+                    size_t grown = *cap ? 2 * *cap : 1024;
+                    uint64_t *a = realloc(*acc, grown * sizeof *a);
+                    if (!a)
+                        return H5PACK_ENOMEM;
+                    *acc = a, *cap = grown;
+                }
+                (*acc)[n++] = tiles[t];
             }
         }
     }

@@ -6,8 +6,8 @@
  *   Along a side of L pixels the positions are 0, s, 2s, ... while they fit, and a last one at L - S
  *   (shifted inward, so every window lies inside its image and together they cover it); a side of
  *   L <= S has the one position 0 (the window reaches past the image: those pixels are 0). Every epoch
- *   is the same. Ranks take contiguous slices of ceil(n / world) windows (the last may be shorter; no
- *   padding: stitched inference needs no duplicate).
+ *   is the same. Ranks take balanced contiguous slices (rank r: windows [r n / world, (r + 1) n / world),
+ *   rounded so that the sizes differ by at most one; no padding: stitched inference needs no duplicate).
  * RANDOM (training): per_epoch draws per epoch (default: the windows of a grid without overlap), each
  *   from rng_key(seed, epoch, PATCH_STREAM, j): an image with probability proportional to its area, then
  *   y and x uniform over the window's valid positions (0 .. h - S, 0 .. w - S; 0 when the side is <= S).
@@ -58,11 +58,11 @@ size_t h5pack_patch_windows_tiles(const patch_windows *w, const int64_t *where, 
 size_t h5pack_patch_windows_max_tiles(const patch_windows *w);
 
 /* The distinct tiles of each batch of an epoch whose patches are WHERE (per_epoch of them): writes the
- * accesses to ACC (room for h5pack_patch_windows_max_accesses) and their count to *N_ACC, and per batch b
- * its first access to BATCH_START[b] (batches + 1 entries). SEEN is the caller's scratch map. 0 or ENOMEM. */
+ * accesses to *ACC (*CAP entries, grown with realloc as needed) and their count to *N_ACC, and per batch b
+ * its first access to BATCH_START[b] (batches + 1 entries). SEEN is the caller's scratch map, *STAMP a
+ * running batch mark in it (no clearing needed between calls). 0 or ENOMEM. */
 struct tile_map;
-int h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t *acc, uint64_t *batch_start,
-                                  struct tile_map *seen, uint64_t *n_acc);
-uint64_t h5pack_patch_windows_max_accesses(const patch_windows *w);
+int h5pack_patch_windows_accesses(const patch_windows *w, const int64_t *where, uint64_t **acc, size_t *cap,
+                                  uint64_t *batch_start, struct tile_map *seen, uint64_t *stamp, uint64_t *n_acc);
 
 #endif

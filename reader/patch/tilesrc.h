@@ -92,8 +92,9 @@ int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratc
  * tables, its bytes added to *COST; else TILESRC_NOT_MAPPED. Thread-safe. */
 int h5pack_tilesrc_map(tile_source *s, uint64_t tile, const uint8_t **data, chunk_read_cost *cost);
 
-/* TILE's mapped pages are no longer used: drops the pages wholly inside it from the page tables (the page
- * cache keeps them), so resident memory follows the tile cache. Anything not mapped is ignored. */
+/* TILE's mapped pages are no longer used: drops every page it touches from the page tables (the page cache
+ * keeps them; a neighbouring tile still read faults a shared page back in), so resident memory follows the
+ * tile cache. Anything not mapped is ignored. */
 void h5pack_tilesrc_map_release(tile_source *s, uint64_t tile);
 
 /* Maps S's file when it has implicit tiles (called by h5pack_tilesrc_open). */

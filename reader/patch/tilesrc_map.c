@@ -98,7 +98,11 @@ void h5pack_tilesrc_map_release(tile_source *s, uint64_t tile)
     uint64_t addr, bytes;
     if (tile_range(s, tile, &addr, &bytes) != 0)
         return;
-    uint64_t first = (addr + page_size() - 1) / page_size() * page_size(), last = (addr + bytes) / page_size() * page_size();
-    if (last > first) /* only the pages wholly inside the tile: its neighbours' may be in use */
-        madvise((void *)(s->map + first), (size_t)(last - first), MADV_DONTNEED);
+    /* every page the tile touches, the two it may share with its neighbours too: on a read-only shared
+     * mapping MADV_DONTNEED only drops page-table entries, and a neighbour still read faults its page back
+     * in from the page cache. Keeping the shared pages instead would leave two pages per tile resident. */
+    uint64_t first = addr / page_size() * page_size(), last = (addr + bytes + page_size() - 1) / page_size() * page_size();
+    if (last > s->map_len)
+        last = s->map_len;
+    madvise((void *)(s->map + first), (size_t)(last - first), MADV_DONTNEED);
 }

@@ -162,7 +162,25 @@ def check_cache(path):
 def check_ranks(path):
     full, _p, _s = run_pass(path, 160, 16, batch_size=5)
     shares = [run_pass(path, 160, 16, batch_size=5, rank=r, world=3)[0] for r in range(3)]
-    check(sum(shares, []) == full, f"3 ranks: contiguous disjoint shares that make the pass ({[len(s) for s in shares]})")
+    sizes = [len(s) for s in shares]
+    check(sum(shares, []) == full and max(sizes) - min(sizes) <= 1,
+          f"3 ranks: balanced contiguous disjoint shares that make the pass ({sizes})")
+    # a rank's Stitcher completes only the images wholly in its share, and says which it dropped
+    completed = []
+    for r in range(2):
+        share = run_pass(path, 160, 16, batch_size=5, rank=r, world=2)[0]
+        p = h5pack.Patches(path, size=160, overlap=16, batch_size=5, device="cpu", dtype="uint8", rank=r, world=2)
+        st, done = h5pack.Stitcher(p, channels=3), []
+        for x, w in p:
+            done += st.add(x.float(), w)
+        p.close()
+        images = sorted({i for i, _y, _x in share})
+        whole = [i for i in images if all(t in share for t in full if t[0] == i)]
+        check(sorted(done) == whole and sorted(st.incomplete) == sorted(set(images) - set(whole)),
+              f"rank {r} of 2: its Stitcher completed {sorted(done)} (wholly in its share: {whole}), "
+              f"incomplete {st.incomplete}")
+        completed += done
+    check(len(completed) >= 2, f"ranks of 2: {len(completed)} images completed on some rank")
 
 
 def check_random(path):
@@ -261,6 +279,7 @@ def check_stitcher(path):
                 ok &= i in done and torch.equal(done[i], ref)
         check(ok, f"Stitcher ({dtype}): the patches stitched give every image back "
               f"{'exactly' if dtype == 'uint8' else 'to float32 rounding'}")
+        check(st.incomplete == [], f"Stitcher ({dtype}): no image left incomplete in a whole pass")
         try:
             st.add(torch.zeros(2, 4, 160, 160), torch.zeros(2, 3, dtype=torch.int64))
             check(False, "Stitcher refuses outputs of another channel count")
