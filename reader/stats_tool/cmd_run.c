@@ -208,7 +208,7 @@ static void print_patch_reader(const run_opts *o, const h5pack_info *in, const c
 {
     printf("reader: %llu images in tiles of %u (%s each, %llu tiles, %s, %s path), %s patches of %ux%ux%u, "
            "%llu per epoch\n", (unsigned long long)in->n_samples, in->tile, tile, (unsigned long long)in->n_chunks,
-           in->compressed ? "gzip" : "uncompressed", in->fast_path ? "fast (pread)" : "HDF5",
+           in->compressed ? "gzip" : "uncompressed", in->fast_path ? "fast (mapped, no HDF5)" : "HDF5",
            param_enum_name("patch_mode", (int)o->cfg.patch_mode), in->channels, in->height, in->width,
            (unsigned long long)in->samples_per_epoch);
     printf("        batch %zu, cache %s = %zu tiles, %d threads, device %s, rank %u of %u\n", o->cfg.batch_size,

@@ -300,6 +300,8 @@ def check_refusals(path):
     expect_error("a tiled file without patch", lambda: h5pack.Loader(path, device="cpu"), "tiles", "patch")
     expect_error("overlap >= size", lambda: h5pack.Patches(path, size=64, overlap=64, device="cpu"), "overlap")
     expect_error("echo with patches", lambda: h5pack.Loader(path, patch=64, echo=2, device="cpu"), "echo")
+    expect_error("an epoch too large to plan (2^62 patches)", lambda: h5pack.Loader(
+        path, patch=64, batch_size=1, patches_per_epoch=2**62, device="cpu"), "patches_per_epoch", "GiB")
     whole = f"{WORK}/whole.h5"
     p = subprocess.run([H5PACK, "-q", "--size", "64x64", f"{WORK}/src", whole], capture_output=True, text=True)
     check(p.returncode == 0, f"h5pack --size 64x64: exit {p.returncode}", fatal=True)
