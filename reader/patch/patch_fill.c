@@ -156,24 +156,30 @@ static void job_item(void *ctx, size_t item, int t)
 {
     patch_pipe *p = ctx;
     size_t n = p->assembling ? p->assembling->count : 0;
-    if (item < n)
+    if (item < n) {
+        double t0 = h5pack_clock_s();
         assemble_one(p, item, t);
-    else
+        p->assemble_s[t] += h5pack_clock_s() - t0;
+    } else
         load_one(p, item - n, t);
 }
 
-/* Assembles A (NULL: none) and loads L's tiles (NULL: none) in one job; L's read costs are collected. */
-static void run_job(patch_pipe *p, fill_state *a, fill_state *l)
+/* Assembles A (NULL: none) and loads L's tiles (NULL: none) in one job; L's read costs are collected.
+ * Returns the threads' seconds spent assembling A. */
+static double run_job(patch_pipe *p, fill_state *a, fill_state *l)
 {
     p->assembling = a, p->loading = l, p->load_failed = 0;
     h5pack_patch_pool_run(p->pool, (a ? a->count : 0) + (l ? l->n_loads : 0), job_item, p);
+    double assemble_s = 0;
     for (int t = 0; t < p->pp.threads; t++) {
+        assemble_s += p->assemble_s[t], p->assemble_s[t] = 0;
         if (l) {
             l->counts.bytes_read += p->cost[t].bytes_read, l->counts.bytes_inflated += p->cost[t].bytes_inflated;
             l->counts.read_s += p->cost[t].read_s, l->counts.inflate_s += p->cost[t].inflate_s;
         }
         memset(&p->cost[t], 0, sizeof p->cost[t]);
     }
+    return assemble_s;
 }
 
 static void write_labels(patch_pipe *p, const patch_entry *e, int slot)
@@ -205,13 +211,11 @@ static int fill_batch(patch_pipe *p, fill_state *f, fill_state *next, patch_entr
         e->indices[q] = (uint64_t)f->where[3 * q];
     count_accesses(p, f);
     e->counts = f->counts;
-    double t0 = h5pack_clock_s();
     p->fill_key = aug_batch_key(p->pp.seed, f->epoch, f->index * p->pp.world + p->pp.rank, 0);
     p->fill_in = p->direct ? NULL : p->pp.be->ops->host_input(p->pp.be, slot);
     p->fill_out = p->direct ? h5pack_backend_cpu_output(p->pp.be, slot) : NULL;
-    run_job(p, f, next);
+    e->counts.assemble_s = run_job(p, f, next); /* summed over the threads, as busy_read_s */
     write_labels(p, e, slot);
-    e->counts.assemble_s = h5pack_clock_s() - t0; /* with the next batch's loads */
     backend_job job = h5pack_backend_job(f->count, p->fill_key);
     job.epoch = f->epoch;
     job.pixels_done = p->direct != NULL;

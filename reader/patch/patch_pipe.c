@@ -20,6 +20,7 @@ static int allocate(patch_pipe *p)
     p->ring = calloc((size_t)P, sizeof *p->ring);
     p->scratch = calloc((size_t)threads, sizeof *p->scratch);
     p->cost = calloc((size_t)threads, sizeof *p->cost);
+    p->assemble_s = calloc((size_t)threads, sizeof *p->assemble_s);
     p->tile_list = malloc((size_t)threads * max_tiles * sizeof *p->tile_list);
     for (int k = 0; k < 2; k++) {
         fill_state *f = &p->fs[k];
@@ -28,7 +29,7 @@ static int allocate(patch_pipe *p)
             return H5PACK_ENOMEM;
     }
     p->assemble_buf = p->direct ? malloc((size_t)threads * p->patch_bytes) : NULL;
-    if (!p->ring || !p->scratch || !p->cost || !p->tile_list || (p->direct && !p->assemble_buf) ||
+    if (!p->ring || !p->scratch || !p->cost || !p->assemble_s || !p->tile_list || (p->direct && !p->assemble_buf) ||
         h5pack_patch_pool_start(threads, &p->pool))
         return H5PACK_ENOMEM;
     for (int t = 0; t < threads; t++)
@@ -95,7 +96,7 @@ void h5pack_patch_pipe_free(patch_pipe *p)
         free(p->ring[i].where), free(p->ring[i].indices);
     h5pack_patch_plan_free(p->plan);
     free(p->slot_buf), free(p->scratch), free(p->cost), free(p->tile_list), free(p->slot_stored), free(p->assemble_buf);
-    free(p->slot_data), free(p->slot_lent);
+    free(p->slot_data), free(p->slot_lent), free(p->assemble_s);
     for (int k = 0; k < 2; k++) {
         free(p->fs[k].where), free(p->fs[k].acc), free(p->fs[k].loads);
         h5pack_tile_map_free(&p->fs[k].slots);

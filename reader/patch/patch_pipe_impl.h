@@ -72,6 +72,7 @@ struct patch_pipe {
     uint64_t fill_key;
     tile_scratch **scratch;  /* per thread */
     chunk_read_cost *cost;   /* per thread, summed into a batch's counts */
+    double *assemble_s;      /* per thread: seconds assembling patches in the current job */
     uint8_t *assemble_buf;   /* per thread: one patch, for the CPU backend's one-pass conversion */
     uint64_t *tile_list;     /* per thread: the tiles of one patch */
     const struct backend_conv *direct; /* the CPU backend converts each patch as it is assembled */
