@@ -181,6 +181,15 @@ static void print_sizes(const size_spread *z)
            (unsigned long long)z->width[1], z->aspect[0], z->aspect[2], z->aspect[1]);
 }
 
+/* A file of images in tiles (h5pack --tiles): its datasets are tiles/<i>. */
+static int has_tiles(const file_report *r)
+{
+    for (int i = 0; i < r->n_datasets; i++)
+        if (strncmp(r->datasets[i].name, "tiles/", 6) == 0)
+            return 1;
+    return 0;
+}
+
 static void print_text(const file_report *r, const reader_view *v, const char *images)
 {
     char sz[32];
@@ -195,7 +204,10 @@ static void print_text(const file_report *r, const reader_view *v, const char *i
     printf("datasets (%d):\n", r->n_datasets);
     for (int i = 0; i < r->n_datasets; i++)
         print_dataset(&r->datasets[i], v, images);
-    if (!report_dataset(r, images))
+    if (!report_dataset(r, images) && has_tiles(r))
+        printf("note: images in tiles (h5pack --tiles): the reader streams them as patches, e.g. "
+               "h5pack-stats run %s --patch 512 (docs/patches.md)\n", r->path);
+    else if (!report_dataset(r, images))
         printf("note: no dataset \"%s\" (the reader's default image dataset); pick one with --images\n", images);
     printf("attributes (%d):\n", r->n_attrs);
     for (int i = 0; i < r->n_attrs; i++)
