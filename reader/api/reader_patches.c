@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpus.h"
+#include "patch_regions.h"
 #include "reader_impl.h"
 #include "rng.h"
 
@@ -79,6 +80,7 @@ static uint64_t patch_fingerprint(const h5pack_reader *r)
     uint64_t h = rng_key(c->seed, c->patch_size, c->patch_overlap, (uint64_t)c->patch_mode);
     h = rng_key(h, c->patches_per_epoch, c->world, (uint64_t)c->batch_size);
     h = rng_key(h, (uint64_t)c->drop_last, (uint64_t)c->random_flip, g->n_images);
+    h = rng_key(h, (uint64_t)c->order, c->window, 0);
     for (uint64_t i = 0; i < g->n_images; i++) {
         const tile_image *im = h5pack_tilesrc_image(r->tiles, i);
         h = rng_key(h, im->h, im->w, i);
@@ -101,6 +103,8 @@ static void fill_info(h5pack_reader *r, int threads, size_t cache_tiles, const f
     in->samples_per_chunk = 1, in->n_chunks = g->n_tiles, in->chunk_bytes = g->tile_bytes;
     in->compressed = g->compressed, in->fast_path = g->path == TILE_IMPLICIT;
     in->cache_chunks = cache_tiles, in->threads = threads;
+    if (c->patch_mode == H5PACK_PATCH_RANDOM && c->order == H5PACK_ORDER_CHUNK) /* active regions */
+        in->window = c->window ? c->window : h5pack_patch_regions_window(g->tile, g->channels);
     in->samples_per_epoch = h5pack_patch_windows_per_epoch(r->windows);
     in->batches_per_epoch = h5pack_patch_windows_batches(r->windows);
     in->device = r->be->device;
@@ -126,8 +130,8 @@ int h5pack_reader_open_patches(h5pack_reader *r, const char *path)
     const tile_geometry *g = h5pack_tilesrc_geometry(r->tiles);
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     int threads = c->threads > 0 ? c->threads : h5pack_default_threads();
-    patch_params pp = {c->patch_size, c->patch_overlap, c->patch_mode, c->patches_per_epoch, c->seed,
-                       c->rank, c->world, c->batch_size, c->drop_last};
+    patch_params pp = {c->patch_size, c->patch_overlap, c->patch_mode, c->patches_per_epoch, c->seed, c->rank,
+                       c->world, c->batch_size, c->drop_last, c->order == H5PACK_ORDER_CHUNK, c->window};
     if ((rc = h5pack_patch_windows_create(&pp, r->tiles, &r->windows, r->err, ERR_LEN)) ||
         (rc = resolve_norm(r, mean, std)) || (rc = create_backend(r, threads, mean, std)))
         return rc;

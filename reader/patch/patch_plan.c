@@ -62,7 +62,8 @@ static int epoch_fill(patch_plan *p, patch_epoch *e, uint64_t epoch)
     e->n_acc = 0;
     if (!e->valid)
         return 0;
-    h5pack_patch_windows_epoch(p->w, epoch, e->where);
+    if (h5pack_patch_windows_epoch(p->w, epoch, e->where))
+        return H5PACK_ENOMEM;
     h5pack_tile_map_clear(&p->scratch);
     return h5pack_patch_windows_accesses(p->w, e->where, &e->acc, &e->acc_cap, e->batch_start, &p->scratch, &p->stamp,
                                          &e->n_acc);

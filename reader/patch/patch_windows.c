@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "errtext.h"
+#include "patch_regions.h"
 #include "rng.h"
 #include "tile_map.h"
 
@@ -111,8 +112,9 @@ static int share_out(patch_windows *w, char *err, size_t err_len)
         return h5pack_errf(H5PACK_EINVAL, err, err_len, "no batch of patches for rank %u of %u: %llu patches per "
                            "epoch in all, batch_size %zu%s", pp->rank, pp->world, (unsigned long long)w->total,
                            pp->batch_size, pp->drop_last ? " with drop_last" : "");
-    /* per patch: its window in two epochs (48 bytes), and up to max_tiles accesses of about 26 bytes each */
-    uint64_t per_patch = 48 + 26 * (uint64_t)w->max_tiles;
+    /* per patch: its window in two epochs (48 bytes), the region order's scratch (64), and up to max_tiles
+     * accesses of about 26 bytes each */
+    uint64_t per_patch = 112 + 26 * (uint64_t)w->max_tiles;
     if (w->per_epoch > PATCH_PLAN_BYTES_MAX / per_patch)
         return h5pack_errf(H5PACK_EINVAL, err, err_len, "%llu patches per epoch for this rank: planning them needs "
                            "more than %llu GiB (the plan holds two epochs); use epochs of at most %llu patches "
@@ -229,7 +231,7 @@ static void random_window(const patch_windows *w, uint64_t epoch, uint64_t j, in
     where[2] = im->w > S ? (int64_t)rng_below(&r, (uint64_t)(im->w - S) + 1) : 0;
 }
 
-void h5pack_patch_windows_epoch(const patch_windows *w, uint64_t epoch, int64_t *where)
+int h5pack_patch_windows_epoch(const patch_windows *w, uint64_t epoch, int64_t *where)
 {
     uint64_t start = w->start;
     for (uint64_t j = 0; j < w->per_epoch; j++) {
@@ -238,6 +240,11 @@ void h5pack_patch_windows_epoch(const patch_windows *w, uint64_t epoch, int64_t 
         else
             random_window(w, epoch, start + j, where + 3 * j);
     }
+    if (w->pp.mode != H5PACK_PATCH_RANDOM || !w->pp.regions)
+        return 0;
+    const tile_geometry *g = h5pack_tilesrc_geometry(w->src);
+    uint64_t window = w->pp.window ? w->pp.window : h5pack_patch_regions_window(g->tile, g->channels);
+    return h5pack_patch_regions_order(where, w->per_epoch, g->tile, window, w->pp.seed, epoch);
 }
 
 size_t h5pack_patch_windows_tiles(const patch_windows *w, const int64_t *where, uint64_t *tiles)

@@ -11,7 +11,8 @@
  * RANDOM (training): per_epoch draws per epoch (default: the windows of a grid without overlap), each
  *   from rng_key(seed, epoch, PATCH_STREAM, j): an image with probability proportional to its area, then
  *   y and x uniform over the window's valid positions (0 .. h - S, 0 .. w - S; 0 when the side is <= S).
- *   The global draw is padded to per_rank * world; rank r takes draws [r * per_rank, (r+1) * per_rank).
+ *   The global draw is padded to per_rank * world; rank r takes draws [r * per_rank, (r+1) * per_rank),
+ *   which (regions set: config order CHUNK, the default) it puts in the region order of patch_regions.h.
  * Batches: consecutive runs of batch_size patches of the rank's list; drop_last drops a short last one.
  * Accesses: for each batch, the distinct tiles its patches overlap, in the order first touched. */
 #ifndef H5PACK_PATCH_WINDOWS_H
@@ -31,6 +32,8 @@ typedef struct patch_params {
     uint32_t rank, world;
     size_t batch_size;
     int drop_last;
+    int regions;            /* RANDOM: the draws in the region order of patch_regions.h (config order CHUNK) */
+    uint64_t window;        /* its active regions (0: h5pack_patch_regions_window) */
 } patch_params;
 
 typedef struct patch_windows patch_windows;
@@ -49,8 +52,9 @@ size_t h5pack_patch_windows_batch_size(const patch_windows *w);
 /* SLIDING: all windows of all images (before the rank's slice); RANDOM: the global draws per epoch. */
 uint64_t h5pack_patch_windows_total(const patch_windows *w);
 
-/* Writes this rank's patches of EPOCH as (image, y, x) triples into WHERE (3 * per_epoch values). */
-void h5pack_patch_windows_epoch(const patch_windows *w, uint64_t epoch, int64_t *where);
+/* Writes this rank's patches of EPOCH as (image, y, x) triples into WHERE (3 * per_epoch values). 0 or
+ * ENOMEM. */
+int h5pack_patch_windows_epoch(const patch_windows *w, uint64_t epoch, int64_t *where);
 
 /* The tiles patch (image, y, x) overlaps, row by row, into TILES (room for h5pack_patch_windows_max_tiles);
  * returns how many. */

@@ -10,7 +10,8 @@ A folder of RGB PNGs of several sizes (one smaller than a patch) is packed with 
   stays <= 1.05; tiny caches miss exactly as often as a plain simulation of the documented plan;
 - ranks split the windows into disjoint contiguous shares that together are the whole pass;
 - random patches: inside their image, the same for the same seed, new each epoch, images drawn by area;
-  state_dict / load_state_dict mid-epoch and set_epoch continue the uninterrupted run's patches;
+  state_dict / load_state_dict mid-epoch and set_epoch continue the uninterrupted run's patches; the
+  default region order is order="random"'s draws reordered region by region;
   flips with normalisation equal the mirrored reference where the box says flip;
 - Stitcher: the patches themselves stitched give every image back exactly (uint8) and to float32 rounding
   (normalised);
@@ -217,6 +218,24 @@ def check_random(path):
           f"({counts.astype(int).tolist()} for {np.round(want).astype(int).tolist()})")
 
 
+def check_region_order(path):
+    """order="chunk" (the default) only reorders an epoch's draws by region (patch_regions.h): the same patches
+    as order="random" for a seed, in another order; each region's draws keep their relative order."""
+    def epoch_draws(order):
+        loader = h5pack.Loader(path, patch=64, batch_size=16, device="cpu", dtype="uint8", patches_per_epoch=200,
+                               seed=9, order=order, epochs=1)
+        out = [tuple(w) for _x, _y in loader for w in loader.last_where.tolist()]
+        loader.close()
+        return out
+    plain, regional = epoch_draws("random"), epoch_draws("chunk")
+    check(sorted(plain) == sorted(regional) and plain != regional,
+          "region order: the same 200 draws as order='random', reordered")
+    region = lambda w: (w[0], w[1] // (8 * 128), w[2] // (8 * 128))
+    kept = all([w for w in regional if region(w) == r] == [w for w in plain if region(w) == r]
+               for r in {region(w) for w in plain})
+    check(kept, "region order: each region's draws in their drawn order")
+
+
 def check_resume(path):
     """state_dict after 3 batches of epoch 1, loaded into a new Loader: the same patches as the run that went on;
     set_epoch(2) starts epoch 2 as the uninterrupted run has it."""
@@ -364,6 +383,7 @@ def main():
     check_ranks(plain)
     check_random(gz)
     check_resume(plain)
+    check_region_order(plain)
     check_flip_norm(plain)
     check_stitcher(plain)
     check_refusals(plain)
