@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cpus.h"
-#include "patch_regions.h"
 #include "reader_impl.h"
 #include "rng.h"
 
@@ -103,8 +102,7 @@ static void fill_info(h5pack_reader *r, int threads, size_t cache_tiles, const f
     in->samples_per_chunk = 1, in->n_chunks = g->n_tiles, in->chunk_bytes = g->tile_bytes;
     in->compressed = g->compressed, in->fast_path = g->path == TILE_IMPLICIT;
     in->cache_chunks = cache_tiles, in->threads = threads;
-    if (c->patch_mode == H5PACK_PATCH_RANDOM && c->order == H5PACK_ORDER_CHUNK) /* active regions */
-        in->window = c->window ? c->window : h5pack_patch_regions_window(g->tile, g->channels);
+    in->window = (size_t)h5pack_patch_windows_region_window(r->windows); /* active regions, 0 for none */
     in->samples_per_epoch = h5pack_patch_windows_per_epoch(r->windows);
     in->batches_per_epoch = h5pack_patch_windows_batches(r->windows);
     in->device = r->be->device;

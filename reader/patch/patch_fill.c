@@ -18,21 +18,12 @@ static int grow_slots(patch_pipe *p, char *err, size_t err_len)
     size_t want = h5pack_patch_plan_slots(p->plan), have = p->slot_n;
     if (want <= have)
         return 0;
-    uint8_t **buf = realloc(p->slot_buf, want * sizeof *buf);
-    if (buf)
-        p->slot_buf = buf;
-    const uint8_t **data = buf ? realloc(p->slot_data, want * sizeof *data) : NULL;
-    if (data)
-        p->slot_data = data;
-    uint64_t *stored = data ? realloc(p->slot_stored, want * sizeof *stored) : NULL;
-    if (stored)
-        p->slot_stored = stored;
-    uint64_t *lent = stored ? realloc(p->slot_lent, want * sizeof *lent) : NULL;
-    if (!lent)
+    cache_slot *slots = realloc(p->slots, want * sizeof *slots);
+    if (!slots)
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "out of memory for %zu cached tiles", want);
-    p->slot_lent = lent;
     for (size_t s = have; s < want; s++)
-        buf[s] = NULL, data[s] = NULL, stored[s] = 0, lent[s] = NO_TILE;
+        slots[s] = (cache_slot){.lent = NO_TILE};
+    p->slots = slots;
     __atomic_store_n(&p->slot_n, want, __ATOMIC_RELAXED); /* the stats read it from the consumer */
     return 0;
 }
@@ -44,24 +35,25 @@ static void load_one(patch_pipe *p, size_t item, int t)
     const patch_access *x = &f->loads[item];
     if (__atomic_load_n(&p->load_failed, __ATOMIC_RELAXED))
         return;
-    if (p->slot_lent[x->slot] != NO_TILE) /* the slot's previous tile was lent: nobody reads it any more */
-        h5pack_tilesrc_map_release(p->pp.src, p->slot_lent[x->slot]);
-    p->slot_lent[x->slot] = NO_TILE;
+    cache_slot *slot = &p->slots[x->slot];
+    if (slot->lent != NO_TILE) /* the slot's previous tile was lent: nobody reads it any more */
+        h5pack_tilesrc_map_release(p->pp.src, slot->lent);
+    slot->lent = NO_TILE;
     uint64_t before = p->cost[t].bytes_read;
     const uint8_t *data = NULL;
     int rc = 0;
     char msg[384];
     if (h5pack_tilesrc_map(p->pp.src, x->tile, &data, &p->cost[t]) == 0) {
-        p->slot_lent[x->slot] = x->tile;
-    } else if (!p->slot_buf[x->slot] && !(p->slot_buf[x->slot] = malloc((size_t)p->g->tile_bytes))) {
+        slot->lent = x->tile;
+    } else if (!slot->buf && !(slot->buf = malloc((size_t)p->g->tile_bytes))) {
         rc = h5pack_errf(H5PACK_ENOMEM, msg, sizeof msg, "out of memory for a tile of %llu bytes",
                          (unsigned long long)p->g->tile_bytes);
     } else {
-        data = p->slot_buf[x->slot];
-        rc = h5pack_tilesrc_read(p->pp.src, x->tile, p->slot_buf[x->slot], p->scratch[t], &p->cost[t], msg, sizeof msg);
+        data = slot->buf;
+        rc = h5pack_tilesrc_read(p->pp.src, x->tile, slot->buf, p->scratch[t], &p->cost[t], msg, sizeof msg);
     }
-    p->slot_data[x->slot] = data;
-    p->slot_stored[x->slot] = p->cost[t].bytes_read - before;
+    slot->data = data;
+    slot->stored = p->cost[t].bytes_read - before;
     if (rc && !__atomic_exchange_n(&p->load_failed, 1, __ATOMIC_ACQ_REL)) {
         memcpy(f->err, msg, sizeof msg);
         f->rc = rc;
@@ -115,7 +107,7 @@ static void copy_tile(const patch_pipe *p, const tile_image *im, uint64_t tile, 
     int64_t c0 = x > tx0 ? x : tx0, c1 = x + S < tx0 + im->cw ? x + S : tx0 + im->cw;
     r1 = r1 < (int64_t)im->h ? r1 : (int64_t)im->h, c1 = c1 < (int64_t)im->w ? c1 : (int64_t)im->w;
     h5pack_tile_map_get(&p->assembling->slots, tile, &slot); /* every tile of the batch is there */
-    const uint8_t *src = p->slot_data[slot];
+    const uint8_t *src = p->slots[slot].data;
     size_t run = (size_t)(c1 - c0) * C;
     for (int64_t r = r0; r < r1; r++)
         memcpy(dst + ((size_t)(r - y) * (size_t)S + (size_t)(c0 - x)) * C,
@@ -198,7 +190,7 @@ static void count_accesses(const patch_pipe *p, fill_state *f)
     for (size_t a = 0; a < f->n_acc; a++) {
         f->counts.misses += f->acc[a].load, f->counts.hits += !f->acc[a].load;
         if (f->acc[a].first_in_epoch) /* needed once per epoch: what a perfect cache reads */
-            f->counts.bytes_needed += p->slot_stored[f->acc[a].slot];
+            f->counts.bytes_needed += p->slots[f->acc[a].slot].stored;
     }
 }
 

@@ -7,11 +7,8 @@
 #include "backend_convert.h"
 #include "clock.h"
 #include "patch_pipe_impl.h"
-#include "rng.h"
+#include "token.h"
 
-/* Tokens as the image pipeline makes them (pipeline_impl.h): tag | delivery | ring slot. */
-#define PATCH_TOKEN_SLOT_BITS 10
-#define PATCH_TOKEN_TAG_SHIFT 48
 
 static int allocate(patch_pipe *p)
 {
@@ -58,8 +55,7 @@ int h5pack_patch_pipe_start(const patch_pipe_params *pp, patch_pipe **out, char 
     p->label_bytes = h5pack_tilesrc_label_bytes(p->g);
     p->labels = h5pack_tilesrc_label_rows(pp->src);
     p->direct = h5pack_backend_cpu_direct(pp->be);
-    p->token_tag = ((rng_mix64((uint64_t)(uintptr_t)p ^ (uint64_t)(h5pack_clock_s() * 1e9)) & 0xFFFF) | 1)
-                   << PATCH_TOKEN_TAG_SHIFT;
+    p->token_tag = h5pack_token_new_tag();
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL), pthread_cond_init(&p->ready, NULL);
     *out = p; /* from here on h5pack_patch_pipe_free cleans up */
@@ -85,18 +81,17 @@ void h5pack_patch_pipe_free(patch_pipe *p)
         pthread_join(p->thread, NULL);
     }
     h5pack_patch_pool_stop(p->pool);
-    for (size_t i = 0; p->slot_lent && i < p->slot_n; i++)
-        if (p->slot_lent[i] != UINT64_MAX)
-            h5pack_tilesrc_map_release(p->pp.src, p->slot_lent[i]);
-    for (size_t i = 0; p->slot_buf && i < p->slot_n; i++)
-        free(p->slot_buf[i]);
+    for (size_t i = 0; p->slots && i < p->slot_n; i++) {
+        if (p->slots[i].lent != UINT64_MAX)
+            h5pack_tilesrc_map_release(p->pp.src, p->slots[i].lent);
+        free(p->slots[i].buf);
+    }
     for (int t = 0; p->scratch && t < p->pp.threads; t++)
         h5pack_tilesrc_scratch_free(p->scratch[t]);
     for (int i = 0; p->ring && i < p->pp.prefetch; i++)
         free(p->ring[i].where), free(p->ring[i].indices);
     h5pack_patch_plan_free(p->plan);
-    free(p->slot_buf), free(p->scratch), free(p->cost), free(p->tile_list), free(p->slot_stored), free(p->assemble_buf);
-    free(p->slot_data), free(p->slot_lent), free(p->assemble_s);
+    free(p->slots), free(p->scratch), free(p->cost), free(p->tile_list), free(p->assemble_buf), free(p->assemble_s);
     for (int k = 0; k < 2; k++) {
         free(p->fs[k].where), free(p->fs[k].acc), free(p->fs[k].loads);
         h5pack_tile_map_free(&p->fs[k].slots);
@@ -154,9 +149,7 @@ static int deliver(patch_pipe *p, patch_entry *e, int slot, h5pack_batch *batch,
     batch->boxes = (const h5pack_crop_box *)(const void *)boxes;
     batch->indices = e->indices, batch->where = e->where;
     batch->count = e->count, batch->epoch = e->epoch, batch->index = e->index;
-    const uint64_t serial_mask = ((uint64_t)1 << (PATCH_TOKEN_TAG_SHIFT - PATCH_TOKEN_SLOT_BITS)) - 1;
-    p->deliveries++;
-    batch->token = e->token = p->token_tag | (p->deliveries & serial_mask) << PATCH_TOKEN_SLOT_BITS | (uint64_t)slot;
+    batch->token = e->token = h5pack_token_make(p->token_tag, ++p->deliveries, slot);
     return 0;
 }
 
@@ -198,8 +191,8 @@ int h5pack_patch_pipe_next(patch_pipe *p, h5pack_batch *batch, char *err, size_t
 int h5pack_patch_pipe_release(patch_pipe *p, uint64_t *token, char *err, size_t err_len)
 {
     uint64_t tok = *token;
-    int slot = (int)(tok & (((uint64_t)1 << PATCH_TOKEN_SLOT_BITS) - 1)), held = 0;
-    if (tok != 0 && (tok & ~(((uint64_t)1 << PATCH_TOKEN_TAG_SHIFT) - 1)) == p->token_tag && slot < p->pp.prefetch) {
+    int slot = (int)h5pack_token_slot(tok), held = 0;
+    if (tok != 0 && h5pack_token_has_tag(tok, p->token_tag) && slot < p->pp.prefetch) {
         pthread_mutex_lock(&p->lock);
         held = p->ring[slot].state == PATCH_DELIVERED && p->ring[slot].token == tok;
         pthread_mutex_unlock(&p->lock);

@@ -24,6 +24,14 @@ typedef struct patch_counts {
     double read_s, inflate_s, assemble_s;
 } patch_counts;
 
+/* One slot of the tile cache. */
+typedef struct cache_slot {
+    uint8_t *buf;          /* its own tile buffer (T x T x C), allocated on its first pread */
+    const uint8_t *data;   /* its tile's bytes: buf, or lent by the mapping */
+    uint64_t lent;         /* the mapped tile it lends, UINT64_MAX for none */
+    uint64_t stored;       /* the bytes its tile's read took from the file (stats) */
+} cache_slot;
+
 /* A planned batch between its plan and its submit (two of them: the one assembled, the one loaded). Its
  * plan is copied out of the planner, which reuses its own buffers for the next batch. */
 typedef struct fill_state {
@@ -57,11 +65,8 @@ struct patch_pipe {
     uint32_t S;              /* patch side */
     const uint8_t *labels;   /* N rows, NULL without labels */
     patch_plan *plan;
-    uint8_t **slot_buf;      /* per cache slot: its own tile buffer (T x T x C), allocated on its first pread */
-    const uint8_t **slot_data; /* per cache slot: its tile's bytes: slot_buf, or lent by the mapping */
-    uint64_t *slot_lent;     /* per cache slot: the mapped tile it lends, UINT64_MAX for none */
+    cache_slot *slots;       /* per cache slot (the plan's numbering), grown as the plan fills slots */
     size_t slot_n;
-    uint64_t *slot_stored;   /* per cache slot: the bytes its tile's read took from the file (stats) */
     patch_pool *pool;        /* the threads of the loads and the assembly */
     fill_state fs[2];        /* batch k in fs[k % 2] */
     /* the pool's current job: assemble ASSEMBLING (NULL: none), then load LOADING's tiles (NULL: none) */

@@ -13,6 +13,12 @@
 #define NEVER UINT64_MAX
 #define NO_SLOT UINT32_MAX
 
+typedef struct plan_slot {
+    uint64_t tile;   /* NEVER: none yet */
+    uint64_t key;    /* the tile's next use */
+    uint64_t pinned; /* the batch number of its latest use */
+} plan_slot;
+
 typedef struct heap_entry {
     uint64_t key, tile;
 } heap_entry;
@@ -40,7 +46,7 @@ struct patch_plan {
     tile_map cached;             /* tile -> slot */
     tile_map scratch;            /* next uses: tile -> its first position from here on; batches: seen */
     size_t out_cap;
-    uint64_t *slot_tile, *slot_key, *slot_pinned; /* per slot: tile, next use, 1 + batch of its latest use */
+    plan_slot *slot;             /* per slot */
     heap_entry *heap, *aside;    /* aside: entries a victim search set aside (pinned by the batch) */
     size_t heap_n, heap_cap, aside_cap;
     patch_access *out;           /* the batch handed out */
@@ -112,8 +118,8 @@ static void heap_rebuild(patch_plan *p)
 {
     p->heap_n = 0;
     for (size_t s = 0; s < p->used; s++)
-        if (p->slot_tile[s] != NEVER)
-            heap_push(p, p->slot_key[s], p->slot_tile[s]);
+        if (p->slot[s].tile != NEVER)
+            heap_push(p, p->slot[s].key, p->slot[s].tile);
 }
 
 /* ---- epochs -------------------------------------------------------------------------------------- */
@@ -154,8 +160,8 @@ static int compute_next_uses(patch_plan *p)
     for (uint64_t i = 0; i < p->cur.n_acc; i++) /* now each tile's first position in cur */
         p->first[i] = h5pack_tile_map_get(first_pos, p->cur.acc[i], &pos) && pos == p->base + i;
     for (size_t s = 0; s < p->used; s++)
-        if (p->slot_tile[s] != NEVER)
-            p->slot_key[s] = h5pack_tile_map_get(first_pos, p->slot_tile[s], &pos) ? pos : NEVER;
+        if (p->slot[s].tile != NEVER)
+            p->slot[s].key = h5pack_tile_map_get(first_pos, p->slot[s].tile, &pos) ? pos : NEVER;
     heap_rebuild(p);
     return 0;
 }
@@ -196,9 +202,9 @@ static uint32_t evict_furthest(patch_plan *p, uint64_t stamp)
     while (p->heap_n > 0) {
         heap_entry e = heap_pop(p);
         uint64_t s;
-        if (!h5pack_tile_map_get(&p->cached, e.tile, &s) || p->slot_key[s] != e.key)
+        if (!h5pack_tile_map_get(&p->cached, e.tile, &s) || p->slot[s].key != e.key)
             continue; /* stale */
-        if (p->slot_pinned[s] + 1 >= stamp) { /* this batch or the one before uses it (patch_plan.h) */
+        if (p->slot[s].pinned + 1 >= stamp) { /* this batch or the one before uses it (patch_plan.h) */
             if (set_aside(p, aside, e))
                 break;
             aside++;
@@ -217,20 +223,12 @@ static uint32_t evict_furthest(patch_plan *p, uint64_t stamp)
 static uint32_t fill_slot(patch_plan *p)
 {
     if (p->used == p->cap_slots) {
-        size_t n = 2 * p->cap_slots;
-        uint64_t *t = realloc(p->slot_tile, n * sizeof *t);
-        if (t)
-            p->slot_tile = t;
-        uint64_t *k = t ? realloc(p->slot_key, n * sizeof *k) : NULL;
-        if (k)
-            p->slot_key = k;
-        uint64_t *q = k ? realloc(p->slot_pinned, n * sizeof *q) : NULL;
-        if (!q)
+        plan_slot *grown = realloc(p->slot, 2 * p->cap_slots * sizeof *grown);
+        if (!grown)
             return NO_SLOT;
-        p->slot_pinned = q;
-        memset(q + p->cap_slots, 0, (n - p->cap_slots) * sizeof *q);
-        p->cap_slots = n;
+        p->slot = grown, p->cap_slots *= 2;
     }
+    p->slot[p->used] = (plan_slot){NEVER, NEVER, 0};
     return (uint32_t)p->used++;
 }
 
@@ -257,10 +255,10 @@ static int plan_access(patch_plan *p, uint64_t i, uint64_t stamp, patch_access *
         s = victim_slot(p, stamp);
         if (s == NO_SLOT || h5pack_tile_map_put(&p->cached, t, s))
             return H5PACK_ENOMEM;
-        p->slot_tile[s] = t;
+        p->slot[s].tile = t;
     }
     a->slot = (uint32_t)s;
-    p->slot_pinned[s] = stamp, p->slot_key[s] = nu;
+    p->slot[s].pinned = stamp, p->slot[s].key = nu;
     heap_push(p, nu, t);
     if (p->heap_n > 8 * (p->used + 64))
         heap_rebuild(p);
@@ -294,7 +292,7 @@ int h5pack_patch_plan_next(patch_plan *p, patch_planned *out)
         return H5PACK_ENOMEM;
     for (uint64_t i = a0; i < a1; i++) /* the batch's cached tiles are pinned before any of its loads */
         if (h5pack_tile_map_get(&p->cached, p->cur.acc[i], &s))
-            p->slot_pinned[s] = stamp;
+            p->slot[s].pinned = stamp;
     for (uint64_t i = a0; i < a1; i++)
         if (plan_access(p, i, stamp, &p->out[i - a0]))
             return H5PACK_ENOMEM;
@@ -322,9 +320,8 @@ int h5pack_patch_plan_create(const patch_windows *w, size_t slots, uint64_t epoc
     p->w = w, p->epochs = epochs, p->slots = slots ? slots : 1, p->skip = start_batch;
     p->batches = h5pack_patch_windows_batches(w), p->per_epoch = h5pack_patch_windows_per_epoch(w);
     size_t start = p->slots < 4096 ? p->slots : 4096; /* the per-slot arrays grow as slots are filled */
-    p->slot_tile = malloc(start * sizeof *p->slot_tile), p->slot_key = malloc(start * sizeof *p->slot_key);
-    p->slot_pinned = calloc(start, sizeof *p->slot_pinned);
-    if (!p->slot_tile || !p->slot_key || !p->slot_pinned || h5pack_tile_map_init(&p->cached, start) ||
+    p->slot = malloc(start * sizeof *p->slot);
+    if (!p->slot || h5pack_tile_map_init(&p->cached, start) ||
         h5pack_tile_map_init(&p->scratch, 1024) || epoch_alloc(p, &p->cur) || epoch_alloc(p, &p->nxt)) {
         h5pack_patch_plan_free(p);
         return H5PACK_ENOMEM;
@@ -349,7 +346,7 @@ void h5pack_patch_plan_free(patch_plan *p)
     for (int k = 0; k < 2; k++)
         free(e[k]->where), free(e[k]->acc), free(e[k]->batch_start);
     h5pack_tile_map_free(&p->cached), h5pack_tile_map_free(&p->scratch);
-    free(p->next_use), free(p->first), free(p->slot_tile), free(p->slot_key), free(p->slot_pinned);
+    free(p->next_use), free(p->first), free(p->slot);
     free(p->heap), free(p->aside), free(p->out);
     free(p);
 }

@@ -138,13 +138,18 @@ int h5pack_patch_windows_create(const patch_params *pp, const tile_source *s, pa
     if (!w)
         return H5PACK_ENOMEM;
     w->pp = *pp, w->src = s;
-    w->n_images = h5pack_tilesrc_geometry(s)->n_images;
+    const tile_geometry *g = h5pack_tilesrc_geometry(s);
+    if (pp->mode != H5PACK_PATCH_RANDOM || !pp->regions)
+        w->pp.window = 0;
+    else if (!pp->window)
+        w->pp.window = h5pack_patch_regions_window(g->tile, g->channels);
+    w->n_images = g->n_images;
     int rc = pp->mode == H5PACK_PATCH_SLIDING ? lay_out_sliding(w) : lay_out_random(w);
     if (rc) {
         h5pack_patch_windows_free(w);
         return rc;
     }
-    w->max_tiles = tiles_per_patch(pp->size, h5pack_tilesrc_geometry(s)->tile);
+    w->max_tiles = tiles_per_patch(pp->size, g->tile);
     if ((rc = share_out(w, err, err_len)) == 0 && !(w->tiles = malloc(w->max_tiles * sizeof *w->tiles)))
         rc = H5PACK_ENOMEM;
     if (rc) {
@@ -171,6 +176,11 @@ uint64_t h5pack_patch_windows_per_epoch(const patch_windows *w)
 uint64_t h5pack_patch_windows_batches(const patch_windows *w)
 {
     return w->batches;
+}
+
+uint64_t h5pack_patch_windows_region_window(const patch_windows *w)
+{
+    return w->pp.window;
 }
 
 size_t h5pack_patch_windows_batch_size(const patch_windows *w)
@@ -242,9 +252,8 @@ int h5pack_patch_windows_epoch(const patch_windows *w, uint64_t epoch, int64_t *
     }
     if (w->pp.mode != H5PACK_PATCH_RANDOM || !w->pp.regions)
         return 0;
-    const tile_geometry *g = h5pack_tilesrc_geometry(w->src);
-    uint64_t window = w->pp.window ? w->pp.window : h5pack_patch_regions_window(g->tile, g->channels);
-    return h5pack_patch_regions_order(where, w->per_epoch, g->tile, window, w->pp.seed, epoch);
+    return h5pack_patch_regions_order(where, w->per_epoch, h5pack_tilesrc_geometry(w->src)->tile, w->pp.window,
+                                      w->pp.seed, epoch);
 }
 
 size_t h5pack_patch_windows_tiles(const patch_windows *w, const int64_t *where, uint64_t *tiles)

@@ -49,6 +49,9 @@ uint64_t h5pack_patch_windows_batches(const patch_windows *w);
 
 size_t h5pack_patch_windows_batch_size(const patch_windows *w);
 
+/* RANDOM in the region order: its active regions (the config's window, else the default); 0 otherwise. */
+uint64_t h5pack_patch_windows_region_window(const patch_windows *w);
+
 /* SLIDING: all windows of all images (before the rank's slice); RANDOM: the global draws per epoch. */
 uint64_t h5pack_patch_windows_total(const patch_windows *w);
 

@@ -52,9 +52,7 @@ static int backend_fail(pipeline *p, int rc, const char *what, const char *detai
 
 static uint64_t new_token(pipeline *p, int slot)
 {
-    const uint64_t serial_mask = ((uint64_t)1 << (PIPELINE_TOKEN_TAG_SHIFT - PIPELINE_TOKEN_SLOT_BITS)) - 1;
-    p->deliveries++;
-    return p->token_tag | (p->deliveries & serial_mask) << PIPELINE_TOKEN_SLOT_BITS | (uint64_t)slot;
+    return h5pack_token_make(p->token_tag, ++p->deliveries, slot);
 }
 
 static void set_labels(const pipeline *p, h5pack_batch *batch)
@@ -205,13 +203,13 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
 
 int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len)
 {
-    uint64_t t = *token, slot = t & (PIPELINE_MAX_PREFETCH - 1);
+    uint64_t t = *token, slot = h5pack_token_slot(t);
     if (t == 0) {
         snprintf(err, err_len, "h5pack_release: the batch holds no delivery (released already, or its h5pack_next "
                                "did not return H5PACK_OK)");
         return H5PACK_ESTATE;
     }
-    if (t >> PIPELINE_TOKEN_TAG_SHIFT << PIPELINE_TOKEN_TAG_SHIFT != p->token_tag) {
+    if (!h5pack_token_has_tag(t, p->token_tag)) {
         snprintf(err, err_len, "h5pack_release: the batch is not from this reader (its token belongs to another "
                                "h5pack_reader, or was not set by h5pack_next)");
         return H5PACK_EINVAL;
@@ -271,7 +269,7 @@ static int ring_alloc(pipeline *p)
 {
     size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks, slots = p->pp.setup.slots_allocated;
     p->depth = p->pp.prefetch + lookahead(&p->pp, p->geo);
-    if (p->depth > PIPELINE_MAX_PREFETCH) /* the token names the entry in PIPELINE_TOKEN_SLOT_BITS bits */
+    if (p->depth > PIPELINE_MAX_PREFETCH) /* the token names the entry in H5PACK_TOKEN_SLOT_BITS bits */
         p->depth = PIPELINE_MAX_PREFETCH;
     p->ring = calloc((size_t)p->depth, sizeof *p->ring);
     p->slot_busy = calloc((size_t)p->pp.prefetch, sizeof *p->slot_busy);
@@ -363,13 +361,6 @@ static int resume_setup(pipeline *p)
                                     &p->plan);
 }
 
-/* 1..65535, a different one for each pipeline opened in the process (until it wraps). */
-static uint64_t next_token_tag(void)
-{
-    static _Atomic uint32_t counter;
-    return (uint64_t)(atomic_fetch_add(&counter, 1) % 0xFFFFu) + 1;
-}
-
 /* The lock and both conditions, or none of them (-1). */
 static int init_sync(pipeline *p)
 {
@@ -403,7 +394,7 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     p->echo_slot = -1;
     p->direct = h5pack_pipeline_direct(pp);
     p->direct_crops = h5pack_backend_cpu_direct_crops(pp->be);
-    p->token_tag = next_token_tag() << PIPELINE_TOKEN_TAG_SHIFT;
+    p->token_tag = h5pack_token_new_tag();
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */
     uint64_t epochs = pp->setup.epochs, bpe = p->batches_per_epoch;

@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "token.h"
 
 enum ring_state { RING_FREE, RING_FILLING, RING_READY, RING_DELIVERED };
 enum load_state { LOAD_PENDING, LOAD_RUNNING, LOAD_DONE };
@@ -35,12 +36,8 @@ enum load_state { LOAD_PENDING, LOAD_RUNNING, LOAD_DONE };
 /* A use, named by its entry and access: entry index * batch_size + access index; ITEM_NONE ends a list. */
 #define ITEM_NONE UINT64_MAX
 
-/* h5pack_batch.token of a delivery: reader tag (16 bits, never 0) | delivery number (38) | ring slot (10).
- * The slot makes release O(1); the delivery number makes a stale copy of an earlier batch in the same slot
- * fail to match; the tag, drawn per pipeline, makes another reader's batch recognisable. */
-#define PIPELINE_TOKEN_SLOT_BITS 10
-#define PIPELINE_TOKEN_TAG_SHIFT 48
-#define PIPELINE_MAX_PREFETCH (1 << PIPELINE_TOKEN_SLOT_BITS)
+/* h5pack_batch.token of a delivery (token.h): its ring slot is an entry of `depth`, so at most this many. */
+#define PIPELINE_MAX_PREFETCH H5PACK_TOKEN_MAX_SLOTS
 
 /* What one fresh batch cost; added to the stats when the consumer receives it. */
 typedef struct batch_counts {
