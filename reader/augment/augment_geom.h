@@ -67,6 +67,9 @@ aug_center h5pack_aug_center(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, d
  * scaled back to the H x W image and rounded, clamped to it. */
 aug_box h5pack_aug_center_box(uint32_t H, uint32_t W, uint32_t oh, uint32_t ow, double center_ratio);
 
+/* One in the fixed point of the resampling weights (14 bits): see augment_resample.h for why. */
+#define AUG_WEIGHT_ONE 16384
+
 /* Most taps an output pixel can have when resizing IN pixels to OUT: 2 * ceil(support) + 1 with
  * support = max(1, IN / OUT) (PIL's bilinear filter widened by the downscale factor). */
 uint32_t h5pack_aug_max_taps(uint32_t in, uint32_t out);
@@ -74,7 +77,8 @@ uint32_t h5pack_aug_max_taps(uint32_t in, uint32_t out);
 /* PIL's precompute_coeffs for the bilinear filter: resizing the IN pixels starting at OFFSET to OUT
  * pixels. Output i reads pixels PAIRS[2i] .. PAIRS[2i] + PAIRS[2i+1] - 1 (absolute: OFFSET included)
  * with weights W[i * K ..] (K >= h5pack_aug_max_taps(in, out); weights past the count are 0). Weights
- * are computed and normalised in double as PIL does, then rounded to float32. */
+ * are computed and normalised in double as PIL does, then quantised to non-negative integers summing to
+ * exactly AUG_WEIGHT_ONE (stored as float32, exactly), for the exact sums of augment_resample.h. */
 void h5pack_aug_axis_coeffs(uint32_t in, uint32_t offset, uint32_t out, uint32_t k, int32_t *pairs, float *w);
 
 /* The same for OUT pixels of a resize of the whole axis (IN pixels) to RESIZED pixels, starting at resized

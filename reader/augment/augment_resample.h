@@ -3,28 +3,40 @@
  * code (backend_resample.c) and the CUDA kernel (cuda/resample_kernel.cuh).
  *
  * Output pixel (y, x), channel c, of image i, with box B, flip F and taps (first, count, weights) per
- * output row (ry, wy) and per output column (rx, wx), column index X = F ? out_w - 1 - x : x:
- *   h(r, c, X) = sum over t < rx[X].count of wx[X][t] * src(r, rx[X].first + t, c)   (t ascending)
- *   v(y, x, c) = sum over t < ry[y].count of wy[y][t] * h(ry[y].first + t, c, X)      (t ascending)
- *   out = v * nscale[c] + nbias[c]  (float32; float16/bfloat16 rounded from it; uint8: v rounded, clamped)
- * Every sum starts from 0.0f and every product and sum is rounded to float32 on its own: never fused
- * into an FMA (the device code uses __fmul_rn / __fadd_rn, the host code is compiled with
- * -ffp-contract=off), so both backends produce the same bits whatever order they visit pixels in. */
+ * output row (ry, wy) and per output column (rx, wx), column index X = F ? out_w - 1 - x : x. The
+ * weights are non-negative integers summing to AUG_WEIGHT_ONE = 2^14 (augment_geom.h), held in float32:
+ *   s(r, c, X) = sum over t < rx[X].count of wx[X][t] * src(r, rx[X].first + t, c)  integer <= 255 * 2^14
+ *   h(r, c, X) = floor(s / 2^12 + 1/2)                     the source row resampled, in quarter levels (<= 1020)
+ *   v(y, x, c) = sum over t < ry[y].count of wy[y][t] * h(ry[y].first + t, c, X)   integer <= 1020 * 2^14
+ *   float32 out = v * (nscale[c] / 2^16) + nbias[c]; float16/bfloat16 rounded from it;
+ *   uint8 out = floor(v / 2^16 + 1/2)
+ * Every product and partial sum of s and v is an integer below 2^24, which float32 holds exactly: the
+ * sums come out the same in any order, with or without FMA, in any backend, so each pass sums in the
+ * order that suits it (rows or columns first, 8 lanes at a time, threads of a block). Only the last step
+ * rounds, one product and one sum each rounded on its own (the host code is compiled with
+ * -ffp-contract=off; the device code uses __fmul_rn / __fadd_rn), so the scalar pass, the AVX2 pass and
+ * the CUDA kernel give the same bits. h keeps 2 bits below PIL's intermediate (whole levels): the most
+ * that keeps v below 2^24. */
 #ifndef H5PACK_READER_AUGMENT_RESAMPLE_H
 #define H5PACK_READER_AUGMENT_RESAMPLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "augment_geom.h"
 #include "halfbits.h"
 #include "rng.h"
 
+/* AUG_FMUL, AUG_FADD: one product or sum, rounded on its own. AUG_MAC(acc, w, v): acc + w * v for the
+ * exact sums (a fused multiply-add on the device: the same value, one instruction). */
 #ifdef __CUDA_ARCH__
 #define AUG_FMUL(a, b) __fmul_rn((a), (b))
 #define AUG_FADD(a, b) __fadd_rn((a), (b))
+#define AUG_MAC(acc, w, v) __fmaf_rn((w), (v), (acc))
 #else
 #define AUG_FMUL(a, b) ((a) * (b))
 #define AUG_FADD(a, b) ((a) + (b))
+#define AUG_MAC(acc, w, v) ((acc) + (w) * (v))
 #endif
 
 /* One output image of a resampling job. */
@@ -81,6 +93,13 @@ H5PACK_HD size_t aug_pixel_index(int nhwc, uint32_t C, uint32_t H, uint32_t W, u
     return nhwc ? ((size_t)y * W + x) * C + c : ((size_t)c * H + y) * W + x;
 }
 
+/* h from the exact sum S (augment_resample.h): S / 2^12 and the half are exact; the truncation is the
+ * floor (S >= 0) and needs no libm call. */
+H5PACK_HD float aug_round_h(float s)
+{
+    return (float)(int32_t)AUG_FADD(AUG_FMUL(s, 1.0f / 4096.0f), 0.5f);
+}
+
 /* h(r, c, X) for the source image SRC. */
 H5PACK_HD float aug_hsum(const aug_job *j, const uint8_t *src, uint32_t r, uint32_t c, const int32_t *rx,
                          const float *wx)
@@ -89,9 +108,9 @@ H5PACK_HD float aug_hsum(const aug_job *j, const uint8_t *src, uint32_t r, uint3
     int32_t first = rx[0], n = rx[1];
     for (int32_t t = 0; t < n; t++) {
         float v = (float)src[aug_pixel_index(j->in_nhwc, j->C, j->H, j->W, r, (uint32_t)(first + t), c)];
-        acc = AUG_FADD(acc, AUG_FMUL(wx[t], v));
+        acc = AUG_MAC(acc, wx[t], v);
     }
-    return acc;
+    return aug_round_h(acc);
 }
 
 /* Column X of the x taps used by output column x of image IMG (the flip mirrors the output). */
@@ -100,14 +119,20 @@ H5PACK_HD uint32_t aug_tap_column(const aug_job *j, const aug_image *img, uint32
     return img->flip ? j->out_w - 1 - x : x;
 }
 
-/* The stored element of output value V (float32 bits, 16-bit pattern, or uint8). */
+/* The scale that turns v into pixel units times nscale[c] (2^-16: exact). */
+H5PACK_HD float aug_out_scale(const aug_job *j, uint32_t c)
+{
+    return AUG_FMUL(j->nscale[c], 1.0f / 65536.0f);
+}
+
+/* The stored element of output value V (the exact sum v: float32 bits, 16-bit pattern, or uint8). */
 H5PACK_HD uint32_t aug_store_value(const aug_job *j, uint32_t c, float v)
 {
     if (j->out_type == AUG_OUT_U8) {
-        float r = AUG_FADD(v, 0.5f);
-        return r <= 0.0f ? 0u : r >= 255.0f ? 255u : (uint32_t)r;
+        float r = AUG_FADD(AUG_FMUL(v, 1.0f / 65536.0f), 0.5f); /* exact: v < 2^24 */
+        return r >= 255.0f ? 255u : (uint32_t)r;
     }
-    float o = AUG_FADD(AUG_FMUL(v, j->nscale[c]), j->nbias[c]);
+    float o = AUG_FADD(AUG_FMUL(v, aug_out_scale(j, c)), j->nbias[c]);
     if (j->out_type == AUG_OUT_F16)
         return h5pack_float_to_half_bits(o);
     if (j->out_type == AUG_OUT_BF16)

@@ -1,17 +1,18 @@
 /* backend_resample.c - the CPU side of a resampling job (augment_resample.h): for each image, the
  * horizontal sums of the source rows the output needs, then the vertical sums, normalised and stored.
  * This is the scalar pass; backend_resample_avx2.c computes the same bits faster where AVX2 runs.
- * The vertical pass runs with the output column innermost (it vectorises); each element still gets its
- * products added in ascending tap order from 0.0f, exactly as the kernel computes it. */
+ * The vertical pass runs with the output column innermost (it vectorises); its sums are exact
+ * (augment_resample.h), so the order does not matter. */
 #include <stdlib.h>
 
 #include "augment_resample.h"
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
+#include "backend_resample_fixed.h"
 
 /* Rows [r0, r1) of the horizontal pass of image I into H: h[(r - r0) * C * out_w + c * out_w + x] is
- * the value output column x (flip applied) reads from source row r. The same sums as aug_hsum, with the
- * addressing hoisted out of the tap loop. */
+ * the value output column x (flip applied) reads from source row r: h of augment_resample.h, as
+ * aug_hsum computes it, with the addressing hoisted out of the tap loop. */
 static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, float *h)
 {
     const aug_image *img = &j->images[i];
@@ -31,8 +32,8 @@ static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, flo
                 const float *w = wx + (size_t)X * j->kx;
                 float acc = 0.0f;
                 for (int32_t t = 0; t < rx[2 * X + 1]; t++)
-                    acc = AUG_FADD(acc, AUG_FMUL(w[t], (float)p[(size_t)t * xs]));
-                dst[x] = acc;
+                    acc = AUG_MAC(acc, w[t], (float)p[(size_t)t * xs]);
+                dst[x] = aug_round_h(acc);
             }
         }
 }
@@ -42,7 +43,7 @@ static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, flo
 static void accumulate(float *restrict acc, const float *restrict src, float w, uint32_t n)
 {
     for (uint32_t x = 0; x < n; x++)
-        acc[x] = AUG_FADD(acc[x], AUG_FMUL(w, src[x]));
+        acc[x] = AUG_MAC(acc[x], w, src[x]);
 }
 
 /* Stores row Y, channel C of image I from the sums ACC: float32 directly (the common case: a multiply,
@@ -56,7 +57,7 @@ static void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, cons
     }
     size_t first = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, 0, c);
     size_t step = j->out_nhwc ? j->C : 1;
-    float *dst = (float *)j->out + first, scale = j->nscale[c], bias = j->nbias[c];
+    float *dst = (float *)j->out + first, scale = aug_out_scale(j, c), bias = j->nbias[c];
     if (step == 1) { /* NCHW: contiguous, vectorises */
         for (uint32_t x = 0; x < j->out_w; x++)
             dst[x] = AUG_FADD(AUG_FMUL(acc[x], scale), bias);
@@ -81,17 +82,27 @@ static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, int32_t r0, c
     }
 }
 
-size_t h5pack_resample_scratch_floats(const aug_job *j)
+/* Floats at the start of the scratch for the horizontal sums: the float passes' (H + 1 rows), or the
+ * integer pass's memory (32-byte aligned inside), whichever is larger (an image uses one of them). */
+static size_t h_floats(const aug_job *j)
 {
-    return ((size_t)j->H + 1) * j->C * j->out_w + h5pack_resample_avx2_work_floats(j);
+    size_t rows = ((size_t)j->H + 1) * j->C * j->out_w, fixed = h5pack_resample_fixed_work_bytes(j) / sizeof(float) + 8;
+    return rows > fixed ? rows : fixed;
 }
 
-/* One image of J, from its view JI (augment_resample.h: its own stored size, for images of several sizes). */
-static void resample_one(const aug_job *ji, uint32_t i, float *scratch, int simd)
+size_t h5pack_resample_scratch_floats(const aug_job *j)
 {
-    float *acc = scratch + (size_t)ji->H * ji->C * ji->out_w, *work = acc + ji->out_w;
+    return h_floats(j) + j->out_w + h5pack_resample_avx2_work_floats(j);
+}
+
+/* One image of J, from its view JI (augment_resample.h: its own stored size, for images of several
+ * sizes), with the scratch laid out for J. */
+static void resample_one(const aug_job *j, const aug_job *ji, uint32_t i, float *scratch, int simd)
+{
+    float *acc = scratch + h_floats(j), *work = acc + j->out_w;
     if (simd) {
-        h5pack_resample_avx2_image(ji, i, scratch, acc, work);
+        void *fixed = simd == H5PACK_RESAMPLE_FIXED ? (void *)(((uintptr_t)scratch + 31) & ~(uintptr_t)31) : NULL;
+        h5pack_resample_avx2_image(ji, i, scratch, work, fixed);
         return;
     }
     const int32_t *ry = ji->ry + (size_t)i * ji->out_h * 2;
@@ -105,11 +116,11 @@ void h5pack_resample_images_with(const aug_job *j, uint32_t first, uint32_t n, f
 {
     for (uint32_t i = first; i < first + n; i++) {
         aug_job own;
-        resample_one(aug_job_for_image(j, i, &own), i, scratch, simd);
+        resample_one(j, aug_job_for_image(j, i, &own), i, scratch, simd);
     }
 }
 
 void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch)
 {
-    h5pack_resample_images_with(j, first, n, scratch, h5pack_resample_avx2_supported());
+    h5pack_resample_images_with(j, first, n, scratch, h5pack_resample_avx2_supported() ? H5PACK_RESAMPLE_FIXED : 0);
 }

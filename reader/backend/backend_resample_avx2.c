@@ -1,9 +1,8 @@
 /* backend_resample_avx2.c - one image of a resampling job (augment_resample.h) with AVX2, bit for bit
  * the scalar pass of backend_resample.c and the CUDA kernel.
  *
- * Why it is exact: every output value is still a sum started from 0.0f with its own taps added in
- * ascending order, each product and sum rounded on its own (mul then add, never FMA: AVX2 alone does
- * not enable FMA, and the reader is built with -ffp-contract=off).
+ * Why it is exact: the sums are exact integers (augment_resample.h), so summing 8 rows or 8 columns at
+ * a time gives the same values; the last step is one multiply and one add, as the scalar pass does it.
  *
  * Why it is faster: the horizontal pass converts each source row to float once (not once per tap) and
  * sums 8 source rows per instruction: the 8 rows are interleaved by column (an 8x8 transpose), so one
@@ -11,6 +10,7 @@
  * rows by another transpose. No gathers (slow on many x86 cores). The vertical pass sums 8 output
  * columns per instruction. */
 #include "backend_resample_avx2.h"
+#include "backend_resample_fixed.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -18,11 +18,12 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#define AVX2 __attribute__((target("avx2,f16c")))
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
 
-/* AVX2 with F16C (every AVX2 CPU has it; float16 stores use it). F16C is read from CPUID leaf 1 (ECX
- * bit 29): clang 14's __builtin_cpu_supports does not know "f16c". Asked once per process: the one-pass
- * crops call this per image, and CPUID traps to the hypervisor in a VM. */
+/* AVX2 with FMA and F16C (every AVX2 CPU has them; the exact sums use fused multiply-adds, float16
+ * stores F16C). FMA and F16C are read from CPUID leaf 1 (ECX bits 12 and 29): clang 14's
+ * __builtin_cpu_supports does not know "f16c". Asked once per process: the one-pass crops call this per
+ * image, and CPUID traps to the hypervisor in a VM. */
 int h5pack_resample_avx2_supported(void)
 {
     static _Atomic int known = -1; /* -1: not asked yet; racing first calls compute the same answer */
@@ -30,7 +31,8 @@ int h5pack_resample_avx2_supported(void)
     if (v < 0) {
         unsigned a, b, c, d;
         __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+        v = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0 &&
+            (c & (1u << 12)) != 0;
         atomic_store_explicit(&known, v, memory_order_relaxed);
     }
     return v;
@@ -160,14 +162,15 @@ static AVX2 void fill_inter(const aug_job *j, const float *rows, uint32_t c, col
     }
 }
 
-/* Output column X of the 8 interleaved rows: its taps in ascending order, one product and one sum each. */
+/* Output column X of the 8 interleaved rows: h of augment_resample.h (the exact sum of its taps, then
+ * aug_round_h). */
 static AVX2 __m256 column_sum(const aug_job *j, const int32_t *rx, const float *wx, uint32_t X, const float *inter)
 {
     const float *w = wx + (size_t)X * j->kx, *col = inter + (size_t)rx[2 * X] * 8;
     __m256 acc = _mm256_setzero_ps();
     for (int32_t t = 0; t < rx[2 * X + 1]; t++)
-        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(w[t]), _mm256_loadu_ps(col + (size_t)t * 8)));
-    return acc;
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(w[t]), _mm256_loadu_ps(col + (size_t)t * 8), acc); /* exact */
+    return _mm256_floor_ps(_mm256_add_ps(_mm256_mul_ps(acc, _mm256_set1_ps(1.0f / 4096.0f)), _mm256_set1_ps(0.5f)));
 }
 
 /* The horizontal sums of NROWS (<= 8) rows of one channel from INTER: DST(k) is row k's output row. */
@@ -218,37 +221,17 @@ static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, flo
     }
 }
 
-/* ACC[x] = sum over the row's taps of wy[k] * H(row ry[0] + k)[x], 8 columns at a time. */
-static AVX2 void vrow(const aug_job *j, const float *rows, size_t row_floats, const int32_t *ry,
-                      const float *wy, float *acc)
-{
-    uint32_t ow = j->out_w, x = 0;
-    for (; x + 8 <= ow; x += 8) {
-        __m256 a = _mm256_setzero_ps();
-        for (int32_t k = 0; k < ry[1]; k++)
-            a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(wy[k]),
-                                               _mm256_loadu_ps(rows + (size_t)k * row_floats + x)));
-        _mm256_storeu_ps(acc + x, a);
-    }
-    for (; x < ow; x++) {
-        float a = 0.0f;
-        for (int32_t k = 0; k < ry[1]; k++)
-            a = a + wy[k] * rows[(size_t)k * row_floats + x];
-        acc[x] = a;
-    }
-}
-
 /* 8 output elements of sums V as aug_store_value computes them, into OUT (8 elements of the type):
- * float32 v * scale + bias; float16 rounded from it to nearest even (F16C, = h5pack_float_to_half_bits
- * for finite values, the only ones here); bfloat16 the same with h5pack_float_to_bfloat16_bits' integer
- * rounding; uint8 v + 0.5 clamped to [0, 255] and truncated. */
+ * float32 v * scale + bias (SCALE: aug_out_scale); float16 rounded from it to nearest even (F16C, =
+ * h5pack_float_to_half_bits for finite values, the only ones here); bfloat16 the same with
+ * h5pack_float_to_bfloat16_bits' integer rounding; uint8 v / 2^16 + 0.5, at most 255, truncated. */
 static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias,
                                                             void *out, int stream)
 {
     if (type == AUG_OUT_U8) {
-        __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(0.5f)), _mm256_setzero_ps()),
+        __m256 r = _mm256_min_ps(_mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 65536.0f)), _mm256_set1_ps(0.5f)),
                                  _mm256_set1_ps(255.0f));
-        __m256i q = _mm256_cvttps_epi32(r); /* 0..255: the packs below never saturate */
+        __m256i q = _mm256_cvttps_epi32(r); /* 0..255 (v >= 0): the packs below never saturate */
         __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
         _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(w, w));
         return;
@@ -277,6 +260,57 @@ static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v
     }
 }
 
+/* bfloat16 bits of float32 O, rounded to nearest even (h5pack_float_to_bfloat16_bits), in 32-bit lanes. */
+static inline __attribute__((always_inline)) AVX2 __m256i bf16_bits(__m256 o)
+{
+    __m256i x = _mm256_castps_si256(o);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+    return _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
+}
+
+/* uint8 values of sums V (as store8), in 32-bit lanes. */
+static inline __attribute__((always_inline)) AVX2 __m256i u8_values(__m256 v)
+{
+    return _mm256_cvttps_epi32(_mm256_min_ps(_mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 65536.0f)),
+                                                           _mm256_set1_ps(0.5f)),
+                                             _mm256_set1_ps(255.0f)));
+}
+
+/* Two 8-lane 32-bit vectors A, B (values that fit 16 bits) as 16 16-bit values in order. */
+static inline __attribute__((always_inline)) AVX2 __m256i pack16(__m256i a, __m256i b)
+{
+    return _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8); /* packs works per lane */
+}
+
+/* 16 output elements (sums V0 then V1) as store8 makes them, into OUT: the 16-bit and 8-bit types packed
+ * into one store (the 16-bit ones streamed 32 bytes at a time where aligned). */
+static inline __attribute__((always_inline)) AVX2 void store16(int type, __m256 v0, __m256 v1, __m256 scale,
+                                                             __m256 bias, uint8_t *out, int stream)
+{
+    if (type == AUG_OUT_F32) {
+        store8(type, v0, scale, bias, out, stream);
+        store8(type, v1, scale, bias, out + 32, stream);
+        return;
+    }
+    if (type == AUG_OUT_U8) {
+        __m256i w = pack16(u8_values(v0), u8_values(v1));
+        /* regular stores: half-line streamed stores were slower here (as store8 does it) */
+        _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+        return;
+    }
+    __m256 o0 = _mm256_add_ps(_mm256_mul_ps(v0, scale), bias), o1 = _mm256_add_ps(_mm256_mul_ps(v1, scale), bias);
+    __m256i h;
+    if (type == AUG_OUT_F16)
+        h = _mm256_set_m128i(_mm256_cvtps_ph(o1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                             _mm256_cvtps_ph(o0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    else
+        h = pack16(bf16_bits(o0), bf16_bits(o1));
+    if (stream && ((uintptr_t)out & 31) == 0)
+        _mm256_stream_si256((__m256i *)(void *)out, h);
+    else
+        _mm256_storeu_si256((__m256i *)(void *)out, h);
+}
+
 /* Batches of at least this many output bytes are written with non-temporal stores where aligned (as the
  * plain conversion does): they outgrow the caches, and a regular store first reads each line. */
 #define STREAM_MIN_BATCH_BYTES ((size_t)8 << 20)
@@ -286,23 +320,74 @@ static size_t elem_bytes(const aug_job *j)
     return aug_elem_bytes(j->out_type);
 }
 
-/* Channel C's output values of one row (sums ACC) as the output type, contiguous, into DST: 8 at a time,
- * the last out_w % 8 through aug_store_value. */
-static AVX2 void pack_row(const aug_job *j, uint32_t c, const float *acc, uint8_t *dst, int stream)
+/* Stores E, the element aug_store_value made, as element X of a contiguous row DST of the output type. */
+static void put_element(const aug_job *j, uint8_t *dst, uint32_t x, uint32_t e)
 {
     size_t es = elem_bytes(j);
-    __m256 scale = _mm256_set1_ps(j->nscale[c]), bias = _mm256_set1_ps(j->nbias[c]);
+    if (es == 4)
+        memcpy(dst + x * 4, &e, 4);
+    else if (es == 2)
+        dst[2 * x] = (uint8_t)e, dst[2 * x + 1] = (uint8_t)(e >> 8); /* little endian, as the stores */
+    else
+        dst[x] = (uint8_t)e;
+}
+
+/* The vertical sums of N taps (a constant where inlined: the weights stay in registers, the tap loop
+ * unrolls) for the output's whole blocks of 8 columns, stored; returns the first column not done. */
+static inline __attribute__((always_inline)) AVX2 uint32_t vsum_store_n(int type, int n, const float *rows,
+                                                                        size_t row_floats, const float *wy,
+                                                                        __m256 scale, __m256 bias, uint8_t *dst,
+                                                                        size_t es, uint32_t ow, int stream)
+{
+    __m256 w[8];
+    for (int k = 0; k < n; k++)
+        w[k] = _mm256_set1_ps(wy[k]);
     uint32_t x = 0;
-    for (; x + 8 <= j->out_w; x += 8)
-        store8(j->out_type, _mm256_loadu_ps(acc + x), scale, bias, dst + x * es, stream);
-    for (; x < j->out_w; x++) {
-        uint32_t e = aug_store_value(j, c, acc[x]);
-        if (es == 4)
-            memcpy(dst + x * 4, &e, 4);
-        else if (es == 2)
-            dst[2 * x] = (uint8_t)e, dst[2 * x + 1] = (uint8_t)(e >> 8); /* little endian, as the stores */
-        else
-            dst[x] = (uint8_t)e;
+    for (; x + 16 <= ow; x += 16) {
+        __m256 a = _mm256_mul_ps(w[0], _mm256_loadu_ps(rows + x)); /* exact, as every product and sum here */
+        __m256 b = _mm256_mul_ps(w[0], _mm256_loadu_ps(rows + x + 8));
+        for (int k = 1; k < n; k++) {
+            a = _mm256_fmadd_ps(w[k], _mm256_loadu_ps(rows + (size_t)k * row_floats + x), a);
+            b = _mm256_fmadd_ps(w[k], _mm256_loadu_ps(rows + (size_t)k * row_floats + x + 8), b);
+        }
+        store16(type, a, b, scale, bias, dst + x * es, stream);
+    }
+    for (; x + 8 <= ow; x += 8) {
+        __m256 a = _mm256_mul_ps(w[0], _mm256_loadu_ps(rows + x)); /* exact, as every product and sum here */
+        for (int k = 1; k < n; k++)
+            a = _mm256_fmadd_ps(w[k], _mm256_loadu_ps(rows + (size_t)k * row_floats + x), a);
+        store8(type, a, scale, bias, dst + x * es, stream);
+    }
+    return x;
+}
+
+/* One output row of channel C: v = sum over the row's taps of wy[k] * ROWS(row k)[x] (exact), 8 columns
+ * at a time, stored as the output type straight into the contiguous row DST (the last out_w % 8 through
+ * aug_store_value). */
+static AVX2 void vrow_store(const aug_job *j, uint32_t c, const float *rows, size_t row_floats, const int32_t *ry,
+                            const float *wy, uint8_t *dst, int stream)
+{
+    size_t es = elem_bytes(j);
+    __m256 scale = _mm256_set1_ps(aug_out_scale(j, c)), bias = _mm256_set1_ps(j->nbias[c]);
+    uint32_t ow = j->out_w, x = 0;
+    switch (ry[1]) { /* the common tap counts with their weights in registers */
+    case 2: x = vsum_store_n(j->out_type, 2, rows, row_floats, wy, scale, bias, dst, es, ow, stream); break;
+    case 3: x = vsum_store_n(j->out_type, 3, rows, row_floats, wy, scale, bias, dst, es, ow, stream); break;
+    case 4: x = vsum_store_n(j->out_type, 4, rows, row_floats, wy, scale, bias, dst, es, ow, stream); break;
+    case 5: x = vsum_store_n(j->out_type, 5, rows, row_floats, wy, scale, bias, dst, es, ow, stream); break;
+    default:
+        for (; x + 8 <= ow; x += 8) {
+            __m256 a = _mm256_setzero_ps();
+            for (int32_t k = 0; k < ry[1]; k++)
+                a = _mm256_fmadd_ps(_mm256_set1_ps(wy[k]), _mm256_loadu_ps(rows + (size_t)k * row_floats + x), a);
+            store8(j->out_type, a, scale, bias, dst + x * es, stream);
+        }
+    }
+    for (; x < ow; x++) {
+        float a = 0.0f;
+        for (int32_t k = 0; k < ry[1]; k++)
+            a = a + wy[k] * rows[(size_t)k * row_floats + x];
+        put_element(j, dst, x, aug_store_value(j, c, a));
     }
 }
 
@@ -331,23 +416,37 @@ static void interleave_row(const aug_job *j, uint32_t i, uint32_t y, const uint8
     }
 }
 
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)
+/* Output row Y, channel C of image I into the contiguous row DST: from the integer pass's rows F where it
+ * took the image, else from the float horizontal sums H. */
+static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, fixed_image *f, const float *h,
+                         uint8_t *dst, int stream)
+{
+    const int32_t *ry = j->ry + ((size_t)i * j->out_h + y) * 2;
+    const float *wy = j->wy + ((size_t)i * j->out_h + y) * j->ky;
+    if (f) {
+        vrow_store(j, c, h5pack_resample_fixed_rows(f, y) + (size_t)c * f->hs, (size_t)j->C * f->hs, ry, wy, dst, stream);
+        return;
+    }
+    int32_t r0 = j->ry[(size_t)i * j->out_h * 2]; /* the first row of the horizontal sums */
+    size_t row_floats = (size_t)j->C * j->out_w;
+    vrow_store(j, c, h + (size_t)(ry[0] - r0) * row_floats + (size_t)c * j->out_w, row_floats, ry, wy, dst, stream);
+}
+
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work)
 {
     const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
-    const float *wy = j->wy + (size_t)i * j->out_h * j->ky;
     int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
-    size_t row_floats = (size_t)j->C * j->out_w;
     int stream = (size_t)j->count * j->C * j->out_h * j->out_w * elem_bytes(j) >= STREAM_MIN_BATCH_BYTES;
-    horizontal(j, i, r0, r1, h, work);
+    fixed_image fixed, *f = fixed_work && h5pack_resample_fixed_begin(j, i, fixed_work, &fixed) == 0 ? &fixed : NULL;
+    if (!f)
+        horizontal(j, i, r0, r1, h, work);
     int nhwc = j->out_nhwc && j->C > 1;
     uint8_t *typed = (uint8_t *)(work + ((size_t)8 * j->C + 8) * row_stride(j)); /* NHWC: C typed rows */
     size_t plane = (size_t)j->out_h * j->out_w * elem_bytes(j);
     for (uint32_t y = 0; y < j->out_h; y++) {
         for (uint32_t c = 0; c < j->C; c++) {
-            const float *rows = h + (size_t)(ry[2 * y] - r0) * row_floats + (size_t)c * j->out_w;
-            vrow(j, rows, row_floats, ry + 2 * y, wy + (size_t)y * j->ky, acc);
             uint8_t *nchw_row = (uint8_t *)j->out + ((size_t)i * j->C + c) * plane + (size_t)y * j->out_w * elem_bytes(j);
-            pack_row(j, c, acc, nhwc ? typed + (size_t)c * j->out_w * elem_bytes(j) : nchw_row, !nhwc && stream);
+            vertical_row(j, i, y, c, f, h, nhwc ? typed + (size_t)c * j->out_w * elem_bytes(j) : nchw_row, !nhwc && stream);
         }
         if (nhwc)
             interleave_row(j, i, y, typed);
@@ -367,8 +466,8 @@ size_t h5pack_resample_avx2_work_floats(const aug_job *j)
     return 0;
 }
 
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work)
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work)
 {
-    (void)j, (void)i, (void)h, (void)acc, (void)work; /* never called: not supported */
+    (void)j, (void)i, (void)h, (void)work, (void)fixed_work; /* never called: not supported */
 }
 #endif

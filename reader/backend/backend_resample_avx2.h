@@ -14,8 +14,9 @@ int h5pack_resample_avx2_supported(void);
 /* Floats of WORK that h5pack_resample_avx2_image needs for job J (8 source rows, twice). */
 size_t h5pack_resample_avx2_work_floats(const aug_job *j);
 
-/* Image I of job J into j->out: H holds the horizontal sums (as the scalar pass's scratch), ACC one
- * output row (out_w floats), WORK h5pack_resample_avx2_work_floats(j) floats. */
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *acc, float *work);
+/* Image I of job J into j->out: H holds the horizontal sums (as the scalar pass's scratch), WORK
+ * h5pack_resample_avx2_work_floats(j) floats. FIXED_WORK: the integer
+ * pass's memory (backend_resample_fixed.h; it may overlap H), or NULL to use the float pass only. */
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work);
 
 #endif

@@ -1,13 +1,15 @@
 /* test_resample.c - the host side of the resizing crops: PIL's bilinear taps on known values, the
  * centre box, torchvision's sampling properties (bounds, ranges, the central fallback), the same key
- * giving the same job and another key other boxes, and the CPU resampling against a double-precision
- * sum over the same taps (layouts, flip, every dtype); an identity job returns the input exactly.
+ * giving the same job and another key other boxes, both CPU passes against the fixed-point contract of
+ * augment_resample.h computed in integers (exactly) and against the unrounded double sum (layouts,
+ * flip); an identity job returns the input exactly.
  * The exact comparisons with torchvision's code and with PIL's pixels are in check_rrc_torchvision.py
  * and tests/python/test_augment.py. */
 #include <math.h>
 
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
+#include "backend_resample_fixed.h"
 #include "resample_cases.h"
 
 static void test_taps_known(void)
@@ -19,9 +21,8 @@ static void test_taps_known(void)
     h5pack_aug_axis_coeffs(4, 10, 2, 5, pairs, w);
     CHECK_EQ_INT(pairs[0], 10);
     CHECK_EQ_INT(pairs[1], 3);
-    CHECK_NEAR(w[0], 0.75 / 1.75, 1e-7);
-    CHECK_NEAR(w[1], 0.75 / 1.75, 1e-7);
-    CHECK_NEAR(w[2], 0.25 / 1.75, 1e-7);
+    /* in 14-bit fixed point: 7021.7, 7021.7, 2340.6 rounded sum to 16385; the first largest gives one back */
+    CHECK(w[0] == 7021.0f && w[1] == 7022.0f && w[2] == 2341.0f);
     CHECK(w[3] == 0.0f && w[4] == 0.0f);
     CHECK_EQ_INT(pairs[2], 11); /* output 1 centred at 3.0: 1..3 (clamped at 4) */
     CHECK_EQ_INT(pairs[3], 3);
@@ -29,11 +30,11 @@ static void test_taps_known(void)
     h5pack_aug_axis_coeffs(4, 0, 4, 3, pairs, w);
     for (int i = 0; i < 4; i++) {
         CHECK_EQ_INT(pairs[2 * i], i);
-        CHECK(w[3 * i] == 1.0f);
+        CHECK(w[3 * i] == (float)AUG_WEIGHT_ONE);
     }
     /* upscaling 2 -> 4: support 1, plain bilinear; weights sum to 1 everywhere */
     h5pack_aug_axis_coeffs(2, 0, 4, h5pack_aug_max_taps(2, 4), pairs, w);
-    CHECK_NEAR(w[0], 1.0, 1e-7); /* output 0 centred at 0.25: pixel 0 only (pixel -1 is outside) */
+    CHECK(w[0] == (float)AUG_WEIGHT_ONE); /* output 0 centred at 0.25: pixel 0 only (pixel -1 is outside) */
     for (uint32_t in = 1; in < 60; in += 7)
         for (uint32_t out = 1; out < 50; out += 5) {
             uint32_t k = h5pack_aug_max_taps(in, out);
@@ -43,9 +44,11 @@ static void test_taps_known(void)
             h5pack_aug_axis_coeffs(in, 3, out, k, pr, wt);
             for (uint32_t i = 0; i < out; i++) {
                 double sum = 0;
-                for (uint32_t t = 0; t < k; t++)
+                for (uint32_t t = 0; t < k; t++) {
+                    CHECK(wt[i * k + t] >= 0.0f && wt[i * k + t] == floorf(wt[i * k + t])); /* integers */
                     sum += wt[i * k + t];
-                CHECK_NEAR(sum, 1.0, 1e-6);
+                }
+                CHECK(sum == AUG_WEIGHT_ONE); /* exactly: a flat image stays flat */
                 CHECK(pr[2 * i] >= 3 && pr[2 * i + 1] >= 1 && (uint32_t)pr[2 * i + 1] <= k);
                 CHECK(pr[2 * i] + pr[2 * i + 1] <= 3 + (int)in);
             }
@@ -128,20 +131,49 @@ static void test_same_key_same_job(void)
     rs_free(&a), rs_free(&b), rs_free(&c), rs_free(&d);
 }
 
-/* Output element of the job, as double: the same taps summed in double precision. */
+/* The taps of output (y, x) of image I: rows RY/WY, columns RX/WX (flip applied). */
+static void taps_of(const aug_job *j, uint32_t i, uint32_t y, uint32_t x, const int32_t **ry, const float **wy,
+                    const int32_t **rx, const float **wx)
+{
+    uint32_t X = j->images[i].flip ? j->out_w - 1 - x : x;
+    *ry = j->ry + ((size_t)i * j->out_h + y) * 2, *rx = j->rx + ((size_t)i * j->out_w + X) * 2;
+    *wy = j->wy + ((size_t)i * j->out_h + y) * j->ky, *wx = j->wx + ((size_t)i * j->out_w + X) * j->kx;
+}
+
+static uint8_t source_pixel(const aug_job *j, uint32_t i, int32_t r, int32_t col, uint32_t c)
+{
+    const uint8_t *src = (const uint8_t *)(uintptr_t)j->images[i].src;
+    return src[aug_pixel_index(j->in_nhwc, j->C, j->H, j->W, (uint32_t)r, (uint32_t)col, c)];
+}
+
+/* Output element of the job in pixel units, as double: the same taps summed in double precision, with
+ * no rounding in between (what the fixed point approximates). */
 static double reference_value(const rs_case *k, uint32_t i, uint32_t y, uint32_t x, uint32_t c)
 {
-    const aug_job *j = &k->job;
-    const aug_image *img = &j->images[i];
-    const uint8_t *src = (const uint8_t *)(uintptr_t)img->src;
-    uint32_t X = img->flip ? j->out_w - 1 - x : x;
-    const int32_t *ry = j->ry + ((size_t)i * j->out_h + y) * 2, *rx = j->rx + ((size_t)i * j->out_w + X) * 2;
-    const float *wy = j->wy + ((size_t)i * j->out_h + y) * j->ky, *wx = j->wx + ((size_t)i * j->out_w + X) * j->kx;
+    const int32_t *ry, *rx;
+    const float *wy, *wx;
+    taps_of(&k->job, i, y, x, &ry, &wy, &rx, &wx);
     double v = 0;
     for (int a = 0; a < ry[1]; a++)
         for (int b = 0; b < rx[1]; b++)
-            v += (double)wy[a] * wx[b] *
-                 src[aug_pixel_index(j->in_nhwc, j->C, j->H, j->W, (uint32_t)(ry[0] + a), (uint32_t)(rx[0] + b), c)];
+            v += (double)wy[a] * wx[b] * source_pixel(&k->job, i, ry[0] + a, rx[0] + b, c);
+    return v / ((double)AUG_WEIGHT_ONE * AUG_WEIGHT_ONE);
+}
+
+/* v of augment_resample.h for output (y, x, c) of image I, in 64-bit integers, written from its
+ * definition: the CPU passes must give exactly this. */
+static int64_t exact_v(const rs_case *k, uint32_t i, uint32_t y, uint32_t x, uint32_t c)
+{
+    const int32_t *ry, *rx;
+    const float *wy, *wx;
+    taps_of(&k->job, i, y, x, &ry, &wy, &rx, &wx);
+    int64_t v = 0;
+    for (int a = 0; a < ry[1]; a++) {
+        int64_t s = 0;
+        for (int b = 0; b < rx[1]; b++)
+            s += (int64_t)wx[b] * source_pixel(&k->job, i, ry[0] + a, rx[0] + b, c);
+        v += (int64_t)wy[a] * ((s + 2048) >> 12);
+    }
     return v;
 }
 
@@ -156,47 +188,78 @@ static double stored_value(const rs_case *k, const void *out, uint32_t i, uint32
     return ((double)f - j->nbias[c]) / j->nscale[c]; /* back to pixel units */
 }
 
-static void test_cpu_against_double(void)
+/* The float32 element the contract gives for V (one product, one sum, each rounded: volatile keeps the
+ * compiler from fusing them). */
+static float exact_f32(const aug_job *j, uint32_t c, int64_t v)
+{
+    volatile float scale = j->nscale[c] * (1.0f / 65536.0f), product = (float)v * scale;
+    return product + j->nbias[c];
+}
+
+/* Both CPU passes against the contract's integers, exactly (uint8 and float32, both layouts, flip), and
+ * the fixed point against the unrounded double sum: within 0.2 levels (h's quarter-level rounding and
+ * the 14-bit weights). */
+static void test_cpu_exact(void)
 {
     int cases = 0;
-    for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type += 3)
-        for (int li = 0; li < 2; li++)
-            for (int lo = 0; lo < 2; lo++)
+    double worst = 0;
+    for (int simd = 0; simd <= 2 * h5pack_resample_avx2_supported(); simd++)
+        for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type += 3)
+            for (int layouts = 0; layouts < 4; layouts++)
                 for (int flip = 0; flip < 2; flip++) {
-                    aug_plan_params pp = rs_params(3, 37, 45, type, li, lo, AUG_CROP_RANDOM_RESIZED, flip);
+                    aug_plan_params pp = rs_params(3, 37, 45, type, layouts & 1, layouts >> 1, AUG_CROP_RANDOM_RESIZED, flip);
                     rs_case k = rs_make(pp, 6, 19, 23, 1000 + (uint64_t)cases++);
                     void *out = malloc(k.out_bytes);
                     float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
                     CHECK(out && scratch);
                     k.job.out = out;
-                    h5pack_resample_images(&k.job, 0, 6, scratch);
-                    double tol = type == AUG_OUT_U8 ? 0.5 + 1e-3 : 2e-3; /* uint8: rounded; float: ~ulps */
+                    h5pack_resample_images_with(&k.job, 0, 6, scratch, simd);
                     for (uint32_t i = 0; i < 6; i++)
                         for (uint32_t y = 0; y < 19; y++)
                             for (uint32_t x = 0; x < 23; x++)
-                                for (uint32_t c = 0; c < 3; c++)
-                                    CHECK_NEAR(stored_value(&k, out, i, y, x, c), reference_value(&k, i, y, x, c), tol);
+                                for (uint32_t c = 0; c < 3; c++) {
+                                    int64_t v = exact_v(&k, i, y, x, c);
+                                    double got = stored_value(&k, out, i, y, x, c), want = reference_value(&k, i, y, x, c);
+                                    if (type == AUG_OUT_U8) {
+                                        CHECK_EQ_INT((int64_t)got, (v + 32768) >> 16);
+                                        continue;
+                                    }
+                                    size_t e = (size_t)i * 3 * 19 * 23 + aug_pixel_index(k.job.out_nhwc, 3, 19, 23, y, x, c);
+                                    float f = exact_f32(&k.job, c, v);
+                                    CHECK_MSG(memcmp((const float *)out + e, &f, 4) == 0, "simd %d case %d: (%u,%u,%u,%u) "
+                                              "%.9g, contract %.9g", simd, cases, i, y, x, c, got, (double)f);
+                                    CHECK_NEAR(got, want, 0.2);
+                                    worst = fabs(got - want) > worst ? fabs(got - want) : worst;
+                                }
                     free(out), free(scratch);
                     rs_free(&k);
                 }
+    printf("backend_resample: %d jobs equal the fixed-point contract; float32 within %.3f levels of the "
+           "unrounded sum\n", cases, worst);
 }
 
-/* The AVX2 pass gives the scalar pass's bytes: channels 1-4, every dtype and layout pair, both crops,
- * flip, up- and downscaling, widths that are and are not multiples of 8 (the scalar tail), and
- * normalisations that make float16 subnormals and overflow to infinity. */
-/* K's job (N images) resampled by the scalar pass and the AVX2 pass: 1 when the bytes are equal. */
-static int avx2_equals_scalar(rs_case *k, size_t n)
+/* Both AVX2 passes (float, and integer where the taps fit) give the scalar pass's bytes: channels 1-4,
+ * every dtype and layout pair, both crops, flip, up- and downscaling (past what the integer pass takes),
+ * widths that are and are not multiples of 8 and 16 (the tails), and normalisations that make float16
+ * subnormals and overflow to infinity. */
+/* K's job (N images) resampled by the scalar pass and by pass SIMD: 1 when the bytes are equal. */
+static int pass_equals_scalar(rs_case *k, size_t n, int simd)
 {
     uint8_t *a = malloc(k->out_bytes), *b = malloc(k->out_bytes);
     float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k->job));
     CHECK(a && b && scratch);
     k->job.out = a;
-    h5pack_resample_images_with(&k->job, 0, (uint32_t)n, scratch, 0);
+    h5pack_resample_images_with(&k->job, 0, (uint32_t)n, scratch, H5PACK_RESAMPLE_SCALAR);
     k->job.out = b;
-    h5pack_resample_images_with(&k->job, 0, (uint32_t)n, scratch, 1);
+    h5pack_resample_images_with(&k->job, 0, (uint32_t)n, scratch, simd);
     int same = memcmp(a, b, k->out_bytes) == 0;
     free(a), free(b), free(scratch);
     return same;
+}
+
+static int avx2_equals_scalar(rs_case *k, size_t n)
+{
+    return pass_equals_scalar(k, n, H5PACK_RESAMPLE_FLOAT) && pass_equals_scalar(k, n, H5PACK_RESAMPLE_FIXED);
 }
 
 static void test_simd_equals_scalar(void)
@@ -261,7 +324,7 @@ static void test_several_sizes(void)
     int cases = 0;
     for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++)
-            for (int simd = 0; simd <= h5pack_resample_avx2_supported(); simd++) {
+            for (int simd = 0; simd <= 2 * h5pack_resample_avx2_supported(); simd++) {
                 aug_plan_params pp = rs_params(3, 64, 80, type, in_nhwc, 0, AUG_CROP_CENTER, 0);
                 rs_case k = rs_make_sized(pp, n, 24, 20, 99, dims);
                 uint8_t *mixed = malloc(k.out_bytes);
@@ -299,15 +362,51 @@ static void test_several_sizes(void)
     printf("backend_resample: images of several sizes resampled from their own sizes in %d cases\n", cases);
 }
 
+/* The integer pass takes what it is for (every random resized crop 256 -> 224 and the centre crop, both
+ * input layouts, flipped or not) and hands strong downscales to the float pass (-1), so the comparisons
+ * above exercise both. */
+static void test_fixed_takes_common_crops(void)
+{
+    if (!h5pack_resample_avx2_supported()) {
+        printf("backend_resample: skipped the integer pass's reach: this CPU has no AVX2\n");
+        return;
+    }
+    int taken = 0;
+    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
+        for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
+            aug_plan_params pp = rs_params(3, 256, 256, AUG_OUT_F32, in_nhwc, 0, mode, 1);
+            rs_case k = rs_make(pp, 32, 224, 224, 31 + (uint64_t)in_nhwc);
+            void *work = aligned_alloc(32, (h5pack_resample_fixed_work_bytes(&k.job) + 31) / 32 * 32);
+            CHECK(work);
+            for (uint32_t i = 0; i < 32; i++) {
+                fixed_image f;
+                CHECK_MSG(h5pack_resample_fixed_begin(&k.job, i, work, &f) == 0, "image %u (box %dx%d) mode %d: "
+                          "the integer pass refused it", i, k.job.images[i].h, k.job.images[i].w, mode);
+                taken++;
+            }
+            free(work);
+            rs_free(&k);
+        }
+    aug_plan_params pp = rs_params(3, 64, 300, AUG_OUT_F32, 1, 0, AUG_CROP_CENTER, 0);
+    rs_case k = rs_make(pp, 1, 8, 9, 5); /* the 64 rows resized to about 9: 7 source pixels per output */
+    void *work = aligned_alloc(32, (h5pack_resample_fixed_work_bytes(&k.job) + 31) / 32 * 32);
+    fixed_image f;
+    CHECK(work && h5pack_resample_fixed_begin(&k.job, 0, work, &f) == -1);
+    free(work);
+    rs_free(&k);
+    printf("backend_resample: the integer pass took all %d common crops and refused a 7x downscale\n", taken);
+}
+
 int main(void)
 {
     test_taps_known();
     test_center_box();
     test_rrc_properties();
     test_same_key_same_job();
-    test_cpu_against_double();
+    test_cpu_exact();
     test_identity();
     test_simd_equals_scalar();
+    test_fixed_takes_common_crops();
     test_several_sizes();
     printf("backend_resample: all checks passed\n");
     return 0;

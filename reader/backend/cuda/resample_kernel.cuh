@@ -5,9 +5,9 @@
 //
 // One block makes a tile of one output image: `rows` output rows x `tile_w` output columns, all
 // channels. Phase 1 computes the horizontal sums of the source rows the tile needs into shared memory
-// (float32); phase 2 sums them vertically, normalises and stores in the output's memory order. Every
-// element is computed exactly as augment_resample.h says (ascending taps, no FMA contraction), so the
-// tiling does not change a single bit.
+// (h of augment_resample.h, in float32); phase 2 sums them vertically, normalises and stores in the
+// output's memory order. The sums are exact (integers below 2^24, so fused multiply-adds in any order
+// give them) and the last step is augment_resample.h's, so the tiling does not change a single bit.
 #ifndef H5PACK_RESAMPLE_KERNEL_CUH
 #define H5PACK_RESAMPLE_KERNEL_CUH
 
@@ -118,14 +118,14 @@ __host__ __device__ inline rsk_lanes rsk_lanes_of(const rsk_args &a, uint32_t ti
 }
 
 
-// sum over t < N of w[t] * value(t), t ascending, each product and sum rounded on its own
-// (augment_resample.h); N fixed at compile time, so exactly N products are issued.
+// sum over t < N of w[t] * value(t) (exact: augment_resample.h); N fixed at compile time, so exactly N
+// multiply-adds are issued.
 template <int N, typename F> __host__ __device__ inline float rsk_dot_fixed(const float *w, F value)
 {
     float acc = 0.0f;
 #pragma unroll
     for (int t = 0; t < N; t++)
-        acc = AUG_FADD(acc, AUG_FMUL(w[t], value(t)));
+        acc = AUG_MAC(acc, w[t], value(t));
     return acc;
 }
 
@@ -147,7 +147,7 @@ template <typename F> __host__ __device__ inline float rsk_dot(int32_t n, const 
     }
     float acc = 0.0f;
     for (int32_t t = 0; t < n; t++)
-        acc = AUG_FADD(acc, AUG_FMUL(w_mem[t], value(t)));
+        acc = AUG_MAC(acc, w_mem[t], value(t));
     return acc;
 }
 
@@ -186,7 +186,8 @@ __host__ __device__ inline void rsk_horizontal_generic(const rsk_args &a, const 
             for (uint32_t c = 0; c < C; c++) {
                 const uint8_t *p = j.in_nhwc ? src + (row * W + (uint32_t)first) * C + c : src + c * plane + row * W + (uint32_t)first;
                 const uint32_t step = j.in_nhwc ? C : 1;
-                h[(r * C + c) * a.tile_w + x] = rsk_dot(n, wx, w, [&](int32_t k) { return (float)p[(uint32_t)k * step]; });
+                h[(r * C + c) * a.tile_w + x] =
+                    aug_round_h(rsk_dot(n, wx, w, [&](int32_t k) { return (float)p[(uint32_t)k * step]; }));
             }
         }
     }
@@ -270,8 +271,8 @@ RSK_HD void rsk_hcolumn(const rsk_hsrc &in, const float *w_mem, uint32_t x, uint
             float acc = 0.0f;
 #pragma unroll
             for (int t = 0; t < N; t++)
-                acc = AUG_FADD(acc, AUG_FMUL(w[t], (float)q[(uint32_t)t * in.step]));
-            h[(r * nc + c) * tile_w + x] = acc;
+                acc = AUG_MAC(acc, w[t], (float)q[(uint32_t)t * in.step]);
+            h[(r * nc + c) * tile_w + x] = aug_round_h(acc);
         }
     }
 }
@@ -344,7 +345,7 @@ RSK_HD void rsk_vrow(const aug_job &j, const float *col0, const float *w_mem, ui
             float acc = 0.0f;
 #pragma unroll
             for (int q = 0; q < N; q++)
-                acc = AUG_FADD(acc, AUG_FMUL(w[q], col[(uint32_t)q * nc * tw]));
+                acc = AUG_MAC(acc, w[q], col[(uint32_t)q * nc * tw]);
             rsk_put(j, row0 + (x * x_step + c * c_step), aug_store_value(&j, c, acc));
         }
 }
