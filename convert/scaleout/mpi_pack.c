@@ -9,6 +9,8 @@
  * spin a core (Open MPI's blocking calls poll busily), so the CPU seconds stay those of the work. */
 #include "mpi_pack.h"
 
+#include <stdio.h> /* both branches: the one without MPI reports with snprintf */
+
 #ifdef H5PACK_HAVE_MPI
 
 #include <errno.h>
