@@ -174,10 +174,27 @@ def bench(a, build, work):
         print(f"  threads={t}  ffcv   {f:8.0f} img/s", flush=True)
         h, hit = bench_h5pack(h5, t, a.epochs, a.drop)
         print(f"  threads={t}  h5pack {h:8.0f} img/s  (cache hit rate {hit:.2f})", flush=True)
-        results.append((t, h, f))
-    for t, h, f in results:
-        print(f"rrc_vs_ffcv threads={t}: h5pack {h:.0f} img/s, ffcv {f:.0f} img/s, ratio {h / f:.2f}")
+        floor = write_floor(build, t)
+        if floor:
+            print(f"  threads={t}  non-temporal write floor of the output bytes {floor:8.0f} img/s", flush=True)
+        results.append((t, h, f, floor))
+    for t, h, f, floor in results:
+        versus_floor = f", {h / floor:.2f} of the write floor" if floor else ""
+        print(f"rrc_vs_ffcv threads={t}: h5pack {h:.0f} img/s, ffcv {f:.0f} img/s, ratio {h / f:.2f}{versus_floor}")
     return 0
+
+
+def write_floor(build, threads):
+    """Images/s that THREADS threads write with streaming stores alone (bench/reader/write_floor: batches
+    of 256 float32 3x224x224 outputs), measured right after the sides, or None without the program."""
+    prog = os.path.join(build, "bench", "reader", "write_floor")
+    if not os.path.exists(prog):
+        return None
+    out = subprocess.run([prog, "--image-bytes", str(3 * OUT * OUT * 4), "--samples", "20000", "--batch",
+                          str(BATCH), "--threads", str(threads), "--stream", "1"],
+                         check=True, capture_output=True, text=True).stdout
+    # "write_floor stream N samples in T s = R samples/s (G GB/s)"
+    return float(out.strip().splitlines()[-1].split("=")[1].split()[0])
 
 
 if __name__ == "__main__":

@@ -186,7 +186,9 @@ static AVX2 void planar_row(const fixed_image *f, int32_t r)
             {_mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
              _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1),
              _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15)}};
-        for (; x + 16 <= x1; x += 16) {
+        for (; x < x1 && x1 - x0 >= 16; x += 16) {
+            if (x + 16 > x1)
+                x = x1 - 16; /* the last block ends at x1: some pixels twice, none past the span */
             const uint8_t *p = row + 3 * (size_t)x;
             __m128i part[3] = {_mm_loadu_si128((const __m128i *)(const void *)p),
                                _mm_loadu_si128((const __m128i *)(const void *)(p + 16)),
