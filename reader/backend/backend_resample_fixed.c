@@ -1,14 +1,15 @@
-/* backend_resample_fixed.c - the integer AVX2 pass of the CPU resampling: augment_resample.h's sums,
- * which are integers, computed with 16-bit multiply-adds (vpmaddwd: two taps of eight outputs per
- * instruction) instead of float products, and with no transposition.
+/* backend_resample_fixed.c - the integer AVX2 pass of the CPU resampling: augment_resample.h's
+ * horizontal sums, which are integers, computed with 16-bit multiply-adds (vpmaddwd: two taps of eight
+ * outputs per instruction) instead of float products, and with no transposition.
  *
- * Horizontal pass, per source row and channel: the row is first made planar bytes. Each group of 8
- * output columns loads 16 bytes into both 128-bit lanes (once where all 8 outputs' taps lie in them,
- * else at the first source column of each half of the group); a byte shuffle per tap pair spreads, for each of the lane's 4 outputs, the pixels of taps
- * 2p and 2p+1 into 16-bit slots, and one multiply-add with the pair's weights sums them. The shuffles
- * and weights are tables made once per image (with the flip in them). h = (s + 2^11) >> 12, packed
- * to float (exactly: at most 1020), so the float vertical pass of backend_resample_avx2.c sums them.
- * The horizontal rows are made when the first output row needs them, so they are still in cache. */
+ * Per source row and channel: the row is first made planar bytes. Each group of 8 output columns loads
+ * 16 bytes into both 128-bit lanes (once where all 8 outputs' taps lie in them, else at the first source
+ * column of each half of the group). A byte shuffle per tap pair spreads, for each of the lane's 4
+ * outputs, the pixels of taps 2p and 2p+1 into 16-bit slots, and one multiply-add with the pair's
+ * weights sums them. The shuffles and weights are tables made once per image (with the flip in them).
+ * h = (s + 2^11) >> 12 is converted to float (exactly: at most 1020), and the float vertical pass of
+ * backend_resample_avx2.c sums the rows. They are made when the first output row needs them, so they
+ * are still in cache then. */
 #include "backend_resample_fixed.h"
 
 #include <string.h>
