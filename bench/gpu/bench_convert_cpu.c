@@ -180,10 +180,14 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
             if (r > 0 && t < best[simd])
                 best[simd] = t;
         }
-    printf("resample kernel %ux%u->%ux%u %-8s 1 thread: scalar %7.0f img/s  avx2 float %7.0f img/s  avx2 int16 %7.0f "
-           "img/s  int16/float %.2f\n",
-           p.height, p.width, o->height, o->width, dtype_name(dtype), o->batch / best[0], o->batch / best[1],
-           o->batch / best[2], best[1] / best[2]);
+    if (!h5pack_resample_avx2_supported())
+        printf("resample kernel %ux%u->%ux%u %-8s 1 thread: scalar %7.0f img/s  (no AVX2 with FMA on this CPU)\n",
+               p.height, p.width, o->height, o->width, dtype_name(dtype), o->batch / best[0]);
+    else
+        printf("resample kernel %ux%u->%ux%u %-8s 1 thread: scalar %7.0f img/s  avx2 float %7.0f img/s  avx2 int16 "
+               "%7.0f img/s  int16/float %.2f\n",
+               p.height, p.width, o->height, o->width, dtype_name(dtype), o->batch / best[0], o->batch / best[1],
+               o->batch / best[2], best[1] / best[2]);
     free(in), free(src), free(blob), free(out), free(scratch);
 }
 

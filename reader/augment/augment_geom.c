@@ -125,9 +125,12 @@ static double triangle(double x)
 
 /* PIL's precompute_coeffs (Resample.c, support 1) for output pixels [first, first + out) of a resize of
  * IN source pixels to RESIZED, in double; taps clamped to [0, IN), reported from ADD on. Each output's
- * normalised weights are then quantised to integers of AUG_WEIGHT_ONE that sum to it exactly: each
- * rounded to nearest, the largest taking the remainder (so a flat image stays flat, and the sums of
- * augment_resample.h stay exact below 2^24). Stored as float32, which holds them exactly. */
+ * normalised weights are then quantised to integers of AUG_WEIGHT_ONE by rounding their running sum:
+ * each weight is the step between two rounded partial sums, the last ending at AUG_WEIGHT_ONE. So every
+ * weight is >= 0 and within 1 of its exact value and they sum to exactly AUG_WEIGHT_ONE, for any tap
+ * count: a flat image stays flat and the sums of augment_resample.h stay exact below 2^24. (Rounding each
+ * weight on its own and putting the remainder on one can make that one negative for strong downscales.)
+ * Stored as float32, which holds them exactly. */
 static void coeffs(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, uint32_t k, int32_t add,
                    int32_t *pairs, float *w)
 {
@@ -145,16 +148,19 @@ static void coeffs(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, 
         for (int t = 0; t < n; t++)
             sum += triangle(((double)(t + lo) - center + 0.5) * ss);
         float *wi = w + (size_t)i * k;
-        double total = 0.0;
-        int largest = 0;
+        double running = 0.0, before = 0.0;
         for (int t = 0; t < (int)k; t++) {
-            double v = t < n ? triangle(((double)(t + lo) - center + 0.5) * ss) : 0.0;
-            wi[t] = (float)floor((sum != 0.0 ? v / sum : v) * AUG_WEIGHT_ONE + 0.5);
-            total += wi[t];
-            largest = wi[t] > wi[largest] ? t : largest;
+            if (t >= n) {
+                wi[t] = 0.0f;
+                continue;
+            }
+            double v = triangle(((double)(t + lo) - center + 0.5) * ss);
+            running += (sum != 0.0 ? v / sum : v) * AUG_WEIGHT_ONE;
+            double rounded = t == n - 1 ? AUG_WEIGHT_ONE : floor(running + 0.5);
+            rounded = rounded > AUG_WEIGHT_ONE ? AUG_WEIGHT_ONE : rounded;
+            wi[t] = (float)(rounded - before);
+            before = rounded;
         }
-        if (n > 0)
-            wi[largest] += (float)(AUG_WEIGHT_ONE - total);
         pairs[2 * i] = lo + add;
         pairs[2 * i + 1] = n;
     }

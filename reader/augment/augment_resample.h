@@ -129,8 +129,8 @@ H5PACK_HD float aug_out_scale(const aug_job *j, uint32_t c)
 H5PACK_HD uint32_t aug_store_value(const aug_job *j, uint32_t c, float v)
 {
     if (j->out_type == AUG_OUT_U8) {
-        float r = AUG_FADD(AUG_FMUL(v, 1.0f / 65536.0f), 0.5f); /* exact: v < 2^24 */
-        return r >= 255.0f ? 255u : (uint32_t)r;
+        float r = AUG_FADD(AUG_FMUL(v, 1.0f / 65536.0f), 0.5f); /* exact: 0 <= v < 2^24 */
+        return r <= 0.0f ? 0u : r >= 255.0f ? 255u : (uint32_t)r;
     }
     float o = AUG_FADD(AUG_FMUL(v, aug_out_scale(j, c)), j->nbias[c]);
     if (j->out_type == AUG_OUT_F16)

@@ -2,7 +2,9 @@
  * the scalar pass of backend_resample.c and the CUDA kernel.
  *
  * Why it is exact: the sums are exact integers (augment_resample.h), so summing 8 rows or 8 columns at
- * a time gives the same values; the last step is one multiply and one add, as the scalar pass does it.
+ * a time, with FMA, gives the same values; the last step is one multiply and one add, as the scalar pass
+ * does it. That last step relies on -ffp-contract=off (reader/CMakeLists.txt): with FMA in this file's
+ * target, the compiler could otherwise fuse store8's multiply and add (the tests would catch it).
  *
  * Why it is faster: the horizontal pass converts each source row to float once (not once per tap) and
  * sums 8 source rows per instruction: the 8 rows are interleaved by column (an 8x8 transpose), so one

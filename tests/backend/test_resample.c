@@ -21,8 +21,8 @@ static void test_taps_known(void)
     h5pack_aug_axis_coeffs(4, 10, 2, 5, pairs, w);
     CHECK_EQ_INT(pairs[0], 10);
     CHECK_EQ_INT(pairs[1], 3);
-    /* in 14-bit fixed point: 7021.7, 7021.7, 2340.6 rounded sum to 16385; the first largest gives one back */
-    CHECK(w[0] == 7021.0f && w[1] == 7022.0f && w[2] == 2341.0f);
+    /* in 14-bit fixed point, from the rounded running sums 7022, 14043 and 16384 */
+    CHECK(w[0] == 7022.0f && w[1] == 7021.0f && w[2] == 2341.0f);
     CHECK(w[3] == 0.0f && w[4] == 0.0f);
     CHECK_EQ_INT(pairs[2], 11); /* output 1 centred at 3.0: 1..3 (clamped at 4) */
     CHECK_EQ_INT(pairs[3], 3);
@@ -54,6 +54,26 @@ static void test_taps_known(void)
             }
             free(pr), free(wt);
         }
+    /* strong downscales: hundreds to thousands of taps, still >= 0 and summing to exactly 2^14 (rounding
+     * each weight alone and fixing the total on the largest made it negative from about 1280 -> 1) */
+    static const uint32_t strong[][2] = {{1280, 1}, {2870, 2}, {4305, 3}, {5740, 4}, {7281, 1}, {100000, 7}};
+    for (size_t s = 0; s < sizeof strong / sizeof strong[0]; s++) {
+        uint32_t in = strong[s][0], out = strong[s][1], k = h5pack_aug_max_taps(in, out);
+        int32_t *pr = malloc(sizeof(int32_t) * 2 * out);
+        float *wt = malloc(sizeof(float) * (size_t)k * out);
+        CHECK(pr && wt);
+        h5pack_aug_axis_coeffs(in, 0, out, k, pr, wt);
+        for (uint32_t i = 0; i < out; i++) {
+            double sum = 0;
+            for (uint32_t t = 0; t < k; t++) {
+                CHECK_MSG(wt[(size_t)i * k + t] >= 0.0f, "%u -> %u: output %u tap %u weight %g", in, out, i, t,
+                          (double)wt[(size_t)i * k + t]);
+                sum += wt[(size_t)i * k + t];
+            }
+            CHECK(sum == AUG_WEIGHT_ONE);
+        }
+        free(pr), free(wt);
+    }
 }
 
 static void check_box(aug_box b, int y, int x, int h, int w)
