@@ -1,6 +1,7 @@
 /* backend_resample.c - the CPU side of a resampling job (augment_resample.h): for each image, the
  * horizontal sums of the source rows the output needs, then the vertical sums, normalised and stored.
- * This is the scalar pass; backend_resample_avx2.c computes the same bits faster where AVX2 runs.
+ * This is the scalar pass; backend_resample_avx2.c (float sums) and backend_resample_fixed.c (16-bit
+ * integer horizontal sums) compute the same bits faster where AVX2 with FMA runs; this file picks.
  * The vertical pass runs with the output column innermost (it vectorises); its sums are exact
  * (augment_resample.h), so the order does not matter. */
 #include <stdlib.h>
