@@ -223,6 +223,22 @@ static void horizontal(const aug_job *j, uint32_t i, int32_t r0, int32_t r1, flo
     }
 }
 
+/* bfloat16 bits of float32 O, rounded to nearest even (h5pack_float_to_bfloat16_bits), in 32-bit lanes. */
+static inline __attribute__((always_inline)) AVX2 __m256i bf16_bits(__m256 o)
+{
+    __m256i x = _mm256_castps_si256(o);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+    return _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
+}
+
+/* uint8 values of sums V (as store8), in 32-bit lanes. */
+static inline __attribute__((always_inline)) AVX2 __m256i u8_values(__m256 v)
+{
+    return _mm256_cvttps_epi32(_mm256_min_ps(_mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 65536.0f)),
+                                                           _mm256_set1_ps(0.5f)),
+                                             _mm256_set1_ps(255.0f)));
+}
+
 /* 8 output elements of sums V as aug_store_value computes them, into OUT (8 elements of the type):
  * float32 v * scale + bias (SCALE: aug_out_scale); float16 rounded from it to nearest even (F16C, =
  * h5pack_float_to_half_bits for finite values, the only ones here); bfloat16 the same with
@@ -231,9 +247,7 @@ static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v
                                                             void *out, int stream)
 {
     if (type == AUG_OUT_U8) {
-        __m256 r = _mm256_min_ps(_mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 65536.0f)), _mm256_set1_ps(0.5f)),
-                                 _mm256_set1_ps(255.0f));
-        __m256i q = _mm256_cvttps_epi32(r); /* 0..255 (v >= 0): the packs below never saturate */
+        __m256i q = u8_values(v); /* 0..255 (v >= 0): the packs below never saturate */
         __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
         _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(w, w));
         return;
@@ -250,32 +264,13 @@ static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v
         else
             _mm_storeu_si128((__m128i *)out, h);
     } else {
-        __m256i x = _mm256_castps_si256(o);
-        __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-        x = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
-        /* 0..0xFFFF after the shift: the unsigned pack keeps every value */
+        __m256i x = bf16_bits(o); /* 0..0xFFFF: the unsigned pack keeps every value */
         __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
         if (stream && ((uintptr_t)out & 15) == 0)
             _mm_stream_si128((__m128i *)out, h);
         else
             _mm_storeu_si128((__m128i *)out, h);
     }
-}
-
-/* bfloat16 bits of float32 O, rounded to nearest even (h5pack_float_to_bfloat16_bits), in 32-bit lanes. */
-static inline __attribute__((always_inline)) AVX2 __m256i bf16_bits(__m256 o)
-{
-    __m256i x = _mm256_castps_si256(o);
-    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-    return _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
-}
-
-/* uint8 values of sums V (as store8), in 32-bit lanes. */
-static inline __attribute__((always_inline)) AVX2 __m256i u8_values(__m256 v)
-{
-    return _mm256_cvttps_epi32(_mm256_min_ps(_mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 65536.0f)),
-                                                           _mm256_set1_ps(0.5f)),
-                                             _mm256_set1_ps(255.0f)));
 }
 
 /* Two 8-lane 32-bit vectors A, B (values that fit 16 bits) as 16 16-bit values in order. */

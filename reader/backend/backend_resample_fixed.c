@@ -156,7 +156,7 @@ int h5pack_resample_fixed_begin(const aug_job *j, uint32_t i, void *work, fixed_
     f->h = (float *)(void *)(m + l.h), f->rows = m + l.rows;
     f->base = (int32_t *)(void *)(m + l.base), f->masks = m + l.masks, f->weights = (int16_t *)(void *)(m + l.weights);
     f->row_bytes = (size_t)j->W + 2 * LANE_BYTES;
-    f->r0 = ry[0], f->r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1], f->next = f->r0;
+    f->r0 = f->next = ry[0];
     memset(f->rows, 0, j->C * f->row_bytes); /* bytes the loads reach and no tap uses: defined */
     return make_tables(f);
 }

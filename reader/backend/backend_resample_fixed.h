@@ -18,8 +18,8 @@ typedef struct fixed_image {
     uint32_t pairs;       /* tap pairs per output column (the image's most taps, halved up) */
     uint32_t hs;          /* h row stride in int16 (out_w rounded up to 16) */
     uint32_t col0, col1;  /* source columns the taps read */
-    int32_t r0, r1, next; /* source rows of the image's taps; the next one the horizontal pass makes */
-    float *h;             /* (r1 - r0) x C rows of hs values: h of augment_resample.h */
+    int32_t r0, next;     /* the image's first source row; the next one the horizontal pass makes */
+    float *h;             /* C rows of hs values per source row from r0: h of augment_resample.h */
     uint8_t *rows;        /* one source row, C planar channels of row_bytes */
     size_t row_bytes;
     int32_t *base;        /* per 8 output columns, the first source column each half reads */
