@@ -9,6 +9,7 @@
 #include "augment_resample.h"
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
+#include "backend_resample_avx512.h"
 #include "backend_resample_fixed.h"
 
 /* Rows [r0, r1) of the horizontal pass of image I into H: h[(r - r0) * C * out_w + c * out_w + x] is
@@ -84,11 +85,18 @@ static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, int32_t r0, c
 }
 
 /* Floats at the start of the scratch for the horizontal sums: the float passes' (H + 1 rows), or the
- * integer pass's memory (32-byte aligned inside), whichever is larger (an image uses one of them). */
+ * integer passes' memory (32- or 64-byte aligned inside), whichever is largest (an image uses one). */
 static size_t h_floats(const aug_job *j)
 {
     size_t rows = ((size_t)j->H + 1) * j->C * j->out_w, fixed = h5pack_resample_fixed_work_bytes(j) / sizeof(float) + 8;
-    return rows > fixed ? rows : fixed;
+    size_t wide = h5pack_resample_avx512_work_bytes(j) / sizeof(float) + 16;
+    size_t most = rows > fixed ? rows : fixed;
+    return most > wide ? most : wide;
+}
+
+static void *aligned_in(float *scratch, uintptr_t alignment)
+{
+    return (void *)(((uintptr_t)scratch + alignment - 1) & ~(alignment - 1));
 }
 
 size_t h5pack_resample_scratch_floats(const aug_job *j)
@@ -101,8 +109,13 @@ size_t h5pack_resample_scratch_floats(const aug_job *j)
 static void resample_one(const aug_job *j, const aug_job *ji, uint32_t i, float *scratch, int simd)
 {
     float *acc = scratch + h_floats(j), *work = acc + j->out_w;
+    if (simd == H5PACK_RESAMPLE_AVX512) {
+        if (h5pack_resample_avx512_image(ji, i, aligned_in(scratch, 64), h5pack_resample_streams(j)) == 0)
+            return;
+        simd = H5PACK_RESAMPLE_FIXED; /* the taps do not fit it */
+    }
     if (simd) {
-        void *fixed = simd == H5PACK_RESAMPLE_FIXED ? (void *)(((uintptr_t)scratch + 31) & ~(uintptr_t)31) : NULL;
+        void *fixed = simd == H5PACK_RESAMPLE_FIXED ? aligned_in(scratch, 32) : NULL;
         h5pack_resample_avx2_image(ji, i, scratch, work, fixed);
         return;
     }
@@ -123,5 +136,8 @@ void h5pack_resample_images_with(const aug_job *j, uint32_t first, uint32_t n, f
 
 void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch)
 {
-    h5pack_resample_images_with(j, first, n, scratch, h5pack_resample_avx2_supported() ? H5PACK_RESAMPLE_FIXED : 0);
+    int simd = !h5pack_resample_avx2_supported()   ? H5PACK_RESAMPLE_SCALAR
+               : h5pack_resample_avx512_supported() ? H5PACK_RESAMPLE_AVX512
+                                                    : H5PACK_RESAMPLE_FIXED;
+    h5pack_resample_images_with(j, first, n, scratch, simd);
 }

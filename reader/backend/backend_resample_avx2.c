@@ -317,6 +317,11 @@ static size_t elem_bytes(const aug_job *j)
     return aug_elem_bytes(j->out_type);
 }
 
+int h5pack_resample_streams(const aug_job *j)
+{
+    return (size_t)j->count * j->C * j->out_h * j->out_w * elem_bytes(j) >= STREAM_MIN_BATCH_BYTES;
+}
+
 /* Stores E, the element aug_store_value made, as element X of a contiguous row DST of the output type. */
 static void put_element(const aug_job *j, uint8_t *dst, uint32_t x, uint32_t e)
 {
@@ -433,7 +438,7 @@ void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *w
 {
     const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
     int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
-    int stream = (size_t)j->count * j->C * j->out_h * j->out_w * elem_bytes(j) >= STREAM_MIN_BATCH_BYTES;
+    int stream = h5pack_resample_streams(j);
     fixed_image fixed, *f = fixed_work && h5pack_resample_fixed_begin(j, i, fixed_work, &fixed) == 0 ? &fixed : NULL;
     if (!f)
         horizontal(j, i, r0, r1, h, work);
@@ -454,6 +459,12 @@ void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *w
 #else
 int h5pack_resample_avx2_supported(void)
 {
+    return 0;
+}
+
+int h5pack_resample_streams(const aug_job *j)
+{
+    (void)j;
     return 0;
 }
 

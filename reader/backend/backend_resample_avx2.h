@@ -11,6 +11,10 @@
 /* 1 when this CPU runs AVX2 and F16C (and the library was built for x86-64 with GCC or clang). */
 int h5pack_resample_avx2_supported(void);
 
+/* 1 when job J's output is large enough to be written with non-temporal stores where aligned (it
+ * outgrows the caches, and a regular store first reads each line). */
+int h5pack_resample_streams(const aug_job *j);
+
 /* Floats of WORK that h5pack_resample_avx2_image needs for job J (8 source rows, twice). */
 size_t h5pack_resample_avx2_work_floats(const aug_job *j);
 

@@ -9,6 +9,7 @@
 
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
+#include "backend_resample_avx512.h"
 #include "backend_resample_fixed.h"
 #include "resample_cases.h"
 
@@ -216,6 +217,14 @@ static float exact_f32(const aug_job *j, uint32_t c, int64_t v)
     return product + j->nbias[c];
 }
 
+/* The last of the passes H5PACK_RESAMPLE_* this CPU runs (each pass up to it runs here too). */
+static int last_pass(void)
+{
+    return !h5pack_resample_avx2_supported()   ? H5PACK_RESAMPLE_SCALAR
+           : h5pack_resample_avx512_supported() ? H5PACK_RESAMPLE_AVX512
+                                                : H5PACK_RESAMPLE_FIXED;
+}
+
 /* Both CPU passes against the contract's integers, exactly (uint8 and float32, both layouts, flip), and
  * the fixed point against the unrounded double sum: within 0.2 levels (h's quarter-level rounding and
  * the 14-bit weights). */
@@ -223,7 +232,7 @@ static void test_cpu_exact(void)
 {
     int cases = 0;
     double worst = 0;
-    for (int simd = 0; simd <= 2 * h5pack_resample_avx2_supported(); simd++)
+    for (int simd = 0; simd <= last_pass(); simd++)
         for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type += 3)
             for (int layouts = 0; layouts < 4; layouts++)
                 for (int flip = 0; flip < 2; flip++) {
@@ -279,7 +288,8 @@ static int pass_equals_scalar(rs_case *k, size_t n, int simd)
 
 static int avx2_equals_scalar(rs_case *k, size_t n)
 {
-    return pass_equals_scalar(k, n, H5PACK_RESAMPLE_FLOAT) && pass_equals_scalar(k, n, H5PACK_RESAMPLE_FIXED);
+    return pass_equals_scalar(k, n, H5PACK_RESAMPLE_FLOAT) && pass_equals_scalar(k, n, H5PACK_RESAMPLE_FIXED) &&
+           (!h5pack_resample_avx512_supported() || pass_equals_scalar(k, n, H5PACK_RESAMPLE_AVX512));
 }
 
 static void test_simd_equals_scalar(void)
@@ -310,7 +320,8 @@ static void test_simd_equals_scalar(void)
                                   shapes[s][2], shapes[s][3], type, layouts, mode, flip);
                         rs_free(&k);
                     }
-    printf("backend_resample: AVX2 == scalar, byte for byte, in %d cases\n", cases);
+    printf("backend_resample: AVX2%s == scalar, byte for byte, in %d cases\n",
+           h5pack_resample_avx512_supported() ? " and AVX-512" : " (no AVX-512 VBMI on this CPU)", cases);
 }
 
 /* Centre crop of the whole image at its own size: every tap is 1, the output is the input. */
@@ -344,7 +355,7 @@ static void test_several_sizes(void)
     int cases = 0;
     for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++)
-            for (int simd = 0; simd <= 2 * h5pack_resample_avx2_supported(); simd++) {
+            for (int simd = 0; simd <= last_pass(); simd++) {
                 aug_plan_params pp = rs_params(3, 64, 80, type, in_nhwc, 0, AUG_CROP_CENTER, 0);
                 rs_case k = rs_make_sized(pp, n, 24, 20, 99, dims);
                 uint8_t *mixed = malloc(k.out_bytes);
@@ -417,6 +428,50 @@ static void test_fixed_takes_common_crops(void)
     printf("backend_resample: the integer pass took all %d common crops and refused a 7x downscale\n", taken);
 }
 
+/* The AVX-512 pass takes the common crops (every random resized crop 256 -> 224 and the centre crop,
+ * both input layouts, flipped or not, NCHW output) and leaves NHWC output and strong downscales to the
+ * AVX2 passes (-1, nothing written), so the comparisons above exercise it where it runs. */
+static void test_avx512_takes_common_crops(void)
+{
+    if (!h5pack_resample_avx512_supported()) {
+        printf("backend_resample: skipped the AVX-512 pass's reach: this CPU has no AVX-512 VBMI\n");
+        return;
+    }
+    int taken = 0;
+    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
+        for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
+            aug_plan_params pp = rs_params(3, 256, 256, AUG_OUT_F32, in_nhwc, 0, mode, 1);
+            rs_case k = rs_make(pp, 32, 224, 224, 31 + (uint64_t)in_nhwc);
+            void *work = aligned_alloc(64, (h5pack_resample_avx512_work_bytes(&k.job) + 63) / 64 * 64);
+            void *out = malloc(k.out_bytes);
+            CHECK(work && out);
+            k.job.out = out;
+            for (uint32_t i = 0; i < 32; i++, taken++)
+                CHECK_MSG(h5pack_resample_avx512_image(&k.job, i, work, 0) == 0, "image %u (box %dx%d) mode %d: "
+                          "the AVX-512 pass refused it", i, k.job.images[i].h, k.job.images[i].w, mode);
+            free(work), free(out);
+            rs_free(&k);
+        }
+    /* stored h, w, output h, w, NHWC output: a 7x downscale; what it takes, but NHWC */
+    static const uint32_t refused[][5] = {{64, 300, 8, 9, 0}, {256, 256, 224, 224, 1}};
+    for (size_t r = 0; r < 2; r++) {
+        aug_plan_params pp = rs_params(3, refused[r][0], refused[r][1], AUG_OUT_F32, 1, (int)refused[r][4],
+                                       AUG_CROP_CENTER, 0);
+        rs_case k = rs_make(pp, 1, refused[r][2], refused[r][3], 5);
+        void *work = aligned_alloc(64, (h5pack_resample_avx512_work_bytes(&k.job) + 63) / 64 * 64);
+        uint8_t *out = calloc(1, k.out_bytes);
+        CHECK(work && out);
+        k.job.out = out;
+        CHECK(h5pack_resample_avx512_image(&k.job, 0, work, 0) == -1);
+        for (size_t b = 0; b < k.out_bytes; b++)
+            CHECK_EQ_INT(out[b], 0); /* refused: nothing written */
+        free(work), free(out);
+        rs_free(&k);
+    }
+    printf("backend_resample: the AVX-512 pass took all %d common crops and refused a 7x downscale and NHWC "
+           "output\n", taken);
+}
+
 int main(void)
 {
     test_taps_known();
@@ -427,6 +482,7 @@ int main(void)
     test_identity();
     test_simd_equals_scalar();
     test_fixed_takes_common_crops();
+    test_avx512_takes_common_crops();
     test_several_sizes();
     printf("backend_resample: all checks passed\n");
     return 0;
