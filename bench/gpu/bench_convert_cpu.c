@@ -25,6 +25,7 @@
 #include "backend.h"
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
+#include "backend_resample_avx512.h"
 #include "clock.h"
 #include "sizes.h"
 
@@ -34,6 +35,8 @@ typedef struct bench_opts {
     int threads, reps;
     uint32_t from_h, from_w; /* stored size of the resizing-crop cases */
     int crops_only, kernel;
+    int pass; /* --kernel --pass: only this resampling pass (H5PACK_RESAMPLE_*; -1: all), e.g. under perf */
+    int kernel_nchw; /* --kernel --nchw-in: stored images NCHW (as h5pack packs by default), else NHWC */
 } bench_opts;
 
 static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threads)
@@ -145,7 +148,8 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     backend_params p;
     memset(&p, 0, sizeof p);
     p.channels = 3, p.height = o->from_h, p.width = o->from_w, p.dtype = dtype, p.crop = 1, p.random_flip = 1;
-    p.in_layout = H5PACK_LAYOUT_NHWC, p.out_layout = H5PACK_LAYOUT_NCHW, p.batch_size = o->batch;
+    p.in_layout = o->kernel_nchw ? H5PACK_LAYOUT_NCHW : H5PACK_LAYOUT_NHWC, p.out_layout = H5PACK_LAYOUT_NCHW;
+    p.batch_size = o->batch;
     p.scale_min = 0.08, p.scale_max = 1.0, p.ratio_min = 0.75, p.ratio_max = 4.0 / 3.0, p.center_ratio = 0.875;
     for (int c = 0; c < 3; c++)
         p.mean[c] = 0.45f, p.std[c] = 0.225f;
@@ -155,7 +159,9 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     uint8_t *in = malloc(o->batch * in_img);
     uint64_t *src = malloc(o->batch * sizeof *src);
     void *blob = malloc(h5pack_aug_blob_capacity(&pp, o->batch, o->height, o->width));
-    void *out = malloc(o->batch * h5pack_backend_image_bytes_at(&p, o->height, o->width));
+    void *out = NULL; /* aligned as the reader's batch buffers, so streaming stores apply as there */
+    if (posix_memalign(&out, 64, o->batch * h5pack_backend_image_bytes_at(&p, o->height, o->width)) != 0)
+        out = NULL;
     if (!in || !src || !blob || !out) {
         fprintf(stderr, "bench_convert_cpu: out of memory\n");
         exit(1);
@@ -169,10 +175,12 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     h5pack_aug_plan(&pp, 77, o->batch, o->height, o->width, src, blob, &j);
     j.out = out;
     float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&j));
-    double best[3] = {1e30, 1e30, 1e30}; /* H5PACK_RESAMPLE_SCALAR, _FLOAT, _FIXED */
+    double best[4] = {1e30, 1e30, 1e30, 1e30}; /* H5PACK_RESAMPLE_SCALAR, _FLOAT, _FIXED, _AVX512 */
+    int wide = h5pack_resample_avx512_supported();
     for (int r = 0; r <= o->reps; r++)
-        for (int simd = 0; simd < 3; simd++) {
-            if (simd && !h5pack_resample_avx2_supported())
+        for (int simd = 0; simd < 4; simd++) {
+            if ((simd && !h5pack_resample_avx2_supported()) || (simd == H5PACK_RESAMPLE_AVX512 && !wide) ||
+                (o->pass >= 0 && simd != o->pass))
                 continue;
             double t0 = h5pack_clock_s();
             h5pack_resample_images_with(&j, 0, (uint32_t)o->batch, scratch, simd);
@@ -180,15 +188,33 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
             if (r > 0 && t < best[simd])
                 best[simd] = t;
         }
-    if (!h5pack_resample_avx2_supported())
+    static const char *const pass_names[] = {"scalar", "avx2 float", "avx2 int16", "avx512"};
+    if (o->pass >= 0)
+        printf("resample kernel %ux%u->%ux%u %-8s 1 thread: %s %7.0f img/s\n", p.height, p.width, o->height,
+               o->width, dtype_name(dtype), pass_names[o->pass], o->batch / best[o->pass]);
+    else if (!h5pack_resample_avx2_supported())
         printf("resample kernel %ux%u->%ux%u %-8s 1 thread: scalar %7.0f img/s  (no AVX2 with FMA on this CPU)\n",
                p.height, p.width, o->height, o->width, dtype_name(dtype), o->batch / best[0]);
-    else
+    else {
         printf("resample kernel %ux%u->%ux%u %-8s 1 thread: scalar %7.0f img/s  avx2 float %7.0f img/s  avx2 int16 "
-               "%7.0f img/s  int16/float %.2f\n",
+               "%7.0f img/s  int16/float %.2f",
                p.height, p.width, o->height, o->width, dtype_name(dtype), o->batch / best[0], o->batch / best[1],
                o->batch / best[2], best[1] / best[2]);
+        if (wide)
+            printf("  avx512 %7.0f img/s  avx512/int16 %.2f", o->batch / best[3], best[2] / best[3]);
+        printf("\n");
+    }
     free(in), free(src), free(blob), free(out), free(scratch);
+}
+
+/* --pass NAME: H5PACK_RESAMPLE_SCALAR, _FLOAT, _FIXED or _AVX512; -1 for an unknown name. */
+static int pass_named(const char *name)
+{
+    static const char *const names[] = {"scalar", "float", "fixed", "avx512"};
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(name, names[k]))
+            return k;
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, bench_opts *o)
@@ -210,8 +236,12 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             o->crops_only = 1;
         else if (!strcmp(argv[i], "--kernel"))
             o->kernel = 1;
+        else if (!strcmp(argv[i], "--pass") && v && (o->pass = pass_named(v)) >= 0)
+            i++;
+        else if (!strcmp(argv[i], "--nchw-in"))
+            o->kernel_nchw = 1;
         else {
-            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops] [--kernel]\n",
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops] [--kernel [--pass scalar|float|fixed|avx512] [--nchw-in]]\n",
                     argv[0]);
             return 1;
         }
@@ -225,7 +255,7 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {64, 224, 224, 2, 10, 256, 256, 0, 0};
+    bench_opts o = {64, 224, 224, 2, 10, 256, 256, 0, 0, -1, 0};
     if (parse_args(argc, argv, &o))
         return 1;
     printf("CPU backend conversion, batch %zu of 3x%ux%u uint8 (output bytes/s; best of %d)\n", o.batch, o.height,
