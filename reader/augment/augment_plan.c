@@ -1,6 +1,8 @@
 /* augment_plan.c - a delivery's resampling job on the host; see augment_plan.h. */
 #include "augment_plan.h"
 
+#include <string.h>
+
 #define BLOB_ALIGN 16
 
 static size_t align_up(size_t n)
@@ -61,6 +63,42 @@ void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint
     h5pack_aug_plan_sized(pp, key, count, oh, ow, src, NULL, blob, job);
 }
 
+/* The taps of one axis of a delivery: per image, OUT (first, count) pairs and OUT * K weights. */
+typedef struct axis_taps {
+    int32_t *pairs;
+    float *w;
+    uint32_t out, k;
+} axis_taps;
+
+/* Image I's taps on axis A are image J's, with the first source index moved by SHIFT: the weights of an
+ * axis depend only on the box's length there (its offset is added to the first index), so images whose
+ * boxes share a length share them. Copying is exact, and much cheaper than PIL's coefficients. */
+static void copy_taps(const axis_taps *a, size_t i, size_t j, int32_t shift)
+{
+    const int32_t *from = a->pairs + j * a->out * 2;
+    int32_t *to = a->pairs + i * a->out * 2;
+    for (uint32_t o = 0; o < a->out; o++)
+        to[2 * o] = from[2 * o] + shift, to[2 * o + 1] = from[2 * o + 1];
+    memcpy(a->w + i * a->out * a->k, a->w + j * a->out * a->k, (size_t)a->out * a->k * sizeof(float));
+}
+
+/* A random resized crop's taps of image I on axis A (Y_AXIS: rows, else columns), for the box in
+ * IMAGES[I]: copied from an earlier image of this delivery with a box of the same length there, else
+ * computed. SEEN: per length modulo LEN_MEMO, the last image with it + 1 (0: none). */
+#define LEN_MEMO 512
+static void rrc_axis_taps(const axis_taps *a, size_t i, const aug_image *images, int y_axis, uint32_t *seen)
+{
+    int32_t length = y_axis ? images[i].h : images[i].w, offset = y_axis ? images[i].y : images[i].x;
+    uint32_t at = (uint32_t)length % LEN_MEMO;
+    size_t j = seen[at] ? seen[at] - 1 : i;
+    if (j < i && (y_axis ? images[j].h : images[j].w) == length)
+        copy_taps(a, i, j, offset - (y_axis ? images[j].y : images[j].x));
+    else
+        h5pack_aug_axis_coeffs((uint32_t)length, (uint32_t)offset, a->out, a->k, a->pairs + i * a->out * 2,
+                               a->w + i * a->out * a->k);
+    seen[at] = (uint32_t)i + 1;
+}
+
 void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                            const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job)
 {
@@ -69,6 +107,8 @@ void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count
     aug_image *images = (aug_image *)(base + l.images);
     int32_t *ry = (int32_t *)(base + l.ry), *rx = (int32_t *)(base + l.rx);
     float *wy = (float *)(base + l.wy), *wx = (float *)(base + l.wx);
+    axis_taps ya = {ry, wy, oh, l.ky}, xa = {rx, wx, ow, l.kx};
+    uint32_t seen_h[LEN_MEMO] = {0}, seen_w[LEN_MEMO] = {0};
     for (size_t i = 0; i < count; i++) {
         uint64_t h = rng_mix64(key ^ (i * 0x9E3779B97F4A7C15ull)); /* as augment.h's aug_draw_for */
         uint32_t H = dims ? dims[2 * i] : pp->H, W = dims ? dims[2 * i + 1] : pp->W;
@@ -81,13 +121,15 @@ void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count
         im->reserved = 0;
         int32_t *pry = ry + i * oh * 2, *prx = rx + i * ow * 2;
         float *pwy = wy + i * oh * l.ky, *pwx = wx + i * ow * l.kx;
-        if (pp->crop.mode == AUG_CROP_CENTER) { /* torchvision's resize of the whole image, then the crop */
+        if (pp->crop.mode == AUG_CROP_CENTER && i > 0 && (!dims || (dims[2 * i - 2] == H && dims[2 * i - 1] == W))) {
+            copy_taps(&ya, i, i - 1, 0), copy_taps(&xa, i, i - 1, 0); /* the same stored size: the same taps */
+        } else if (pp->crop.mode == AUG_CROP_CENTER) { /* torchvision's resize of the whole image, then the crop */
             aug_center c = h5pack_aug_center(H, W, oh, ow, pp->crop.center_ratio);
             h5pack_aug_axis_coeffs_resized(H, c.rh, c.oy, oh, l.ky, pry, pwy);
             h5pack_aug_axis_coeffs_resized(W, c.rw, c.ox, ow, l.kx, prx, pwx);
         } else { /* torchvision's resized_crop: the box is the image the resize sees */
-            h5pack_aug_axis_coeffs((uint32_t)b.h, (uint32_t)b.y, oh, l.ky, pry, pwy);
-            h5pack_aug_axis_coeffs((uint32_t)b.w, (uint32_t)b.x, ow, l.kx, prx, pwx);
+            rrc_axis_taps(&ya, i, images, 1, seen_h);
+            rrc_axis_taps(&xa, i, images, 0, seen_w);
         }
     }
     job->count = (uint32_t)count;

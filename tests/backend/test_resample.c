@@ -152,6 +152,51 @@ static void test_same_key_same_job(void)
     rs_free(&a), rs_free(&b), rs_free(&c), rs_free(&d);
 }
 
+/* Image I's taps on one axis of job J (Y_AXIS: rows) equal PAIRS/W, computed for it alone. */
+static int axis_equals(const aug_job *j, uint32_t i, int y_axis, const int32_t *pairs, const float *w)
+{
+    uint32_t out = y_axis ? j->out_h : j->out_w, k = y_axis ? j->ky : j->kx;
+    const int32_t *got_pairs = (y_axis ? j->ry : j->rx) + (size_t)i * out * 2;
+    const float *got_w = (y_axis ? j->wy : j->wx) + (size_t)i * out * k;
+    return memcmp(got_pairs, pairs, out * 2 * sizeof(int32_t)) == 0 && memcmp(got_w, w, out * k * sizeof(float)) == 0;
+}
+
+/* A delivery shares the taps of images whose boxes have the same length on an axis (random resized
+ * crops) or the same stored size (centre crops): every image's taps still equal those computed for it
+ * alone, byte for byte. 300 boxes from a 256-pixel side must repeat lengths, so copies happen. */
+static void test_plan_shares_taps_exactly(void)
+{
+    int images = 0;
+    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++) {
+        aug_plan_params pp = rs_params(3, 256, 200, AUG_OUT_F32, 1, 0, mode, 1);
+        rs_case k = rs_make(pp, 300, 224, 96, 4242);
+        const aug_job *j = &k.job;
+        int32_t *pairs = malloc(sizeof(int32_t) * 2 * 224);
+        float *w = malloc(sizeof(float) * 224 * (j->ky > j->kx ? j->ky : j->kx));
+        CHECK(pairs && w);
+        for (uint32_t i = 0; i < 300; i++, images++) {
+            const aug_image *im = &j->images[i];
+            if (mode == AUG_CROP_CENTER) {
+                aug_center c = h5pack_aug_center(256, 200, 224, 96, pp.crop.center_ratio);
+                h5pack_aug_axis_coeffs_resized(256, c.rh, c.oy, 224, j->ky, pairs, w);
+                CHECK_MSG(axis_equals(j, i, 1, pairs, w), "centre crop image %u: rows differ", i);
+                h5pack_aug_axis_coeffs_resized(200, c.rw, c.ox, 96, j->kx, pairs, w);
+                CHECK_MSG(axis_equals(j, i, 0, pairs, w), "centre crop image %u: columns differ", i);
+                continue;
+            }
+            h5pack_aug_axis_coeffs((uint32_t)im->h, (uint32_t)im->y, 224, j->ky, pairs, w);
+            CHECK_MSG(axis_equals(j, i, 1, pairs, w), "image %u (box %dx%d at %d,%d): rows differ", i, im->h, im->w,
+                      im->y, im->x);
+            h5pack_aug_axis_coeffs((uint32_t)im->w, (uint32_t)im->x, 96, j->kx, pairs, w);
+            CHECK_MSG(axis_equals(j, i, 0, pairs, w), "image %u (box %dx%d at %d,%d): columns differ", i, im->h,
+                      im->w, im->y, im->x);
+        }
+        free(pairs), free(w);
+        rs_free(&k);
+    }
+    printf("backend_resample: %d planned images' taps equal their own, shared or not\n", images);
+}
+
 /* The taps of output (y, x) of image I: rows RY/WY, columns RX/WX (flip applied). */
 static void taps_of(const aug_job *j, uint32_t i, uint32_t y, uint32_t x, const int32_t **ry, const float **wy,
                     const int32_t **rx, const float **wx)
@@ -478,6 +523,7 @@ int main(void)
     test_center_box();
     test_rrc_properties();
     test_same_key_same_job();
+    test_plan_shares_taps_exactly();
     test_cpu_exact();
     test_identity();
     test_simd_equals_scalar();
