@@ -131,6 +131,7 @@ static double triangle(double x)
  * count: a flat image stays flat and the sums of augment_resample.h stay exact below 2^24. (Rounding each
  * weight on its own and putting the remainder on one can make that one negative for strong downscales.)
  * Stored as float32, which holds them exactly. */
+#define KEPT_TAPS 32 /* taps whose filter value coeffs keeps (every resize down to 1/15) */
 static void coeffs(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, uint32_t k, int32_t add,
                    int32_t *pairs, float *w)
 {
@@ -144,9 +145,13 @@ static void coeffs(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, 
         hi = hi > (int)in ? (int)in : hi;
         int n = hi - lo;
         n = n > (int)k ? (int)k : n; /* cannot happen with k from h5pack_aug_max_taps */
-        double sum = 0.0;
-        for (int t = 0; t < n; t++)
-            sum += triangle(((double)(t + lo) - center + 0.5) * ss);
+        double sum = 0.0, kept[KEPT_TAPS]; /* the filter's values, computed once where they fit */
+        for (int t = 0; t < n; t++) {
+            double v = triangle(((double)(t + lo) - center + 0.5) * ss);
+            sum += v;
+            if (t < KEPT_TAPS)
+                kept[t] = v;
+        }
         float *wi = w + (size_t)i * k;
         double running = 0.0, before = 0.0;
         for (int t = 0; t < (int)k; t++) {
@@ -154,7 +159,7 @@ static void coeffs(uint32_t in, uint32_t resized, uint32_t first, uint32_t out, 
                 wi[t] = 0.0f;
                 continue;
             }
-            double v = triangle(((double)(t + lo) - center + 0.5) * ss);
+            double v = t < KEPT_TAPS ? kept[t] : triangle(((double)(t + lo) - center + 0.5) * ss);
             running += (sum != 0.0 ? v / sum : v) * AUG_WEIGHT_ONE;
             double rounded = t == n - 1 ? AUG_WEIGHT_ONE : floor(running + 0.5);
             rounded = rounded > AUG_WEIGHT_ONE ? AUG_WEIGHT_ONE : rounded;
