@@ -20,8 +20,9 @@
  * its streamed stores drain while the next computes. */
 #include "backend_resample_avx512.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "env.h"
 
 #define PAIRS_MAX 4 /* up to 8 taps per axis */
 #define WINDOW 64   /* source bytes one group's permute reaches */
@@ -80,12 +81,6 @@ size_t h5pack_resample_avx512_work_bytes(const aug_job *j)
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni")))
 
-static int avx512_turned_off(void)
-{
-    const char *v = getenv("H5PACK_NO_AVX512");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 /* Asked once per process (CPUID traps to the hypervisor in a VM); racing first calls agree. GCC's and
  * clang's feature checks include the OS's saving of the 512-bit state. */
 int h5pack_resample_avx512_supported(void)
@@ -95,7 +90,7 @@ int h5pack_resample_avx512_supported(void)
     if (v < 0) {
         __builtin_cpu_init();
         v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni") && !avx512_turned_off();
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni") && !h5pack_env_flag("H5PACK_NO_AVX512");
         atomic_store_explicit(&known, v, memory_order_relaxed);
     }
     return v;

@@ -11,9 +11,9 @@
 
 #include "augment_resample.h"
 
-/* 1 when this CPU runs AVX-512 F, BW, VL and VBMI (Ice Lake and later, Zen 4 and later) and the
- * library was built for x86-64 with GCC or clang; 0 when H5PACK_NO_AVX512 is set to a non-empty value
- * other than 0 (read once), for CPUs where 512-bit code lowers the clock more than it gains. */
+/* 1 when this CPU runs AVX-512 F, BW, VL, VBMI and VNNI (Ice Lake and later, Zen 4 and later) and the
+ * library was built for x86-64 with GCC or clang; 0 when H5PACK_NO_AVX512 is on (env.h; read once), for
+ * CPUs where 512-bit code lowers the clock more than it gains, and for comparisons. */
 int h5pack_resample_avx512_supported(void);
 
 /* Bytes of work memory h5pack_resample_avx512_image needs for any image of job J. */

@@ -366,7 +366,7 @@ static void test_simd_equals_scalar(void)
                         rs_free(&k);
                     }
     printf("backend_resample: AVX2%s == scalar, byte for byte, in %d cases\n",
-           h5pack_resample_avx512_supported() ? " and AVX-512" : " (no AVX-512 VBMI on this CPU)", cases);
+           h5pack_resample_avx512_supported() ? " and AVX-512" : " (AVX-512 not run: no AVX-512 VBMI and VNNI here, or H5PACK_NO_AVX512)", cases);
 }
 
 /* Centre crop of the whole image at its own size: every tap is 1, the output is the input. */
@@ -479,7 +479,7 @@ static void test_fixed_takes_common_crops(void)
 static void test_avx512_takes_common_crops(void)
 {
     if (!h5pack_resample_avx512_supported()) {
-        printf("backend_resample: skipped the AVX-512 pass's reach: this CPU has no AVX-512 VBMI\n");
+        printf("backend_resample: skipped the AVX-512 pass's reach: no AVX-512 VBMI and VNNI here, or H5PACK_NO_AVX512\n");
         return;
     }
     int taken = 0;
