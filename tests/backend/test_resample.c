@@ -438,65 +438,70 @@ static void test_several_sizes(void)
     printf("backend_resample: images of several sizes resampled from their own sizes in %d cases\n", cases);
 }
 
-/* The integer pass takes what it is for (every random resized crop 256 -> 224 and the centre crop, both
- * input layouts, flipped or not) and hands strong downscales to the float pass (-1), so the comparisons
- * above exercise both. */
+/* A pass's entry for one image of J: 0 when it takes it, -1 when it leaves it to another pass. */
+typedef int (*pass_takes)(const aug_job *j, uint32_t i, void *work);
+
+static int fixed_takes(const aug_job *j, uint32_t i, void *work)
+{
+    fixed_image f;
+    return h5pack_resample_fixed_begin(j, i, work, &f);
+}
+
+static int avx512_takes(const aug_job *j, uint32_t i, void *work)
+{
+    return h5pack_resample_avx512_image(j, i, work, 0); /* resamples the image too, into j->out */
+}
+
+/* Images of the common crops (every random resized crop 256 -> 224 and the centre crop, both input
+ * layouts, flipped or not, NCHW output) that TAKES refuses, each reported; returns how many it took.
+ * WORK_BYTES / ALIGN: the pass's work memory. */
+static int common_crops_taken(pass_takes takes, size_t (*work_bytes)(const aug_job *), size_t align, const char *name)
+{
+    int taken = 0;
+    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
+        for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
+            aug_plan_params pp = rs_params(3, 256, 256, AUG_OUT_F32, in_nhwc, 0, mode, 1);
+            rs_case k = rs_make(pp, 32, 224, 224, 31 + (uint64_t)in_nhwc);
+            void *work = aligned_alloc(align, (work_bytes(&k.job) + align - 1) / align * align);
+            void *out = malloc(k.out_bytes);
+            CHECK(work && out);
+            k.job.out = out;
+            for (uint32_t i = 0; i < 32; i++, taken++)
+                CHECK_MSG(takes(&k.job, i, work) == 0, "image %u (box %dx%d) mode %d: the %s pass refused it", i,
+                          k.job.images[i].h, k.job.images[i].w, mode, name);
+            free(work), free(out);
+            rs_free(&k);
+        }
+    return taken;
+}
+
+/* The integer pass takes what it is for and hands strong downscales to the float pass (-1), so the
+ * comparisons above exercise both. */
 static void test_fixed_takes_common_crops(void)
 {
     if (!h5pack_resample_avx2_supported()) {
         printf("backend_resample: skipped the integer pass's reach: this CPU has no AVX2\n");
         return;
     }
-    int taken = 0;
-    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
-        for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-            aug_plan_params pp = rs_params(3, 256, 256, AUG_OUT_F32, in_nhwc, 0, mode, 1);
-            rs_case k = rs_make(pp, 32, 224, 224, 31 + (uint64_t)in_nhwc);
-            void *work = aligned_alloc(32, (h5pack_resample_fixed_work_bytes(&k.job) + 31) / 32 * 32);
-            CHECK(work);
-            for (uint32_t i = 0; i < 32; i++) {
-                fixed_image f;
-                CHECK_MSG(h5pack_resample_fixed_begin(&k.job, i, work, &f) == 0, "image %u (box %dx%d) mode %d: "
-                          "the integer pass refused it", i, k.job.images[i].h, k.job.images[i].w, mode);
-                taken++;
-            }
-            free(work);
-            rs_free(&k);
-        }
+    int taken = common_crops_taken(fixed_takes, h5pack_resample_fixed_work_bytes, 32, "integer");
     aug_plan_params pp = rs_params(3, 64, 300, AUG_OUT_F32, 1, 0, AUG_CROP_CENTER, 0);
     rs_case k = rs_make(pp, 1, 8, 9, 5); /* the 64 rows resized to about 9: 7 source pixels per output */
     void *work = aligned_alloc(32, (h5pack_resample_fixed_work_bytes(&k.job) + 31) / 32 * 32);
-    fixed_image f;
-    CHECK(work && h5pack_resample_fixed_begin(&k.job, 0, work, &f) == -1);
+    CHECK(work && fixed_takes(&k.job, 0, work) == -1);
     free(work);
     rs_free(&k);
     printf("backend_resample: the integer pass took all %d common crops and refused a 7x downscale\n", taken);
 }
 
-/* The AVX-512 pass takes the common crops (every random resized crop 256 -> 224 and the centre crop,
- * both input layouts, flipped or not, NCHW output) and leaves NHWC output and strong downscales to the
- * AVX2 passes (-1, nothing written), so the comparisons above exercise it where it runs. */
+/* The AVX-512 pass takes the common crops and leaves NHWC output and strong downscales to the AVX2
+ * passes (-1, nothing written), so the comparisons above exercise it where it runs. */
 static void test_avx512_takes_common_crops(void)
 {
     if (!h5pack_resample_avx512_supported()) {
         printf("backend_resample: skipped the AVX-512 pass's reach: no AVX-512 VBMI and VNNI here, or H5PACK_NO_AVX512\n");
         return;
     }
-    int taken = 0;
-    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
-        for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-            aug_plan_params pp = rs_params(3, 256, 256, AUG_OUT_F32, in_nhwc, 0, mode, 1);
-            rs_case k = rs_make(pp, 32, 224, 224, 31 + (uint64_t)in_nhwc);
-            void *work = aligned_alloc(64, (h5pack_resample_avx512_work_bytes(&k.job) + 63) / 64 * 64);
-            void *out = malloc(k.out_bytes);
-            CHECK(work && out);
-            k.job.out = out;
-            for (uint32_t i = 0; i < 32; i++, taken++)
-                CHECK_MSG(h5pack_resample_avx512_image(&k.job, i, work, 0) == 0, "image %u (box %dx%d) mode %d: "
-                          "the AVX-512 pass refused it", i, k.job.images[i].h, k.job.images[i].w, mode);
-            free(work), free(out);
-            rs_free(&k);
-        }
+    int taken = common_crops_taken(avx512_takes, h5pack_resample_avx512_work_bytes, 64, "AVX-512");
     /* stored h, w, output h, w, NHWC output: a 7x downscale; what it takes, but NHWC */
     static const uint32_t refused[][5] = {{64, 300, 8, 9, 0}, {256, 256, 224, 224, 1}};
     for (size_t r = 0; r < 2; r++) {
