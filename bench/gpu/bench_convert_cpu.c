@@ -8,7 +8,8 @@
  * a random resized crop (float32, float16, bfloat16, uint8) and a centre crop (float32), NHWC -> NCHW
  * with flip: the geometry planned on the host per batch (included in the time) and PIL's antialiased
  * bilinear filter. --crops runs only those. --kernel times the resampling alone (one thread, a planned
- * job of --batch images, every dtype): the scalar pass against the AVX2 one, alternated, best of --reps.
+ * job of --batch images, every dtype): the scalar, AVX2 and AVX-512 passes alternated, best of --reps;
+ * --pass NAME times one of them alone (for perf), --nchw-in stores the sources NCHW (h5pack's default).
  * Output: one line per case with output GB/s, memcpy GB/s with the same thread count, and their ratio.
  * It drives the internal backend interface directly (reader/backend/backend.h): it measures the conversion
  * stage alone, without the file and cache side of the reader. */
@@ -26,6 +27,7 @@
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
 #include "backend_resample_avx512.h"
+#include "backend_resample_fixed.h"
 #include "clock.h"
 #include "sizes.h"
 
@@ -141,8 +143,32 @@ static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, 
     b->ops->destroy(b);
 }
 
-/* --kernel: one dtype's random resized crop job of o->batch stored images, resampled by the scalar and
- * the AVX2 pass in turn (one thread, best of reps each). */
+/* 1 when this CPU runs pass SIMD (H5PACK_RESAMPLE_*). */
+static int pass_runs(int simd)
+{
+    return simd == H5PACK_RESAMPLE_SCALAR ||
+           (h5pack_resample_avx2_supported() && (simd != H5PACK_RESAMPLE_AVX512 || h5pack_resample_avx512_supported()));
+}
+
+/* How many images of J the integer AVX2 pass and the AVX-512 pass take themselves (the others go to the
+ * next pass down: the figures of a pass that took fewer than all mix in its fallback). */
+static void count_taken(const aug_job *j, size_t *fixed, size_t *wide)
+{
+    size_t fb = h5pack_resample_fixed_work_bytes(j), wb = h5pack_resample_avx512_work_bytes(j);
+    void *work = NULL;
+    *fixed = *wide = 0;
+    if (posix_memalign(&work, 64, (fb > wb ? fb : wb) + 64) != 0)
+        return;
+    for (uint32_t i = 0; i < j->count; i++) {
+        fixed_image f;
+        *fixed += pass_runs(H5PACK_RESAMPLE_FIXED) && h5pack_resample_fixed_begin(j, i, work, &f) == 0;
+        *wide += pass_runs(H5PACK_RESAMPLE_AVX512) && h5pack_resample_avx512_image(j, i, work, 0) == 0;
+    }
+    free(work);
+}
+
+/* --kernel: one dtype's random resized crop job of o->batch stored images, resampled by each pass this
+ * CPU runs in turn (one thread, best of reps each), with how many images the integer passes took. */
 static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
 {
     backend_params p;
@@ -176,11 +202,12 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     j.out = out;
     float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&j));
     double best[4] = {1e30, 1e30, 1e30, 1e30}; /* H5PACK_RESAMPLE_SCALAR, _FLOAT, _FIXED, _AVX512 */
-    int wide = h5pack_resample_avx512_supported();
+    int wide = pass_runs(H5PACK_RESAMPLE_AVX512);
+    size_t took_fixed, took_wide;
+    count_taken(&j, &took_fixed, &took_wide);
     for (int r = 0; r <= o->reps; r++)
         for (int simd = 0; simd < 4; simd++) {
-            if ((simd && !h5pack_resample_avx2_supported()) || (simd == H5PACK_RESAMPLE_AVX512 && !wide) ||
-                (o->pass >= 0 && simd != o->pass))
+            if (!pass_runs(simd) || (o->pass >= 0 && simd != o->pass))
                 continue;
             double t0 = h5pack_clock_s();
             h5pack_resample_images_with(&j, 0, (uint32_t)o->batch, scratch, simd);
@@ -202,6 +229,9 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
                o->batch / best[2], best[1] / best[2]);
         if (wide)
             printf("  avx512 %7.0f img/s  avx512/int16 %.2f", o->batch / best[3], best[2] / best[3]);
+        if (took_fixed < o->batch || (wide && took_wide < o->batch))
+            printf("  (of %zu images the int16 pass took %zu, avx512 %zu; the rest the pass below)", o->batch,
+                   took_fixed, wide ? took_wide : 0);
         printf("\n");
     }
     free(in), free(src), free(blob), free(out), free(scratch);
@@ -219,6 +249,7 @@ static int pass_named(const char *name)
 
 static int parse_args(int argc, char **argv, bench_opts *o)
 {
+    const char *argv_pass = "";
     uint64_t n = 0; /* --batch: a count in h5pack's size rule */
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -237,7 +268,7 @@ static int parse_args(int argc, char **argv, bench_opts *o)
         else if (!strcmp(argv[i], "--kernel"))
             o->kernel = 1;
         else if (!strcmp(argv[i], "--pass") && v && (o->pass = pass_named(v)) >= 0)
-            i++;
+            argv_pass = v, i++;
         else if (!strcmp(argv[i], "--nchw-in"))
             o->kernel_nchw = 1;
         else {
@@ -245,6 +276,15 @@ static int parse_args(int argc, char **argv, bench_opts *o)
                     argv[0]);
             return 1;
         }
+    }
+    if ((o->pass >= 0 || o->kernel_nchw) && !o->kernel) {
+        fprintf(stderr, "bench_convert_cpu: --pass and --nchw-in go with --kernel\n");
+        return 1;
+    }
+    if (o->pass >= 0 && !pass_runs(o->pass)) {
+        fprintf(stderr, "bench_convert_cpu: --pass %s does not run on this CPU (no AVX2 with FMA%s)\n", argv_pass,
+                o->pass == H5PACK_RESAMPLE_AVX512 ? ", or no AVX-512 VBMI and VNNI, or H5PACK_NO_AVX512 is on" : "");
+        return 1;
     }
     if (o->batch < 1 || o->height < 1 || o->width < 1 || o->threads < 1 || o->reps < 1) {
         fprintf(stderr, "bench_convert_cpu: batch, size, threads and reps must be positive\n");
