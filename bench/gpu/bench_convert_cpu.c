@@ -3,6 +3,7 @@
  * (resubmit: OpenMP over the images of one batch, what an echo on the consumer thread does).
  *
  *   bench_convert_cpu [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops]
+ *                     [--kernel [--pass scalar|float|fixed|avx512] [--nchw-in]]
  *
  * The last cases are the resizing crops: stored images of --crop-from (256x256) resized to --size by
  * a random resized crop (float32, float16, bfloat16, uint8) and a centre crop (float32), NHWC -> NCHW
