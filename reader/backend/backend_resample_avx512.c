@@ -41,6 +41,9 @@ typedef struct wide_image {
     uint32_t ring;       /* rows kept: a power of two >= the most taps of an output row */
     float *h;            /* h of augment_resample.h: source row r's C rows of hs values at slot r % ring */
     uint8_t *rows;       /* source row r as C planar channels of row_bytes (WINDOW bytes past W), slot r % ring */
+    const uint8_t *src;  /* the source image */
+    int in_place;        /* its rows are planar (NCHW or one channel): read in place up to in_place_max */
+    size_t in_place_max; /* the last row offset whose group loads stay inside the image */
     size_t row_bytes;
     int32_t *base;       /* per group, the first source column its load reads */
     uint8_t *perm;       /* per group and tap pair, 64 bytes of byte permute */
@@ -221,29 +224,44 @@ static int source_planar(const aug_job *j)
     return !j->in_nhwc || j->C == 1;
 }
 
-/* Channel C of source row R as planar bytes for the horizontal pass: in the source itself where its
- * rows are planar and the group loads (up to WINDOW - 1 bytes past col1) stay inside the image, else the
- * ring's copy (planar_row). */
-static const uint8_t *channel_row(const wide_image *f, int32_t r, uint32_t c)
+/* Where planar rows can be read in place: every row whose group loads (up to WINDOW - 1 bytes past
+ * col1) stay inside the image. */
+static void plan_in_place(wide_image *f)
 {
     const aug_job *j = f->j;
-    size_t at = ((size_t)c * j->H + (size_t)r) * j->W, image = (size_t)j->C * j->H * j->W;
-    if (source_planar(j) && at + f->col1 + WINDOW - 1 <= image)
-        return (const uint8_t *)(uintptr_t)j->images[f->image].src + at;
-    return planar(f, r, c);
+    size_t image = (size_t)j->C * j->H * j->W, reach = (size_t)f->col1 + WINDOW - 1;
+    f->src = (const uint8_t *)(uintptr_t)j->images[f->image].src;
+    f->in_place = source_planar(j) && reach <= image;
+    f->in_place_max = f->in_place ? image - reach : 0;
+}
+
+/* Offset of channel C of source row R in a planar (NCHW) source. */
+static size_t planar_at(const wide_image *f, int32_t r, uint32_t c)
+{
+    return ((size_t)c * f->j->H + (size_t)r) * f->j->W;
+}
+
+/* Channel C of source row R as planar bytes for the horizontal pass: in the source itself where
+ * plan_in_place allows it, else the ring's copy (planar_row). */
+static const uint8_t *channel_row(const wide_image *f, int32_t r, uint32_t c)
+{
+    size_t at = planar_at(f, r, c);
+    return f->in_place && at <= f->in_place_max ? f->src + at : planar(f, r, c);
 }
 
 /* Columns [col0, col1) of source row R as C planar byte rows in the ring, where channel_row needs them. */
 static AVX512 void planar_row(const wide_image *f, int32_t r)
 {
     const aug_job *j = f->j;
-    const uint8_t *src = (const uint8_t *)(uintptr_t)j->images[f->image].src;
+    const uint8_t *src = f->src;
     uint32_t C = j->C, W = j->W, x0 = f->col0, x1 = f->col1, x = x0;
     uint8_t *dst = planar(f, r, 0);
     if (source_planar(j)) { /* only the rows whose loads would reach past the image: the last ones */
+        if (f->in_place && planar_at(f, r, C - 1) <= f->in_place_max)
+            return; /* the common case: every channel of the row is read in place */
         for (uint32_t c = 0; c < C; c++)
-            if (channel_row(f, r, c) != src + ((size_t)c * j->H + (size_t)r) * W)
-                memcpy(dst + c * f->row_bytes + x0, src + ((size_t)c * j->H + (size_t)r) * W + x0, x1 - x0);
+            if (!f->in_place || planar_at(f, r, c) > f->in_place_max)
+                memcpy(dst + c * f->row_bytes + x0, src + planar_at(f, r, c) + x0, x1 - x0);
         return;
     }
     const uint8_t *row = src + (size_t)r * W * C;
@@ -255,14 +273,22 @@ static AVX512 void planar_row(const wide_image *f, int32_t r)
             dst[c * f->row_bytes + x] = row[(size_t)x * C + c];
 }
 
+/* The tables of one image, in locals: the h stores cannot alias them then, so the loop need not
+ * reload the pointers after each store. */
+typedef struct group_tabs {
+    const int32_t *base;
+    const uint8_t *perm;
+    const int16_t *weights;
+} group_tabs;
+
 /* h of group G's 16 output columns of the planar row ROW, as int32, with PAIRS tap pairs (a constant
  * where inlined: the loop unrolls). */
-static inline __attribute__((always_inline)) AVX512 __m512i group_h(const wide_image *f, const uint8_t *row,
-                                                                  uint32_t g, uint32_t pairs)
+static inline __attribute__((always_inline)) AVX512 __m512i group_h(group_tabs t, const uint8_t *row, uint32_t g,
+                                                                  uint32_t pairs)
 {
-    __m512i src = _mm512_loadu_si512(row + f->base[g]);
-    const uint8_t *perm = f->perm + (size_t)g * PAIRS_MAX * 64;
-    const int16_t *w = f->weights + (size_t)g * PAIRS_MAX * 32;
+    __m512i src = _mm512_loadu_si512(row + t.base[g]);
+    const uint8_t *perm = t.perm + (size_t)g * PAIRS_MAX * 64;
+    const int16_t *w = t.weights + (size_t)g * PAIRS_MAX * 32;
     __m512i s = _mm512_set1_epi32(2048); /* the rounding half of h, added first */
     for (uint32_t p = 0; p < pairs; p++) {
         __m512i px = _mm512_maskz_permutexvar_epi8(0x5555555555555555ULL, _mm512_load_si512(perm + 64 * p), src);
@@ -274,8 +300,10 @@ static inline __attribute__((always_inline)) AVX512 __m512i group_h(const wide_i
 static inline __attribute__((always_inline)) AVX512 void horizontal_row_n(const wide_image *f, const uint8_t *row,
                                                                          float *dst, uint32_t pairs)
 {
-    for (uint32_t g = 0; g < f->hs / GROUP; g++)
-        _mm512_store_ps(dst + (size_t)GROUP * g, _mm512_cvtepi32_ps(group_h(f, row, g, pairs)));
+    group_tabs t = {f->base, f->perm, f->weights};
+    uint32_t groups = f->hs / GROUP;
+    for (uint32_t g = 0; g < groups; g++)
+        _mm512_store_ps(dst + (size_t)GROUP * g, _mm512_cvtepi32_ps(group_h(t, row, g, pairs)));
 }
 
 static AVX512 void horizontal_row(const wide_image *f, const uint8_t *row, float *dst)
@@ -447,6 +475,9 @@ static AVX512 void resample_image(const aug_job *j, wide_image *f, int stream)
 {
     size_t es = aug_elem_bytes(j->out_type), plane = (size_t)j->out_h * j->out_w * es;
     uint8_t *out = (uint8_t *)j->out + (size_t)f->image * j->C * plane;
+    row_out ro[4]; /* per channel (at most 4: the job's nscale) */
+    for (uint32_t c = 0; c < j->C; c++)
+        ro[c] = (row_out){.stream = stream, .scale = _mm512_set1_ps(aug_out_scale(j, c)), .bias = _mm512_set1_ps(j->nbias[c])};
     for (uint32_t y = 0; y < j->out_h; y++) {
         const int32_t *ry = j->ry + ((size_t)f->image * j->out_h + y) * 2;
         const float *wy = j->wy + ((size_t)f->image * j->out_h + y) * j->ky;
@@ -455,9 +486,7 @@ static AVX512 void resample_image(const aug_job *j, wide_image *f, int stream)
             const float *tap[RING_MAX];
             for (int32_t k = 0; k < ry[1]; k++)
                 tap[k] = h_row(f, ry[0] + k, c);
-            row_out o = {.stream = stream, .scale = _mm512_set1_ps(aug_out_scale(j, c)),
-                         .bias = _mm512_set1_ps(j->nbias[c])};
-            vrow(&o, j->out_type, ry[1], tap, wy, j->out_w, out + c * plane + (size_t)y * j->out_w * es);
+            vrow(&ro[c], j->out_type, ry[1], tap, wy, j->out_w, out + c * plane + (size_t)y * j->out_w * es);
         }
     }
     if (stream)
@@ -469,6 +498,7 @@ int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int s
     wide_image f;
     if ((j->out_nhwc && j->C > 1) || begin_image(j, i, work, &f))
         return -1;
+    plan_in_place(&f);
     resample_image(j, &f, stream);
     return 0;
 }
