@@ -147,8 +147,7 @@ static void run_case(const bench_opts *o, h5pack_dtype dtype, h5pack_layout in, 
 /* 1 when this CPU runs pass SIMD (H5PACK_RESAMPLE_*). */
 static int pass_runs(int simd)
 {
-    return simd == H5PACK_RESAMPLE_SCALAR ||
-           (h5pack_resample_avx2_supported() && (simd != H5PACK_RESAMPLE_AVX512 || h5pack_resample_avx512_supported()));
+    return simd <= h5pack_resample_best_pass();
 }
 
 /* How many images of J the integer AVX2 pass and the AVX-512 pass take themselves (the others go to the

@@ -104,19 +104,28 @@ size_t h5pack_resample_scratch_floats(const aug_job *j)
     return h_floats(j) + j->out_w + h5pack_resample_avx2_work_floats(j);
 }
 
+/* Batches of at least this many output bytes are written with non-temporal stores where aligned (as the
+ * plain conversion does): they outgrow the caches, and a regular store first reads each line. */
+#define STREAM_MIN_BATCH_BYTES ((size_t)8 << 20)
+
+static int streams(const aug_job *j)
+{
+    return (size_t)j->count * j->C * j->out_h * j->out_w * aug_elem_bytes(j->out_type) >= STREAM_MIN_BATCH_BYTES;
+}
+
 /* One image of J, from its view JI (augment_resample.h: its own stored size, for images of several
- * sizes), with the scratch laid out for J. */
-static void resample_one(const aug_job *j, const aug_job *ji, uint32_t i, float *scratch, int simd)
+ * sizes), with the scratch laid out for J; STREAM: streams(j). */
+static void resample_one(const aug_job *j, const aug_job *ji, uint32_t i, float *scratch, int simd, int stream)
 {
     float *acc = scratch + h_floats(j), *work = acc + j->out_w;
     if (simd == H5PACK_RESAMPLE_AVX512) {
-        if (h5pack_resample_avx512_image(ji, i, aligned_in(scratch, 64), h5pack_resample_streams(j)) == 0)
+        if (h5pack_resample_avx512_image(ji, i, aligned_in(scratch, 64), stream) == 0)
             return;
         simd = H5PACK_RESAMPLE_FIXED; /* the taps do not fit it */
     }
     if (simd) {
         void *fixed = simd == H5PACK_RESAMPLE_FIXED ? aligned_in(scratch, 32) : NULL;
-        h5pack_resample_avx2_image(ji, i, scratch, work, fixed);
+        h5pack_resample_avx2_image(ji, i, scratch, work, fixed, stream);
         return;
     }
     const int32_t *ry = ji->ry + (size_t)i * ji->out_h * 2;
@@ -128,16 +137,21 @@ static void resample_one(const aug_job *j, const aug_job *ji, uint32_t i, float 
 
 void h5pack_resample_images_with(const aug_job *j, uint32_t first, uint32_t n, float *scratch, int simd)
 {
+    int stream = streams(j);
     for (uint32_t i = first; i < first + n; i++) {
         aug_job own;
-        resample_one(j, aug_job_for_image(j, i, &own), i, scratch, simd);
+        resample_one(j, aug_job_for_image(j, i, &own), i, scratch, simd, stream);
     }
+}
+
+int h5pack_resample_best_pass(void)
+{
+    if (!h5pack_resample_avx2_supported())
+        return H5PACK_RESAMPLE_SCALAR;
+    return h5pack_resample_avx512_supported() ? H5PACK_RESAMPLE_AVX512 : H5PACK_RESAMPLE_FIXED;
 }
 
 void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch)
 {
-    int simd = !h5pack_resample_avx2_supported()   ? H5PACK_RESAMPLE_SCALAR
-               : h5pack_resample_avx512_supported() ? H5PACK_RESAMPLE_AVX512
-                                                    : H5PACK_RESAMPLE_FIXED;
-    h5pack_resample_images_with(j, first, n, scratch, simd);
+    h5pack_resample_images_with(j, first, n, scratch, h5pack_resample_best_pass());
 }

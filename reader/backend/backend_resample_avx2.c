@@ -308,18 +308,9 @@ static inline __attribute__((always_inline)) AVX2 void store16(int type, __m256 
         _mm256_storeu_si256((__m256i *)(void *)out, h);
 }
 
-/* Batches of at least this many output bytes are written with non-temporal stores where aligned (as the
- * plain conversion does): they outgrow the caches, and a regular store first reads each line. */
-#define STREAM_MIN_BATCH_BYTES ((size_t)8 << 20)
-
 static size_t elem_bytes(const aug_job *j)
 {
     return aug_elem_bytes(j->out_type);
-}
-
-int h5pack_resample_streams(const aug_job *j)
-{
-    return (size_t)j->count * j->C * j->out_h * j->out_w * elem_bytes(j) >= STREAM_MIN_BATCH_BYTES;
 }
 
 /* Stores E, the element aug_store_value made, as element X of a contiguous row DST of the output type. */
@@ -434,11 +425,10 @@ static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, f
     vrow_store(j, c, h + (size_t)(ry[0] - r0) * row_floats + (size_t)c * j->out_w, row_floats, ry, wy, dst, stream);
 }
 
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work)
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work, int stream)
 {
     const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
     int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
-    int stream = h5pack_resample_streams(j);
     fixed_image fixed, *f = fixed_work && h5pack_resample_fixed_begin(j, i, fixed_work, &fixed) == 0 ? &fixed : NULL;
     if (!f)
         horizontal(j, i, r0, r1, h, work);
@@ -462,20 +452,14 @@ int h5pack_resample_avx2_supported(void)
     return 0;
 }
 
-int h5pack_resample_streams(const aug_job *j)
-{
-    (void)j;
-    return 0;
-}
-
 size_t h5pack_resample_avx2_work_floats(const aug_job *j)
 {
     (void)j;
     return 0;
 }
 
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work)
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work, int stream)
 {
-    (void)j, (void)i, (void)h, (void)work, (void)fixed_work; /* never called: not supported */
+    (void)j, (void)i, (void)h, (void)work, (void)fixed_work, (void)stream; /* never called: not supported */
 }
 #endif

@@ -11,16 +11,13 @@
 /* 1 when this CPU runs AVX2 and F16C (and the library was built for x86-64 with GCC or clang). */
 int h5pack_resample_avx2_supported(void);
 
-/* 1 when job J's output is large enough to be written with non-temporal stores where aligned (it
- * outgrows the caches, and a regular store first reads each line). */
-int h5pack_resample_streams(const aug_job *j);
-
 /* Floats of WORK that h5pack_resample_avx2_image needs for job J (8 source rows, twice). */
 size_t h5pack_resample_avx2_work_floats(const aug_job *j);
 
 /* Image I of job J into j->out: H holds the horizontal sums (as the scalar pass's scratch), WORK
- * h5pack_resample_avx2_work_floats(j) floats. FIXED_WORK: the integer
- * pass's memory (backend_resample_fixed.h; it may overlap H), or NULL to use the float pass only. */
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work);
+ * h5pack_resample_avx2_work_floats(j) floats. FIXED_WORK: the integer pass's memory
+ * (backend_resample_fixed.h; it may overlap H), or NULL to use the float pass only. STREAM:
+ * non-temporal stores where aligned. */
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work, int stream);
 
 #endif

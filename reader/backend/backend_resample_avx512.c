@@ -55,6 +55,12 @@ static size_t align64(size_t n)
     return (n + 63) / 64 * 64;
 }
 
+/* The h row stride in floats: out_w rounded up to whole groups (64 bytes). */
+static uint32_t h_stride(const aug_job *j)
+{
+    return (uint32_t)(align64(j->out_w * sizeof(float)) / sizeof(float));
+}
+
 /* The pieces of the work memory for an image of J, in order. */
 typedef struct wide_layout {
     size_t h, rows, base, perm, weights, total;
@@ -62,7 +68,7 @@ typedef struct wide_layout {
 
 static wide_layout layout_for(const aug_job *j)
 {
-    size_t hs = align64(j->out_w * sizeof(float)) / sizeof(float), groups = hs / GROUP;
+    size_t hs = h_stride(j), groups = hs / GROUP;
     wide_layout l;
     l.h = 0;
     l.rows = l.h + align64((size_t)RING_MAX * j->C * hs * sizeof(float));
@@ -93,7 +99,8 @@ int h5pack_resample_avx512_supported(void)
     if (v < 0) {
         __builtin_cpu_init();
         v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni") && !h5pack_env_flag("H5PACK_NO_AVX512");
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+            __builtin_cpu_supports("avx512vnni") && !h5pack_env_flag("H5PACK_NO_AVX512");
         atomic_store_explicit(&known, v, memory_order_relaxed);
     }
     return v;
@@ -170,12 +177,29 @@ static uint32_t most_row_taps(const aug_job *j, uint32_t i)
     return most;
 }
 
+/* 1 when the rows are planar in the source (NCHW or one channel): the horizontal pass reads them there. */
+static int source_planar(const aug_job *j)
+{
+    return !j->in_nhwc || j->C == 1;
+}
+
+/* Where planar rows can be read in place: every row whose group loads (up to WINDOW - 1 bytes past
+ * col1) stay inside the image. */
+static void plan_in_place(wide_image *f)
+{
+    const aug_job *j = f->j;
+    size_t image = (size_t)j->C * j->H * j->W, reach = (size_t)f->col1 + WINDOW - 1;
+    f->src = (const uint8_t *)(uintptr_t)j->images[f->image].src;
+    f->in_place = source_planar(j) && reach <= image;
+    f->in_place_max = f->in_place ? image - reach : 0;
+}
+
 static int begin_image(const aug_job *j, uint32_t i, void *work, wide_image *f)
 {
     wide_layout l = layout_for(j);
     uint8_t *m = work;
     memset(f, 0, sizeof *f);
-    f->j = j, f->image = i, f->hs = (uint32_t)(align64(j->out_w * sizeof(float)) / sizeof(float));
+    f->j = j, f->image = i, f->hs = h_stride(j);
     f->h = (float *)(void *)(m + l.h), f->rows = m + l.rows, f->row_bytes = (size_t)j->W + WINDOW;
     f->base = (int32_t *)(void *)(m + l.base), f->perm = m + l.perm, f->weights = (int16_t *)(void *)(m + l.weights);
     f->next_planar = j->ry[(size_t)i * j->out_h * 2];
@@ -190,6 +214,7 @@ static int begin_image(const aug_job *j, uint32_t i, void *work, wide_image *f)
         for (uint32_t p = 0; p < f->pairs; p++)
             group_tables(f, g, p);
     memset(f->rows, 0, f->ring * j->C * f->row_bytes); /* bytes the loads reach and no tap uses: defined */
+    plan_in_place(f);
     return 0;
 }
 
@@ -212,27 +237,16 @@ static AVX512 void rgb64_to_planar(const uint8_t *row, uint32_t x, uint8_t *dst,
     }
 }
 
-/* Channel C of source row R made planar (in the ring: valid until RING rows later). */
+/* Source row R's slot in the rings (its planar bytes and its h rows): valid until RING rows later. */
+static size_t ring_slot(const wide_image *f, int32_t r)
+{
+    return (uint32_t)r & (f->ring - 1);
+}
+
+/* Channel C of source row R made planar, in the ring. */
 static uint8_t *planar(const wide_image *f, int32_t r, uint32_t c)
 {
-    return f->rows + ((size_t)((uint32_t)r & (f->ring - 1)) * f->j->C + c) * f->row_bytes;
-}
-
-/* 1 when the rows are planar in the source (NCHW or one channel): the horizontal pass reads them there. */
-static int source_planar(const aug_job *j)
-{
-    return !j->in_nhwc || j->C == 1;
-}
-
-/* Where planar rows can be read in place: every row whose group loads (up to WINDOW - 1 bytes past
- * col1) stay inside the image. */
-static void plan_in_place(wide_image *f)
-{
-    const aug_job *j = f->j;
-    size_t image = (size_t)j->C * j->H * j->W, reach = (size_t)f->col1 + WINDOW - 1;
-    f->src = (const uint8_t *)(uintptr_t)j->images[f->image].src;
-    f->in_place = source_planar(j) && reach <= image;
-    f->in_place_max = f->in_place ? image - reach : 0;
+    return f->rows + (ring_slot(f, r) * f->j->C + c) * f->row_bytes;
 }
 
 /* Offset of channel C of source row R in a planar (NCHW) source. */
@@ -316,10 +330,10 @@ static AVX512 void horizontal_row(const wide_image *f, const uint8_t *row, float
     }
 }
 
-/* Channel C's h row of source row R (in the ring: valid from when it is made until RING rows later). */
+/* Channel C's h row of source row R, in the ring. */
 static float *h_row(const wide_image *f, int32_t r, uint32_t c)
 {
-    return f->h + ((size_t)((uint32_t)r & (f->ring - 1)) * f->j->C + c) * f->hs;
+    return f->h + (ring_slot(f, r) * f->j->C + c) * f->hs;
 }
 
 /* Asks for source row R's bytes (when the image has it) two rows before the horizontal pass reads
@@ -329,10 +343,9 @@ static void prefetch_row(const wide_image *f, int32_t r)
     const aug_job *j = f->j;
     if (r >= (int32_t)j->H)
         return;
-    const uint8_t *src = (const uint8_t *)(uintptr_t)j->images[f->image].src;
     size_t xs = j->in_nhwc ? j->C : 1, planes = j->in_nhwc ? 1 : j->C;
     for (size_t c = 0; c < planes; c++) {
-        const uint8_t *row = src + aug_pixel_index(j->in_nhwc, j->C, j->H, j->W, (uint32_t)r, f->col0, (uint32_t)c);
+        const uint8_t *row = f->src + aug_pixel_index(j->in_nhwc, j->C, j->H, j->W, (uint32_t)r, f->col0, (uint32_t)c);
         for (size_t b = 0; b < (f->col1 - f->col0) * xs; b += 64)
             __builtin_prefetch(row + b);
     }
@@ -498,7 +511,6 @@ int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int s
     wide_image f;
     if ((j->out_nhwc && j->C > 1) || begin_image(j, i, work, &f))
         return -1;
-    plan_in_place(&f);
     resample_image(j, &f, stream);
     return 0;
 }

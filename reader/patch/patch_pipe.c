@@ -9,7 +9,6 @@
 #include "patch_pipe_impl.h"
 #include "token.h"
 
-
 static int allocate(patch_pipe *p)
 {
     int threads = p->pp.threads, P = p->pp.prefetch;
