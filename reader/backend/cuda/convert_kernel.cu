@@ -18,7 +18,8 @@ template <typename T> __global__ void __launch_bounds__(CONVK_THREADS) convk_ker
 
 // The fast path (convert_kernel.cuh): work item = convk_fast_block_groups<T>() groups of one image. The table is
 // copied into shared memory once per block; the image's flip is drawn once per work item.
-template <typename T> __global__ void __launch_bounds__(CONVK_THREADS, 4) convk_fast_kernel(convk_args a)
+template <typename T>
+__global__ void __launch_bounds__(CONVK_THREADS, convk_fast_min_blocks<T>()) convk_fast_kernel(convk_args a)
 {
     constexpr uint32_t n = convk_group<T>();
     __shared__ T table[H5PACK_MAX_CHANNELS * 256];
