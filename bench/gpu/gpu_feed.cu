@@ -10,7 +10,10 @@
 // on the GPU). --work-us US: each step keeps every SM busy for US microseconds (one block per SM, so the
 // reader's conversion kernel can still run beside it, as it does beside a real model's kernels), and
 // the GPU timeline of the consumer's stream is measured with events around each step: `gpu_idle_fraction`
-// is the share of the time from the first step's start to the last step's end in which no step ran.
+// is the share of the time from the first step's start to the last step's end in which no step ran;
+// `gpu_idle_warmup_s`, `gpu_idle_epoch_start_s` and `gpu_idle_other_s` say where that time lies (before
+// step 16, while the ring fills; before the first step of a later epoch; elsewhere), with the largest
+// gaps as `us@step` and the share without the warm-up (`gpu_idle_fraction_after_warmup`).
 // Device memory in use (cudaMemGetInfo) and host RSS are read at the start of every epoch and after the
 // last: `device_mem_growth_bytes` and `host_rss_growth_bytes` compare the end of epoch 1 with the end of
 // the run, `*_by_epoch_mb` list every reading (a one-time growth and a leak look different there). The reader's own stats follow (hit rate, read
@@ -22,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "h5pack.h"
@@ -168,12 +173,71 @@ static int parse_args(int argc, char **argv, feed_opts &o)
 // The consumer's view of one run.
 struct feed_result {
     double wall_s, busy_s, span_s;
+    // where the consumer's stream idled (the gaps between one step's end and the next one's start):
+    // before step WARMUP_STEPS (the ring filling), before the first step of a later epoch, elsewhere
+    double idle_warmup_s, idle_epoch_start_s, idle_other_s, warmup_span_s;
+    std::vector<std::pair<double, size_t>> largest_gaps; // (seconds, step), largest first
     uint64_t samples;
     std::vector<long long> dev_at, rss_at; // at the start of epochs 1, 2, ... and after the last
     std::vector<long long> anon_at, file_at; // rss_at's two parts
     std::vector<long long> heap_at;          // malloc's bytes in use
     h5pack_stats stats;
 };
+
+enum { WARMUP_STEPS = 16, LARGEST_GAPS = 5 };
+
+static double elapsed_s(cudaEvent_t from, cudaEvent_t to)
+{
+    float ms = 0;
+    CUDA_OR_DIE(cudaEventElapsedTime(&ms, from, to));
+    return ms * 1e-3;
+}
+
+// The consumer's busy time, span and idle gaps from the events around each step (EPOCH_OF: each step's epoch).
+static void measure_steps(const std::vector<cudaEvent_t> &starts, const std::vector<cudaEvent_t> &ends,
+                          const std::vector<uint64_t> &epoch_of, feed_result &res)
+{
+    res.busy_s = res.span_s = res.idle_warmup_s = res.idle_epoch_start_s = res.idle_other_s = res.warmup_span_s = 0;
+    res.largest_gaps.clear();
+    if (starts.empty())
+        return;
+    for (size_t i = 0; i < starts.size(); i++) {
+        res.busy_s += elapsed_s(starts[i], ends[i]);
+        if (i == 0)
+            continue;
+        double gap = std::max(0.0, elapsed_s(ends[i - 1], starts[i]));
+        if (i < WARMUP_STEPS)
+            res.idle_warmup_s += gap;
+        else if (epoch_of[i] != epoch_of[i - 1])
+            res.idle_epoch_start_s += gap;
+        else
+            res.idle_other_s += gap;
+        res.largest_gaps.push_back(std::make_pair(gap, i));
+    }
+    std::sort(res.largest_gaps.begin(), res.largest_gaps.end(), std::greater<std::pair<double, size_t>>());
+    if (res.largest_gaps.size() > LARGEST_GAPS)
+        res.largest_gaps.resize(LARGEST_GAPS);
+    res.span_s = elapsed_s(starts.front(), ends.back());
+    size_t w = std::min<size_t>(WARMUP_STEPS, starts.size()) - 1;
+    res.warmup_span_s = elapsed_s(starts.front(), starts[w]);
+}
+
+static void print_idle(const feed_result &res)
+{
+    printf("consumer_busy_s: %.4f\n", res.busy_s);
+    printf("consumer_span_s: %.4f\n", res.span_s);
+    printf("gpu_idle_fraction: %.4f\n", res.span_s > 0 ? 1.0 - res.busy_s / res.span_s : 1.0);
+    printf("gpu_idle_warmup_s: %.5f\n", res.idle_warmup_s);
+    printf("gpu_idle_epoch_start_s: %.5f\n", res.idle_epoch_start_s);
+    printf("gpu_idle_other_s: %.5f\n", res.idle_other_s);
+    double rest = res.span_s - res.warmup_span_s;
+    printf("gpu_idle_fraction_after_warmup: %.4f\n",
+           rest > 0 ? (res.idle_epoch_start_s + res.idle_other_s) / rest : 0.0);
+    printf("gpu_idle_largest_gaps_us:");
+    for (const auto &g : res.largest_gaps)
+        printf(" %.0f@%zu", g.first * 1e6, g.second);
+    printf("\n");
+}
 
 static void note_memory(feed_result &res)
 {
@@ -211,6 +275,7 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
     unsigned long long *sink = NULL;
     CUDA_OR_DIE(cudaMalloc(&sink, sizeof *sink));
     std::vector<cudaEvent_t> starts, ends;
+    std::vector<uint64_t> epoch_of;
     h5pack_batch b = H5PACK_BATCH_INIT;
     uint64_t epoch_seen = 0;
     double t0 = 0;
@@ -233,7 +298,7 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
         CUDA_OR_DIE(cudaGetLastError());
         if (o.work_us > 0) {
             CUDA_OR_DIE(cudaEventRecord(e1, stream));
-            starts.push_back(e0), ends.push_back(e1);
+            starts.push_back(e0), ends.push_back(e1), epoch_of.push_back(b.epoch);
         }
         res.samples += b.count;
         if (h5pack_release(r, &b) != H5PACK_OK) {
@@ -252,16 +317,7 @@ static int run_feed(const feed_opts &o, cudaStream_t stream, feed_result &res)
     note_memory(res);
     res.stats = H5PACK_STATS_INIT;
     h5pack_stats_get(r, &res.stats);
-    for (size_t i = 0; i < starts.size(); i++) {
-        float ms = 0;
-        CUDA_OR_DIE(cudaEventElapsedTime(&ms, starts[i], ends[i]));
-        res.busy_s += ms * 1e-3;
-    }
-    if (!starts.empty()) {
-        float ms = 0;
-        CUDA_OR_DIE(cudaEventElapsedTime(&ms, starts.front(), ends.back()));
-        res.span_s = ms * 1e-3;
-    }
+    measure_steps(starts, ends, epoch_of, res);
     for (size_t i = 0; i < starts.size(); i++)
         cudaEventDestroy(starts[i]), cudaEventDestroy(ends[i]);
     cudaFree(sink);
@@ -294,11 +350,8 @@ int main(int argc, char **argv)
     printf("work_us_per_batch: %.0f\n", o.work_us);
     printf("prefetch: %d\n", o.prefetch ? o.prefetch : 4);
     printf("samples_per_s: %.0f\n", res.samples / res.wall_s);
-    if (o.work_us > 0) {
-        printf("consumer_busy_s: %.4f\n", res.busy_s);
-        printf("consumer_span_s: %.4f\n", res.span_s);
-        printf("gpu_idle_fraction: %.4f\n", res.span_s > 0 ? 1.0 - res.busy_s / res.span_s : 1.0);
-    }
+    if (o.work_us > 0)
+        print_idle(res);
     if (res.rss_at.size() > 1) {
         printf("device_mem_growth_bytes: %lld\n", res.dev_at.back() - res.dev_at.front());
         printf("host_rss_growth_bytes: %lld\n", res.rss_at.back() - res.rss_at.front());
