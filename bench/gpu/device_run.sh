@@ -115,6 +115,9 @@ idle_figures() {
   done
   echo "gpu_idle_fraction: $(printf '%s\n%s\n' "$(value gpu_idle_fraction "$data/idle1.log")" \
     "$(value gpu_idle_fraction "$data/idle2.log")" | sort -g | tail -1)"
+  # the same consumer over 8 epochs: a share that the warm-up dominates shrinks as the run grows
+  timeout 60 gpu_feed "$f" --threads "$cores" --epochs 8 --cache 1G --work-us "$work" >"$data/idle8.log"
+  grep -E "^gpu_idle" "$data/idle8.log" | sed 's/^gpu_idle\([a-z_]*\):/gpu_idle\1_8_epochs:/'
   # what the idle share depends on: the ring's depth (prefetch) and the consumer's margin
   local pf
   for pf in 8 16; do
@@ -153,11 +156,37 @@ reader_figures() {
   echo "e2e_ragged_rrc_samples_per_s: $(value samples_per_s "$data/ragged.log")"
 }
 
-# CPU crops (issue 27): random resized crop 256 -> 224 + flip, float32 normalised, CPU backend, 1 and 16 threads
+# CPU crops (issue 27): random resized crop 256 -> 224 + flip, float32 normalised, CPU backend, 1 and 16 threads;
+# the best of epochs 2 and 3 (on 16 threads one epoch of 20,160 images takes 0.2 s, and the first one also
+# pays for starting the threads and touching the fresh cache)
 cpu_rrc_rate() {
-  timeout 120 h5pack-stats run "$data/rrc.h5" --device cpu --threads "$1" --epochs 1 --cache 1G \
+  timeout 120 h5pack-stats run "$data/rrc.h5" --device cpu --threads "$1" --epochs 3 --cache 1G \
     --crop random_resized --output-size 224 --flip --json \
-    | py 60 -c 'import json,sys; print(round(json.load(sys.stdin)["epochs"][0]["samples_per_s"]))'
+    | py 60 -c 'import json,sys; print(round(max(e["samples_per_s"] for e in json.load(sys.stdin)["epochs"][1:])))'
+}
+# What limits 1 -> 16 threads: the crop on 1..16 threads, without AVX-512, the plain conversion (no crop),
+# and the machine's write floor for the same output bytes (bench/reader/write_floor, non-temporal stores).
+cpu_rate_of() { # THREADS [h5pack-stats options]: the best of epochs 2 and 3
+  local t=$1; shift
+  timeout 120 h5pack-stats run "$data/rrc.h5" --device cpu --threads "$t" --epochs 3 --cache 1G --json "$@" \
+    | py 60 -c 'import json,sys; print(round(max(e["samples_per_s"] for e in json.load(sys.stdin)["epochs"][1:])))'
+}
+cpu_scaling_figures() {
+  lscpu | grep -E "^(Model name|CPU\(s\)|Thread\(s\) per core|Socket\(s\)|NUMA node\(s\)|L3 cache|Flags)" \
+    | sed 's/^Flags:.*/avx512: '"$(grep -o 'avx512[a-z_]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"'/'
+  local t floor crop="--crop random_resized --output-size 224 --flip"
+  for t in 1 2 4 8 16; do
+    # shellcheck disable=SC2086
+    echo "cpu_rrc_${t}_threads_samples_per_s: $(cpu_rate_of "$t" $crop)"
+  done
+  for t in 1 16; do
+    # shellcheck disable=SC2086
+    echo "cpu_rrc_no_avx512_${t}_threads_samples_per_s: $(H5PACK_NO_AVX512=1 cpu_rate_of "$t" $crop)"
+    echo "cpu_plain_${t}_threads_samples_per_s: $(cpu_rate_of "$t")"
+    floor=$(write_floor --image-bytes $((3 * 224 * 224 * 4)) --samples 100000 --threads "$t" --stream 1 \
+      | sed -n 's/.* = \([0-9.]*\) samples\/s.*/\1/p')
+    echo "write_floor_224_f32_${t}_threads_samples_per_s: $floor"
+  done
 }
 cpu_crop_figures() {
   local r1 r16
@@ -262,6 +291,30 @@ run_body() {
     echo "== done at $(date +%T), started $started"
     return
   fi
+  if [ "${H5PACK_GPU_QUICK:-0}" = kernels ]; then # a short A/B run: bench_gpu against the bundled bench_gpu-*
+    local round v                                 # (H5PACK_GPU_EXTRA at prepare), the idle share, CPU crops
+    for round in 1 2 3; do
+      for v in bench_gpu $(cd .devbundle/bin && ls bench_gpu-* 2>/dev/null); do
+        echo "== $v, round $round"
+        timeout 60 "$v" --batch 256 --size 224x224 --iters 100 \
+          | grep -E "^kernel (float32  nchw->nchw|float16  nchw->nchw)|^random resized crop kernel alone [0-9]|_vs_d2d:"
+      done
+    done
+    make_images "${H5PACK_GPU_PER_CLASS:-630}" >/dev/null
+    echo "pack_224_s: $(seconds h5pack -q -f --size 224x224 -j "$cores" "$data/img" "$data/e2e.h5")"
+    echo "pack_256_s: $(seconds h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5")"
+    echo "== $(date +%T) GPU idle share"; idle_figures
+    echo "== $(date +%T) CPU crop scaling"; cpu_crop_figures
+    echo "== done at $(date +%T), started $started"
+    return
+  fi
+  if [ "${H5PACK_GPU_QUICK:-0}" = cpu ]; then # a short run: what limits the CPU crops' scaling to 16 threads
+    make_images "${H5PACK_GPU_PER_CLASS:-630}" >/dev/null
+    echo "pack_256_s: $(seconds h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5")"
+    echo "== $(date +%T) CPU crop scaling"; cpu_scaling_figures
+    echo "== done at $(date +%T), started $started"
+    return
+  fi
   if [ "${H5PACK_GPU_QUICK:-0}" = patches ]; then # a short run: the tests, patches' device memory
     echo "== $(date +%T) patches"; patch_figures
     echo "== done at $(date +%T), started $started"
@@ -319,15 +372,18 @@ run() {
 
 prepare() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5PACK_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  local targets="bench_gpu gpu_feed bench_convert_decode h5pack_cli h5pack_gen_images h5pack_stats h5pack" t
+  local targets="bench_gpu gpu_feed bench_convert_decode write_floor h5pack_cli h5pack_gen_images h5pack_stats h5pack" t
   for t in $cuda_tests; do targets="$targets test_$t"; done
   # shellcheck disable=SC2086
   cmake --build "$build" -j "$(nproc)" --target $targets
-  local files=("$build/bench/gpu/bench_gpu" "$build/bench/gpu/gpu_feed" "$build/bench/convert/bench_convert_decode"
+  local files=("$build/bench/gpu/bench_gpu" "$build/bench/gpu/gpu_feed" "$build/bench/convert/bench_convert_decode" "$build/bench/reader/write_floor"
                "$build/h5pack" "$build/h5pack-gen-images"
                "$build/h5pack-stats" "$build/reader/libh5pack.so")
   # an earlier converter to compare with in the same run: H5PACK_GPU_BEFORE=path/to/h5pack (bundled as h5pack-before)
   if [ -n "${H5PACK_GPU_BEFORE:-}" ]; then cp "$H5PACK_GPU_BEFORE" "$build/h5pack-before" && files+=("$build/h5pack-before"); fi
+  # more programs to bundle, e.g. bench_gpu variants to compare with (H5PACK_GPU_EXTRA="dir/bench_gpu-before ...")
+  # shellcheck disable=SC2206
+  [ -n "${H5PACK_GPU_EXTRA:-}" ] && files+=($H5PACK_GPU_EXTRA)
   for t in $cuda_tests; do files+=("$(find "$build/tests" -name "test_$t" -type f | head -1)"); done
   mkdir -p .git/info  # bundle.sh records .devbundle in .git/info/exclude
   ../shared/device/bundle.sh "${files[@]}"
