@@ -70,6 +70,14 @@ typedef struct axis_taps {
     uint32_t out, k;
 } axis_taps;
 
+static axis_taps axis_of(const aug_job *job, int y_axis)
+{
+    /* the job points into its planner's blob, which is writable (h5pack_aug_plan_boxes) */
+    axis_taps a = {(int32_t *)(uintptr_t)(y_axis ? job->ry : job->rx), (float *)(uintptr_t)(y_axis ? job->wy : job->wx),
+                   y_axis ? job->out_h : job->out_w, y_axis ? job->ky : job->kx};
+    return a;
+}
+
 /* Image I's taps on axis A are image J's, with the first source index moved by SHIFT: the weights of an
  * axis depend only on the box's length there (its offset is added to the first index), so images whose
  * boxes share a length share them. Copying is exact, and much cheaper than PIL's coefficients. */
@@ -83,15 +91,14 @@ static void copy_taps(const axis_taps *a, size_t i, size_t j, int32_t shift)
 }
 
 /* A random resized crop's taps of image I on axis A (Y_AXIS: rows, else columns), for the box in
- * IMAGES[I]: copied from an earlier image of this delivery with a box of the same length there, else
- * computed. SEEN: per length modulo LEN_MEMO, the last image with it + 1 (0: none). */
-#define LEN_MEMO 512
+ * IMAGES[I]: copied from an image planned earlier through the same memo with a box of the same length
+ * there, else computed. SEEN: per length modulo AUG_LEN_MEMO, the last image with it + 1 (0: none). */
 static void rrc_axis_taps(const axis_taps *a, size_t i, const aug_image *images, int y_axis, uint32_t *seen)
 {
     int32_t length = y_axis ? images[i].h : images[i].w, offset = y_axis ? images[i].y : images[i].x;
-    uint32_t at = (uint32_t)length % LEN_MEMO;
+    uint32_t at = (uint32_t)length % AUG_LEN_MEMO;
     size_t j = seen[at] ? seen[at] - 1 : i;
-    if (j < i && (y_axis ? images[j].h : images[j].w) == length)
+    if (j != i && (y_axis ? images[j].h : images[j].w) == length)
         copy_taps(a, i, j, offset - (y_axis ? images[j].y : images[j].x));
     else
         h5pack_aug_axis_coeffs((uint32_t)length, (uint32_t)offset, a->out, a->k, a->pairs + i * a->out * 2,
@@ -99,16 +106,12 @@ static void rrc_axis_taps(const axis_taps *a, size_t i, const aug_image *images,
     seen[at] = (uint32_t)i + 1;
 }
 
-void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+void h5pack_aug_plan_boxes(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                            const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job)
 {
     blob_layout l = layout_of(pp, count, oh, ow);
     uint8_t *base = blob;
     aug_image *images = (aug_image *)(base + l.images);
-    int32_t *ry = (int32_t *)(base + l.ry), *rx = (int32_t *)(base + l.rx);
-    float *wy = (float *)(base + l.wy), *wx = (float *)(base + l.wx);
-    axis_taps ya = {ry, wy, oh, l.ky}, xa = {rx, wx, ow, l.kx};
-    uint32_t seen_h[LEN_MEMO] = {0}, seen_w[LEN_MEMO] = {0};
     for (size_t i = 0; i < count; i++) {
         uint64_t h = rng_mix64(key ^ (i * 0x9E3779B97F4A7C15ull)); /* as augment.h's aug_draw_for */
         uint32_t H = dims ? dims[2 * i] : pp->H, W = dims ? dims[2 * i + 1] : pp->W;
@@ -119,18 +122,6 @@ void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count
         im->flip = pp->flip ? (int32_t)(h & 1) : 0;
         im->src_h = dims ? (int32_t)H : 0, im->src_w = dims ? (int32_t)W : 0;
         im->reserved = 0;
-        int32_t *pry = ry + i * oh * 2, *prx = rx + i * ow * 2;
-        float *pwy = wy + i * oh * l.ky, *pwx = wx + i * ow * l.kx;
-        if (pp->crop.mode == AUG_CROP_CENTER && i > 0 && (!dims || (dims[2 * i - 2] == H && dims[2 * i - 1] == W))) {
-            copy_taps(&ya, i, i - 1, 0), copy_taps(&xa, i, i - 1, 0); /* the same stored size: the same taps */
-        } else if (pp->crop.mode == AUG_CROP_CENTER) { /* torchvision's resize of the whole image, then the crop */
-            aug_center c = h5pack_aug_center(H, W, oh, ow, pp->crop.center_ratio);
-            h5pack_aug_axis_coeffs_resized(H, c.rh, c.oy, oh, l.ky, pry, pwy);
-            h5pack_aug_axis_coeffs_resized(W, c.rw, c.ox, ow, l.kx, prx, pwx);
-        } else { /* torchvision's resized_crop: the box is the image the resize sees */
-            rrc_axis_taps(&ya, i, images, 1, seen_h);
-            rrc_axis_taps(&xa, i, images, 0, seen_w);
-        }
     }
     job->count = (uint32_t)count;
     job->C = pp->C, job->H = pp->H, job->W = pp->W;
@@ -138,8 +129,50 @@ void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count
     job->in_nhwc = pp->in_nhwc, job->out_nhwc = pp->out_nhwc, job->out_type = pp->out_type;
     for (int c = 0; c < 4; c++)
         job->nscale[c] = pp->nscale[c], job->nbias[c] = pp->nbias[c];
-    job->images = images, job->ry = ry, job->wy = wy, job->rx = rx, job->wx = wx;
+    job->images = images;
+    job->ry = (int32_t *)(base + l.ry), job->wy = (float *)(base + l.wy);
+    job->rx = (int32_t *)(base + l.rx), job->wx = (float *)(base + l.wx);
     job->out = NULL;
+}
+
+void h5pack_aug_tap_memo_reset(aug_tap_memo *memo)
+{
+    memset(memo, 0, sizeof *memo);
+}
+
+void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t i, aug_tap_memo *memo)
+{
+    axis_taps ya = axis_of(job, 1), xa = axis_of(job, 0);
+    const aug_image *im = &job->images[i];
+    if (pp->crop.mode == AUG_CROP_CENTER) {
+        size_t j = memo->last_center ? memo->last_center - 1 : i;
+        memo->last_center = (uint32_t)i + 1;
+        if (j != i && job->images[j].src_h == im->src_h && job->images[j].src_w == im->src_w) {
+            copy_taps(&ya, i, j, 0), copy_taps(&xa, i, j, 0); /* the same stored size: the same taps */
+            return;
+        }
+        /* torchvision's resize of the whole image, then the crop */
+        uint32_t H = im->src_h ? (uint32_t)im->src_h : job->H, W = im->src_h ? (uint32_t)im->src_w : job->W;
+        aug_center c = h5pack_aug_center(H, W, job->out_h, job->out_w, pp->crop.center_ratio);
+        h5pack_aug_axis_coeffs_resized(H, c.rh, c.oy, job->out_h, job->ky, ya.pairs + i * ya.out * 2,
+                                       ya.w + i * ya.out * ya.k);
+        h5pack_aug_axis_coeffs_resized(W, c.rw, c.ox, job->out_w, job->kx, xa.pairs + i * xa.out * 2,
+                                       xa.w + i * xa.out * xa.k);
+        return;
+    }
+    /* torchvision's resized_crop: the box is the image the resize sees */
+    rrc_axis_taps(&ya, i, job->images, 1, memo->seen_h);
+    rrc_axis_taps(&xa, i, job->images, 0, memo->seen_w);
+}
+
+void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+                           const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job)
+{
+    h5pack_aug_plan_boxes(pp, key, count, oh, ow, src, dims, blob, job);
+    aug_tap_memo memo;
+    h5pack_aug_tap_memo_reset(&memo);
+    for (size_t i = 0; i < count; i++)
+        h5pack_aug_plan_taps(pp, job, i, &memo);
 }
 
 aug_job h5pack_aug_job_moved(const aug_job *job, const void *host_blob, uint64_t device_blob)

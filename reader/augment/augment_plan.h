@@ -42,6 +42,28 @@ void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint
 void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                            const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job);
 
+/* Planning in two steps, so that each image's taps can be computed by the thread that resamples it:
+ * h5pack_aug_plan_boxes draws every image's box and flip and lays out the blob (the taps left unset);
+ * h5pack_aug_plan_taps then computes image I's taps into it. h5pack_aug_plan_sized is the two in a row.
+ * Concurrent h5pack_aug_plan_taps calls for different images of one job are safe with a memo each. */
+void h5pack_aug_plan_boxes(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+                           const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job);
+
+/* What one planner of taps remembers of the images of one job it planned: per box length (modulo
+ * AUG_LEN_MEMO), the last image with it + 1, whose taps it copies instead of computing PIL's
+ * coefficients again; for centre crops the last image + 1 (0: none). Reset it for each new job. */
+#define AUG_LEN_MEMO 512
+typedef struct aug_tap_memo {
+    uint32_t seen_h[AUG_LEN_MEMO], seen_w[AUG_LEN_MEMO];
+    uint32_t last_center;
+} aug_tap_memo;
+
+void h5pack_aug_tap_memo_reset(aug_tap_memo *memo);
+
+/* Image I's taps of JOB (planned by h5pack_aug_plan_boxes with PP), copied from an image planned before
+ * through MEMO where they are the same, else computed. */
+void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t i, aug_tap_memo *memo);
+
 /* The same job with its blob pointers moved from HOST_BLOB to DEVICE_BLOB (a copy of the blob). */
 aug_job h5pack_aug_job_moved(const aug_job *job, const void *host_blob, uint64_t device_blob);
 

@@ -60,7 +60,8 @@ const backend_conv *h5pack_backend_cpu_direct(backend *b);
 int h5pack_backend_cpu_direct_crops(backend *b);
 
 /* One-pass crops: plans SLOT's resampling job (COUNT images, key KEY, the output size of EPOCH) and its
- * boxes, sources left open. DIMS: images of several sizes, each image's stored (height, width); NULL for
+ * boxes, sources and taps left open (each image's are planned by the worker that resamples it: on many
+ * threads, one thread planning a whole batch's taps would be the ceiling). DIMS: images of several sizes, each image's stored (height, width); NULL for
  * images of one size. Called once per bound batch, before any image of it is resampled. */
 void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
                                    const uint32_t *dims);
@@ -68,9 +69,17 @@ void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t co
 /* Floats of scratch h5pack_backend_cpu_crop_image needs for SLOT's planned job. */
 size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot);
 
-/* Resamples image POS of SLOT's planned job from SRC (its stored image) into the slot's output.
- * Concurrent calls for different images of one slot are safe. */
-void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch);
+/* What one worker remembers of the taps it planned for a slot's job (h5pack_backend_cpu_crop_image), to
+ * copy them for the next image whose box has the same length. NULL when out of memory. */
+typedef struct cpu_crop_memo cpu_crop_memo;
+cpu_crop_memo *h5pack_backend_cpu_crop_memo_new(void);
+void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo);
+
+/* Plans the taps of image POS of SLOT's planned job (with MEMO, the calling worker's own) and resamples
+ * it from SRC (its stored image) into the slot's output. Concurrent calls for different images of one
+ * slot are safe, each with its own memo. */
+void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch,
+                                   cpu_crop_memo *memo);
 
 /* 1 when SLOT's planned output size is no longer its epoch's (h5pack_set_output_size after the plan):
  * the images must be planned and resampled again (the pipeline reads their chunks once more). */

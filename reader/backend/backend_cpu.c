@@ -36,8 +36,15 @@ typedef struct cpu_slot {
     backend_box *boxes;      /* batch_size */
     uint32_t out_h, out_w;
     void *blob;              /* resizing crops: the job's geometry */
-    aug_job aj;              /* one-pass crops: the job planned at bind (sources filled in per image) */
+    aug_job aj;              /* one-pass crops: the job planned at bind (sources and taps filled in per image) */
+    uint64_t plan_generation; /* one-pass crops: counts the jobs planned here (a worker's memo is of one) */
 } cpu_slot;
+
+struct cpu_crop_memo {
+    const cpu_slot *slot; /* the job the taps remembered belong to: this slot's plan of this generation */
+    uint64_t generation;
+    aug_tap_memo taps;
+};
 
 typedef struct cpu_backend {
     backend base;
@@ -307,8 +314,9 @@ void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t co
     cpu_backend *cb = cpu_of(b);
     cpu_slot *s = &cb->slot_state[slot];
     h5pack_backend_size_for(b, epoch, &s->out_h, &s->out_w);
-    memset(s->addrs, 0, count * sizeof *s->addrs); /* each worker sets its images' sources */
-    h5pack_aug_plan_sized(&cb->pp, key, count, s->out_h, s->out_w, s->addrs, dims, s->blob, &s->aj);
+    memset(s->addrs, 0, count * sizeof *s->addrs); /* each worker sets its images' sources and taps */
+    h5pack_aug_plan_boxes(&cb->pp, key, count, s->out_h, s->out_w, s->addrs, dims, s->blob, &s->aj);
+    s->plan_generation++;
     s->aj.out = cpu_output_of(cb, slot);
     h5pack_backend_job_boxes(&s->aj, s->boxes);
     s->job = h5pack_backend_job(count, key);
@@ -320,10 +328,27 @@ size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot)
     return h5pack_resample_scratch_floats(&cpu_of(b)->slot_state[slot].aj);
 }
 
-void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch)
+cpu_crop_memo *h5pack_backend_cpu_crop_memo_new(void)
 {
-    cpu_slot *s = &cpu_of(b)->slot_state[slot];
+    return calloc(1, sizeof(cpu_crop_memo));
+}
+
+void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo)
+{
+    free(memo);
+}
+
+void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch,
+                                   cpu_crop_memo *memo)
+{
+    cpu_backend *cb = cpu_of(b);
+    cpu_slot *s = &cb->slot_state[slot];
+    if (memo->slot != s || memo->generation != s->plan_generation) { /* a new job: forget the last one's taps */
+        h5pack_aug_tap_memo_reset(&memo->taps);
+        memo->slot = s, memo->generation = s->plan_generation;
+    }
     ((aug_image *)(uintptr_t)s->aj.images)[pos].src = (uint64_t)(uintptr_t)src; /* the blob is the slot's */
+    h5pack_aug_plan_taps(&cb->pp, &s->aj, pos, &memo->taps);
     h5pack_resample_images(&s->aj, pos, 1, scratch);
 }
 

@@ -444,9 +444,12 @@ void h5pack_pipeline_free(pipeline *p)
     stop_everything(p);
     for (int i = 0; i < p->n_started; i++)
         pthread_join(p->workers[i].thread, NULL);
-    for (int i = 0; p->workers && i < p->pp.setup.threads; i++)
+    for (int i = 0; p->workers && i < p->pp.setup.threads; i++) {
         h5pack_chunksrc_scratch_free(p->workers[i].scratch), free(p->workers[i].crop_scratch);
+        h5pack_backend_cpu_crop_memo_free(p->workers[i].crop_memo);
+    }
     h5pack_chunksrc_scratch_free(p->redo.scratch), free(p->redo.crop_scratch), free(p->redo_chunk);
+    h5pack_backend_cpu_crop_memo_free(p->redo.crop_memo);
     free(p->slot_dims);
     free(p->workers);
     ring_free(p);

@@ -80,6 +80,7 @@ typedef struct worker {
     chunk_read_cost cost; /* running total of this worker's reads */
     float *crop_scratch;  /* one-pass crops: the resampling's scratch, grown to the largest job */
     size_t crop_scratch_floats;
+    struct cpu_crop_memo *crop_memo; /* one-pass crops: the taps this worker planned (backend_convert.h) */
 } worker;
 
 struct pipeline {

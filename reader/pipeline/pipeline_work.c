@@ -147,8 +147,9 @@ static void convert_group(const pipeline *p, const ring_entry *e, size_t j, cons
     }
 }
 
-/* One-pass crops: resamples the batch's images that live in access J's chunk straight into the output
- * (the slot's job was planned at bind). 0, or ENOMEM when the scratch cannot grow. */
+/* One-pass crops: plans the taps of the batch's images that live in access J's chunk and resamples them
+ * straight into the output (the slot's boxes were planned at bind). 0, or ENOMEM when the scratch or the
+ * memo cannot be had. */
 static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t j, const uint8_t *chunk)
 {
     int slot = h5pack_pipeline_ring_slot(p, e);
@@ -159,9 +160,12 @@ static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t 
             return H5PACK_ENOMEM;
         w->crop_scratch = grown, w->crop_scratch_floats = need;
     }
+    if (!w->crop_memo && !(w->crop_memo = h5pack_backend_cpu_crop_memo_new()))
+        return H5PACK_ENOMEM;
     for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
         uint32_t pos = e->order[g];
-        h5pack_backend_cpu_crop_image(p->pp.be, slot, pos, image_in(p, chunk, e->indices[pos]), w->crop_scratch);
+        h5pack_backend_cpu_crop_image(p->pp.be, slot, pos, image_in(p, chunk, e->indices[pos]), w->crop_scratch,
+                                      w->crop_memo);
     }
     return 0;
 }

@@ -197,6 +197,47 @@ static void test_plan_shares_taps_exactly(void)
     printf("backend_resample: %d planned images' taps equal their own, shared or not\n", images);
 }
 
+/* Planning each image's taps on its own (h5pack_aug_plan_boxes, then h5pack_aug_plan_taps in any order
+ * with a memo per planner: what the CPU backend's workers do) gives the blob that h5pack_aug_plan_sized
+ * gives, byte for byte: boxes, computed taps and copied ones. Images of one size and of several (which
+ * come in runs, so that centre crops copy too), random resized and centre crops. */
+static void test_plan_taps_in_any_order(void)
+{
+    enum { COUNT = 300, PLANNERS = 3 };
+    const uint32_t oh = 224, ow = 96;
+    uint64_t x = 0x9E3779B97F4A7C15ull, src[COUNT];
+    uint32_t dims[2 * COUNT], order[COUNT];
+    for (uint32_t i = 0; i < COUNT; i++)
+        src[i] = 4096 * ((uint64_t)i + 1), dims[2 * i] = i / 7 % 2 ? 256 : 131, dims[2 * i + 1] = i / 7 % 3 ? 200 : 77;
+    int jobs = 0;
+    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
+        for (int sized = 0; sized < 2; sized++, jobs++) {
+            aug_plan_params pp = rs_params(3, 256, 200, AUG_OUT_F32, 1, 0, mode, 1);
+            size_t bytes = h5pack_aug_blob_bytes(&pp, COUNT, oh, ow);
+            uint8_t *whole = calloc(1, bytes), *parts = calloc(1, bytes);
+            aug_tap_memo *memos = malloc(PLANNERS * sizeof *memos);
+            CHECK(whole && parts && memos);
+            aug_job a, b;
+            h5pack_aug_plan_sized(&pp, 77 + (uint64_t)jobs, COUNT, oh, ow, src, sized ? dims : NULL, whole, &a);
+            h5pack_aug_plan_boxes(&pp, 77 + (uint64_t)jobs, COUNT, oh, ow, src, sized ? dims : NULL, parts, &b);
+            for (uint32_t i = 0; i < COUNT; i++)
+                order[i] = i;
+            for (uint32_t i = COUNT - 1; i > 0; i--) { /* a shuffled order, as chunks arrive */
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                uint32_t k = (uint32_t)(x % (i + 1)), t = order[i];
+                order[i] = order[k], order[k] = t;
+            }
+            for (int m = 0; m < PLANNERS; m++)
+                h5pack_aug_tap_memo_reset(&memos[m]);
+            for (uint32_t g = 0; g < COUNT; g++)
+                h5pack_aug_plan_taps(&pp, &b, order[g], &memos[g % PLANNERS]);
+            CHECK_MSG(memcmp(whole, parts, bytes) == 0, "mode %d, sized %d: the blobs differ", mode, sized);
+            free(whole), free(parts), free(memos);
+        }
+    printf("backend_resample: %d jobs planned image by image, in shuffled order by %d planners, equal whole plans\n",
+           jobs, PLANNERS);
+}
+
 /* The taps of output (y, x) of image I: rows RY/WY, columns RX/WX (flip applied). */
 static void taps_of(const aug_job *j, uint32_t i, uint32_t y, uint32_t x, const int32_t **ry, const float **wy,
                     const int32_t **rx, const float **wx)
@@ -526,6 +567,7 @@ int main(void)
     test_rrc_properties();
     test_same_key_same_job();
     test_plan_shares_taps_exactly();
+    test_plan_taps_in_any_order();
     test_cpu_exact();
     test_identity();
     test_simd_equals_scalar();
