@@ -164,21 +164,25 @@ cpu_rrc_rate() {
     --crop random_resized --output-size 224 --flip --json \
     | py 60 -c 'import json,sys; print(round(max(e["samples_per_s"] for e in json.load(sys.stdin)["epochs"][1:])))'
 }
-# What limits 1 -> 16 threads: the crop on 1..16 threads, without AVX-512, the plain conversion (no crop),
-# and the machine's write floor for the same output bytes (bench/reader/write_floor, non-temporal stores).
-cpu_rate_of() { # THREADS [h5pack-stats options]: the best of epochs 2 and 3
-  local t=$1; shift
+# CPU crops (issue 27): random resized crop 256 -> 224 + flip, float32 normalised, CPU backend, on 1 to 16
+# threads, and what limits them there: without AVX-512, the plain conversion (no crop), and the machine's
+# write floor for the same output bytes (bench/reader/write_floor, non-temporal stores). With a library
+# bundled as .devbundle/before (H5PACK_GPU_BEFORE_LIB at prepare), 16 threads of it and of this one, alternated.
+cpu_rate_of() { # THREADS [h5pack-stats options]: the best of epochs 2 and 3 (on 16 threads one epoch of
+  local t=$1; shift # 20,160 images takes 0.2 s, and the first also pays for the threads and the fresh cache)
   timeout 120 h5pack-stats run "$data/rrc.h5" --device cpu --threads "$t" --epochs 3 --cache 1G --json "$@" \
     | py 60 -c 'import json,sys; print(round(max(e["samples_per_s"] for e in json.load(sys.stdin)["epochs"][1:])))'
 }
-cpu_scaling_figures() {
+cpu_crop_figures() {
   lscpu | grep -E "^(Model name|CPU\(s\)|Thread\(s\) per core|Socket\(s\)|NUMA node\(s\)|L3 cache|Flags)" \
     | sed 's/^Flags:.*/avx512: '"$(grep -o 'avx512[a-z_]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"'/'
-  local t floor crop="--crop random_resized --output-size 224 --flip"
+  local t r r1="" floor crop="--crop random_resized --output-size 224 --flip"
   for t in 1 2 4 8 16; do
     # shellcheck disable=SC2086
-    echo "cpu_rrc_${t}_threads_samples_per_s: $(cpu_rate_of "$t" $crop)"
+    r=$(cpu_rate_of "$t" $crop)
+    if [ "$t" = 1 ]; then r1=$r; echo "cpu_rrc_1_thread_samples_per_s: $r"; else echo "cpu_rrc_${t}_threads_samples_per_s: $r"; fi
   done
+  echo "cpu_rrc_scaling_1_to_16: $(ratio "$r" "$r1")"
   for t in 1 16; do
     # shellcheck disable=SC2086
     echo "cpu_rrc_no_avx512_${t}_threads_samples_per_s: $(H5PACK_NO_AVX512=1 cpu_rate_of "$t" $crop)"
@@ -186,15 +190,18 @@ cpu_scaling_figures() {
     floor=$(write_floor --image-bytes $((3 * 224 * 224 * 4)) --samples 100000 --threads "$t" --stream 1 \
       | sed -n 's/.* = \([0-9.]*\) samples\/s.*/\1/p')
     echo "write_floor_224_f32_${t}_threads_samples_per_s: $floor"
+    [ "$t" = 16 ] && echo "cpu_rrc_16_threads_vs_write_floor: $(ratio "$r" "$floor")"
   done
-}
-cpu_crop_figures() {
-  local r1 r16
-  r1=$(cpu_rrc_rate 1)
-  r16=$(cpu_rrc_rate "$cores")
-  echo "cpu_rrc_1_thread_samples_per_s: $r1"
-  echo "cpu_rrc_${cores}_threads_samples_per_s: $r16"
-  echo "cpu_rrc_scaling_1_to_${cores}: $(ratio "$r16" "$r1")"
+  if [ -f "$root/.devbundle/before/libh5pack.so.0" ]; then
+    local round
+    for round in 1 2 3; do
+      # shellcheck disable=SC2086
+      echo "cpu_rrc_before_16_threads_samples_per_s: $(LD_LIBRARY_PATH="$root/.devbundle/before${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        cpu_rate_of 16 $crop)"
+      # shellcheck disable=SC2086
+      echo "cpu_rrc_now_16_threads_samples_per_s: $(cpu_rate_of 16 $crop)"
+    done
+  fi
 }
 
 # Converter -j 1/4/8/16 against the PIL + h5py script with 16 processes, on the same folder.
@@ -311,7 +318,7 @@ run_body() {
   if [ "${H5PACK_GPU_QUICK:-0}" = cpu ]; then # a short run: what limits the CPU crops' scaling to 16 threads
     make_images "${H5PACK_GPU_PER_CLASS:-630}" >/dev/null
     echo "pack_256_s: $(seconds h5pack -q -f --size 256x256 -j "$cores" "$data/img" "$data/rrc.h5")"
-    echo "== $(date +%T) CPU crop scaling"; cpu_scaling_figures
+    echo "== $(date +%T) CPU crop scaling"; cpu_crop_figures
     echo "== done at $(date +%T), started $started"
     return
   fi
@@ -387,6 +394,8 @@ prepare() {
   for t in $cuda_tests; do files+=("$(find "$build/tests" -name "test_$t" -type f | head -1)"); done
   mkdir -p .git/info  # bundle.sh records .devbundle in .git/info/exclude
   ../shared/device/bundle.sh "${files[@]}"
+  # an earlier library to compare the CPU crops with (H5PACK_GPU_BEFORE_LIB=path/to/libh5pack.so)
+  if [ -n "${H5PACK_GPU_BEFORE_LIB:-}" ]; then mkdir -p .devbundle/before && cp -L "$H5PACK_GPU_BEFORE_LIB" .devbundle/before/libh5pack.so.0; fi
   echo 'export H5PACK_LIBRARY="$here/lib/libh5pack.so"' >> .devbundle/env.sh
   # what was built (the device's copy of the tree may not carry this checkout's history)
   { git rev-parse --short HEAD; git status --porcelain | grep -q . && echo "(plus uncommitted changes)"; } \
