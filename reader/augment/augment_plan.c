@@ -91,19 +91,26 @@ static void copy_taps(const axis_taps *a, size_t i, size_t j, int32_t shift)
 }
 
 /* A random resized crop's taps of image I on axis A (Y_AXIS: rows, else columns), for the box in
- * IMAGES[I]: copied from an image planned earlier through the same memo with a box of the same length
- * there, else computed. SEEN: per length modulo AUG_LEN_MEMO, the last image with it + 1 (0: none). */
-static void rrc_axis_taps(const axis_taps *a, size_t i, const aug_image *images, int y_axis, uint32_t *seen)
+ * IMAGES[I]: from KEPT (NULL: none) when it has the box's length, else copied from an image planned
+ * earlier through the same memo with a box of the same length there, else computed (and then kept).
+ * SEEN: per length modulo AUG_LEN_MEMO, the last image with it + 1 (0: none). */
+static void rrc_axis_taps(const axis_taps *a, size_t i, const aug_image *images, int y_axis, uint32_t *seen,
+                          aug_kept_taps *kept)
 {
     int32_t length = y_axis ? images[i].h : images[i].w, offset = y_axis ? images[i].y : images[i].x;
+    int32_t *pairs = a->pairs + i * a->out * 2;
+    float *w = a->w + i * a->out * a->k;
+    if (kept && h5pack_kept_taps_get(kept, (uint32_t)length, (uint32_t)offset, pairs, w))
+        return;
     uint32_t at = (uint32_t)length % AUG_LEN_MEMO;
     size_t j = seen[at] ? seen[at] - 1 : i;
     if (j != i && (y_axis ? images[j].h : images[j].w) == length)
         copy_taps(a, i, j, offset - (y_axis ? images[j].y : images[j].x));
     else
-        h5pack_aug_axis_coeffs((uint32_t)length, (uint32_t)offset, a->out, a->k, a->pairs + i * a->out * 2,
-                               a->w + i * a->out * a->k);
+        h5pack_aug_axis_coeffs((uint32_t)length, (uint32_t)offset, a->out, a->k, pairs, w);
     seen[at] = (uint32_t)i + 1;
+    if (kept)
+        h5pack_kept_taps_put(kept, (uint32_t)length, (uint32_t)offset, pairs, w);
 }
 
 void h5pack_aug_plan_boxes(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
@@ -135,9 +142,21 @@ void h5pack_aug_plan_boxes(const aug_plan_params *pp, uint64_t key, size_t count
     job->out = NULL;
 }
 
-void h5pack_aug_tap_memo_reset(aug_tap_memo *memo)
+void h5pack_aug_tap_memo_init(aug_tap_memo *memo, int keeps)
 {
     memset(memo, 0, sizeof *memo);
+    memo->keeps = keeps;
+}
+
+void h5pack_aug_tap_memo_new_job(aug_tap_memo *memo)
+{
+    memset(memo->seen_h, 0, sizeof memo->seen_h), memset(memo->seen_w, 0, sizeof memo->seen_w);
+    memo->last_center = 0;
+}
+
+void h5pack_aug_tap_memo_free(aug_tap_memo *memo)
+{
+    h5pack_kept_taps_free(&memo->kept[0]), h5pack_kept_taps_free(&memo->kept[1]);
 }
 
 void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t i, aug_tap_memo *memo)
@@ -161,8 +180,13 @@ void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t 
         return;
     }
     /* torchvision's resized_crop: the box is the image the resize sees */
-    rrc_axis_taps(&ya, i, job->images, 1, memo->seen_h);
-    rrc_axis_taps(&xa, i, job->images, 0, memo->seen_w);
+    aug_kept_taps *ky = NULL, *kx = NULL;
+    if (memo->keeps) { /* a memo without memory for them keeps nothing */
+        ky = h5pack_kept_taps_shape(&memo->kept[0], job->out_h, job->ky, job->H) == 0 ? &memo->kept[0] : NULL;
+        kx = h5pack_kept_taps_shape(&memo->kept[1], job->out_w, job->kx, job->W) == 0 ? &memo->kept[1] : NULL;
+    }
+    rrc_axis_taps(&ya, i, job->images, 1, memo->seen_h, ky);
+    rrc_axis_taps(&xa, i, job->images, 0, memo->seen_w, kx);
 }
 
 void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
@@ -170,7 +194,7 @@ void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count
 {
     h5pack_aug_plan_boxes(pp, key, count, oh, ow, src, dims, blob, job);
     aug_tap_memo memo;
-    h5pack_aug_tap_memo_reset(&memo);
+    h5pack_aug_tap_memo_init(&memo, 0);
     for (size_t i = 0; i < count; i++)
         h5pack_aug_plan_taps(pp, job, i, &memo);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "augment_geom.h"
+#include "augment_kept_taps.h"
 #include "augment_resample.h"
 
 #ifdef __cplusplus
@@ -49,16 +50,25 @@ void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count
 void h5pack_aug_plan_boxes(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                            const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job);
 
-/* What one planner of taps remembers of the images of one job it planned: per box length (modulo
- * AUG_LEN_MEMO), the last image with it + 1, whose taps it copies instead of computing PIL's
- * coefficients again; for centre crops the last image + 1 (0: none). Reset it for each new job. */
+/* What one planner of taps remembers. Of the images of the job it plans: per box length (modulo
+ * AUG_LEN_MEMO), the last image with it + 1, and for centre crops the last image + 1 (0: none), whose
+ * taps it copies instead of computing PIL's coefficients again. With KEEPS, also each box length's taps
+ * themselves, across jobs, for as long as the output size stays (augment_kept_taps.h). */
 #define AUG_LEN_MEMO 512
 typedef struct aug_tap_memo {
     uint32_t seen_h[AUG_LEN_MEMO], seen_w[AUG_LEN_MEMO];
     uint32_t last_center;
+    int keeps;
+    aug_kept_taps kept[2]; /* rows, columns (KEEPS) */
 } aug_tap_memo;
 
-void h5pack_aug_tap_memo_reset(aug_tap_memo *memo);
+/* An empty memo; KEEPS: it keeps taps across jobs (free it with h5pack_aug_tap_memo_free). */
+void h5pack_aug_tap_memo_init(aug_tap_memo *memo, int keeps);
+
+/* Forgets the images of the last job (before planning another job's images); what it keeps stays. */
+void h5pack_aug_tap_memo_new_job(aug_tap_memo *memo);
+
+void h5pack_aug_tap_memo_free(aug_tap_memo *memo);
 
 /* Image I's taps of JOB (planned by h5pack_aug_plan_boxes with PP), copied from an image planned before
  * through MEMO where they are the same, else computed. */

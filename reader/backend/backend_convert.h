@@ -69,8 +69,9 @@ void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t co
 /* Floats of scratch h5pack_backend_cpu_crop_image needs for SLOT's planned job. */
 size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot);
 
-/* What one worker remembers of the taps it planned for a slot's job (h5pack_backend_cpu_crop_image), to
- * copy them for the next image whose box has the same length. NULL when out of memory. */
+/* What one worker remembers of the taps it planned (h5pack_backend_cpu_crop_image): each box length's,
+ * across batches, to copy them for the next image whose box has the same length (up to 4 MiB).
+ * NULL when out of memory. */
 typedef struct cpu_crop_memo cpu_crop_memo;
 cpu_crop_memo *h5pack_backend_cpu_crop_memo_new(void);
 void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo);

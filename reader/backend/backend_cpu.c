@@ -330,11 +330,16 @@ size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot)
 
 cpu_crop_memo *h5pack_backend_cpu_crop_memo_new(void)
 {
-    return calloc(1, sizeof(cpu_crop_memo));
+    cpu_crop_memo *memo = calloc(1, sizeof *memo);
+    if (memo)
+        h5pack_aug_tap_memo_init(&memo->taps, 1); /* a worker keeps each box length's taps across batches */
+    return memo;
 }
 
 void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo)
 {
+    if (memo)
+        h5pack_aug_tap_memo_free(&memo->taps);
     free(memo);
 }
 
@@ -343,8 +348,8 @@ void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uin
 {
     cpu_backend *cb = cpu_of(b);
     cpu_slot *s = &cb->slot_state[slot];
-    if (memo->slot != s || memo->generation != s->plan_generation) { /* a new job: forget the last one's taps */
-        h5pack_aug_tap_memo_reset(&memo->taps);
+    if (memo->slot != s || memo->generation != s->plan_generation) { /* a new job: forget the last one's images */
+        h5pack_aug_tap_memo_new_job(&memo->taps);
         memo->slot = s, memo->generation = s->plan_generation;
     }
     ((aug_image *)(uintptr_t)s->aj.images)[pos].src = (uint64_t)(uintptr_t)src; /* the blob is the slot's */

@@ -197,9 +197,34 @@ static void test_plan_shares_taps_exactly(void)
     printf("backend_resample: %d planned images' taps equal their own, shared or not\n", images);
 }
 
+/* Byte sizes of a job's tap arrays: rows' pairs and weights, columns' pairs and weights. */
+static void tap_bytes(const aug_job *j, size_t bytes[4])
+{
+    bytes[0] = (size_t)j->count * j->out_h * 2 * sizeof(int32_t), bytes[1] = (size_t)j->count * j->out_h * j->ky * 4;
+    bytes[2] = (size_t)j->count * j->out_w * 2 * sizeof(int32_t), bytes[3] = (size_t)j->count * j->out_w * j->kx * 4;
+}
+
+/* Overwrites J's taps with a pattern no plan writes, so that what a planner leaves out shows. */
+static void scribble_taps(const aug_job *j)
+{
+    size_t b[4];
+    tap_bytes(j, b);
+    memset((void *)(uintptr_t)j->ry, 0x77, b[0]), memset((void *)(uintptr_t)j->wy, 0x77, b[1]);
+    memset((void *)(uintptr_t)j->rx, 0x77, b[2]), memset((void *)(uintptr_t)j->wx, 0x77, b[3]);
+}
+
+/* 1 when jobs A and B have the same images and taps, byte for byte. */
+static int same_plan(const aug_job *a, const aug_job *b)
+{
+    size_t n[4];
+    tap_bytes(a, n);
+    return memcmp(a->images, b->images, a->count * sizeof(aug_image)) == 0 && memcmp(a->ry, b->ry, n[0]) == 0 &&
+           memcmp(a->wy, b->wy, n[1]) == 0 && memcmp(a->rx, b->rx, n[2]) == 0 && memcmp(a->wx, b->wx, n[3]) == 0;
+}
+
 /* Planning each image's taps on its own (h5pack_aug_plan_boxes, then h5pack_aug_plan_taps in any order
- * with a memo per planner: what the CPU backend's workers do) gives the blob that h5pack_aug_plan_sized
- * gives, byte for byte: boxes, computed taps and copied ones. Images of one size and of several (which
+ * with a memo per planner, one of which keeps taps across jobs: what the CPU backend's workers do) gives
+ * the blob that h5pack_aug_plan_sized gives, byte for byte: boxes, computed taps, copied and kept ones. Images of one size and of several (which
  * come in runs, so that centre crops copy too), random resized and centre crops. */
 static void test_plan_taps_in_any_order(void)
 {
@@ -227,11 +252,20 @@ static void test_plan_taps_in_any_order(void)
                 uint32_t k = (uint32_t)(x % (i + 1)), t = order[i];
                 order[i] = order[k], order[k] = t;
             }
+            for (int m = 0; m < PLANNERS; m++) /* one planner keeps taps across jobs, as workers do */
+                h5pack_aug_tap_memo_init(&memos[m], m == 0);
+            for (int pass = 0; pass < 2; pass++) { /* the second time, planner 0 has taps kept */
+                scribble_taps(&b);
+                for (int m = 0; m < PLANNERS; m++)
+                    h5pack_aug_tap_memo_new_job(&memos[m]);
+                for (uint32_t g = 0; g < COUNT; g++)
+                    h5pack_aug_plan_taps(&pp, &b, order[g], &memos[(g + (uint32_t)pass) % PLANNERS]);
+                CHECK_MSG(same_plan(&a, &b), "mode %d, sized %d, pass %d: the plans differ", mode, sized, pass);
+            }
+            CHECK(memcmp(whole, parts, bytes) == 0); /* the padding between the arrays too */
+            CHECK(mode != AUG_CROP_RANDOM_RESIZED || memos[0].kept[0].used > 0);
             for (int m = 0; m < PLANNERS; m++)
-                h5pack_aug_tap_memo_reset(&memos[m]);
-            for (uint32_t g = 0; g < COUNT; g++)
-                h5pack_aug_plan_taps(&pp, &b, order[g], &memos[g % PLANNERS]);
-            CHECK_MSG(memcmp(whole, parts, bytes) == 0, "mode %d, sized %d: the blobs differ", mode, sized);
+                h5pack_aug_tap_memo_free(&memos[m]);
             free(whole), free(parts), free(memos);
         }
     printf("backend_resample: %d jobs planned image by image, in shuffled order by %d planners, equal whole plans\n",
