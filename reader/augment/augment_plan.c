@@ -183,7 +183,10 @@ void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t 
     aug_kept_taps *ky = NULL, *kx = NULL;
     if (memo->keeps) { /* a memo without memory for them keeps nothing */
         ky = h5pack_kept_taps_shape(&memo->kept[0], job->out_h, job->ky, job->H) == 0 ? &memo->kept[0] : NULL;
-        kx = h5pack_kept_taps_shape(&memo->kept[1], job->out_w, job->kx, job->W) == 0 ? &memo->kept[1] : NULL;
+        if (job->out_w == job->out_h && job->kx == job->ky && job->W == job->H)
+            kx = ky; /* both axes the same shape: the same taps per length, one table */
+        else
+            kx = h5pack_kept_taps_shape(&memo->kept[1], job->out_w, job->kx, job->W) == 0 ? &memo->kept[1] : NULL;
     }
     rrc_axis_taps(&ya, i, job->images, 1, memo->seen_h, ky);
     rrc_axis_taps(&xa, i, job->images, 0, memo->seen_w, kx);

@@ -70,8 +70,8 @@ void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t co
 size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot);
 
 /* What one worker remembers of the taps it planned (h5pack_backend_cpu_crop_image): each box length's,
- * across batches, to copy them for the next image whose box has the same length (up to 4 MiB).
- * NULL when out of memory. */
+ * across batches, to copy them for the next image whose box has the same length (up to 2 MiB per axis,
+ * one table when both axes have the same shape: 1.4 MiB for 256 -> 224). NULL when out of memory. */
 typedef struct cpu_crop_memo cpu_crop_memo;
 cpu_crop_memo *h5pack_backend_cpu_crop_memo_new(void);
 void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo);
