@@ -61,8 +61,9 @@ int h5pack_backend_cpu_direct_crops(backend *b);
 
 /* One-pass crops: plans SLOT's resampling job (COUNT images, key KEY, the output size of EPOCH) and its
  * boxes, sources and taps left open (each image's are planned by the worker that resamples it: on many
- * threads, one thread planning a whole batch's taps would be the ceiling). DIMS: images of several sizes, each image's stored (height, width); NULL for
- * images of one size. Called once per bound batch, before any image of it is resampled. */
+ * threads, one thread planning a whole batch's taps would be the ceiling). DIMS: images of several
+ * sizes, each image's stored (height, width); NULL for images of one size. Called once per bound batch,
+ * before any image of it is resampled. */
 void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
                                    const uint32_t *dims);
 
@@ -71,7 +72,7 @@ size_t h5pack_backend_cpu_crop_scratch_floats(backend *b, int slot);
 
 /* What one worker remembers of the taps it planned (h5pack_backend_cpu_crop_image): each box length's,
  * across batches, to copy them for the next image whose box has the same length (up to 2 MiB per axis,
- * one table when both axes have the same shape: 1.4 MiB for 256 -> 224). NULL when out of memory. */
+ * one table when both axes have the same shape: about 1.5 MiB for 256 -> 224). NULL when out of memory. */
 typedef struct cpu_crop_memo cpu_crop_memo;
 cpu_crop_memo *h5pack_backend_cpu_crop_memo_new(void);
 void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo);
