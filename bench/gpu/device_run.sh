@@ -298,6 +298,11 @@ run_body() {
     echo "== done at $(date +%T), started $started"
     return
   fi
+  if [ "${H5PACK_GPU_QUICK:-0}" = tests ]; then # the shortest run: the GPU tests, then bench_gpu once
+    timeout 60 bench_gpu --batch 256 --size 224x224 --iters 100 | grep -E "_vs_|_per_s|through the backend"
+    echo "== done at $(date +%T), started $started"
+    return
+  fi
   if [ "${H5PACK_GPU_QUICK:-0}" = kernels ]; then # a short A/B run: bench_gpu against the bundled bench_gpu-*
     local round v                                 # (H5PACK_GPU_EXTRA at prepare), the idle share, CPU crops
     for round in 1 2 3; do

@@ -142,6 +142,9 @@ static void destroy_slot(cuda_slot *s)
     free(s->sources);
     free(s->boxes);
     free(s->dims);
+    if (s->taps)
+        h5pack_aug_tap_memo_free(s->taps);
+    free(s->taps);
 }
 
 // Host bookkeeping and events of every slot; cudaSuccess or the first error (ENOMEM as allocation).
@@ -152,8 +155,10 @@ static cudaError_t create_slots(cuda_backend *cb)
         s->sources = (backend_source *)malloc(cb->p.batch_size * sizeof *s->sources);
         s->boxes = (backend_box *)calloc(cb->p.batch_size, sizeof *s->boxes);
         s->dims = (uint32_t *)malloc(2 * cb->p.batch_size * sizeof *s->dims);
-        if (!s->sources || !s->boxes || !s->dims)
+        s->taps = (aug_tap_memo *)malloc(sizeof *s->taps);
+        if (!s->sources || !s->boxes || !s->dims || !s->taps)
             return cudaErrorMemoryAllocation;
+        h5pack_aug_tap_memo_init(s->taps, 1);
         h5pack_backend_size_for(&cb->base, 0, &s->out_h, &s->out_w);
         cudaError_t e;
         // Workers wait on copied / geo_copied with cudaEventSynchronize: BlockingSync makes them sleep

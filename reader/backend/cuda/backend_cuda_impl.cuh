@@ -33,6 +33,8 @@ struct cuda_slot {
     backend_box *boxes;                  // batch_size
     uint32_t out_h, out_w;
     int composed;                        // the last delivery's labels are in the geometry buffer
+    aug_tap_memo *taps;                  // resizing crops: each box length's taps, kept across deliveries
+                                         // (one thread plans a slot at a time, so the slot owns it)
 };
 
 struct cuda_backend {
