@@ -171,7 +171,7 @@ void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t 
             return;
         }
         /* torchvision's resize of the whole image, then the crop */
-        uint32_t H = im->src_h ? (uint32_t)im->src_h : job->H, W = im->src_h ? (uint32_t)im->src_w : job->W;
+        uint32_t H = im->src_h ? (uint32_t)im->src_h : job->H, W = im->src_w ? (uint32_t)im->src_w : job->W;
         aug_center c = h5pack_aug_center(H, W, job->out_h, job->out_w, pp->crop.center_ratio);
         h5pack_aug_axis_coeffs_resized(H, c.rh, c.oy, job->out_h, job->ky, ya.pairs + i * ya.out * 2,
                                        ya.w + i * ya.out * ya.k);

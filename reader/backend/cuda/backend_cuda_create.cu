@@ -156,9 +156,10 @@ static cudaError_t create_slots(cuda_backend *cb)
         s->boxes = (backend_box *)calloc(cb->p.batch_size, sizeof *s->boxes);
         s->dims = (uint32_t *)malloc(2 * cb->p.batch_size * sizeof *s->dims);
         s->taps = (aug_tap_memo *)malloc(sizeof *s->taps);
+        if (s->taps) // before any failure below: destroy_slot frees what the memo keeps
+            h5pack_aug_tap_memo_init(s->taps, 1);
         if (!s->sources || !s->boxes || !s->dims || !s->taps)
             return cudaErrorMemoryAllocation;
-        h5pack_aug_tap_memo_init(s->taps, 1);
         h5pack_backend_size_for(&cb->base, 0, &s->out_h, &s->out_w);
         cudaError_t e;
         // Workers wait on copied / geo_copied with cudaEventSynchronize: BlockingSync makes them sleep

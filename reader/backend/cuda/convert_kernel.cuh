@@ -218,12 +218,17 @@ template <typename T> __host__ __device__ constexpr uint32_t convk_fast_unroll()
     return sizeof(T) == 1 ? 4 : 8;
 }
 
-// Blocks of the fast path resident per SM that its registers must allow (more warps, more loads in flight):
-// float32 fits 32 registers a thread without spilling, so the whole SM (8 x 256 threads); the 16-bit types
-// 40 (6 blocks); uint8 holds 16 input bytes per group and would spill below its 54.
+// Blocks of the fast path resident per SM that its registers must allow (more warps, more loads in flight).
+// On SMs of 2048 threads (sm_80, sm_90 and later): float32 fits 32 registers a thread without spilling,
+// so the whole SM (8 x 256 threads); the 16-bit types 40 (6 blocks); uint8 holds 16 input bytes per group
+// and would spill below its 54. Smaller SMs (1024 or 1536 threads) keep 4, which fits them all.
 template <typename T> __host__ __device__ constexpr int convk_fast_min_blocks()
 {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ >= 900)
     return sizeof(T) == 4 ? 8 : sizeof(T) == 2 ? 6 : 4;
+#else
+    return 4;
+#endif
 }
 
 template <typename T> __host__ __device__ constexpr uint32_t convk_fast_block_groups()
