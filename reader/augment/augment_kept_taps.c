@@ -5,6 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+void h5pack_aug_shift_taps(const int32_t *from_pairs, const float *from_w, int32_t *to_pairs, float *to_w, uint32_t out,
+                           uint32_t k, int32_t shift)
+{
+    for (uint32_t o = 0; o < out; o++)
+        to_pairs[2 * o] = from_pairs[2 * o] + shift, to_pairs[2 * o + 1] = from_pairs[2 * o + 1];
+    memcpy(to_w, from_w, (size_t)out * k * sizeof(float));
+}
+
 void h5pack_kept_taps_free(aug_kept_taps *kt)
 {
     free(kt->at), free(kt->pairs), free(kt->w);
@@ -31,10 +39,8 @@ int h5pack_kept_taps_get(const aug_kept_taps *kt, uint32_t length, uint32_t offs
     if (length >= kt->lengths || !kt->at[length])
         return 0;
     size_t set = kt->at[length] - 1;
-    const int32_t *from = kt->pairs + set * kt->out * 2;
-    for (uint32_t o = 0; o < kt->out; o++)
-        pairs[2 * o] = from[2 * o] + (int32_t)offset, pairs[2 * o + 1] = from[2 * o + 1];
-    memcpy(w, kt->w + set * kt->out * kt->k, (size_t)kt->out * kt->k * sizeof(float));
+    h5pack_aug_shift_taps(kt->pairs + set * kt->out * 2, kt->w + set * kt->out * kt->k, pairs, w, kt->out, kt->k,
+                          (int32_t)offset);
     return 1;
 }
 
@@ -63,9 +69,8 @@ void h5pack_kept_taps_put(aug_kept_taps *kt, uint32_t length, uint32_t offset, c
 {
     if (length >= kt->lengths || kt->at[length] || make_room(kt) != 0)
         return;
-    int32_t *to = kt->pairs + (size_t)kt->used * kt->out * 2;
-    for (uint32_t o = 0; o < kt->out; o++)
-        to[2 * o] = pairs[2 * o] - (int32_t)offset, to[2 * o + 1] = pairs[2 * o + 1];
-    memcpy(kt->w + (size_t)kt->used * kt->out * kt->k, w, (size_t)kt->out * kt->k * sizeof(float));
+    size_t set = kt->used;
+    h5pack_aug_shift_taps(pairs, w, kt->pairs + set * kt->out * 2, kt->w + set * kt->out * kt->k, kt->out, kt->k,
+                          -(int32_t)offset); /* kept relative to the box */
     kt->at[length] = ++kt->used;
 }

@@ -28,6 +28,11 @@ typedef struct aug_kept_taps {
     float *w;             /* cap x out x k */
 } aug_kept_taps;
 
+/* Copies OUT taps of one axis, OUT (first, count) pairs and OUT x K weights, from FROM_PAIRS / FROM_W to
+ * TO_PAIRS / TO_W, each first index moved by SHIFT (the same taps for a box SHIFT pixels further on). */
+void h5pack_aug_shift_taps(const int32_t *from_pairs, const float *from_w, int32_t *to_pairs, float *to_w, uint32_t out,
+                           uint32_t k, int32_t shift);
+
 /* Points KT at taps of OUT outputs of K weights for boxes up to MAX_LENGTH long, forgetting what it kept
  * for another shape. 0, or -1 without memory (KT then keeps nothing and every lookup misses). */
 int h5pack_kept_taps_shape(aug_kept_taps *kt, uint32_t out, uint32_t k, uint32_t max_length);

@@ -83,11 +83,8 @@ static axis_taps axis_of(const aug_job *job, int y_axis)
  * boxes share a length share them. Copying is exact, and much cheaper than PIL's coefficients. */
 static void copy_taps(const axis_taps *a, size_t i, size_t j, int32_t shift)
 {
-    const int32_t *from = a->pairs + j * a->out * 2;
-    int32_t *to = a->pairs + i * a->out * 2;
-    for (uint32_t o = 0; o < a->out; o++)
-        to[2 * o] = from[2 * o] + shift, to[2 * o + 1] = from[2 * o + 1];
-    memcpy(a->w + i * a->out * a->k, a->w + j * a->out * a->k, (size_t)a->out * a->k * sizeof(float));
+    h5pack_aug_shift_taps(a->pairs + j * a->out * 2, a->w + j * a->out * a->k, a->pairs + i * a->out * 2,
+                          a->w + i * a->out * a->k, a->out, a->k, shift);
 }
 
 /* A random resized crop's taps of image I on axis A (Y_AXIS: rows, else columns), for the box in

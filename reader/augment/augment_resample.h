@@ -119,6 +119,15 @@ H5PACK_HD uint32_t aug_tap_column(const aug_job *j, const aug_image *img, uint32
     return img->flip ? j->out_w - 1 - x : x;
 }
 
+/* Output column X of image I (flip applied): its first source column, tap count and weights. */
+H5PACK_HD void aug_column_taps(const aug_job *j, uint32_t i, uint32_t x, int32_t *first, int32_t *n, const float **w)
+{
+    uint32_t X = aug_tap_column(j, &j->images[i], x);
+    const int32_t *rx = j->rx + ((size_t)i * j->out_w + X) * 2;
+    *first = rx[0], *n = rx[1];
+    *w = j->wx + ((size_t)i * j->out_w + X) * j->kx;
+}
+
 /* The scale that turns v into pixel units times nscale[c] (2^-16: exact). */
 H5PACK_HD float aug_out_scale(const aug_job *j, uint32_t c)
 {

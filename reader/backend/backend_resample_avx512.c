@@ -106,15 +106,6 @@ int h5pack_resample_avx512_supported(void)
     return v;
 }
 
-/* Taps of output column x of image I (flip applied): first source column, count, weights. */
-static void output_taps(const aug_job *j, uint32_t i, uint32_t x, int32_t *first, int32_t *n, const float **w)
-{
-    uint32_t X = aug_tap_column(j, &j->images[i], x);
-    const int32_t *rx = j->rx + ((size_t)i * j->out_w + X) * 2;
-    *first = rx[0], *n = rx[1];
-    *w = j->wx + ((size_t)i * j->out_w + X) * j->kx;
-}
-
 /* Group G's permute and weights for tap pair P: output k's taps 2P and 2P+1 at bytes 4k and 4k+2
  * (the odd bytes are zeroed by the permute's mask); unused taps weigh 0. */
 static void group_tables(wide_image *f, uint32_t g, uint32_t p)
@@ -127,7 +118,7 @@ static void group_tables(wide_image *f, uint32_t g, uint32_t p)
         int32_t first = 0, n = 0;
         const float *w = NULL;
         if (x < j->out_w)
-            output_taps(j, f->image, x, &first, &n, &w);
+            aug_column_taps(j, f->image, x, &first, &n, &w);
         for (uint32_t q = 0; q < 2; q++) {
             int32_t t = (int32_t)(2 * p + q);
             int used = t < n;
@@ -149,7 +140,7 @@ static int plan_groups(wide_image *f)
         for (uint32_t x = g * GROUP; x < g * GROUP + GROUP && x < j->out_w; x++) {
             int32_t first, n;
             const float *w;
-            output_taps(j, f->image, x, &first, &n, &w);
+            aug_column_taps(j, f->image, x, &first, &n, &w);
             most = (uint32_t)n > most ? (uint32_t)n : most;
             glo = glo < 0 || first < glo ? first : glo;
             ghi = first + n > ghi ? first + n : ghi;

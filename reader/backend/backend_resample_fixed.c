@@ -55,15 +55,6 @@ size_t h5pack_resample_fixed_work_bytes(const aug_job *j)
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* Taps of output position x (flip applied): first source column and count, weights. */
-static void column_taps(const aug_job *j, uint32_t i, uint32_t x, int32_t *first, int32_t *n, const float **w)
-{
-    uint32_t X = j->images[i].flip ? j->out_w - 1 - x : x;
-    const int32_t *rx = j->rx + ((size_t)i * j->out_w + X) * 2;
-    *first = rx[0], *n = rx[1];
-    *w = j->wx + ((size_t)i * j->out_w + X) * j->kx;
-}
-
 /* The first source column and the end of the taps of output columns [x0, x1) (none past out_w). */
 static void columns_span(const aug_job *j, uint32_t i, uint32_t x0, uint32_t x1, int32_t *lo, int32_t *hi)
 {
@@ -71,7 +62,7 @@ static void columns_span(const aug_job *j, uint32_t i, uint32_t x0, uint32_t x1,
     for (uint32_t x = x0; x < x1 && x < j->out_w; x++) {
         int32_t first, n;
         const float *w;
-        column_taps(j, i, x, &first, &n, &w);
+        aug_column_taps(j, i, x, &first, &n, &w);
         *lo = *lo < 0 || first < *lo ? first : *lo;
         *hi = first + n > *hi ? first + n : *hi;
     }
@@ -107,7 +98,7 @@ static void lane_tables(const fixed_image *f, uint32_t g, uint32_t lane, uint32_
         int32_t first = 0, n = 0;
         const float *w = NULL;
         if (x < j->out_w)
-            column_taps(j, f->image, x, &first, &n, &w);
+            aug_column_taps(j, f->image, x, &first, &n, &w);
         for (uint32_t q = 0; q < 2; q++) {
             int32_t t = (int32_t)(2 * p + q);
             int used = t < n;
@@ -127,7 +118,7 @@ static int make_tables(fixed_image *f)
     for (uint32_t x = 0; x < j->out_w; x++) {
         int32_t first, n;
         const float *w;
-        column_taps(j, f->image, x, &first, &n, &w);
+        aug_column_taps(j, f->image, x, &first, &n, &w);
         most = (uint32_t)n > most ? (uint32_t)n : most;
     }
     f->pairs = (most + 1) / 2;
