@@ -19,6 +19,7 @@
  * that stay in the L1 cache; each channel's output row is stored between two such pieces of work, so
  * its streamed stores drain while the next computes. */
 #include "backend_resample_avx512.h"
+#include "backend_resample_fixed.h" /* the tap pairs of the integer passes */
 
 #include <string.h>
 
@@ -110,23 +111,10 @@ int h5pack_resample_avx512_supported(void)
  * (the odd bytes are zeroed by the permute's mask); unused taps weigh 0. */
 static void group_tables(wide_image *f, uint32_t g, uint32_t p)
 {
-    const aug_job *j = f->j;
     uint8_t *perm = f->perm + ((size_t)g * PAIRS_MAX + p) * 64;
     int16_t *weights = f->weights + ((size_t)g * PAIRS_MAX + p) * 32;
-    for (uint32_t k = 0; k < GROUP; k++) {
-        uint32_t x = g * GROUP + k;
-        int32_t first = 0, n = 0;
-        const float *w = NULL;
-        if (x < j->out_w)
-            aug_column_taps(j, f->image, x, &first, &n, &w);
-        for (uint32_t q = 0; q < 2; q++) {
-            int32_t t = (int32_t)(2 * p + q);
-            int used = t < n;
-            perm[4 * k + 2 * q] = used ? (uint8_t)(first + t - f->base[g]) : 0;
-            perm[4 * k + 2 * q + 1] = 0;
-            weights[2 * k + q] = used ? (int16_t)w[t] : 0; /* integers <= 2^14 (augment_resample.h) */
-        }
-    }
+    for (uint32_t k = 0; k < GROUP; k++)
+        h5pack_resample_tap_pair(f->j, f->image, g * GROUP + k, p, f->base[g], 0, perm + 4 * k, weights + 2 * k);
 }
 
 /* The tap pairs, column span and group bases of image I; -1 when they do not fit this pass. */

@@ -93,20 +93,8 @@ static void lane_tables(const fixed_image *f, uint32_t g, uint32_t lane, uint32_
 {
     const aug_job *j = f->j;
     int32_t base = f->base[2 * g + lane];
-    for (uint32_t k = 0; k < 4; k++) {
-        uint32_t x = g * 8 + lane * 4 + k;
-        int32_t first = 0, n = 0;
-        const float *w = NULL;
-        if (x < j->out_w)
-            aug_column_taps(j, f->image, x, &first, &n, &w);
-        for (uint32_t q = 0; q < 2; q++) {
-            int32_t t = (int32_t)(2 * p + q);
-            int used = t < n;
-            mask[4 * k + 2 * q] = used ? (uint8_t)(first + t - base) : 0x80; /* 0x80: zero */
-            mask[4 * k + 2 * q + 1] = 0x80;                                  /* the high byte */
-            weights[2 * k + q] = used ? (int16_t)w[t] : 0;
-        }
-    }
+    for (uint32_t k = 0; k < 4; k++) /* 0x80: vpshufb's zero */
+        h5pack_resample_tap_pair(j, f->image, g * 8 + lane * 4 + k, p, base, 0x80, mask + 4 * k, weights + 2 * k);
 }
 
 /* The tap-pair count, column span and per-group tables of image I; -1 when they do not fit. */

@@ -11,6 +11,26 @@
 
 #include "augment_resample.h"
 
+/* Tap pair P (taps 2P and 2P + 1) of output column X of image I, as the integer passes' byte shuffles
+ * take it: the taps' source columns less BASE at IDX[0] and IDX[2], their 14-bit weights at W2 (integers
+ * <= 2^14: augment_resample.h). An unused tap (or X past the row) gets index NONE and weight 0; IDX[1]
+ * and IDX[3], the high bytes of 16-bit lanes, get NONE too. */
+static inline void h5pack_resample_tap_pair(const aug_job *j, uint32_t i, uint32_t x, uint32_t p, int32_t base,
+                                            uint8_t none, uint8_t idx[4], int16_t w2[2])
+{
+    int32_t first = 0, n = 0;
+    const float *w = NULL;
+    if (x < j->out_w)
+        aug_column_taps(j, i, x, &first, &n, &w);
+    for (uint32_t q = 0; q < 2; q++) {
+        int32_t t = (int32_t)(2 * p + q);
+        int used = t < n;
+        idx[2 * q] = used ? (uint8_t)(first + t - base) : none;
+        idx[2 * q + 1] = none;
+        w2[q] = used ? (int16_t)w[t] : 0;
+    }
+}
+
 /* One image's run of the integer pass: its tables and rows, in the caller's work memory. */
 typedef struct fixed_image {
     const aug_job *j;
