@@ -16,10 +16,11 @@ import weakref
 class Held:
     """A delivered batch (the C struct) and weak references to its image tensor and memory exporter."""
 
-    __slots__ = ("batch", "images", "exporter")
+    __slots__ = ("batch", "images", "exporter", "delivery")
 
-    def __init__(self, batch, images, exporter):
+    def __init__(self, batch, images, exporter, delivery):
         self.batch = batch
+        self.delivery = delivery  # its number among the reader's deliveries: the ring reuses buffers in order
         self.images = weakref.ref(images)
         self.exporter = weakref.ref(exporter)
 

@@ -3,6 +3,7 @@ import collections
 import ctypes
 import os
 import re
+import sys
 import weakref
 
 import torch
@@ -221,6 +222,7 @@ class Loader:
             raise _error(rc, self._reader, f"{self.path}: info")
         self._shape = self._sample_shape()
         self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
+        self._deliveries = 0  # this reader's: _next_batch gives buffers back in its ring's order
         # a reopen (resume, set_epoch) continues this very file, whatever other readers hold meanwhile
         written = lib().h5pack_timeline_path(self._reader)
         if written:
@@ -351,7 +353,11 @@ class Loader:
     def _next_batch(self):
         self._give_back_unpinned()
         self._give_back_unused()
-        while self._held and len(self._held) + len(self._pinned) >= self._keep:
+        # The reader refills its buffers in delivery order: the next delivery takes the buffer of the one
+        # `prefetch` deliveries earlier, which must go back however few batches are held (e.g. the first
+        # batch kept for a look at the end: it moves onto its own copy then).
+        reused = self._deliveries - int(self._cfg.prefetch)
+        while self._held and (len(self._held) + len(self._pinned) >= self._keep or self._held[0].delivery <= reused):
             self._give_back(self._held.popleft())
         self._check_room()
         b = _lib.Batch()
@@ -360,6 +366,7 @@ class Loader:
             return None
         if rc < 0:
             raise _error(rc, self._reader, f"{self.path}: next batch")
+        self._deliveries += 1
         if b.epoch != self._epochs_done:
             self._release(b)
             raise H5packError(_lib.EINTERNAL, f"{self.path}: batch of epoch {b.epoch} where epoch {self._epochs_done} "
@@ -372,7 +379,7 @@ class Loader:
             finally:
                 del exporter
                 self._release(b)
-        self._held.append(_hold.Held(b, out[0], exporter))
+        self._held.append(_hold.Held(b, out[0], exporter, self._deliveries - 1))
         return out
 
     def _give_back_unused(self):
@@ -397,7 +404,8 @@ class Loader:
     def _check_room(self):
         """The reader fills a buffer only when the consumer holds at most prefetch - 1 of them."""
         prefetch = int(self._cfg.prefetch)
-        if self._pinned and len(self._held) + len(self._pinned) + 1 > prefetch - 1:
+        if self._pinned and (len(self._held) + len(self._pinned) + 1 > prefetch - 1 or
+                             min(h.delivery for h in self._pinned) <= self._deliveries - prefetch):
             raise RuntimeError(
                 f"{self.path}: {len(self._pinned)} earlier batches are still read through views of their "
                 f"images (e.g. images[0] or images.view(...) kept in a list), which the loader cannot move "
@@ -578,7 +586,9 @@ class Loader:
         self.close()
 
     def __del__(self):
-        if getattr(self, "_reader", None) is not None and _LIB is not None:
+        # At interpreter exit torch may already be half torn down (moving a held batch onto its own copy
+        # then crashed): the process is ending, its memory goes with it.
+        if getattr(self, "_reader", None) is not None and _LIB is not None and not sys.is_finalizing():
             self.close()
 
     def __repr__(self):

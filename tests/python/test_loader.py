@@ -182,6 +182,21 @@ class KeptBatches(unittest.TestCase):
         self.assertEqual(len({x.data_ptr() for x, _, _ in listed}), len(listed), "list(loader): shared buffers")
         self.check_same(listed, want)
 
+    def test_keep_only_an_early_batch(self):
+        """The first batch kept for a look at the end, the others let go: the reader wants its buffer back
+        when its turn in the ring comes, however few batches are held; it moves onto its own copy."""
+        for prefetch in (4, 8):
+            with loader(order="random", seed=4, with_indices=True, copy=True, batch_size=4) as ld:
+                want = [tuple(t.clone() for t in batch) for batch in ld]
+            with loader(order="random", seed=4, with_indices=True, batch_size=4, prefetch=prefetch) as ld:
+                first, third, n = None, None, 0
+                for n, batch in enumerate(ld, 1):
+                    first = batch if first is None else first
+                    third = batch if n == 3 else third
+                self.assertEqual(n, len(want), f"prefetch={prefetch}: the whole epoch")
+                self.check_same([first, third], [want[0], want[2]])
+                self.assertEqual(ld._copies, 2)
+
     def test_use_after_with_block(self):
         want = self.reference()[0]
         with loader(order="random", seed=4, with_indices=True) as ld:
@@ -283,6 +298,16 @@ class ZeroCopyMore(unittest.TestCase):
             for x, y in ld:
                 del x, y
             self.assertEqual(ld._copies, 0)
+
+    def test_exit_with_batches_held(self):
+        """A script that ends with a loader never closed, its iterator alive, batches, a view and a
+        second name still referenced exits cleanly (torch is half torn down by then: nothing is copied)."""
+        script = ("import sys, h5pack\n"
+                  "L = h5pack.Loader(sys.argv[1], batch_size=8, device='cpu', threads=2)\n"
+                  "it = iter(L)\nx, y = next(it)\nx2, y2 = next(it)\nv = x2[0]\ng = x\n")
+        import subprocess
+        p = subprocess.run([sys.executable, "-c", script, F["nchw"]], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, f"exit status {p.returncode}: {p.stderr[-2000:]}")
 
     def test_tensor_keeps_reader_alive(self):
         ld = loader(order="sequential")
