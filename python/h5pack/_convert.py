@@ -121,12 +121,14 @@ def parse_device(device):
 
 
 def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
-    """norm: "imagenet" (default), "file", "none", or (mean, std) sequences in [0,1] units."""
+    """norm: "imagenet" (default), "file", "none", or (mean, std) sequences in [0,1] units: one value each
+    (for every channel, as torchvision's Normalize broadcasts it) or one per channel. Returns how many
+    values the sequences had (None for a name): the caller checks them against the file's channels."""
     if norm is None:
         norm = "imagenet"
     if isinstance(norm, str):
         cfg.norm = enum_value(_lib.NORMS, norm, "norm")
-        return
+        return None
     try:
         mean, std = norm
         mean, std = [float(x) for x in mean], [float(x) for x in std]
@@ -138,9 +140,12 @@ def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
         in_01 = ([round(m / 255, 4) for m in mean], [round(s / 255, 4) for s in std])
         raise ValueError(f"norm=(mean, std) is in [0, 1] units (pixels / 255), as torchvision's Normalize after "
                          f"ToTensor; {norm!r} looks like 0-255 units: use {in_01!r}")
-    cfg.norm = _lib.NORMS["custom"]
+    cfg.norm, given = _lib.NORMS["custom"], len(mean)
+    if given == 1:
+        mean, std = mean * _lib.MAX_CHANNELS, std * _lib.MAX_CHANNELS
     for i in range(len(mean)):
         cfg.mean[i], cfg.std[i] = mean[i], std[i]
+    return given
 
 
 def _size_pair(value, what):

@@ -199,7 +199,13 @@ class Loader:
         cfg.timeline_interval_s = float(timeline_interval or 0)
         self._cfg, self._ranks_checked, self._live_iter = cfg, False, None
         self._restored = False  # load_state_dict put the stream mid-epoch on purpose: the next for continues
+        self._next_size = None  # set_output_size's (size, first epoch) for a reopen to carry on
         self._open_at(0, 0, 0)
+        channels, given = int(self._info.channels), self._norm_values
+        if given not in (None, 1, channels):
+            self.close()
+            raise ValueError(f"norm=(mean, std) has {given} values each, but {self.path} has {channels} "
+                             f"channels: give {channels}, or one for every channel")
 
     def _open_at(self, epoch, batch, echo):
         """(Re)opens the reader so that its first delivery is echo ECHO of batch BATCH of epoch EPOCH; if
@@ -210,6 +216,7 @@ class Loader:
             self._stats_before = self.stats()  # counted on: stats() covers every reader of this loader
         self.close()  # first: two readers at once would hold two caches
         self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, batch, echo
+        self._carry_output_size(epoch)
         try:
             self._reader = _open(self.path, self._cfg)
         except H5packError:
@@ -268,7 +275,7 @@ class Loader:
         cfg.threads, cfg.prefetch = n(threads or 0, "threads", 0, i32), n(prefetch, "prefetch", 2, i32)
         cfg.dtype = _convert.enum_value(_lib.DTYPES, dtype, "dtype")
         cfg.output_layout = _convert.enum_value(_lib.LAYOUTS, layout, "layout")
-        _convert.set_norm(cfg, norm)
+        self._norm_values = _convert.set_norm(cfg, norm)
         cfg.random_flip, cfg.random_crop_padding = int(bool(flip)), n(crop_padding, "crop_padding", 0, i32)
         cfg.device_memory_limit = _convert.parse_size(memlimit)
         self._set_device(cfg, device)
@@ -482,12 +489,26 @@ class Loader:
 
     def set_output_size(self, size):
         """With a resizing crop: deliver SIZE (int or (h, w)) from the next epoch on (the epoch after the
-        last batch yielded), at most max_output_size. Progressive resizing without reopening."""
+        last batch yielded), at most max_output_size. Progressive resizing without reopening; a reopen
+        into that epoch or a later one (the next ``for`` after a ``break``, ``set_epoch``) keeps it."""
         self._check_open()
         h, w = _convert._size_pair(size, "size")
         rc = lib().h5pack_set_output_size(self._reader, h, w)
         if rc < 0:
             raise _error(rc, self._reader, f"{self.path}: set_output_size({size!r})")
+        # the library's rule: from the epoch after the last delivered batch's (the current one when the
+        # loader stands at an epoch's start)
+        self._next_size = ((h, w), self._epochs_done + (1 if self._pos else 0))
+
+    def _carry_output_size(self, epoch):
+        """A reopen at EPOCH opens with the size set_output_size chose for it; one that goes back before
+        that epoch (load_state_dict) leaves the size to the caller, as documented."""
+        if self._next_size is None:
+            return
+        (h, w), first = self._next_size
+        if epoch >= first:
+            self._cfg.output_height, self._cfg.output_width = h, w
+        self._next_size = None
 
     @property
     def epoch(self):

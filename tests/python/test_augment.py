@@ -146,6 +146,20 @@ class Draws(unittest.TestCase):
                 ld.set_output_size(65)
             self.assertIn("maximum output size", str(cm.exception))
 
+    def test_set_output_size_survives_a_reopen(self):
+        """A break (or a peek) makes the next for reopen the reader at the next epoch, as does set_epoch:
+        the size asked for that epoch comes along."""
+        with loader(crop="random_resized", output_size=32, max_output_size=(64, 80)) as ld:
+            for size in ((48, 80), (16, 24), (40, 40)):
+                ld.set_output_size(size)
+                for k, (images, _, _) in enumerate(ld):
+                    self.assertEqual(tuple(images.shape[2:]), size, f"batch {k} after set_output_size({size})")
+                    if k == 1:
+                        break  # mid-epoch: the next for reopens
+            ld.set_output_size(24)
+            ld.set_epoch(7)
+            self.assertEqual(tuple(next(iter(ld))[0].shape[2:]), (24, 24), "set_epoch's reopen")
+
 
 class SampleEcho(unittest.TestCase):
     def test_counts_and_spread(self):

@@ -136,6 +136,15 @@ class Values(unittest.TestCase):
         mean, std = np.array([0.5, 0.25, 0.1], np.float32), np.array([0.5, 0.2, 0.3], np.float32)
         self.compare("nchw", files.normalised(files.pixels(), mean, std), norm=(mean.tolist(), std.tolist()))
 
+    def test_norm_of_one_value_is_every_channels(self):
+        """norm=((m,), (s,)) normalises every channel as torchvision's Normalize does; a count that is
+        neither 1 nor the file's channels is refused."""
+        mean, std = np.full(3, 0.5, np.float32), np.full(3, 0.25, np.float32)
+        self.compare("nchw", files.normalised(files.pixels(), mean, std), norm=((0.5,), (0.25,)))
+        with self.assertRaises(ValueError) as cm:
+            loader(norm=((0.5, 0.4), (0.2, 0.2)))
+        self.assertIn("3 channels", str(cm.exception))
+
     def test_uint8_raw(self):
         with loader(dtype="uint8", order="sequential") as ld:
             images = torch.cat([x.clone() for x, _ in ld])

@@ -7,7 +7,8 @@ A folder of RGB PNGs of several sizes (one smaller than a patch) is packed with 
   edge), `where` lists exactly the windows of the documented rule in image-then-row order, labels and indices
   are the image's, for patches smaller than, equal to and larger than a tile, with 1 and 2 threads;
 - the cache: a default cache reads every tile once (read amplification 1.0); a cache of one band of tiles
-  stays <= 1.05; tiny caches miss exactly as often as a plain simulation of the documented plan;
+  stays <= 1.05; tiny caches miss exactly as often as a plain simulation of the documented plan; the mapped
+  file's resident pages follow the cache, not the image;
 - ranks split the windows into disjoint contiguous shares that together are the whole pass;
 - random patches: inside their image, the same for the same seed, new each epoch, images drawn by area;
   state_dict / load_state_dict mid-epoch and set_epoch continue the uninterrupted run's patches; the
@@ -158,6 +159,32 @@ def check_cache(path):
         want = belady_misses(path, size, overlap, 3, slots, tile)
         check(stats["chunk_misses"] == want, f"cache of {slots} tiles: {stats['chunk_misses']} misses, the plan's "
               f"simulation says {want}")
+
+
+def rss_file_kb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("RssFile:"))
+
+
+def check_resident():
+    """A pass over an image 5x larger than its cache: the mapped tiles it no longer holds leave the page
+    tables (resident memory follows the cache, not the file)."""
+    os.makedirs(f"{WORK}/big/a")
+    Image.fromarray(RNG.integers(0, 256, (2048, 2048, 3), dtype=np.uint8)).save(f"{WORK}/big/a/big.png")
+    path = f"{WORK}/big.h5"
+    p = subprocess.run([H5PACK, "--tiles", "--tile", "128", "-q", f"{WORK}/big", path], capture_output=True, text=True)
+    check(p.returncode == 0, f"h5pack --tiles (2048^2): exit {p.returncode} {p.stderr}", fatal=True)
+    band = tiles_per_band(path, 256, 128) * 128 * 128 * 3
+    run_pass(path, 256, batch_size=4, cache=band)  # warm-up: the code the pass runs is resident from here on
+    loader = h5pack.Patches(path, size=256, device="cpu", dtype="uint8", layout="nhwc", batch_size=4, cache=band)
+    before, most, n = rss_file_kb(), 0, 0
+    for x, _w in loader:
+        n += len(x)
+        most = max(most, rss_file_kb() - before)
+    loader.close()
+    image_kb = 2048 * 2048 * 3 // 1024
+    check(n == 64 and most * 1024 <= band + (3 << 20), f"resident file pages during a pass: at most {most} KiB more "
+          f"(the cache: {band >> 10} KiB; the image: {image_kb} KiB)")
 
 
 def check_ranks(path):
@@ -380,6 +407,7 @@ def main():
     check_sliding(sums, "gzip + checksum", 300, 100, 5, 2)
     check_labels(plain)
     check_cache(plain)
+    check_resident()
     check_ranks(plain)
     check_random(gz)
     check_resume(plain)
