@@ -161,7 +161,8 @@ typedef enum h5pack_layout {
 } h5pack_layout;
 
 typedef enum h5pack_norm {
-    H5PACK_NORM_IMAGENET = 0, /* mean (0.485,0.456,0.406), std (0.229,0.224,0.225); gray: their means */
+    H5PACK_NORM_IMAGENET = 0, /* mean (0.485,0.456,0.406), std (0.229,0.224,0.225); gray: their means;
+                                 2 or 4 channels: channel c takes channel c % 3's (alpha gets red's) */
     H5PACK_NORM_FILE = 1,     /* the file's stored per-channel mean/std attributes */
     H5PACK_NORM_CUSTOM = 2,   /* config.mean / config.std */
     H5PACK_NORM_NONE = 3      /* x / 255 only */

@@ -181,6 +181,10 @@ def set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio
         raise ValueError("output_size / max_output_size need crop='random_resized' or crop='center'")
     cfg.output_height, cfg.output_width = _size_pair(output_size, "output_size")
     cfg.max_output_height, cfg.max_output_width = _size_pair(max_output_size, "max_output_size")
+    if max_output_size is not None and output_size is not None and (
+            cfg.max_output_height < cfg.output_height or cfg.max_output_width < cfg.output_width):
+        raise ValueError(f"max_output_size={max_output_size!r} is smaller than output_size={output_size!r}: "
+                         f"it is the largest size set_output_size() may choose later, at least output_size")
     cfg.scale_min, cfg.scale_max = _range_pair(scale, "scale")
     cfg.ratio_min, cfg.ratio_max = _range_pair(ratio, "ratio")
     if not 0 < float(center_ratio) <= 1:
