@@ -150,8 +150,9 @@ typedef enum h5pack_dtype {
     H5PACK_DTYPE_FLOAT32 = 0,
     H5PACK_DTYPE_FLOAT16 = 1,
     H5PACK_DTYPE_BFLOAT16 = 2,
-    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation, flip and padding
-                              ignored); with a resizing crop: the cropped, resized, flipped pixels, rounded */
+    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation ignored; random_flip
+                              and random_crop_padding refused at open); with a resizing crop: the
+                              cropped, resized, flipped pixels, rounded */
 } h5pack_dtype;
 
 typedef enum h5pack_layout {

@@ -3,7 +3,8 @@ import ctypes
 import os
 
 from . import _lib
-from .loader import H5packError, _default_config, _error, _info_dict, _open, lib
+from ._structs import _info_dict
+from .loader import H5packError, _default_config, _error, _open, lib
 
 
 def _open_probe(path, cfg):

@@ -9,6 +9,7 @@ import weakref
 import torch
 
 from . import _convert, _habits, _hold, _labels, _lib, _resume, _tensors
+from ._structs import _info_dict, _struct_dict
 
 _LIB = None
 
@@ -70,32 +71,6 @@ def _default_config():
     if rc < 0:
         raise _error(rc, None, "h5pack_config_init")
     return cfg
-
-
-def _struct_dict(s):
-    out = {}
-    for name, _ in s._fields_:
-        if name == "struct_size":
-            continue
-        v = getattr(s, name)
-        if isinstance(v, bytes):
-            v = v.decode(errors="replace")
-        elif isinstance(v, ctypes.Array):
-            v = list(v)
-        out[name] = v
-    return out
-
-
-def _info_dict(info):
-    d = _struct_dict(info)
-    names = {v: k for k, v in _lib.LAYOUTS.items()}
-    d["input_layout"], d["output_layout"] = names[info.input_layout], names[info.output_layout]
-    d["dtype"] = {v: k for k, v in _lib.DTYPES.items()}[info.dtype]
-    d["device"] = {v: k for k, v in _lib.DEVICES.items()}[info.device]
-    d["crop"] = {v: k for k, v in _lib.CROPS.items()}[info.crop]
-    d["echo_mode"] = {v: k for k, v in _lib.ECHO_MODES.items()}[info.echo_mode]
-    d["mean"], d["std"] = d["mean"][:info.channels], d["std"][:info.channels]
-    return d
 
 
 def version():

@@ -22,6 +22,11 @@ int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_l
         bad = "images_dataset must name a dataset";
     else if (cfg->rank >= cfg->world)
         bad = "rank must be < world";
+    else if (cfg->dtype == H5PACK_DTYPE_UINT8 && cfg->crop == H5PACK_CROP_NONE &&
+             (cfg->random_flip || cfg->random_crop_padding))
+        /* refused rather than ignored: training on unflipped images by mistake is silent */
+        bad = "dtype uint8 without a crop delivers the stored pixels as they are: random_flip and "
+              "random_crop_padding need a float dtype or a crop";
     if (!bad)
         return 0;
     snprintf(err, err_len, "invalid configuration: %s", bad);

@@ -407,7 +407,9 @@ class Errors(unittest.TestCase):
                    {"batch_size": -1}, {"rank": -1}, {"window": -3}, {"crop_padding": -1}, {"echo": True},
                    {"prefetch": 1}, {"images": None},
                    # refused by the library (H5PACK_EINVAL): a ValueError too, naming the field
-                   {"batch_size": 0}, {"world": 2, "rank": 2}, {"threads": 10**6}, {"cache": 0}):
+                   {"batch_size": 0}, {"world": 2, "rank": 2}, {"threads": 10**6}, {"cache": 0},
+                   # uint8 without a crop is the stored pixels: a flip or padding would be ignored
+                   {"dtype": "uint8", "flip": True}, {"dtype": "uint8", "crop_padding": 2}):
             with self.assertRaises(ValueError, msg=str(kw)) as cm:
                 loader(**kw)
             name = next(iter(kw)) if "rank" not in kw else "rank"
