@@ -34,6 +34,11 @@ def settings(cfg, info):
         "crop_padding": int(cfg.random_crop_padding),
         "window": int(info.window) if cfg.order == _lib.ORDERS["chunk"] else "-",
     }
+    if cfg.patch_size:  # patches of images in tiles: what decides the windows or the draws
+        s["patch"] = int(cfg.patch_size)
+        s["patch_mode"] = names(_lib.PATCH_MODES, cfg.patch_mode)
+        s["overlap"] = int(cfg.patch_overlap) if cfg.patch_mode == _lib.PATCH_MODES["sliding"] else "-"
+        s["patches_per_epoch"] = int(cfg.patches_per_epoch) if cfg.patch_mode == _lib.PATCH_MODES["random"] else "-"
     if cfg.crop == _lib.CROPS["random_resized"]:
         s["scale"] = f"({cfg.scale_min!r}, {cfg.scale_max!r})"
         s["ratio"] = f"({cfg.ratio_min!r}, {cfg.ratio_max!r})"

@@ -333,6 +333,7 @@ class Loader:
                 return
 
     def _next_batch(self):
+        self._check_open()  # closed inside the loop, or next() on an iterator of a closed loader
         self._give_back_unpinned()
         self._give_back_unused()
         # The reader refills its buffers in delivery order: the next delivery takes the buffer of the one

@@ -74,13 +74,18 @@ class Stitcher:
     ``result`` takes them), on the outputs' device. ``add`` returns the images it completed: those whose
     every window was added. An image left before all its windows came (a rank's share that starts inside
     it) is dropped; after the pass, ``incomplete`` lists those and the one still waiting for windows (a
-    share or a pass that ends inside it). One Stitcher per pass."""
+    share or a pass that ends inside it). One Stitcher per pass: a window added twice, a ``where`` row that
+    is no window of its image's pass, or a ``where`` of another length than the outputs is refused
+    (ValueError) before anything of that call is added."""
 
     def __init__(self, patches, channels):
         self._p, self._channels = patches, int(channels)
+        if self._channels < 1:
+            raise ValueError(f"channels={channels!r}: the outputs' channel count, at least 1")
         self._S = patches.patch_size
         self._current = None  # (image, sum (C,H,W) float64, count (H,W) float64, windows left)
         self._done = {}
+        self._completed = set()  # every image completed so far (one Stitcher per pass)
         self._dropped = []
 
     @property
@@ -92,11 +97,12 @@ class Stitcher:
         h, w = self._p.image_shape(i)
         total = torch.zeros((self._channels, h, w), dtype=torch.float64, device=device)
         count = torch.zeros((h, w), dtype=torch.float64, device=device)
-        self._current = [i, total, count, self._p.windows(i)]
+        self._current = [i, total, count, self._p.windows(i), set()]  # the last: its windows added
 
     def _finish(self):
-        i, total, count, _left = self._current
+        i, total, count = self._current[:3]
         self._done[i] = (total / count.clamp(min=1)).to(torch.float32)
+        self._completed.add(i)
         self._current = None
         return i
 
@@ -104,8 +110,13 @@ class Stitcher:
         if outputs.dim() != 4 or outputs.shape[1] != self._channels or outputs.shape[2:] != (self._S, self._S):
             raise ValueError(f"outputs of shape {tuple(outputs.shape)}: expected (B, {self._channels}, "
                              f"{self._S}, {self._S})")
+        rows = where.tolist() if where.dim() == 2 and where.shape[1] == 3 else None
+        if rows is None or len(rows) != outputs.shape[0]:
+            raise ValueError(f"where of shape {tuple(where.shape)}: expected ({outputs.shape[0]}, 3), one (image, y, x) "
+                             f"per output")
+        self._check_windows(rows)
         completed = []
-        for q, (i, y, x) in enumerate(where.tolist()):
+        for q, (i, y, x) in enumerate(rows):
             if self._current is not None and self._current[0] != i:  # left with windows missing
                 self._dropped.append(self._current[0])
                 self._current = None
@@ -116,9 +127,30 @@ class Stitcher:
             total[:, y:y + h, x:x + w] += outputs[q, :, :h, :w].to(torch.float64)
             count[y:y + h, x:x + w] += 1
             self._current[3] -= 1
+            self._current[4].add((y, x))
             if self._current[3] == 0:
                 completed.append(self._finish())
         return completed
+
+    def _check_windows(self, rows):
+        """Refuses, before anything is added, a row that is not a window of its image's pass or a window
+        added twice (either would leave a map silently wrong)."""
+        image = self._current[0] if self._current is not None else None
+        seen = set(self._current[4]) if self._current is not None else set()
+        stride = self._S - self._p.overlap
+        for i, y, x in rows:
+            if not 0 <= i < self._p.image_count:
+                raise ValueError(f"where names image {i}: the file has {self._p.image_count}")
+            if i != image:
+                image, seen = i, set()
+            h, w = self._p.image_shape(i)
+            if y not in _windows_along(h, self._S, stride) or x not in _windows_along(w, self._S, stride):
+                raise ValueError(f"({i}, {y}, {x}) is not a window of image {i} ({h} x {w}, size {self._S}, "
+                                 f"overlap {self._p.overlap})")
+            if (y, x) in seen or i in self._completed:
+                raise ValueError(f"window ({i}, {y}, {x}) added twice" +
+                                 (f" (image {i} was completed already)" if i in self._completed else ""))
+            seen.add((y, x))
 
     def result(self, i):
         """Image I's (C, H, W) map (once all its windows were added), handed over: the Stitcher forgets it."""

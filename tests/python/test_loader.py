@@ -215,6 +215,13 @@ class KeptBatches(unittest.TestCase):
         with self.assertRaises(h5pack.H5packError) as cm:  # a closed loader says so
             next(iter(ld))
         self.assertIn("closed", str(cm.exception))
+        ld = loader(order="random", seed=4)
+        it = iter(ld)
+        next(it)
+        ld.close()
+        with self.assertRaises(h5pack.H5packError) as cm:  # and so does an iterator that outlived it
+            next(it)
+        self.assertIn("closed", str(cm.exception))
 
     def test_views_stay_right_or_raise(self):
         want = self.reference()

@@ -288,6 +288,10 @@ def check_resume(path):
     c.set_epoch(2)
     check([w for _x, _y in c for w in [c.last_where.tolist()]] == full[2], "set_epoch(2): epoch 2 as uninterrupted")
     c.close()
+    other = h5pack.Loader(path, patch=90, batch_size=8, device="cpu", dtype="uint8", patches_per_epoch=50, seed=3)
+    expect_error("resume with another patches_per_epoch", lambda: other.load_state_dict(state),
+                 "patches_per_epoch: saved 40, now 50")
+    other.close()
 
 
 def check_flip_norm(path):
@@ -332,6 +336,28 @@ def check_stitcher(path):
         except ValueError:
             pass
         p.close()
+    check_stitcher_refusals(path)
+
+
+def check_stitcher_refusals(path):
+    """What would leave a map silently wrong is refused before anything is added: a window added twice,
+    a where that does not match the outputs, a row that is no window of its image."""
+    p = h5pack.Patches(path, size=160, overlap=48, batch_size=2, device="cpu")
+    x, where = next(iter(p))
+    st = h5pack.Stitcher(p, channels=3)
+    st.add(x, where)
+    expect_error("the same batch added twice", lambda: st.add(x, where), "added twice")
+    expect_error("a where shorter than the outputs", lambda: h5pack.Stitcher(p, channels=3).add(x, where[:1]),
+                 "one (image, y, x) per output")
+    outside = torch.tensor([[0, 5000, 0]], dtype=torch.int64)
+    expect_error("a row outside the image", lambda: h5pack.Stitcher(p, channels=3).add(x[:1], outside),
+                 "not a window")
+    off_grid = torch.tensor([[0, 1, 0]], dtype=torch.int64)
+    expect_error("a row between windows", lambda: h5pack.Stitcher(p, channels=3).add(x[:1], off_grid), "not a window")
+    expect_error("an image the file lacks", lambda: h5pack.Stitcher(p, channels=3).add(
+        x[:1], torch.tensor([[99, 0, 0]], dtype=torch.int64)), "the file has")
+    expect_error("channels=0", lambda: h5pack.Stitcher(p, channels=0), "channels")
+    p.close()
 
 
 def expect_error(what, fn, *words):
