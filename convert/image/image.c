@@ -108,7 +108,7 @@ image_status image_check_pixels(const char *fmt_name, uint64_t width, uint64_t h
     return IMAGE_OK;
 }
 
-static image_status decode_unknown(const uint8_t *data, size_t len, char *why, size_t why_len)
+image_status image_unknown_why(const uint8_t *data, size_t len, char *why, size_t why_len)
 {
     const char *other = image_sniff_other(data, len);
     if (len == 0) {
@@ -139,7 +139,7 @@ image_status image_decode(const uint8_t *data, size_t len, const decode_opts *op
     switch (image_sniff(data, len)) {
     case IMAGE_FORMAT_JPEG: return image_decode_jpeg(data, len, opts, out, why, why_len);
     case IMAGE_FORMAT_PNG: return image_decode_png(data, len, opts, out, why, why_len);
-    default: return decode_unknown(data, len, why, why_len);
+    default: return image_unknown_why(data, len, why, why_len);
     }
 }
 

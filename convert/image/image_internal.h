@@ -21,6 +21,11 @@ image_status image_read_fd(int fd, size_t size, uint8_t **buf_out, size_t *len_o
 /* Name of a non-JPEG/PNG format recognised from its magic bytes ("GIF", "BMP", "WebP", ...), or NULL. */
 const char *image_sniff_other(const uint8_t *data, size_t len);
 
+/* Why a file whose first LEN bytes are DATA is no JPEG/PNG (empty, another format by name, else its first
+ * bytes): IMAGE_CORRUPT for an empty file, else IMAGE_UNSUPPORTED. The whole-image and band decoders both
+ * say it so. */
+image_status image_unknown_why(const uint8_t *data, size_t len, char *why, size_t why_len);
+
 /* The decoders behind image_decode (DATA already sniffed as their format; OUT zeroed on failure). */
 image_status image_decode_jpeg(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
                                size_t why_len);

@@ -32,13 +32,7 @@ image_status band_open(const char *path, const decode_opts *opts, band_reader **
     switch (image_sniff(magic, n)) {
     case IMAGE_FORMAT_JPEG: st = band_open_jpeg(b->f, opts, &b->state, &b->ops, h, w, why, why_len); break;
     case IMAGE_FORMAT_PNG: st = band_open_png(b->f, opts, &b->state, &b->ops, h, w, why, why_len); break;
-    default: {
-        const char *other = image_sniff_other(magic, n);
-        if (other)
-            image_why(why, why_len, "%s, not JPEG/PNG", other);
-        else
-            image_why(why, why_len, "not JPEG/PNG content");
-    }
+    default: st = image_unknown_why(magic, n, why, why_len);
     }
     if (st != IMAGE_OK) {
         fclose(b->f);

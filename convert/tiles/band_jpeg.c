@@ -73,8 +73,8 @@ static image_status jpeg_read_band(void *state, uint8_t *dst, uint32_t rows, cha
         uint8_t *out = dst + (size_t)r * w * j->channels;
         JSAMPROW line = j->out_components == j->channels ? out : j->row;
         if (jpeg_read_scanlines(&j->cinfo, &line, 1) != 1) {
-            image_why(why, why_len, "JPEG data ends at row %u of %u", j->cinfo.output_scanline,
-                      j->cinfo.output_height);
+            image_why(why, why_len, "truncated JPEG: the image data ends before the image is complete (row %u of %u)",
+                      j->cinfo.output_scanline, j->cinfo.output_height);
             return IMAGE_CORRUPT;
         }
         if (line == j->row) { /* CMYK -> RGB or gray, as image_decode_jpeg */

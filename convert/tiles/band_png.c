@@ -14,6 +14,7 @@
 #define BAND_PNG_WHOLE_BYTES ((size_t)512 << 20)
 
 typedef struct png_band {
+    FILE *f;        /* at its end after a failure: the file is truncated */
     png_structp png;
     png_infop info;
     char msg[200];
@@ -39,7 +40,11 @@ static image_status png_read_band(void *state, uint8_t *dst, uint32_t rows, char
     png_band *b = state;
     size_t src_row = (size_t)b->width * b->src_channels, out_row = (size_t)b->width * b->channels;
     if (setjmp(png_jmpbuf(b->png))) {
-        image_why(why, why_len, "corrupt PNG data at row %u (%s)", b->next_row, b->msg);
+        if (feof(b->f)) /* as image_decode_png says it */
+            image_why(why, why_len, "truncated PNG: the data ends before the image is complete (row %u: %s)",
+                      b->next_row, b->msg);
+        else
+            image_why(why, why_len, "corrupt PNG data at row %u (%s)", b->next_row, b->msg);
         return IMAGE_CORRUPT;
     }
     for (uint32_t r = 0; r < rows; r++, b->next_row++) {
@@ -117,7 +122,7 @@ image_status band_open_png(FILE *f, const decode_opts *opts, void **state, const
     png_band *b = calloc(1, sizeof *b);
     if (!b)
         return IMAGE_NOMEM;
-    b->channels = opts->channels;
+    b->channels = opts->channels, b->f = f;
     b->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, b, on_png_error, on_png_warning);
     b->info = b->png ? png_create_info_struct(b->png) : NULL;
     if (!b->png || !b->info) {
@@ -125,7 +130,10 @@ image_status band_open_png(FILE *f, const decode_opts *opts, void **state, const
         return IMAGE_NOMEM;
     }
     if (setjmp(png_jmpbuf(b->png))) {
-        image_why(why, why_len, "corrupt PNG (%s)", b->msg);
+        if (feof(f))
+            image_why(why, why_len, "truncated PNG: the data ends before the image is complete (%s)", b->msg);
+        else
+            image_why(why, why_len, "corrupt PNG (%s)", b->msg);
         png_close_band(b);
         return IMAGE_CORRUPT;
     }

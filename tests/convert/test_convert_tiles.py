@@ -93,6 +93,12 @@ def check_tiled(path, src, tile, channels):
         check(sorted(names) == sorted(want), f"{path}: the images the whole-image converter kept")
         skipped = sorted(n.decode() for n in f["skipped/files"][:])
         check(skipped == ["a/cut.jpg", "b/cut.png"], f"{path}: skipped {skipped}")
+        reasons = dict(zip((n.decode() for n in f["skipped/files"][:]), (r.decode() for r in f["skipped/reasons"][:])))
+    with h5py.File(f"{path}.whole.h5", "r") as f:  # the same reason as the whole-image converter's (its detail aside)
+        whole = dict(zip((n.decode() for n in f["skipped/files"][:]), (r.decode() for r in f["skipped/reasons"][:])))
+    same = all(reasons[n].split(" (")[0] == whole[n].split(" (")[0] for n in skipped)
+    check(same, f"{path}: skip reasons as the whole-image converter's ({reasons} vs {whole})")
+    with h5py.File(path, "r") as f:
         shapes, total, sums, sq = f["image_shapes"][:], 0, np.zeros(channels), np.zeros(channels)
         for i, n in enumerate(names):
             d = f["tiles"][str(i)]
