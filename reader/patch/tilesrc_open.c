@@ -206,6 +206,42 @@ static int open_images(tile_source *s, char *err, size_t err_len)
     return rc;
 }
 
+/* Rows of the 1-D or 2-D dataset NAME, or -1 when it is absent or unreadable. */
+static int64_t dataset_rows(hid_t file, const char *name)
+{
+    hid_t d = h5pack_h5_path_exists(file, name) ? H5Dopen2(file, name, H5P_DEFAULT) : -1;
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hsize_t dims[2] = {0, 0};
+    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    int64_t rows = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(space, dims, NULL) == rank ? (int64_t)dims[0] : -1;
+    if (space >= 0)
+        H5Sclose(space);
+    if (d >= 0)
+        H5Dclose(d);
+    return rows;
+}
+
+/* image_shapes, the tiles group and filenames describe the same images: a file that disagrees (written by
+ * another tool, or edited) is refused rather than read as its first images only. */
+static int check_counts(tile_source *s, char *err, size_t err_len)
+{
+    H5G_info_t gi;
+    hid_t g = H5Gopen2(s->file, H5PACK_DS_TILES, H5P_DEFAULT);
+    int ok = g >= 0 && H5Gget_info(g, &gi) >= 0;
+    if (g >= 0)
+        H5Gclose(g);
+    if (ok && gi.nlinks != s->g.n_images)
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "%s lists %llu images but %s holds %llu",
+                                   H5PACK_DS_IMAGE_SHAPES, (unsigned long long)s->g.n_images, H5PACK_DS_TILES,
+                                   (unsigned long long)gi.nlinks);
+    int64_t names = dataset_rows(s->file, H5PACK_DS_FILENAMES);
+    if (names >= 0 && (uint64_t)names != s->g.n_images)
+        return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "%s lists %llu images but %s has %lld",
+                                   H5PACK_DS_IMAGE_SHAPES, (unsigned long long)s->g.n_images, H5PACK_DS_FILENAMES,
+                                   (long long)names);
+    return 0;
+}
+
 static int open_all(tile_source *s, const char *labels, char *err, size_t err_len)
 {
     int rc = open_file(s, err, err_len);
@@ -213,6 +249,8 @@ static int open_all(tile_source *s, const char *labels, char *err, size_t err_le
         rc = read_attributes(s, err, err_len);
     if (!rc)
         rc = read_shapes(s, err, err_len);
+    if (!rc)
+        rc = check_counts(s, err, err_len);
     if (!rc)
         rc = open_images(s, err, err_len);
     if (!rc)

@@ -379,6 +379,14 @@ def check_refusals(path):
     check(p.returncode == 0, f"h5pack --size 64x64: exit {p.returncode}", fatal=True)
     expect_error("patches of whole images", lambda: h5pack.Patches(whole, size=32, device="cpu"),
                  whole, "not a file of images in tiles")
+    fewer = f"{WORK}/fewer-shapes.h5"  # image_shapes of 2 rows for 4 images: refused, not read as 2 images
+    shutil.copy(path, fewer)
+    with h5py.File(fewer, "r+") as f:
+        shapes = f["image_shapes"][:2]
+        del f["image_shapes"]
+        f["image_shapes"] = shapes
+    expect_error("image_shapes shorter than tiles", lambda: h5pack.Patches(fewer, size=32, device="cpu"),
+                 "image_shapes lists 2 images but tiles holds 4")
 
 
 def corrupt_tile(src, name):
