@@ -265,7 +265,7 @@ static void print_plan(pack_ctx *c)
         pack_info(c->o, "%zu classes", c->scan.n_classes);
     if (c->o->tiles)
         pack_info(c->o, "every image whole at its own size, its own dataset tiles/<i> in tiles of %ux%u, decoded band "
-                  "by band (one image at a time)", c->o->tile, c->o->tile);
+                  "by band (%d image%s at once)", c->o->tile, c->o->tile, c->rep->threads, c->rep->threads == 1 ? "" : "s");
     else if (c->sizes.places)
         print_ragged_plan(c);
     else

@@ -31,8 +31,8 @@ void h5pack_tilesrc_scratch_free(tile_scratch *sc)
     free(sc);
 }
 
-static int read_implicit(tile_source *s, const tile_image *im, uint64_t k, uint8_t *dst, chunk_read_cost *cost,
-                         char *err, size_t err_len)
+static int read_implicit(tile_source *s, uint64_t i, const tile_image *im, uint64_t k, uint8_t *dst,
+                         chunk_read_cost *cost, char *err, size_t err_len)
 {
     size_t bytes = (size_t)im->ch * im->cw * s->g.channels, done = 0;
     off_t at = (off_t)(im->addr0 + (int64_t)(k * bytes));
@@ -43,8 +43,9 @@ static int read_implicit(tile_source *s, const tile_image *im, uint64_t k, uint8
             continue;
         if (n <= 0)
             return h5pack_tilesrc_fail(s, n < 0 ? H5PACK_EIO : H5PACK_ECORRUPT, err, err_len,
-                                       "tile %llu of image: %s at byte %lld", (unsigned long long)k,
-                                       n < 0 ? strerror(errno) : "the file ends", (long long)(at + (off_t)done));
+                                       "tile %llu of image %llu: %s at byte %lld", (unsigned long long)k,
+                                       (unsigned long long)i, n < 0 ? strerror(errno) : "the file ends",
+                                       (long long)(at + (off_t)done));
         done += (size_t)n;
     }
     cost->read_s += h5pack_clock_s() - t0;
@@ -154,7 +155,7 @@ int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratc
     uint64_t k = tile - im->first_tile;
     hsize_t off[3] = {(hsize_t)(k / im->nx) * s->g.tile, (hsize_t)(k % im->nx) * s->g.tile, 0};
     if (im->path == TILE_IMPLICIT)
-        return read_implicit(s, im, k, dst, cost, err, err_len);
+        return read_implicit(s, i, im, k, dst, cost, err, err_len);
     if (im->path == TILE_DEFLATE)
         return read_deflate(s, i, im, off, dst, sc, cost, err, err_len);
     return read_hdf5(s, i, im, off, dst, cost, err, err_len);
