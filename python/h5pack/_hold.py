@@ -10,7 +10,21 @@ alive). When the reader needs the buffer back (the next batch, close, a reopen):
     reader's memory, which cannot be moved: the buffer is not given back until that view is gone
     (pinned), and the loader raises when pinned buffers would leave the reader without one to fill.
 """
+import atexit
 import weakref
+
+LIVE = weakref.WeakSet()  # open loaders, closed at exit by close_live
+
+
+@atexit.register
+def close_live():
+    """At interpreter exit, before finalisation: every loader still open is closed as close() does (its
+    timeline's last partial interval written; held batches moved onto copies while torch is intact)."""
+    for loader in list(LIVE):
+        try:
+            loader.close()
+        except Exception:  # noqa: BLE001 - exiting anyway: one loader's failure must not stop the others
+            pass
 
 
 class Held:

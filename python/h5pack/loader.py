@@ -8,7 +8,7 @@ import weakref
 
 import torch
 
-from . import _convert, _habits, _hold, _labels, _lib, _resume, _tensors
+from . import _convert, _habits, _hold, _labels, _lib, _resume, _sizes, _tensors
 from ._structs import _info_dict, _struct_dict
 
 _LIB = None
@@ -174,8 +174,9 @@ class Loader:
         cfg.timeline_interval_s = float(timeline_interval or 0)
         self._cfg, self._ranks_checked, self._live_iter = cfg, False, None
         self._restored = False  # load_state_dict put the stream mid-epoch on purpose: the next for continues
-        self._next_size = None  # set_output_size's (size, first epoch) for a reopen to carry on
+        self._sizes = _sizes.OutputSizes((cfg.output_height, cfg.output_width))  # set_output_size's, for reopens
         self._open_at(0, 0, 0)
+        _hold.LIVE.add(self)
         channels, given = int(self._info.channels), self._norm_values
         if given not in (None, 1, channels):
             self.close()
@@ -191,7 +192,12 @@ class Loader:
             self._stats_before = self.stats()  # counted on: stats() covers every reader of this loader
         self.close()  # first: two readers at once would hold two caches
         self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, batch, echo
-        self._carry_output_size(epoch)
+        size = self._sizes.reopened_at(epoch)
+        if size is not None:  # the size in effect at EPOCH; the maximum stays the first open's
+            if not (self._cfg.max_output_height or self._cfg.max_output_width):
+                self._cfg.max_output_height, self._cfg.max_output_width = (self._info.max_output_height,
+                                                                            self._info.max_output_width)
+            self._cfg.output_height, self._cfg.output_width = size
         try:
             self._reader = _open(self.path, self._cfg)
         except H5packError:
@@ -334,6 +340,11 @@ class Loader:
 
     def _next_batch(self):
         self._check_open()  # closed inside the loop, or next() on an iterator of a closed loader
+        size = self._sizes.due(self._epochs_done) if self._pos == 0 else None
+        if size is not None:  # asked before the last reopen for this epoch: nothing of it is delivered yet
+            rc = lib().h5pack_set_output_size(self._reader, *size)
+            if rc < 0:
+                raise _error(rc, self._reader, f"{self.path}: set_output_size({size}) for epoch {self._epochs_done}")
         self._give_back_unpinned()
         self._give_back_unused()
         # The reader refills its buffers in delivery order: the next delivery takes the buffer of the one
@@ -474,17 +485,7 @@ class Loader:
             raise _error(rc, self._reader, f"{self.path}: set_output_size({size!r})")
         # the library's rule: from the epoch after the last delivered batch's (the current one when the
         # loader stands at an epoch's start)
-        self._next_size = ((h, w), self._epochs_done + (1 if self._pos else 0))
-
-    def _carry_output_size(self, epoch):
-        """A reopen at EPOCH opens with the size set_output_size chose for it; one that goes back before
-        that epoch (load_state_dict) leaves the size to the caller, as documented."""
-        if self._next_size is None:
-            return
-        (h, w), first = self._next_size
-        if epoch >= first:
-            self._cfg.output_height, self._cfg.output_width = h, w
-        self._next_size = None
+        self._sizes.asked(self._epochs_done + (1 if self._pos else 0), (h, w))
 
     @property
     def epoch(self):
@@ -583,8 +584,9 @@ class Loader:
         self.close()
 
     def __del__(self):
-        # At interpreter exit torch may already be half torn down (moving a held batch onto its own copy
-        # then crashed): the process is ending, its memory goes with it.
+        # Loaders still open at interpreter exit were closed by _hold.close_live (atexit: the timeline's last
+        # interval written, held batches copied while torch is whole). Later, in finalisation, torch may be
+        # half torn down (moving a held batch then crashed): the process is ending, its memory goes with it.
         if getattr(self, "_reader", None) is not None and _LIB is not None and not sys.is_finalizing():
             self.close()
 

@@ -5,6 +5,13 @@ import torch
 from .loader import Loader
 
 
+def _is_window(pos, length, size, stride):
+    """POS is one of _windows_along(length, size, stride), in constant time."""
+    if length <= size:
+        return pos == 0
+    return pos == length - size or (0 <= pos < length - size and pos % stride == 0)
+
+
 def _windows_along(length, size, stride):
     """Window positions along a side (the reader's rule, reader/patch/patch_windows.h): 0, s, 2s, ... and a
     last one shifted inward to length - size; one window at 0 when the side is not longer than size."""
@@ -110,6 +117,7 @@ class Stitcher:
         if outputs.dim() != 4 or outputs.shape[1] != self._channels or outputs.shape[2:] != (self._S, self._S):
             raise ValueError(f"outputs of shape {tuple(outputs.shape)}: expected (B, {self._channels}, "
                              f"{self._S}, {self._S})")
+        where = torch.as_tensor(where)  # a numpy array or a list of rows as well
         rows = where.tolist() if where.dim() == 2 and where.shape[1] == 3 else None
         if rows is None or len(rows) != outputs.shape[0]:
             raise ValueError(f"where of shape {tuple(where.shape)}: expected ({outputs.shape[0]}, 3), one (image, y, x) "
@@ -144,7 +152,7 @@ class Stitcher:
             if i != image:
                 image, seen = i, set()
             h, w = self._p.image_shape(i)
-            if y not in _windows_along(h, self._S, stride) or x not in _windows_along(w, self._S, stride):
+            if not (_is_window(y, h, self._S, stride) and _is_window(x, w, self._S, stride)):
                 raise ValueError(f"({i}, {y}, {x}) is not a window of image {i} ({h} x {w}, size {self._S}, "
                                  f"overlap {self._p.overlap})")
             if (y, x) in seen or i in self._completed:

@@ -160,6 +160,26 @@ class Draws(unittest.TestCase):
             ld.set_epoch(7)
             self.assertEqual(tuple(next(iter(ld))[0].shape[2:]), (24, 24), "set_epoch's reopen")
 
+    def test_reopens_keep_the_maximum_and_later_sizes(self):
+        """A smaller size carried into a reopen does not lower the maximum; a reopen back into an epoch
+        opens with that epoch's size and gives the reader a size asked for a later epoch when it starts."""
+        with loader(crop="random_resized", output_size=32) as ld:  # the maximum: 32, from output_size
+            ld.set_output_size(16)
+            for _k, _b in zip(range(2), ld):
+                pass  # a break: the next for reopens at epoch 1 with 16
+            self.assertEqual(tuple(next(iter(ld))[0].shape[2:]), (16, 16))
+            ld.set_output_size(32)  # back up: still allowed after the reopen
+        with loader(crop="random_resized", output_size=32, max_output_size=64) as ld:
+            sizes = [{tuple(x.shape[2:]) for x, _, _ in ld}]  # epoch 0: 32
+            ld.set_output_size(48)  # from epoch 1
+            for _k, _b in zip(range(2), ld):
+                pass
+            ld.set_output_size(16)  # from epoch 2 (epoch 1 is under way)
+            ld.set_epoch(1)  # back to epoch 1's start: 48 there, 16 from epoch 2
+            for _ in range(2):
+                sizes.append({tuple(x.shape[2:]) for x, _, _ in ld})
+            self.assertEqual(sizes, [{(32, 32)}, {(48, 48)}, {(16, 16)}])
+
 
 class SampleEcho(unittest.TestCase):
     def test_counts_and_spread(self):

@@ -324,6 +324,20 @@ class ZeroCopyMore(unittest.TestCase):
         import subprocess
         p = subprocess.run([sys.executable, "-c", script, F["nchw"]], capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, f"exit status {p.returncode}: {p.stderr[-2000:]}")
+        # a loader left open at exit is closed then: its timeline's last partial interval is written
+        with tempfile.TemporaryDirectory() as d:
+            csv = os.path.join(d, "run.csv")
+            script = ("import sys, h5pack\n"
+                      "L = h5pack.Loader(sys.argv[1], batch_size=8, device='cpu', timeline=sys.argv[2],"
+                      " timeline_interval=60)\n"
+                      "n = sum(len(x) for x, _ in L)\n")
+            p = subprocess.run([sys.executable, "-c", script, F["nchw"], csv], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            with open(csv) as f:
+                rows = f.read().splitlines()
+            samples = sum(int(r.split(",")[4]) for r in rows[1:])
+            self.assertEqual(samples, files.N, f"the timeline counts every sample: {rows}")
 
     def test_tensor_keeps_reader_alive(self):
         ld = loader(order="sequential")
