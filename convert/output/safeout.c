@@ -100,6 +100,15 @@ static void unregister_temp(const char *path)
         }
 }
 
+/* What a special file of mode M is ("character device", ...), or NULL for a file, folder or link: those
+ * are never replaced, --force or not (as root, `h5pack -f SRC /dev/null` would replace /dev/null). */
+static const char *special_kind(mode_t m)
+{
+    return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO"
+           : S_ISSOCK(m)                      ? "a socket"
+                                              : NULL;
+}
+
 int safeout_check_destination(const char *out, int force, char *err, size_t err_len)
 {
     struct stat st;
@@ -114,6 +123,11 @@ int safeout_check_destination(const char *out, int force, char *err, size_t err_
         st.st_mode = S_IFLNK; /* dangling: replaced, as any existing OUT, only with --force */
     if (S_ISDIR(st.st_mode)) {
         snprintf(err, err_len, "%s: is a folder; give the output file's name", out);
+        return -1;
+    }
+    if (special_kind(st.st_mode)) {
+        snprintf(err, err_len, "%s: is %s, never replaced (--force or not); give the output file's name", out,
+                 special_kind(st.st_mode));
         return -1;
     }
     if (!force) {
@@ -232,6 +246,14 @@ int safeout_commit(char *temp, const char *out, int force, char *err, size_t err
     if (chmod(temp, 0666 & ~current_umask()) != 0) {
         snprintf(err, err_len, "%s: cannot set the finished file's permissions: %s", temp, strerror(errno));
         return -1;
+    }
+    struct stat st;
+    if (force && stat(out, &st) == 0 && special_kind(st.st_mode)) { /* appeared during the conversion */
+        unregister_temp(temp);
+        unhide_kept(temp);
+        snprintf(err, err_len, "%s: became %s during the conversion, which is never replaced; the finished "
+                 "conversion is kept as %s", out, special_kind(st.st_mode), temp);
+        return -2;
     }
     int rc = force ? rename(temp, out) : rename_noreplace(temp, out);
     if (rc != 0 && !force && errno == EEXIST) { /* OUT appeared while converting: keep both, say where */

@@ -161,6 +161,23 @@ static void check_destinations(const char *dir)
     CHECK_OK(safeout_check_destination(path, 1, err, sizeof err));
     unlink(path);
     CHECK_OK(safeout_check_destination(path, 0, err, sizeof err));
+    /* a special file is never replaced, --force or not (root: h5pack -f SRC /dev/null), before the run
+     * or when it appears during it */
+    snprintf(path, sizeof path, "%s/fifo.h5", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK_EQ_INT(safeout_check_destination(path, 1, err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "is a FIFO, never replaced");
+    char temp[4096];
+    snprintf(path + strlen(path) - 3, 8, "2.h5");
+    CHECK_OK(safeout_create_temp(path, temp, sizeof temp, err, sizeof err));
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK_EQ_INT(safeout_commit(temp, path, 1, err, sizeof err), -2);
+    CHECK_STR_CONTAINS(err, "is never replaced");
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode) && stat(temp, &st) == 0 && S_ISREG(st.st_mode));
+    unlink(path), unlink(temp);
+    snprintf(path, sizeof path, "%s/fifo.h5", dir);
+    unlink(path);
 }
 
 int main(void)
