@@ -76,6 +76,7 @@ typedef struct match_ctx {
     const label_table *t;
     scan_result *scan;
     name_map paths, bases, keys;
+    name_map skipped; /* the files the scan skipped, by path: a row naming one is no bare name */
     size_t *row_of; /* per entry: its row, NO_INDEX until matched */
     char *err;
     size_t err_len;
@@ -84,9 +85,12 @@ typedef struct match_ctx {
 static int build_maps(match_ctx *c)
 {
     size_t n = c->scan->n_entries;
+    const skip_list *sk = &c->scan->skipped;
     if (map_init(&c->paths, n) != 0 || map_init(&c->bases, n) != 0 || map_init(&c->keys, c->t->n_rows) != 0 ||
-        !(c->row_of = malloc((n ? n : 1) * sizeof *c->row_of)))
+        map_init(&c->skipped, sk->count) != 0 || !(c->row_of = malloc((n ? n : 1) * sizeof *c->row_of)))
         return -1;
+    for (size_t i = 0; i < sk->count; i++)
+        map_add(&c->skipped, sk->names[i], i);
     for (size_t i = 0; i < n; i++) {
         c->row_of[i] = NO_INDEX;
         map_add(&c->paths, c->scan->entries[i].relpath, i);
@@ -95,13 +99,15 @@ static int build_maps(match_ctx *c)
     return 0;
 }
 
-/* The entry row R names (NO_INDEX: none), or -1 for an ambiguous bare name. */
+/* The entry row R names (NO_INDEX: none), or -1 for an ambiguous bare name. A key that is the path of a
+ * file the scan skipped (a top-level image beside class folders, say) names that file, not another
+ * image of the same bare name: no image then. */
 static int find_entry(match_ctx *c, size_t r, size_t *entry)
 {
     const char *key = c->t->keys[r];
     size_t s = map_slot(&c->paths, key);
     *entry = c->paths.first[s];
-    if (*entry != NO_INDEX || strchr(key, '/'))
+    if (*entry != NO_INDEX || strchr(key, '/') || c->skipped.names[map_slot(&c->skipped, key)])
         return 0;
     s = map_slot(&c->bases, key);
     *entry = c->bases.first[s];
@@ -185,7 +191,7 @@ int label_match(const label_table *t, scan_result *scan, label_orphans *orphans,
         snprintf(err, err_len, "out of memory matching %zu label rows", t->n_rows);
     else if (match_rows(&c, orphans) == 0)
         rc = drop_unmatched(&c) == 0 ? 0 : (snprintf(err, err_len, "out of memory"), -1);
-    map_free(&c.paths), map_free(&c.bases), map_free(&c.keys);
+    map_free(&c.paths), map_free(&c.bases), map_free(&c.keys), map_free(&c.skipped);
     free(c.row_of);
     if (rc != 0)
         label_orphans_free(orphans);

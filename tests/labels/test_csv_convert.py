@@ -90,6 +90,12 @@ def class_folders():
     rc, _ = run_h5pack(H5PACK, "--labels", "pathed.csv", "ambiguous", "pathed.h5")
     rows = read_back("pathed.h5")[0]
     check(rc == 0 and rows["cat/x.jpg"] == 1 and rows["dog/x.jpg"] == 2, "relative paths resolve the same names")
+    make_folder("toplevel", ["a.jpg", "cls/a.jpg", "cls/b.jpg"])  # a.jpg beside a class folder: skipped
+    write_text("toplevel.csv", "name,v\na.jpg,5\ncls/a.jpg,7\nb.jpg,9\n")
+    rc, err = run_h5pack(H5PACK, "--labels", "toplevel.csv", "toplevel", "toplevel.h5")
+    rows = read_back("toplevel.h5")[0] if rc == 0 else {}
+    check(rc == 0 and rows.get("cls/a.jpg") == 7 and rows.get("cls/b.jpg") == 9 and "1 CSV rows name no image" in err,
+          f"a row naming a skipped file's path is not taken as another image's bare name ({rc}, {rows}, {err[-300:]})")
 
 
 BAD = [
