@@ -14,14 +14,15 @@
 
 #define SKIPS_SHOWN_BY_DEFAULT 20
 
-static void print_skipped(const pack_report *r, int verbosity)
+/* WRITTEN: a file holds the skip list (the output, or the finished file kept aside). */
+static void print_skipped(const pack_report *r, int verbosity, int written)
 {
     size_t shown = verbosity >= 2 ? r->skipped.count : SKIPS_SHOWN_BY_DEFAULT;
     for (size_t i = 0; i < r->skipped.count && i < shown; i++)
         fprintf(stderr, "h5pack: skipped %s: %s\n", r->skipped.names[i], r->skipped.reasons[i]);
     if (r->skipped.count > shown)
-        fprintf(stderr, "h5pack: ... and %zu more skipped files (all are listed in skipped/files and "
-                        "skipped/reasons of the output; -v prints them)\n", r->skipped.count - shown);
+        fprintf(stderr, "h5pack: ... and %zu more skipped files (%s-v prints them)\n", r->skipped.count - shown,
+                written ? "all are listed in skipped/files and skipped/reasons of the output; " : "");
 }
 
 /* "3 unsupported format, 1 corrupt or truncated data" grouped by reason category, in order of first
@@ -126,13 +127,13 @@ int main(int argc, char **argv)
     pack_report rep;
     pack_status st = pack_run_ranks(&o, &world, &rep, err, sizeof err);
     if (world.rank == 0 && (o.verbosity >= 1 || st != PACK_OK))
-        print_skipped(&rep, o.verbosity);
+        print_skipped(&rep, o.verbosity, st == PACK_OK || rep.kept_aside);
     if (st == PACK_OK && o.verbosity >= 1)
         print_summary(&o, &rep);
     if (st != PACK_OK && err[0] && world.size > 1)
         fprintf(stderr, "h5pack: rank %d of %d: error: %s (nothing was written)\n", world.rank, world.size, err);
     else if (st != PACK_OK && err[0])
-        fprintf(stderr, "h5pack: error: %s%s\n", err, " (nothing was written)");
+        fprintf(stderr, "h5pack: error: %s%s\n", err, rep.kept_aside ? "" : " (nothing was written)");
     pack_report_free(&rep);
     mpi_world_end(&world);
     return (int)st;

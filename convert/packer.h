@@ -44,6 +44,7 @@ typedef struct pack_report {
     double mean[3], std[3];
     int threads;                  /* per rank */
     int ranks;                    /* processes of the MPI job (1: this one alone) */
+    int kept_aside;               /* failed only because OUT appeared: the finished file kept under its temp name */
     int copied;                   /* skips made the exact-size copy necessary */
     double seconds;
 } pack_report;

@@ -191,5 +191,6 @@ int pack_finish_file(pack_ctx *c, char *err, size_t len)
         rc = safeout_commit(c->temp[which], c->o->out_path, c->o->force, err, len);
     if (rc == 0 || rc == -2) /* -2: an OUT appeared meanwhile; the finished file stays under its temp name */
         c->have_temp[which] = 0;
+    c->rep->kept_aside = rc == -2;
     return rc == 0 ? 0 : -1;
 }

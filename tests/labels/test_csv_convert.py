@@ -96,6 +96,11 @@ def class_folders():
     rows = read_back("toplevel.h5")[0] if rc == 0 else {}
     check(rc == 0 and rows.get("cls/a.jpg") == 7 and rows.get("cls/b.jpg") == 9 and "1 CSV rows name no image" in err,
           f"a row naming a skipped file's path is not taken as another image's bare name ({rc}, {rows}, {err[-300:]})")
+    make_folder("unnamed", [f"i{k:02d}.jpg" for k in range(25)])  # a failed run points at no output
+    write_text("unnamed.csv", "name,v\nnot_there.jpg,1\n")
+    rc, err = run_h5pack(H5PACK, "--labels", "unnamed.csv", "unnamed", "unnamed.h5")
+    check(rc == 1 and "more skipped files (-v prints them)" in err and "of the output" not in err,
+          f"a failed run's skip list points at no output file ({err[-400:]})")
 
 
 BAD = [
