@@ -379,6 +379,21 @@ static int scan_class(scan_ctx *c, const dir_entry *e, const ancestor *root, fou
     return 0;
 }
 
+/* Why a top-level entry that is no folder is skipped beside class folders: a link that leads nowhere
+ * says so (it may have been meant as a class folder), anything else is not inside a class folder. */
+static int skip_top_level_file(scan_ctx *c, const dir_entry *e)
+{
+    struct stat st;
+    char buf[256];
+    const char *why = "not inside a class folder (SRC_DIR has class folders)";
+    char *full = e->type == DT_REG ? NULL : join_path(c->src, e->name);
+    if (full && stat(full, &st) != 0)
+        why = stat_failure_reason(full, errno, buf, sizeof buf);
+    int rc = add_skip(c->res, e->name, "", why);
+    free(full);
+    return rc;
+}
+
 static int scan_top_level(scan_ctx *c, dir_entry *names, size_t count, const ancestor *root)
 {
     found_list found = {0};
@@ -393,7 +408,7 @@ static int scan_top_level(scan_ctx *c, dir_entry *names, size_t count, const anc
         else if (is_directory(c->src, &names[i]))
             rc = visit_entry(c, "", &names[i], root, 0, &found); /* a folder named like an image */
         else
-            rc = add_skip(c->res, names[i].name, "", "not inside a class folder (SRC_DIR has class folders)");
+            rc = skip_top_level_file(c, &names[i]);
     }
     if (rc == 0 && !c->res->has_classes)
         rc = append_entries(c->res, &found, 0);

@@ -93,6 +93,8 @@ static void build_tree(void)
     CHECK_OK(symlink("..", p));            /* src/a/loop -> src: back up the path */
     at(p, "src/b/dangling.jpg");
     CHECK_OK(symlink("nowhere.jpg", p));
+    at(p, "src/dogs");
+    CHECK_OK(symlink("/nonexistent/dogs", p)); /* meant as a class folder: says why it is not one */
     at(p, "src/b/linked.jpg");
     CHECK_OK(symlink("ok.png", p));       /* a link to a file is followed */
     at(p, "src/b/pipe.jpg");
@@ -138,6 +140,7 @@ static void test_scan(void)
     expect_skip(&r, "b/pipe.jpg", "not a regular file");
     expect_skip(&r, "b/notes.TXT", "unsupported format");
     expect_skip(&r, "top.jpg", "not inside a class folder");
+    expect_skip(&r, "dogs", "broken symbolic link");
     if (unreadable_visible)
         expect_skip(&r, "b/locked.jpg", "Permission denied");
     CHECK(find_skip(&r, "a/.DS_Store.jpg") < 0 && find_skip(&r, ".hidden_class/") < 0);
