@@ -149,6 +149,21 @@ static void split_range(size_t count, int parts, int part, size_t *first, size_t
     *n = base + (k < extra ? 1 : 0);
 }
 
+/* Output bytes per OpenMP thread below which the consumer converts a delivery alone: a team's other
+ * threads wait for cores that the reader's workers keep busy, up to a scheduler time slice (8-13 ms per
+ * echoed delivery of a small batch were measured on 2 busy cores, 0.03 ms alone), far more than such a
+ * batch's conversion takes. 4 MiB is about 1-2 ms of conversion on one thread. */
+#define MIN_PART_BYTES ((size_t)4 << 20)
+
+/* How many threads convert COUNT images of IMAGE_BYTES output each with THREADS allowed. */
+static int parts_for(size_t count, size_t image_bytes, int threads)
+{
+    size_t parts = threads > 1 ? (size_t)threads : 1, by_bytes = count * image_bytes / MIN_PART_BYTES;
+    parts = parts < by_bytes ? parts : by_bytes;
+    parts = parts < count ? parts : count;
+    return parts > 0 ? (int)parts : 1;
+}
+
 /* Converts JOB into SLOT with THREADS OpenMP threads: sources, geometry, boxes, the pixels. */
 static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char *err, size_t err_len)
 {
@@ -184,9 +199,7 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
     }
     if (cb->passthrough || job.pixels_done)
         return H5PACK_OK;
-    int parts = threads > 1 ? threads : 1;
-    if ((size_t)parts > job.count)
-        parts = job.count > 0 ? (int)job.count : 1;
+    int parts = parts_for(job.count, h5pack_backend_output_image_bytes(&cb->p), threads);
     uint64_t t0 = h5pack_clock_ns();
     /* One contiguous run of images per thread: each builds its table (or scratch) once. */
 #ifdef H5PACK_HAVE_OPENMP

@@ -248,6 +248,12 @@ int main(void)
                          augs[ai][1]);
                 compare(path, &sp, &cfg, 1, what);
             }
+        /* an echoed delivery is converted on the consumer thread, by several OpenMP threads only when
+         * the batch is large (backend_cpu.c, MIN_PART_BYTES): this one is 9.4 MB, two parts */
+        h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
+        cfg.device = H5PACK_DEVICE_CPU, cfg.batch_size = 80, cfg.epochs = 1, cfg.threads = 2, cfg.seed = 5;
+        cfg.echo = 2, cfg.random_flip = 1, cfg.random_crop_padding = 4;
+        compare(path, &sp, &cfg, 1, "big float32, batch echo 2 (two conversion threads)");
         remove(path);
     }
     /* batch and sample echo keep the two-pass path: both runs must still agree (and batch echo the model) */
