@@ -111,14 +111,15 @@ def job_gpu(current, count):
     return local if local is not None and 0 <= local < count else current
 
 
-def distributed_check(fingerprint, path):
-    """When torch.distributed is initialised: all ranks' fingerprints (all_gather_object, once); raises
-    RuntimeError naming the ranks whose order differs. Returns the number of ranks checked (0: not
-    distributed)."""
+def distributed_check(fingerprint, path, rank, world):
+    """When torch.distributed is initialised and the loader's RANK and WORLD are the job's: all ranks'
+    fingerprints (all_gather_object, once); raises RuntimeError naming the ranks whose order differs.
+    A loader of its own (world=1, say validation on rank 0 alone, or another split) shares no order with
+    the other ranks, which do not join such a collective: it is not checked. Returns the number of ranks
+    checked (0: none)."""
     dist = _distributed()
-    if dist is None:
+    if dist is None or (rank, world) != (dist.get_rank(), dist.get_world_size()) or world == 1:
         return 0
-    world = dist.get_world_size()
     gathered = [None] * world
     dist.all_gather_object(gathered, fingerprint_text(fingerprint))
     groups = {}

@@ -2,7 +2,8 @@
 store in a temp dir). Ranks with different threads and caches that both hold the file agree on the order
 fingerprint and iterate (disjoint shares of the epoch); so do ranks that give no rank and world at all
 (taken from torch.distributed), and, without torch.distributed, processes given $RANK and $WORLD_SIZE as
-torchrun sets them; explicit rank/world win. A rank opened with another seed, or with a cache that sizes
+torchrun sets them; explicit rank/world win, and a loader of its own (world=1: each rank its own seed, or
+rank 0 validating alone while rank 1 waits at a barrier) joins no collective. A rank opened with another seed, or with a cache that sizes
 another chunk-order window, makes the first for loop raise RuntimeError on every rank, naming the ranks."""
 import json
 import os
@@ -44,10 +45,13 @@ def worker(rank, tmp, case):
             kw = dict(threads=1 + rank)
         elif case == "cache":  # one chunk (192 bytes) of cache: a window of 1, not the file's 10
             kw = dict(cache="1K" if rank == 0 else "1M", rank=rank, world=WORLD)
-        elif case == "explicit":  # rank/world given win over the job's: each rank reads the whole epoch
-            kw = dict(rank=0, world=1)
+        elif case in ("explicit", "alone"):  # rank/world given win over the job's: the whole epoch
+            kw, seed = dict(rank=0, world=1), 5 + rank  # each its own order: no collective compares them
         else:
             kw.update(rank=rank, world=WORLD)
+        if case == "alone" and rank == 1:  # validation on rank 0 alone while rank 1 waits at a barrier
+            dist.barrier()
+            return
         with h5pack.Loader(os.path.join(tmp, "data.h5"), batch_size=4, device="cpu", seed=seed,
                            with_indices=True, copy=True, **kw) as ld:
             out["fingerprint"] = ld.fingerprint
@@ -57,6 +61,8 @@ def worker(rank, tmp, case):
                     break
             except RuntimeError as e:
                 out["error"] = str(e)
+        if case == "alone":
+            dist.barrier()
     finally:
         with open(os.path.join(tmp, f"{case}.{rank}.json"), "w") as f:
             json.dump(out, f)
@@ -104,6 +110,8 @@ def main():
         assert len(implicit[0]["rows"]) == 20, "each rank took half of the epoch"
         explicit = run(tmp, "explicit")
         assert all(r.get("rows") == list(range(40)) for r in explicit), "rank=0, world=1 given: the whole epoch"
+        alone = run(tmp, "alone")  # before: rank 0 hung in the fingerprint collective rank 1 never joined
+        assert alone[0].get("rows") == list(range(40)) and "error" not in alone[0], alone
         env = env_ranks(tmp)
         assert env[0] == ok[0]["rows"] and env[1] == ok[1]["rows"], "$RANK/$WORLD_SIZE gave other shares"
         small = run(tmp, "cache")
