@@ -120,6 +120,8 @@ static void range_text(const h5pack_param *p, char *buf, size_t len)
         snprintf(buf, len, "must be one of %s (0 .. %.0f)", names, p->max);
     } else if (p->type == H5PACK_PARAM_DOUBLE) {
         snprintf(buf, len, "must be in [%g, %g]", p->min, p->max);
+    } else if (p->max >= 18446744073709551615.0) { /* UINT64_MAX as a double is 2^64: say it exactly */
+        snprintf(buf, len, "must be %.0f .. %llu", p->min, (unsigned long long)UINT64_MAX);
     } else {
         snprintf(buf, len, "must be %.0f .. %.0f", p->min, p->max);
     }
