@@ -221,6 +221,9 @@ static void print_text(const run_opts *o, const h5pack_info *in, const run_state
     h5pack_format_bytes(in->chunk_bytes, cb, sizeof cb);
     h5pack_format_bytes(o->cfg.cache_bytes, cache, sizeof cache);
     printf("file: %s\n", o->file);
+    const char *timeline = h5pack_timeline_path(s->r);
+    if (timeline) /* with --world > 1 the rank is in its name: say which file plot should read */
+        printf("timeline: %s\n", timeline);
     if (in->patch_size) {
         print_patch_reader(o, in, cb, cache);
     } else {
@@ -228,7 +231,7 @@ static void print_text(const run_opts *o, const h5pack_info *in, const run_state
                (unsigned long long)in->n_samples, in->channels, in->height, in->width,
                in->input_layout == H5PACK_LAYOUT_NHWC ? "NHWC" : "NCHW", (unsigned long long)in->n_chunks,
                (unsigned long long)in->samples_per_chunk, cb, in->compressed ? "gzip" : "uncompressed",
-               in->fast_path ? "fast (pread)" : "HDF5");
+               in->fast_path ? "fast (outside HDF5's lock)" : "HDF5");
         char window[48] = ""; /* only the chunk order has one */
         if (o->cfg.order == H5PACK_ORDER_CHUNK)
             snprintf(window, sizeof window, ", window %zu", in->window);
