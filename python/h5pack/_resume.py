@@ -101,6 +101,11 @@ def job_rank_world(rank, world):
         job_rank, job_world = dist.get_rank(), dist.get_world_size()
     else:
         job_rank, job_world = _env_int("RANK"), _env_int("WORLD_SIZE")
+        if job_world is not None and job_world < 1 and world is None:
+            raise ValueError(f"$WORLD_SIZE={job_world}: the job's ranks must be at least 1 (or pass world=)")
+        if job_rank and job_world is None and world is None:
+            raise ValueError(f"$RANK={job_rank} is set but $WORLD_SIZE is not: set both (torchrun does), or pass "
+                             f"rank= and world=")
     return (rank if rank is not None else (job_rank or 0)), (world if world is not None else (job_world or 1))
 
 

@@ -80,6 +80,16 @@ def env_ranks(tmp):
                 rows.append(sorted(int(i) for _, _, idx in ld for i in idx))
         finally:
             del os.environ["RANK"], os.environ["WORLD_SIZE"]
+    for env, words in (({"RANK": "1"}, "$WORLD_SIZE is not"), ({"WORLD_SIZE": "0"}, "$WORLD_SIZE=0")):
+        os.environ.update(env)  # a half-set or impossible job environment says which variable is wrong
+        try:
+            h5pack.Loader(os.path.join(tmp, "data.h5"), batch_size=4, device="cpu")
+            raise AssertionError(f"{env}: accepted")
+        except ValueError as e:
+            assert words in str(e), (env, str(e))
+        finally:
+            for k in env:
+                del os.environ[k]
     return rows
 
 
