@@ -131,7 +131,8 @@ int main(int argc, char **argv)
     if (st == PACK_OK && o.verbosity >= 1)
         print_summary(&o, &rep);
     if (st != PACK_OK && err[0] && world.size > 1)
-        fprintf(stderr, "h5pack: rank %d of %d: error: %s (nothing was written)\n", world.rank, world.size, err);
+        fprintf(stderr, "h5pack: rank %d of %d: error: %s%s\n", world.rank, world.size, err,
+                rep.kept_aside ? "" : " (nothing was written)");
     else if (st != PACK_OK && err[0])
         fprintf(stderr, "h5pack: error: %s%s\n", err, rep.kept_aside ? "" : " (nothing was written)");
     pack_report_free(&rep);

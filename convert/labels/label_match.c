@@ -77,6 +77,7 @@ typedef struct match_ctx {
     scan_result *scan;
     name_map paths, bases, keys;
     name_map skipped; /* the files the scan skipped, by path: a row naming one is no bare name */
+    name_map rows;    /* every row's key, to tell whether an image has a row of its own */
     size_t *row_of; /* per entry: its row, NO_INDEX until matched */
     char *err;
     size_t err_len;
@@ -87,8 +88,11 @@ static int build_maps(match_ctx *c)
     size_t n = c->scan->n_entries;
     const skip_list *sk = &c->scan->skipped;
     if (map_init(&c->paths, n) != 0 || map_init(&c->bases, n) != 0 || map_init(&c->keys, c->t->n_rows) != 0 ||
-        map_init(&c->skipped, sk->count) != 0 || !(c->row_of = malloc((n ? n : 1) * sizeof *c->row_of)))
+        map_init(&c->skipped, sk->count) != 0 || map_init(&c->rows, c->t->n_rows) != 0 ||
+        !(c->row_of = malloc((n ? n : 1) * sizeof *c->row_of)))
         return -1;
+    for (size_t r = 0; r < c->t->n_rows; r++)
+        map_add(&c->rows, c->t->keys[r], r);
     for (size_t i = 0; i < sk->count; i++)
         map_add(&c->skipped, sk->names[i], i);
     for (size_t i = 0; i < n; i++) {
@@ -99,16 +103,33 @@ static int build_maps(match_ctx *c)
     return 0;
 }
 
-/* The entry row R names (NO_INDEX: none), or -1 for an ambiguous bare name. A key that is the path of a
- * file the scan skipped (a top-level image beside class folders, say) names that file, not another
- * image of the same bare name: no image then. */
+/* Row R's key is the path of a file the scan skipped (a top-level image beside class folders, say). It
+ * names that file (no image: 0, *ENTRY NO_INDEX) when no packed image has it as bare name or that image
+ * has a row of its own; else it could mean either, which is the ambiguity error (-1). */
+static int skipped_path(match_ctx *c, size_t r, size_t skip, size_t *entry)
+{
+    const char *key = c->t->keys[r];
+    size_t bare = c->bases.first[map_slot(&c->bases, key)];
+    *entry = NO_INDEX;
+    if (bare == NO_INDEX || c->rows.names[map_slot(&c->rows, c->scan->entries[bare].relpath)])
+        return 0;
+    snprintf(c->err, c->err_len, "%s:%zu:1: '%s' is the path of a file that is not packed (%s) and the bare name "
+             "of %s: write that image's path, or drop the row", c->t->path, c->t->lines[r], key,
+             c->scan->skipped.reasons[skip], c->scan->entries[bare].name);
+    return -1;
+}
+
+/* The entry row R names (NO_INDEX: none), or -1 for an ambiguous bare name. */
 static int find_entry(match_ctx *c, size_t r, size_t *entry)
 {
     const char *key = c->t->keys[r];
     size_t s = map_slot(&c->paths, key);
     *entry = c->paths.first[s];
-    if (*entry != NO_INDEX || strchr(key, '/') || c->skipped.names[map_slot(&c->skipped, key)])
+    if (*entry != NO_INDEX || strchr(key, '/'))
         return 0;
+    size_t skip = c->skipped.first[map_slot(&c->skipped, key)];
+    if (skip != NO_INDEX)
+        return skipped_path(c, r, skip, entry);
     s = map_slot(&c->bases, key);
     *entry = c->bases.first[s];
     if (c->bases.second[s] == NO_INDEX)
@@ -191,7 +212,7 @@ int label_match(const label_table *t, scan_result *scan, label_orphans *orphans,
         snprintf(err, err_len, "out of memory matching %zu label rows", t->n_rows);
     else if (match_rows(&c, orphans) == 0)
         rc = drop_unmatched(&c) == 0 ? 0 : (snprintf(err, err_len, "out of memory"), -1);
-    map_free(&c.paths), map_free(&c.bases), map_free(&c.keys), map_free(&c.skipped);
+    map_free(&c.paths), map_free(&c.bases), map_free(&c.keys), map_free(&c.skipped), map_free(&c.rows);
     free(c.row_of);
     if (rc != 0)
         label_orphans_free(orphans);

@@ -103,7 +103,7 @@ def job_rank_world(rank, world):
         job_rank, job_world = _env_int("RANK"), _env_int("WORLD_SIZE")
         if job_world is not None and job_world < 1 and world is None:
             raise ValueError(f"$WORLD_SIZE={job_world}: the job's ranks must be at least 1 (or pass world=)")
-        if job_rank and job_world is None and world is None:
+        if job_rank and job_world is None and world is None and rank is None:
             raise ValueError(f"$RANK={job_rank} is set but $WORLD_SIZE is not: set both (torchrun does), or pass "
                              f"rank= and world=")
     return (rank if rank is not None else (job_rank or 0)), (world if world is not None else (job_world or 1))
@@ -116,14 +116,15 @@ def job_gpu(current, count):
     return local if local is not None and 0 <= local < count else current
 
 
-def distributed_check(fingerprint, path, rank, world):
-    """When torch.distributed is initialised and the loader's RANK and WORLD are the job's: all ranks'
+def distributed_check(fingerprint, path, world):
+    """When torch.distributed is initialised and the loader's WORLD is the job's (and above 1): all ranks'
     fingerprints (all_gather_object, once); raises RuntimeError naming the ranks whose order differs.
-    A loader of its own (world=1, say validation on rank 0 alone, or another split) shares no order with
-    the other ranks, which do not join such a collective: it is not checked. Returns the number of ranks
-    checked (0: none)."""
+    The decision depends on nothing that differs between ranks (not the rank: a permutation of ranks, or
+    rank=LOCAL_RANK on several nodes by mistake, would send only some ranks into the collective). A
+    loader of world 1 (validation on rank 0 alone, say) shares no order with the others and joins none.
+    Returns the number of ranks checked (0: none)."""
     dist = _distributed()
-    if dist is None or (rank, world) != (dist.get_rank(), dist.get_world_size()) or world == 1:
+    if dist is None or world != dist.get_world_size() or world == 1:
         return 0
     gathered = [None] * world
     dist.all_gather_object(gathered, fingerprint_text(fingerprint))

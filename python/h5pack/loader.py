@@ -120,8 +120,8 @@ class Loader:
     Resume and distributed training (docs/python.md, "Resume"): ``state_dict()`` / ``load_state_dict()``
     (torchdata's StatefulDataLoader convention) continue an interrupted run exactly, batch for batch;
     ``set_epoch(e)`` (DistributedSampler's convention) makes the next ``for`` run epoch ``e``. Under
-    torch.distributed the first ``for`` checks that every rank's ``fingerprint`` agrees (a loader whose rank
-    and world are not the job's, e.g. world=1 for validation on rank 0, is not checked). ``rank`` and
+    torch.distributed the first ``for`` checks that every rank's ``fingerprint`` agrees (a loader whose world
+    is not the job's, e.g. world=1 for validation on rank 0, is not checked). ``rank`` and
     ``world`` left out come from the job: torch.distributed's rank and world size when it is initialised,
     else the ``RANK`` and ``WORLD_SIZE`` variables that torchrun sets, else 0 and 1; given, they win.
     ``device="auto"`` (or ``"cuda"``) then takes GPU ``LOCAL_RANK`` when torchrun set it.
@@ -315,8 +315,7 @@ class Loader:
             raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop or iter() of this "
                                "loader is still alive: zip(loader, loader) cannot work; finish or drop it)")
         if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
-            _resume.distributed_check(self._info.order_fingerprint, self.path, int(self._cfg.rank),
-                                      int(self._cfg.world))
+            _resume.distributed_check(self._info.order_fingerprint, self.path, int(self._cfg.world))
             self._ranks_checked = True
         if self._pos and not self._restored:  # an earlier for stopped mid-epoch (break, a peek, an error):
             self._open_at(self._epochs_done + 1, 0, 0)  # like DataLoader, this for is a whole new epoch

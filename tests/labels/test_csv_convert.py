@@ -96,6 +96,10 @@ def class_folders():
     rows = read_back("toplevel.h5")[0] if rc == 0 else {}
     check(rc == 0 and rows.get("cls/a.jpg") == 7 and rows.get("cls/b.jpg") == 9 and "1 CSV rows name no image" in err,
           f"a row naming a skipped file's path is not taken as another image's bare name ({rc}, {rows}, {err[-300:]})")
+    write_text("toplevel2.csv", "name,v\na.jpg,5\nb.jpg,9\n")  # cls/a.jpg has no row of its own: either is meant
+    rc, err = run_h5pack(H5PACK, "--labels", "toplevel2.csv", "toplevel", "toplevel2.h5")
+    check(rc == 1 and "toplevel2.csv:2:1: 'a.jpg' is the path of a file that is not packed" in err and "cls/a.jpg" in err,
+          f"a skipped file's path that is also an image's bare name is the ambiguity error ({rc}, {err[-300:]})")
     make_folder("unnamed", [f"i{k:02d}.jpg" for k in range(25)])  # a failed run points at no output
     write_text("unnamed.csv", "name,v\nnot_there.jpg,1\n")
     rc, err = run_h5pack(H5PACK, "--labels", "unnamed.csv", "unnamed", "unnamed.h5")

@@ -45,6 +45,8 @@ def worker(rank, tmp, case):
             kw = dict(threads=1 + rank)
         elif case == "cache":  # one chunk (192 bytes) of cache: a window of 1, not the file's 10
             kw = dict(cache="1K" if rank == 0 else "1M", rank=rank, world=WORLD)
+        elif case == "same_rank":  # rank=LOCAL_RANK on one-GPU nodes by mistake: both ranks say rank 0
+            kw = dict(rank=0, world=WORLD)  # the same decision on both: both join the check, neither hangs
         elif case in ("explicit", "alone"):  # rank/world given win over the job's: the whole epoch
             kw, seed = dict(rank=0, world=1), 5 + rank  # each its own order: no collective compares them
         else:
@@ -122,6 +124,8 @@ def main():
         assert all(r.get("rows") == list(range(40)) for r in explicit), "rank=0, world=1 given: the whole epoch"
         alone = run(tmp, "alone")  # before: rank 0 hung in the fingerprint collective rank 1 never joined
         assert alone[0].get("rows") == list(range(40)) and "error" not in alone[0], alone
+        same = run(tmp, "same_rank")  # a rule that looked at the rank sent only rank 0 into the collective
+        assert all(r.get("rows") == ok[0]["rows"] for r in same), same
         env = env_ranks(tmp)
         assert env[0] == ok[0]["rows"] and env[1] == ok[1]["rows"], "$RANK/$WORLD_SIZE gave other shares"
         small = run(tmp, "cache")

@@ -260,6 +260,8 @@ def test_bad_inputs(tmp):
     tool("run", good, "--bogus", expect=1)
     check("--rank must be below --world" in tool("run", good, "--rank", "2", "--world", "2", expect=1).stderr,
           "run --rank 2 --world 2: bad usage naming the option")
+    check("--rank must be below --world" in tool("simulate", good, "--cache", "1M", "--rank", "2", "--world", "2",
+                                                 expect=1).stderr, "simulate --rank 2 --world 2: the same")
     tool("frobnicate", expect=1)
     check("usage" in tool("--help").stdout, "--help")
     for cmd in ("info", "run", "simulate"):
