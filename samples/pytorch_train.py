@@ -12,12 +12,14 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import torch
+from torch import nn
 
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
-
-import h5pack  # noqa: E402
+try:  # installed (pip install .), or on PYTHONPATH
+    import h5pack
+except ImportError:  # run from a checkout without either: the binding beside this sample
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import h5pack
 
 
 def small_cnn(channels, classes):
@@ -36,7 +38,7 @@ def positive_int(text):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="an h5pack file (h5pack --size HxW IMAGES OUT.h5)")
     p.add_argument("--epochs", type=positive_int, default=2)
     p.add_argument("--batch", type=int, default=64)
@@ -48,7 +50,15 @@ def parse_args(argv):
     p.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--flip", action="store_true", help="random horizontal flips (done by the reader)")
-    return p.parse_args(argv)
+    p.add_argument("--crop", choices=["random_resized", "center"], default=None,
+                   help="resizing crop done by the reader (needed for files of images of several sizes, as "
+                   "h5pack --max-side packs them)")
+    p.add_argument("--output-size", type=positive_int, default=None, help="the crop's output side (default: "
+                   "the stored size; with images of several sizes required)")
+    args = p.parse_args(argv)
+    if args.output_size and not args.crop:
+        p.error("--output-size needs --crop")
+    return args
 
 
 def run_epoch(loader, model, optimiser, device):
@@ -81,7 +91,8 @@ def main(argv=None):
     args = parse_args(argv)
     try:  # bad settings and unreadable files: one line naming the reason, not a traceback
         loader = h5pack.Loader(args.file, batch_size=args.batch, cache=args.cache, order=args.order,
-                               echo=args.echo, threads=args.threads, device=args.device, flip=args.flip)
+                               echo=args.echo, threads=args.threads, device=args.device, flip=args.flip,
+                               crop=args.crop, output_size=args.output_size)
     except (ValueError, h5pack.H5packError) as e:
         sys.exit(f"pytorch_train.py: {e}")
     info = loader.info
