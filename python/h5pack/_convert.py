@@ -131,7 +131,8 @@ def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
         return None
     try:
         mean, std = norm
-        mean, std = [float(x) for x in mean], [float(x) for x in std]
+        # plain numbers as torchvision's Normalize(0.5, 0.25) takes them: one value for every channel
+        mean, std = [[float(v)] if isinstance(v, (int, float)) else [float(x) for x in v] for v in (mean, std)]
     except (TypeError, ValueError):
         raise ValueError("norm must be 'imagenet', 'file', 'none' or a (mean, std) pair of sequences") from None
     if not (1 <= len(mean) <= channels_hint and len(mean) == len(std)) or any(s <= 0 for s in std):

@@ -11,12 +11,12 @@ def _open_probe(path, cfg):
     """Images of several sizes are only read with a crop that fixes the output size: a centre crop to 224
     (or less) then, nothing being delivered here."""
     try:
-        return _open(path, cfg)
+        return _open(path, cfg, "h5pack.info")
     except H5packError as e:
         if "several sizes" not in str(e):
             raise
     cfg.crop, cfg.output_height, cfg.output_width = _lib.CROPS["center"], 224, 224
-    return _open(path, cfg)
+    return _open(path, cfg, "h5pack.info")
 
 
 def info(path, images="images", labels="labels"):

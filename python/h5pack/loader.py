@@ -51,13 +51,13 @@ def _error(code, reader, what):
     return cls(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
 
 
-def _open(path, cfg):
+def _open(path, cfg, caller="h5pack.Loader"):
     reader = ctypes.c_void_p()
     rc = lib().h5pack_open(os.fsencode(path), ctypes.byref(cfg), ctypes.byref(reader))
     if rc < 0:
         detail = (lib().h5pack_last_error(reader) or b"").decode(errors="replace")
         named = os.fspath(path) in detail  # the library's detail names the file: once is enough
-        err = _error(rc, reader, "h5pack.Loader" if named else f"h5pack.Loader: {os.fspath(path)}")
+        err = _error(rc, reader, caller if named else f"{caller}: {os.fspath(path)}")
         lib().h5pack_close(reader)
         raise err
     return reader
@@ -200,7 +200,7 @@ class Loader:
                                                                             self._info.max_output_width)
             self._cfg.output_height, self._cfg.output_width = size
         try:
-            self._reader = _open(self.path, self._cfg)
+            self._reader = _open(self.path, self._cfg, f"h5pack.{type(self).__name__}")
         except H5packError:
             if before is not None:
                 self._open_at(*before)

@@ -141,6 +141,7 @@ class Values(unittest.TestCase):
         neither 1 nor the file's channels is refused."""
         mean, std = np.full(3, 0.5, np.float32), np.full(3, 0.25, np.float32)
         self.compare("nchw", files.normalised(files.pixels(), mean, std), norm=((0.5,), (0.25,)))
+        self.compare("nchw", files.normalised(files.pixels(), mean, std), norm=(0.5, 0.25))  # Normalize(0.5, 0.25)
         with self.assertRaises(ValueError) as cm:
             loader(norm=((0.5, 0.4), (0.2, 0.2)))
         self.assertIn("3 channels", str(cm.exception))
