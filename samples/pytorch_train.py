@@ -15,11 +15,24 @@ import time
 import torch
 from torch import nn
 
-try:  # installed (pip install .), or on PYTHONPATH
-    import h5pack
-except ImportError:  # run from a checkout without either: the binding beside this sample
+
+def import_h5pack():
+    """This project's binding: installed (pip install .) or on PYTHONPATH, else the one beside this sample
+    (another package named h5pack, or a broken install, does not count)."""
+    try:
+        import h5pack
+        if hasattr(h5pack, "Loader"):
+            return h5pack
+    except ImportError:
+        pass
+    for name in [m for m in sys.modules if m == "h5pack" or m.startswith("h5pack.")]:
+        del sys.modules[name]  # what a broken install loaded must not mix with the checkout's modules
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
     import h5pack
+    return h5pack
+
+
+h5pack = import_h5pack()
 
 
 def small_cnn(channels, classes):

@@ -103,15 +103,29 @@ static int build_maps(match_ctx *c)
     return 0;
 }
 
+/* The first packed image whose bare name is KEY and that has no row of its own, or NO_INDEX. Only for
+ * keys that are also a skipped file's path (rare): a walk over the images. */
+static size_t unrowed_with_bare_name(const match_ctx *c, const char *key)
+{
+    if (c->bases.first[map_slot(&c->bases, key)] == NO_INDEX)
+        return NO_INDEX;
+    for (size_t i = 0; i < c->scan->n_entries; i++) {
+        const char *path = c->scan->entries[i].relpath;
+        if (strcmp(base_name(path), key) == 0 && !c->rows.names[map_slot(&c->rows, path)])
+            return i;
+    }
+    return NO_INDEX;
+}
+
 /* Row R's key is the path of a file the scan skipped (a top-level image beside class folders, say). It
- * names that file (no image: 0, *ENTRY NO_INDEX) when no packed image has it as bare name or that image
- * has a row of its own; else it could mean either, which is the ambiguity error (-1). */
+ * names that file (no image: 0, *ENTRY NO_INDEX) when every packed image with that bare name has a row of
+ * its own (or there is none); else it could mean either, which is the ambiguity error (-1). */
 static int skipped_path(match_ctx *c, size_t r, size_t skip, size_t *entry)
 {
     const char *key = c->t->keys[r];
-    size_t bare = c->bases.first[map_slot(&c->bases, key)];
+    size_t bare = unrowed_with_bare_name(c, key);
     *entry = NO_INDEX;
-    if (bare == NO_INDEX || c->rows.names[map_slot(&c->rows, c->scan->entries[bare].relpath)])
+    if (bare == NO_INDEX)
         return 0;
     snprintf(c->err, c->err_len, "%s:%zu:1: '%s' is the path of a file that is not packed (%s) and the bare name "
              "of %s: write that image's path, or drop the row", c->t->path, c->t->lines[r], key,

@@ -101,8 +101,8 @@ static void unregister_temp(const char *path)
 }
 
 /* What a special file of mode M is ("character device", ...), or NULL for a file, folder or link: those
- * are never replaced, --force or not (as root, `h5pack -f SRC /dev/null` would replace /dev/null). A
- * link to one is replaced as any link (the rename replaces the link, not its target). */
+ * are never replaced, --force or not (as root, `h5pack -f SRC /dev/null` would replace /dev/null), nor
+ * is a link to one (the rename would replace the link: /dev/stdout is a link to a device). */
 static const char *special_kind(mode_t m)
 {
     return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO"
@@ -120,9 +120,9 @@ int safeout_check_destination(const char *out, int force, char *err, size_t err_
     }
     if (lstat(out, &st) != 0) /* lstat: a dangling symbolic link exists too */
         return 0;
-    const char *special = special_kind(st.st_mode); /* OUT itself, not a link's target */
     if (S_ISLNK(st.st_mode) && stat(out, &st) != 0)
         st.st_mode = S_IFLNK; /* dangling: replaced, as any existing OUT, only with --force */
+    const char *special = special_kind(st.st_mode); /* OUT, or the file its link leads to */
     if (S_ISDIR(st.st_mode)) {
         snprintf(err, err_len, "%s: is a folder; give the output file's name", out);
         return -1;
@@ -250,7 +250,7 @@ int safeout_commit(char *temp, const char *out, int force, char *err, size_t err
         return -1;
     }
     struct stat st;
-    if (force && lstat(out, &st) == 0 && special_kind(st.st_mode)) { /* appeared during the conversion */
+    if (force && stat(out, &st) == 0 && special_kind(st.st_mode)) { /* appeared during the conversion */
         unregister_temp(temp);
         unhide_kept(temp);
         snprintf(err, err_len, "%s: became %s during the conversion, which is never replaced; the finished "

@@ -120,6 +120,19 @@ def parse_device(device):
     return enum_value(_lib.DEVICES, text, "device"), 0
 
 
+def _norm_values(v):
+    """One side of norm=(mean, std) as floats: a number (numpy's, a 0-d array or tensor too) or a
+    sequence of them; bool and text are no numbers."""
+    if isinstance(v, (bool, str, bytes)):
+        raise TypeError(v)
+    if isinstance(v, numbers.Real) or getattr(v, "ndim", None) == 0:
+        return [float(v)]
+    values = list(v)
+    if any(isinstance(x, (bool, str, bytes)) for x in values):
+        raise TypeError(v)
+    return [float(x) for x in values]
+
+
 def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
     """norm: "imagenet" (default), "file", "none", or (mean, std) sequences in [0,1] units: one value each
     (for every channel, as torchvision's Normalize broadcasts it) or one per channel. Returns how many
@@ -130,11 +143,12 @@ def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
         cfg.norm = enum_value(_lib.NORMS, norm, "norm")
         return None
     try:
-        mean, std = norm
-        # plain numbers as torchvision's Normalize(0.5, 0.25) takes them: one value for every channel
-        mean, std = [[float(v)] if isinstance(v, (int, float)) else [float(x) for x in v] for v in (mean, std)]
+        mean, std = (_norm_values(v) for v in norm)
     except (TypeError, ValueError):
-        raise ValueError("norm must be 'imagenet', 'file', 'none' or a (mean, std) pair of sequences") from None
+        raise ValueError("norm must be 'imagenet', 'file', 'none' or a (mean, std) pair of numbers or "
+                         "sequences") from None
+    if len(mean) != len(std) and 1 in (len(mean), len(std)):  # one side for every channel, as Normalize
+        mean, std = mean * len(std) if len(mean) == 1 else mean, std * len(mean) if len(std) == 1 else std
     if not (1 <= len(mean) <= channels_hint and len(mean) == len(std)) or any(s <= 0 for s in std):
         raise ValueError(f"norm=(mean, std) needs 1..{channels_hint} values each, std > 0; got {norm!r}")
     if any(not 0 <= m <= 1 for m in mean) or any(s > 1 for s in std):

@@ -106,7 +106,11 @@ def job_rank_world(rank, world):
         if job_rank and job_world is None and world is None and rank is None:
             raise ValueError(f"$RANK={job_rank} is set but $WORLD_SIZE is not: set both (torchrun does), or pass "
                              f"rank= and world=")
-    return (rank if rank is not None else (job_rank or 0)), (world if world is not None else (job_world or 1))
+    rank, world_given = (rank if rank is not None else (job_rank or 0)), world
+    world = world if world is not None else (job_world or 1)
+    if world_given is None and isinstance(rank, int) and rank >= world:  # world=1 by default: say where from
+        raise ValueError(f"rank={rank} needs world= (or $WORLD_SIZE, or torch.distributed): the world is {world}")
+    return rank, world
 
 
 def job_gpu(current, count):
@@ -116,9 +120,10 @@ def job_gpu(current, count):
     return local if local is not None and 0 <= local < count else current
 
 
-def distributed_check(fingerprint, path, world):
+def distributed_check(fingerprint, path, rank, world):
     """When torch.distributed is initialised and the loader's WORLD is the job's (and above 1): all ranks'
-    fingerprints (all_gather_object, once); raises RuntimeError naming the ranks whose order differs.
+    fingerprints and loader ranks (all_gather_object, once); raises RuntimeError naming the ranks whose
+    order differs, or the processes that opened the same RANK (their shares would be the same).
     The decision depends on nothing that differs between ranks (not the rank: a permutation of ranks, or
     rank=LOCAL_RANK on several nodes by mistake, would send only some ranks into the collective). A
     loader of world 1 (validation on rank 0 alone, say) shares no order with the others and joins none.
@@ -127,10 +132,11 @@ def distributed_check(fingerprint, path, world):
     if dist is None or world != dist.get_world_size() or world == 1:
         return 0
     gathered = [None] * world
-    dist.all_gather_object(gathered, fingerprint_text(fingerprint))
-    groups = {}
-    for rank, fp in enumerate(gathered):
-        groups.setdefault(fp, []).append(rank)
+    dist.all_gather_object(gathered, (fingerprint_text(fingerprint), int(rank)))
+    groups, shares = {}, {}
+    for job_rank, (fp, loader_rank) in enumerate(gathered):
+        groups.setdefault(fp, []).append(job_rank)
+        shares.setdefault(loader_rank, []).append(job_rank)
     if len(groups) > 1:
         ours = fingerprint_text(fingerprint)
         listing = "; ".join(f"ranks {ranks}: {fp}" for fp, ranks in groups.items())
@@ -140,6 +146,12 @@ def distributed_check(fingerprint, path, world):
                            f"the same seed, order, window (or cache: the window follows it when left out), world, "
                            f"batch_size, drop_last, echo and augmentation settings (only rank, threads and "
                            f"prefetch may differ)")
+    same = {r: procs for r, procs in shares.items() if len(procs) > 1}
+    if same:
+        listing = "; ".join(f"ranks {procs} all opened rank={r}" for r, procs in sorted(same.items()))
+        raise RuntimeError(f"{path}: {listing}: their shares of each epoch would be the same batches. Give each "
+                           f"process its own rank= (torch.distributed's rank, not LOCAL_RANK), or leave rank= "
+                           f"and world= out to take the job's")
     return world
 
 

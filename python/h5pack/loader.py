@@ -315,7 +315,8 @@ class Loader:
             raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop or iter() of this "
                                "loader is still alive: zip(loader, loader) cannot work; finish or drop it)")
         if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
-            _resume.distributed_check(self._info.order_fingerprint, self.path, int(self._cfg.world))
+            _resume.distributed_check(self._info.order_fingerprint, self.path, int(self._cfg.rank),
+                                      int(self._cfg.world))
             self._ranks_checked = True
         if self._pos and not self._restored:  # an earlier for stopped mid-epoch (break, a peek, an error):
             self._open_at(self._epochs_done + 1, 0, 0)  # like DataLoader, this for is a whole new epoch

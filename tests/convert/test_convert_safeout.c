@@ -167,10 +167,11 @@ static void check_destinations(const char *dir)
     CHECK(mkfifo(path, 0600) == 0);
     CHECK_EQ_INT(safeout_check_destination(path, 1, err, sizeof err), -1);
     CHECK_STR_CONTAINS(err, "is a FIFO, never replaced");
-    char link[512]; /* a link to one is replaced as a link (its target untouched): allowed with --force */
+    char link[512]; /* nor a link to one (/dev/stdout is a link to a device): the rename would replace it */
     snprintf(link, sizeof link, "%s/to-fifo.h5", dir);
     CHECK(symlink(path, link) == 0);
-    CHECK_OK(safeout_check_destination(link, 1, err, sizeof err));
+    CHECK_EQ_INT(safeout_check_destination(link, 1, err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "is a FIFO, never replaced");
     unlink(link);
     char temp[4096];
     snprintf(path + strlen(path) - 3, 8, "2.h5");

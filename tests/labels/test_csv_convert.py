@@ -100,6 +100,12 @@ def class_folders():
     rc, err = run_h5pack(H5PACK, "--labels", "toplevel2.csv", "toplevel", "toplevel2.h5")
     check(rc == 1 and "toplevel2.csv:2:1: 'a.jpg' is the path of a file that is not packed" in err and "cls/a.jpg" in err,
           f"a skipped file's path that is also an image's bare name is the ambiguity error ({rc}, {err[-300:]})")
+    make_folder("toplevel3", ["a.jpg", "cat/a.jpg", "dog/a.jpg"])  # every image of the bare name counts
+    for rows_csv, unrowed in (("cat/a.jpg,7", "dog/a.jpg"), ("dog/a.jpg,7", "cat/a.jpg")):
+        write_text("toplevel3.csv", f"name,v\na.jpg,5\n{rows_csv}\n")
+        rc, err = run_h5pack(H5PACK, "--labels", "toplevel3.csv", "toplevel3", "toplevel3.h5")
+        check(rc == 1 and "is the path of a file that is not packed" in err and unrowed in err,
+              f"whichever image of the bare name lacks a row, the ambiguity is an error ({rc}, {err[-300:]})")
     make_folder("unnamed", [f"i{k:02d}.jpg" for k in range(25)])  # a failed run points at no output
     write_text("unnamed.csv", "name,v\nnot_there.jpg,1\n")
     rc, err = run_h5pack(H5PACK, "--labels", "unnamed.csv", "unnamed", "unnamed.h5")
