@@ -9,20 +9,25 @@ from .loader import H5packError, _default_config, _error, _open, lib
 
 def _open_probe(path, cfg):
     """Images of several sizes are only read with a crop that fixes the output size: a centre crop to 224
-    (or less) then, nothing being delivered here."""
+    (or less) then; huge images in tiles only as patches: sliding 64 x 64 ones then (nothing is delivered
+    here, and the file's figures do not depend on them)."""
     try:
         return _open(path, cfg, "h5pack.info")
     except H5packError as e:
-        if "several sizes" not in str(e):
+        if "several sizes" in str(e):
+            cfg.crop, cfg.output_height, cfg.output_width = _lib.CROPS["center"], 224, 224
+        elif "in tiles" in str(e):
+            cfg.patch_size, cfg.patch_mode = 64, _lib.PATCH_MODES["sliding"]
+        else:
             raise
-    cfg.crop, cfg.output_height, cfg.output_width = _lib.CROPS["center"], 224, 224
     return _open(path, cfg, "h5pack.info")
 
 
 def info(path, images="images", labels="labels"):
     """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict. Opens a small
     CPU reader (1 thread, 1-image batches) and closes it again. ``mean``/``std`` are the file's stored
-    per-channel values (None for a file without them), not a normalisation default."""
+    per-channel values (None for a file without them), not a normalisation default. A file of huge images
+    in tiles gives its ``tile`` and image count, with ``height``/``width`` None (each image has its own)."""
     cfg = _default_config()
     cfg.images_dataset, cfg.labels_dataset = images.encode(), (labels or "").encode()
     cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
@@ -47,8 +52,10 @@ def info(path, images="images", labels="labels"):
         for k in ("threads", "cache_chunks", "window", "samples_per_epoch", "batches_per_epoch", "device",
                   "device_name", "device_bytes", "pinned_bytes", "output_layout", "dtype", "crop", "output_height",
                   "output_width", "max_output_height", "max_output_width", "echo_mode", "ring_slots",
-                  "echo_pool_bytes", "order_fingerprint"):
+                  "echo_pool_bytes", "order_fingerprint", "patch_size"):
             d.pop(k)  # describe the reader opened here, not the file
+        if d["tile"]:  # images in tiles, each its own size (Patches.image_shape(i)): not the probe's patches
+            d["height"] = d["width"] = None
         return d
     finally:
         lib().h5pack_close(reader)

@@ -312,8 +312,9 @@ class Loader:
     def __iter__(self):
         self._check_open()
         if self._iterating:
-            raise RuntimeError("h5pack.Loader: one iteration at a time (an earlier for loop or iter() of this "
-                               "loader is still alive: zip(loader, loader) cannot work; finish or drop it)")
+            raise RuntimeError(f"h5pack.{type(self).__name__}: one iteration at a time (an earlier for loop or "
+                               "iter() of this loader is still alive: zip(loader, loader) cannot work; finish or "
+                               "drop it)")
         if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
             _resume.distributed_check(self._info.order_fingerprint, self.path, int(self._cfg.rank),
                                       int(self._cfg.world))

@@ -279,6 +279,9 @@ static void print_json(const run_opts *o, const h5pack_info *in, const run_state
     json_init(&j, stdout);
     json_object_begin(&j, NULL);
     json_string(&j, "file", o->file);
+    const char *timeline = h5pack_timeline_path(s->r);
+    if (timeline) /* the file written (with --world > 1 the rank is in its name), as the text says */
+        json_string(&j, "timeline", timeline);
     json_span(&j, total);
     json_object_begin(&j, "config");
     json_string(&j, "order", order_name(o->cfg.order));

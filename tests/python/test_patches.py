@@ -368,6 +368,14 @@ def expect_error(what, fn, *words):
         check(all(w in str(e) for w in words), f"{what}: refused, saying {words} ({e})")
 
 
+def check_info(path):
+    """h5pack.info() describes a tiled file too (it opens a probe reader of patches): its tile and image
+    count, no single height and width."""
+    d = h5pack.info(path)
+    check(d["tile"] == 128 and d["n_samples"] == len(SIZES) and d["height"] is None and d["channels"] == 3,
+          f"h5pack.info of a tiled file ({ {k: d[k] for k in ('tile', 'n_samples', 'height', 'channels')} })")
+
+
 def check_refusals(path):
     expect_error("a tiled file without patch", lambda: h5pack.Loader(path, device="cpu"), "tiles", "patch")
     expect_error("overlap >= size", lambda: h5pack.Patches(path, size=64, overlap=64, device="cpu"), "overlap")
@@ -448,6 +456,7 @@ def main():
     check_region_order(plain)
     check_flip_norm(plain)
     check_stitcher(plain)
+    check_info(plain)
     check_refusals(plain)
     check_damage(gz, sums)
     check_gpu(plain)

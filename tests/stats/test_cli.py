@@ -277,6 +277,12 @@ def test_timeline_and_text(path, tmp):
     p = tool("run", path, "--batch", 8, "--cache", "6k", "--window", 2, "--epochs", 3, "--threads", 2, "--device",
              "cpu", "--timeline", csv, "--interval", "0.001", "--step-ms", "1")
     check("advice:" in p.stdout and "total" in p.stdout, "run text output has totals and advice")
+    check(f"timeline: {csv}" in p.stdout, "run names the timeline file it writes")
+    ranked = os.path.join(tmp, "r.csv")  # with --world > 1 the rank is in the name: both outputs give it
+    out = json.loads(tool("run", path, "--batch", 8, "--device", "cpu", "--rank", 1, "--world", 2, "--timeline",
+                          ranked, "--json").stdout)
+    check(out.get("timeline") == os.path.join(tmp, "r.rank1.csv") and os.path.exists(out["timeline"]),
+          f"run --json names the ranked timeline file ({out.get('timeline')})")
     with open(csv) as f:
         lines = f.read().strip().split("\n")
     header = lines[0].split(",")
