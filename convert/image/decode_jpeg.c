@@ -51,8 +51,7 @@ image_status image_jpeg_message_status(const char *msg, int warning, const char 
         return IMAGE_UNSUPPORTED;
     }
     if (has(msg, "Premature end of JPEG file") || has(msg, "premature end of data segment")) {
-        image_why(why, why_len, "truncated JPEG: the image data ends before the image is complete (%s)", msg);
-        return IMAGE_CORRUPT;
+        return image_decode_failure("JPEG", 1, msg, why, why_len);
     }
     image_why(why, why_len, "corrupt JPEG %s (%s)", stage, msg ? msg : "no message");
     return IMAGE_CORRUPT;

@@ -137,11 +137,7 @@ void image_png_to_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint
 
 static image_status libpng_failure(const png_job *job, char *why, size_t why_len)
 {
-    if (job->ran_out)
-        image_why(why, why_len, "truncated PNG: the data ends before the image is complete (%s)", job->msg);
-    else
-        image_why(why, why_len, "corrupt PNG (%s)", job->msg);
-    return IMAGE_CORRUPT;
+    return image_decode_failure("PNG", job->ran_out, job->msg, why, why_len);
 }
 
 image_status image_decode_png(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,

@@ -108,6 +108,15 @@ image_status image_check_pixels(const char *fmt_name, uint64_t width, uint64_t h
     return IMAGE_OK;
 }
 
+image_status image_decode_failure(const char *format, int truncated, const char *detail, char *why, size_t why_len)
+{
+    if (truncated)
+        image_why(why, why_len, "truncated %s: the data ends before the image is complete (%s)", format, detail);
+    else
+        image_why(why, why_len, "corrupt %s (%s)", format, detail);
+    return IMAGE_CORRUPT;
+}
+
 image_status image_unknown_why(const uint8_t *data, size_t len, char *why, size_t why_len)
 {
     const char *other = image_sniff_other(data, len);

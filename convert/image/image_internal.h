@@ -21,6 +21,10 @@ image_status image_read_fd(int fd, size_t size, uint8_t **buf_out, size_t *len_o
 /* Name of a non-JPEG/PNG format recognised from its magic bytes ("GIF", "BMP", "WebP", ...), or NULL. */
 const char *image_sniff_other(const uint8_t *data, size_t len);
 
+/* Why a FORMAT ("JPEG", "PNG") image failed, whole or band by band, in one wording for both: TRUNCATED
+ * (the file ended first) or corrupt, with the decoder's DETAIL. IMAGE_CORRUPT. */
+image_status image_decode_failure(const char *format, int truncated, const char *detail, char *why, size_t why_len);
+
 /* Why a file whose first LEN bytes are DATA is no JPEG/PNG (empty, another format by name, else its first
  * bytes): IMAGE_CORRUPT for an empty file, else IMAGE_UNSUPPORTED. The whole-image and band decoders both
  * say it so. */

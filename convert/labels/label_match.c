@@ -75,9 +75,9 @@ static const char *base_name(const char *path)
 typedef struct match_ctx {
     const label_table *t;
     scan_result *scan;
-    name_map paths, bases, keys;
+    name_map paths, bases;
     name_map skipped; /* the files the scan skipped, by path: a row naming one is no bare name */
-    name_map rows;    /* every row's key, to tell whether an image has a row of its own */
+    name_map rows;    /* every row's key: duplicates, and whether an image has a row of its own */
     size_t *row_of; /* per entry: its row, NO_INDEX until matched */
     char *err;
     size_t err_len;
@@ -87,7 +87,7 @@ static int build_maps(match_ctx *c)
 {
     size_t n = c->scan->n_entries;
     const skip_list *sk = &c->scan->skipped;
-    if (map_init(&c->paths, n) != 0 || map_init(&c->bases, n) != 0 || map_init(&c->keys, c->t->n_rows) != 0 ||
+    if (map_init(&c->paths, n) != 0 || map_init(&c->bases, n) != 0 ||
         map_init(&c->skipped, sk->count) != 0 || map_init(&c->rows, c->t->n_rows) != 0 ||
         !(c->row_of = malloc((n ? n : 1) * sizeof *c->row_of)))
         return -1;
@@ -154,15 +154,14 @@ static int find_entry(match_ctx *c, size_t r, size_t *entry)
     return -1;
 }
 
+/* Row R is a later row of a key an earlier row has (rows are matched in order: reported at the second). */
 static int check_duplicate_key(match_ctx *c, size_t r)
 {
-    size_t s = map_slot(&c->keys, c->t->keys[r]);
-    if (!c->keys.names[s]) {
-        map_add(&c->keys, c->t->keys[r], r);
+    size_t first = c->rows.first[map_slot(&c->rows, c->t->keys[r])];
+    if (first == r)
         return 0;
-    }
     snprintf(c->err, c->err_len, "%s:%zu: duplicate row for '%s' (first on line %zu)", c->t->path, c->t->lines[r],
-             c->t->keys[r], c->t->lines[c->keys.first[s]]);
+             c->t->keys[r], c->t->lines[first]);
     return -1;
 }
 
@@ -226,7 +225,7 @@ int label_match(const label_table *t, scan_result *scan, label_orphans *orphans,
         snprintf(err, err_len, "out of memory matching %zu label rows", t->n_rows);
     else if (match_rows(&c, orphans) == 0)
         rc = drop_unmatched(&c) == 0 ? 0 : (snprintf(err, err_len, "out of memory"), -1);
-    map_free(&c.paths), map_free(&c.bases), map_free(&c.keys), map_free(&c.skipped), map_free(&c.rows);
+    map_free(&c.paths), map_free(&c.bases), map_free(&c.skipped), map_free(&c.rows);
     free(c.row_of);
     if (rc != 0)
         label_orphans_free(orphans);

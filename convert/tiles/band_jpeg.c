@@ -73,9 +73,9 @@ static image_status jpeg_read_band(void *state, uint8_t *dst, uint32_t rows, cha
         uint8_t *out = dst + (size_t)r * w * j->channels;
         JSAMPROW line = j->out_components == j->channels ? out : j->row;
         if (jpeg_read_scanlines(&j->cinfo, &line, 1) != 1) {
-            image_why(why, why_len, "truncated JPEG: the image data ends before the image is complete (row %u of %u)",
-                      j->cinfo.output_scanline, j->cinfo.output_height);
-            return IMAGE_CORRUPT;
+            char at[64];
+            snprintf(at, sizeof at, "row %u of %u", j->cinfo.output_scanline, j->cinfo.output_height);
+            return image_decode_failure("JPEG", 1, at, why, why_len);
         }
         if (line == j->row) { /* CMYK -> RGB or gray, as image_decode_jpeg */
             image_cmyk_to_channels(j->row, w, j->channels);

@@ -40,12 +40,9 @@ static image_status png_read_band(void *state, uint8_t *dst, uint32_t rows, char
     png_band *b = state;
     size_t src_row = (size_t)b->width * b->src_channels, out_row = (size_t)b->width * b->channels;
     if (setjmp(png_jmpbuf(b->png))) {
-        if (feof(b->f)) /* as image_decode_png says it */
-            image_why(why, why_len, "truncated PNG: the data ends before the image is complete (row %u: %s)",
-                      b->next_row, b->msg);
-        else
-            image_why(why, why_len, "corrupt PNG data at row %u (%s)", b->next_row, b->msg);
-        return IMAGE_CORRUPT;
+        char at[256];
+        snprintf(at, sizeof at, "row %u: %s", b->next_row, b->msg);
+        return image_decode_failure("PNG", feof(b->f), at, why, why_len); /* at its end: truncated */
     }
     for (uint32_t r = 0; r < rows; r++, b->next_row++) {
         if (b->whole)
@@ -130,12 +127,9 @@ image_status band_open_png(FILE *f, const decode_opts *opts, void **state, const
         return IMAGE_NOMEM;
     }
     if (setjmp(png_jmpbuf(b->png))) {
-        if (feof(f))
-            image_why(why, why_len, "truncated PNG: the data ends before the image is complete (%s)", b->msg);
-        else
-            image_why(why, why_len, "corrupt PNG (%s)", b->msg);
+        image_status st = image_decode_failure("PNG", feof(f), b->msg, why, why_len);
         png_close_band(b);
-        return IMAGE_CORRUPT;
+        return st;
     }
     png_init_io(b->png, f);
     png_set_user_limits(b->png, 0x7fffffffu, 0x7fffffffu);
