@@ -147,19 +147,17 @@ def set_norm(cfg, norm, channels_hint=_lib.MAX_CHANNELS):
     except (TypeError, ValueError):
         raise ValueError("norm must be 'imagenet', 'file', 'none' or a (mean, std) pair of numbers or "
                          "sequences") from None
-    if len(mean) != len(std) and 1 in (len(mean), len(std)):  # one side for every channel, as Normalize
-        mean, std = mean * len(std) if len(mean) == 1 else mean, std * len(mean) if len(std) == 1 else std
+    given = max(len(mean), len(std))  # a side of one value is every channel's, as Normalize broadcasts it
+    mean, std = (v * given if len(v) == 1 else v for v in (mean, std))
     if not (1 <= len(mean) <= channels_hint and len(mean) == len(std)) or any(s <= 0 for s in std):
         raise ValueError(f"norm=(mean, std) needs 1..{channels_hint} values each, std > 0; got {norm!r}")
     if any(not 0 <= m <= 1 for m in mean) or any(s > 1 for s in std):
         in_01 = ([round(m / 255, 4) for m in mean], [round(s / 255, 4) for s in std])
         raise ValueError(f"norm=(mean, std) is in [0, 1] units (pixels / 255), as torchvision's Normalize after "
                          f"ToTensor; {norm!r} looks like 0-255 units: use {in_01!r}")
-    cfg.norm, given = _lib.NORMS["custom"], len(mean)
-    if given == 1:
-        mean, std = mean * _lib.MAX_CHANNELS, std * _lib.MAX_CHANNELS
-    for i in range(len(mean)):
-        cfg.mean[i], cfg.std[i] = mean[i], std[i]
+    cfg.norm = _lib.NORMS["custom"]
+    for i in range(_lib.MAX_CHANNELS if given == 1 else given):
+        cfg.mean[i], cfg.std[i] = mean[i % given], std[i % given]
     return given
 
 

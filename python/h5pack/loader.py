@@ -136,7 +136,7 @@ class Loader:
                  timeline_interval=None, input_layout="auto", memory_format=None, patch=None, overlap=0,
                  patch_mode=None, patches_per_epoch=None, **dataloader_args):
         _habits.refuse_dataloader_args(dataloader_args)
-        self._reader = None
+        self._reader, self._api_name = None, f"h5pack.{type(self).__name__}"  # Loader or Patches, in messages
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
         self._held = collections.deque()  # _hold.Held of the deliveries not given back yet
         self._pinned = []  # given back by the user but still read through views (_hold.py)
@@ -200,7 +200,7 @@ class Loader:
                                                                             self._info.max_output_width)
             self._cfg.output_height, self._cfg.output_width = size
         try:
-            self._reader = _open(self.path, self._cfg, f"h5pack.{type(self).__name__}")
+            self._reader = _open(self.path, self._cfg, self._api_name)
         except H5packError:
             if before is not None:
                 self._open_at(*before)
@@ -312,7 +312,7 @@ class Loader:
     def __iter__(self):
         self._check_open()
         if self._iterating:
-            raise RuntimeError(f"h5pack.{type(self).__name__}: one iteration at a time (an earlier for loop or "
+            raise RuntimeError(f"{self._api_name}: one iteration at a time (an earlier for loop or "
                                "iter() of this loader is still alive: zip(loader, loader) cannot work; finish or "
                                "drop it)")
         if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
@@ -350,10 +350,9 @@ class Loader:
                 raise _error(rc, self._reader, f"{self.path}: set_output_size({size}) for epoch {self._epochs_done}")
         self._give_back_unpinned()
         self._give_back_unused()
-        # The reader refills its buffers in delivery order: the next delivery takes the buffer of the one
-        # `prefetch` deliveries earlier, which must go back however few batches are held (e.g. the first
-        # batch kept for a look at the end: it moves onto its own copy then).
-        reused = self._deliveries - int(self._cfg.prefetch)
+        # the buffer the next delivery takes must go back however few batches are held (e.g. the first
+        # batch kept for a look at the end: it moves onto its own copy then)
+        reused = self._reused_delivery()
         while self._held and (len(self._held) + len(self._pinned) >= self._keep or self._held[0].delivery <= reused):
             self._give_back(self._held.popleft())
         self._check_room()
@@ -398,11 +397,14 @@ class Loader:
             self._pinned.remove(held)
             self._release(held.batch)
 
+    def _reused_delivery(self):  # whose buffer the next delivery takes: the ring refills in delivery order
+        return self._deliveries - int(self._cfg.prefetch)
+
     def _check_room(self):
         """The reader fills a buffer only when the consumer holds at most prefetch - 1 of them."""
         prefetch = int(self._cfg.prefetch)
         if self._pinned and (len(self._held) + len(self._pinned) + 1 > prefetch - 1 or
-                             min(h.delivery for h in self._pinned) <= self._deliveries - prefetch):
+                             min(h.delivery for h in self._pinned) <= self._reused_delivery()):
             raise RuntimeError(
                 f"{self.path}: {len(self._pinned)} earlier batches are still read through views of their "
                 f"images (e.g. images[0] or images.view(...) kept in a list), which the loader cannot move "
@@ -587,9 +589,8 @@ class Loader:
         self.close()
 
     def __del__(self):
-        # Loaders still open at interpreter exit were closed by _hold.close_live (atexit: the timeline's last
-        # interval written, held batches copied while torch is whole). Later, in finalisation, torch may be
-        # half torn down (moving a held batch then crashed): the process is ending, its memory goes with it.
+        # Loaders open at exit were closed by _hold.close_live (atexit, torch whole); in finalisation torch may
+        # be half torn down (moving a held batch then crashed): the process is ending, its memory goes with it.
         if getattr(self, "_reader", None) is not None and _LIB is not None and not sys.is_finalizing():
             self.close()
 
