@@ -120,8 +120,8 @@ class Stitcher:
         where = torch.as_tensor(where)  # a numpy array or a list of rows as well
         rows = where.tolist() if where.dim() == 2 and where.shape[1] == 3 else None
         if rows is None or len(rows) != outputs.shape[0]:
-            raise ValueError(f"where of shape {tuple(where.shape)}: expected ({outputs.shape[0]}, 3), one (image, y, x) "
-                             f"per output")
+            raise ValueError(f"where of shape {tuple(where.shape)}: expected ({outputs.shape[0]}, 3), one "
+                             f"(image, y, x) per output")
         self._check_windows(rows)
         completed = []
         for q, (i, y, x) in enumerate(rows):

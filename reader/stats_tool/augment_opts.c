@@ -164,8 +164,6 @@ int check_augment_options(const char *cmd, const h5pack_config *cfg, const augme
         return conflict(cmd, "--overlap", "must be below --patch");
     if (cfg->patch_size && cfg->timeline_path && cfg->timeline_path[0]) /* the library refuses it (exit 2) */
         return conflict(cmd, "--timeline", "is not available with --patch yet");
-    if (cfg->rank >= cfg->world) /* the library would refuse it too, naming no option (exit 2) */
-        return conflict(cmd, "--rank", cfg->world > 1 ? "must be below --world" : "needs --world above it");
     if (cfg->echo_mode == H5PACK_ECHO_SAMPLE && cfg->echo > 64)
         return conflict(cmd, "--echo-mode sample", "supports --echo up to 64 (each delivery mixes parts of "
                                                    "echo different batches)");

@@ -107,7 +107,7 @@ static int parse_run(int argc, char **argv, run_opts *o)
     o->cfg.timeline_interval_s = o->interval_s;
     if (!o->file)
         return usage_error("run", NULL);
-    return check_augment_options("run", &o->cfg, &o->aug) ? 1 : 0;
+    return check_reader_options("run", &o->cfg) || check_augment_options("run", &o->cfg, &o->aug) ? 1 : 0;
 }
 
 typedef struct run_state {

@@ -166,11 +166,8 @@ static int parse_simulate(int argc, char **argv, sim_opts *o)
         fprintf(stderr, "h5pack-stats simulate: --cache LIST is required (e.g. --cache 64M,256M,1G)\n");
         return 1;
     }
-    if (o->cfg.rank >= o->cfg.world) { /* as run: bad usage naming the option, not the library's refusal */
-        fprintf(stderr, "h5pack-stats simulate: --rank %s\n", o->cfg.world > 1 ? "must be below --world"
-                                                                               : "needs --world above it");
+    if (check_reader_options("simulate", &o->cfg))
         return 1;
-    }
     int lines = o->n_orders * o->n_policies * (1 + o->n_chunks);
     if (o->n_plots && lines > PLOT_MAX_SERIES) {
         fprintf(stderr, "h5pack-stats simulate: the plot would have %d lines (orders x policies x chunk sizes), "

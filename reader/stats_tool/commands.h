@@ -29,4 +29,8 @@ int usage_error(const char *cmd, const char *bad);
  * value), 0 when not one of these, -1 on a bad value (message printed). */
 int parse_reader_option(const char *cmd, int argc, char **argv, int *i, h5pack_config *cfg);
 
+/* Once all options are read: the rules across them that the library would refuse naming no option
+ * (--rank below --world); 0, or -1 with the message printed (bad usage, exit 1). */
+int check_reader_options(const char *cmd, const h5pack_config *cfg);
+
 #endif

@@ -88,6 +88,15 @@ static int parse_named(const char *cmd, const char *opt, const char *v, h5pack_c
     return 1;
 }
 
+int check_reader_options(const char *cmd, const h5pack_config *cfg)
+{
+    if (cfg->rank < cfg->world)
+        return 0;
+    fprintf(stderr, "h5pack-stats %s: --rank %s\n", cmd,
+            cfg->world > 1 ? "must be below --world" : "needs --world above it");
+    return -1;
+}
+
 int parse_reader_option(const char *cmd, int argc, char **argv, int *i, h5pack_config *cfg)
 {
     const char *opt = argv[*i];
