@@ -132,16 +132,25 @@ static uint64_t chunk_count(const h5out_geometry *g)
     return (n + per - 1) / per;
 }
 
-/* Chunk INDEX's file address and stored size (0 when not allocated). */
-static haddr_t chunk_address(const h5out *o, uint64_t index, hsize_t *size)
+uint64_t h5out_chunk_address(int64_t dset, const uint64_t *offset, uint64_t *size)
 {
-    hsize_t offset[4] = {index * (o->g.ragged ? o->g.chunk_bytes : o->g.chunk_images), 0, 0, 0};
+    hsize_t at[4] = {0}, got = 0;
     unsigned mask = 0;
     haddr_t addr = HADDR_UNDEF;
+    for (int d = 0; d < 4; d++)
+        at[d] = offset[d];
     *size = 0;
-    if (H5Dget_chunk_info_by_coord(o->images, offset, &mask, &addr, size) < 0)
+    if (H5Dget_chunk_info_by_coord((hid_t)dset, at, &mask, &addr, &got) < 0)
         return HADDR_UNDEF;
+    *size = got;
     return addr;
+}
+
+/* Chunk INDEX's file address and stored size (0 when not allocated). */
+static haddr_t chunk_address(const h5out *o, uint64_t index, uint64_t *size)
+{
+    uint64_t offset[4] = {index * (o->g.ragged ? o->g.chunk_bytes : o->g.chunk_images), 0, 0, 0};
+    return h5out_chunk_address(o->images, offset, size);
 }
 
 /* An unfiltered images dataset allocated at creation has every chunk at a computable address (HDF5's
@@ -149,8 +158,7 @@ static haddr_t chunk_address(const h5out *o, uint64_t index, hsize_t *size)
  * Then chunks can be written with pwrite from any thread, beside HDF5 (h5out_pwrite_chunk). */
 static int64_t implicit_base(const h5out *o)
 {
-    uint64_t n = chunk_count(&o->g), bytes = chunk_size(&o->g), probes[2] = {n / 2, n - 1};
-    hsize_t size;
+    uint64_t n = chunk_count(&o->g), bytes = chunk_size(&o->g), probes[2] = {n / 2, n - 1}, size;
     if (o->fd < 0 || o->g.gzip_level > 0 || o->g.checksum || n == 0)
         return -1;
     haddr_t addr0 = chunk_address(o, 0, &size);

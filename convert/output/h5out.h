@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aligned_run.h"
 #include "skips.h"
 
 typedef struct h5out h5out;
@@ -75,6 +76,11 @@ int h5out_create_tiled(const char *path, const h5out_geometry *g, h5out **out, c
 typedef struct h5out_tiled {
     int64_t dset;  /* the HDF5 dataset (hid_t), -1 when none */
     char name[32]; /* its name in the tiles group */
+    int64_t base;  /* unfiltered: tile (ty, tx) at base + (ty * nx + tx) * tile_bytes, written with pwrite
+                      through RUN beside HDF5; -1: H5Dwrite_chunk */
+    uint32_t nx;
+    size_t tile_bytes;
+    aligned_run run;
 } h5out_tiled;
 
 /* Starts dataset tiles/NAME of H x W x channels, chunked (min(T,H), min(T,W), C), into *T. */

@@ -25,6 +25,10 @@ struct h5out {
     uint64_t tile_bytes;     /* tiled: stored bytes of the tiles written (under tile_mu) */
 };
 
+/* The file address of the chunk at OFFSET (4 dims, the dataset's rank used) of DSET (an hid_t), and its
+ * stored size in *SIZE (0 when not allocated); HADDR_UNDEF when HDF5 cannot tell. */
+uint64_t h5out_chunk_address(int64_t dset, const uint64_t *offset, uint64_t *size);
+
 /* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
 int h5out_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

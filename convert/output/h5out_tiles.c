@@ -1,6 +1,9 @@
 /* h5out_tiles.c - storage "tiled" (h5out.h, docs/format.md "Huge images in tiles"): the tiles group, one
- * dataset per image chunked in tiles, whole tiles written with H5Dwrite_chunk. Several packing threads
- * write their images at once: every HDF5 call here holds the writer's tile lock. */
+ * dataset per image chunked in tiles. Unfiltered tiles lie at computable addresses and are written with
+ * pwrite in 2 MiB-aligned pieces (aligned_run.h: the page cache then holds the file in huge folios);
+ * filtered ones with H5Dwrite_chunk. Several packing threads write their images at once: every HDF5 call
+ * here holds the writer's tile lock. */
+#include <errno.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +45,41 @@ static hid_t tile_dcpl(const h5out_geometry *g, uint32_t h, uint32_t w)
     return h5out_chunked_dcpl(g, 3, chunk);
 }
 
+/* An unfiltered dataset allocated at creation has its tiles row-major at computable addresses (HDF5's
+ * implicit index), which the first, a middle and the last tile confirm: the base address, or -1. */
+static int64_t tiles_base(const h5out *o, int64_t dset, uint32_t ny, uint32_t nx, uint64_t bytes)
+{
+    uint64_t n = (uint64_t)ny * nx, probes[3] = {0, n / 2, n - 1}, base = 0, size;
+    if (o->fd < 0 || o->g.gzip_level > 0 || o->g.checksum)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        uint64_t at[4] = {probes[i] / nx * o->g.tile, probes[i] % nx * o->g.tile, 0, 0};
+        uint64_t a = h5out_chunk_address(dset, at, &size);
+        if (a == HADDR_UNDEF || size != bytes || (i == 0 ? (base = a, 0) : a != base + probes[i] * bytes))
+            return -1;
+    }
+    return (int64_t)base;
+}
+
+/* T's tiles go through pwrite when their addresses are known (T->base); 0, or -1 without memory. */
+static int start_run(h5out *o, h5out_tiled *t, uint32_t h, uint32_t w, char *err, size_t err_len)
+{
+    uint32_t T = o->g.tile, ch = h < T ? h : T, cw = w < T ? w : T;
+    t->nx = (w + T - 1) / T;
+    t->tile_bytes = (size_t)ch * cw * o->g.channels;
+    int64_t base = tiles_base(o, t->dset, (h + T - 1) / T, t->nx, t->tile_bytes);
+    if (base < 0)
+        return 0;
+    if (aligned_run_init(&t->run, o->fd, t->tile_bytes) != 0)
+        return h5out_fail(err, err_len, "%s: out of memory for tiles/%s's writes", o->path, t->name);
+    t->base = base;
+    return 0;
+}
+
 int h5out_tile_begin(h5out *o, const char *name, uint32_t h, uint32_t w, h5out_tiled *t, char *err, size_t err_len)
 {
     hsize_t dims[3] = {h, w, o->g.channels};
+    t->base = -1;
     snprintf(t->name, sizeof t->name, "%s", name);
     pthread_mutex_lock(&o->tile_mu);
     h5out_capture_errors(); /* per thread: a packing thread's HDF5 messages go into ours, not to stderr */
@@ -55,13 +90,41 @@ int h5out_tile_begin(h5out *o, const char *name, uint32_t h, uint32_t w, h5out_t
     if (space >= 0)
         H5Sclose(space);
     int rc = t->dset < 0 ? h5out_fail(err, err_len, "%s: cannot create tiles/%s (%ux%u)", o->path, name, h, w) : 0;
+    if (rc == 0)
+        rc = start_run(o, t, h, w, err, err_len);
     pthread_mutex_unlock(&o->tile_mu);
+    return rc;
+}
+
+/* The bytes pwrite has put in the file: counted, and noted for the writeback. */
+static void count_written(h5out *o, size_t written)
+{
+    if (written == 0)
+        return;
+    pthread_mutex_lock(&o->tile_mu);
+    o->tile_bytes += written;
+    pthread_mutex_unlock(&o->tile_mu);
+    writeback_note(o->wb, written);
+}
+
+static int write_through_run(h5out *o, h5out_tiled *t, uint32_t ty, uint32_t tx, const void *data, size_t size,
+                             char *err, size_t err_len)
+{
+    size_t written = 0;
+    uint64_t at = (uint64_t)t->base + ((uint64_t)ty * t->nx + tx) * t->tile_bytes;
+    int rc = size == t->tile_bytes ? aligned_run_add(&t->run, at, data, size, &written) : (errno = EINVAL, -1);
+    count_written(o, written);
+    if (rc != 0)
+        snprintf(err, err_len, "%s: cannot write tile (%u, %u) of tiles/%s: %s", o->path, ty, tx, t->name,
+                 strerror(errno));
     return rc;
 }
 
 int h5out_tile_write(h5out *o, h5out_tiled *t, uint32_t ty, uint32_t tx, const void *data, size_t size, char *err,
                      size_t err_len)
 {
+    if (t->base >= 0)
+        return write_through_run(o, t, ty, tx, data, size, err, err_len);
     hsize_t offset[3] = {(hsize_t)ty * o->g.tile, (hsize_t)tx * o->g.tile, 0};
     int rc = 0;
     pthread_mutex_lock(&o->tile_mu);
@@ -78,8 +141,16 @@ int h5out_tile_write(h5out *o, h5out_tiled *t, uint32_t ty, uint32_t tx, const v
 int h5out_tile_end(h5out *o, h5out_tiled *t, int keep, char *err, size_t err_len)
 {
     int rc = 0;
+    if (t->base >= 0) {
+        size_t written = 0;
+        if (keep && aligned_run_flush(&t->run, &written) != 0)
+            rc = -1, snprintf(err, err_len, "%s: cannot write tiles/%s: %s", o->path, t->name, strerror(errno));
+        count_written(o, written);
+        aligned_run_free(&t->run);
+        t->base = -1;
+    }
     pthread_mutex_lock(&o->tile_mu);
-    if (t->dset >= 0 && H5Dclose((hid_t)t->dset) < 0)
+    if (t->dset >= 0 && H5Dclose((hid_t)t->dset) < 0 && rc == 0)
         rc = h5out_fail(err, err_len, "%s: cannot close tiles/%s", o->path, t->name);
     t->dset = -1;
     if (rc == 0 && !keep && H5Ldelete(o->tiles, t->name, H5P_DEFAULT) < 0)

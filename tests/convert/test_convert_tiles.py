@@ -16,7 +16,9 @@ corrupt files among them, and checks with h5py:
   says what it is.
 Usage: test_convert_tiles.py H5PACK H5PACK_STATS"""
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -141,6 +143,23 @@ def check_threads(src):
     check(not os.path.exists(f"{WORK}/strict.h5"), "--strict -j 3: nothing under the final name")
 
 
+def limit_file_size():
+    """In the child: files larger than 300 kB fail to grow (EFBIG), as on a full disk."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300_000, 300_000))
+
+
+def check_write_failure(src):
+    """The tiles' own writes (pwrite beside HDF5, in 2 MiB-aligned pieces) failing: exit 1, the file and
+    the reason named, nothing under the final name."""
+    out = f"{WORK}/full.h5"
+    p = subprocess.run([H5PACK, "-q", "--tiles", "--tile", "64", src, out], capture_output=True, text=True,
+                       preexec_fn=limit_file_size)
+    check(p.returncode == 1 and "full.h5" in p.stderr and "cannot write" in p.stderr and "large" in p.stderr,
+          f"tiles that cannot be written: exit 1 naming the file and the reason ({p.returncode}: {p.stderr.strip()})")
+    check(not os.path.exists(out), "tiles that cannot be written: nothing under the final name")
+
+
 def main():
     src = f"{WORK}/src"
     make_folder(src)
@@ -157,6 +176,7 @@ def main():
     with h5py.File(gz, "r") as f:
         check(f["tiles"]["0"].compression == "gzip" and f["tiles"]["0"].fletcher32, "gzip + fletcher32 tiles")
     check_threads(src)
+    check_write_failure(src)
 
     err = run("--tiles", "--size", "64x64", src, f"{WORK}/bad.h5", expect=1)
     check("--size does not apply" in err, "--tiles with --size: the message names the clash")
