@@ -115,12 +115,11 @@ H5PACK_API const char *h5pack_strerror(int code);
 
 /* ---- one stored image ------------------------------------------------------------------------------ */
 
-/* Reads image INDEX of the file PATH exactly as stored, as height x width x channels uint8 (HWC), whatever
- * the file's layout (NCHW, NHWC, gray) or storage (one size, or several: docs/format.md). DIMS gets
- * (height, width, channels). With OUT NULL only DIMS is filled. Opens the file per call: for looking at
- * images, not for training (h5pack_open streams them). Returns H5PACK_OK, or an error code with the file
- * name and the reason in ERR (may be NULL): EINVAL (INDEX out of range, OUT_LEN too small), ENOTFOUND,
- * EFORMAT, ECORRUPT. */
+/* Reads image INDEX of the file PATH exactly as stored, as height x width x channels uint8 (HWC), whatever the
+ * file's layout (NCHW, NHWC, gray) or storage (one size, or several: docs/format.md). DIMS gets (height, width,
+ * channels). With OUT NULL only DIMS is filled. Opens the file per call: for looking at images, not for training
+ * (h5pack_open streams them). Returns H5PACK_OK, or an error code with the file name and the reason in ERR (may
+ * be NULL): EINVAL (INDEX out of range, OUT_LEN too small), ENOTFOUND, EFORMAT, ECORRUPT. */
 H5PACK_API int h5pack_read_image(const char *path, uint64_t index, uint8_t *out, size_t out_len, uint64_t dims[3],
                                  char *err, size_t err_len);
 
@@ -508,8 +507,11 @@ typedef struct h5pack_stats {
 /* Fills the first stats->struct_size bytes of *stats. Consumer thread. */
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats);
 
-/* Stops the workers (also mid-epoch, with batches unreleased), frees everything. NULL is a no-op. */
+/* Stops the workers (also mid-epoch, with batches unreleased) and frees everything but a CPU reader's large
+ * batch buffers (8 MiB and more): kept for the next reader of the same sizes, which then skips the kernel's
+ * page faults and zeroing, until h5pack_trim() (H5PACK_NO_KEEP=1: not kept). NULL is a no-op. */
 H5PACK_API void h5pack_close(h5pack_reader *r);
+H5PACK_API void h5pack_trim(void);
 
 /* ---- describing a file as the reader reads it ----------------------------------------------------- */
 

@@ -17,7 +17,15 @@ from ._convert import parse_size
 from ._images import read_image
 from .patches import Patches, Stitcher
 
-__all__ = ["Loader", "Patches", "Stitcher", "H5packError", "H5packValueError", "info", "version", "parse_size", "read_image", "lib"]
+__all__ = ["Loader", "Patches", "Stitcher", "H5packError", "H5packValueError", "info", "version", "parse_size", "read_image",
+           "trim", "lib"]
+
+
+def trim():
+    """Frees the batch buffers kept from closed loaders (a CPU loader's ring of batches is kept for the next
+    one of the same sizes, as torch's caching allocators keep freed blocks; docs/python.md, "Memory").
+    H5PACK_NO_KEEP=1 turns keeping off."""
+    lib().h5pack_trim()
 
 
 def __getattr__(name):

@@ -244,6 +244,7 @@ def _declare(lib, config):
         "h5pack_image_shape": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64, P(ctypes.c_uint32),
                                               P(ctypes.c_uint32)]),
         "h5pack_close": (None, [ctypes.c_void_p]),
+        "h5pack_trim": (None, []),
         "h5pack_read_image": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint64, P(ctypes.c_uint8), _c_size,
                                              P(ctypes.c_uint64), ctypes.c_char_p, _c_size]),
     }

@@ -23,6 +23,7 @@
 #include "backend_convert.h"
 #include "backend_resample.h"
 #include "clock.h"
+#include "kept_buffers.h"
 
 #define CPU_ALIGN 64
 
@@ -56,6 +57,7 @@ typedef struct cpu_backend {
     int64_t *labels;                      /* slots x batch_size */
     uint8_t *outputs;                     /* slots x out_slot_bytes */
     uint8_t *pool;                        /* pool_batches x batch_size images */
+    size_t pool_bytes;
     cpu_slot *slot_state;
     size_t blob_bytes;
     _Atomic uint64_t convert_ns;          /* summed over all threads that converted */
@@ -300,7 +302,11 @@ static void cpu_destroy(backend *b)
         free(s->sources), free(s->srcs), free(s->addrs), free(s->boxes), free(s->dims), free(s->blob);
     }
     free(cb->slot_state);
-    free(cb->inputs), free(cb->labels), free(cb->outputs), free(cb->pool);
+    /* the large ones kept for the next reader of the same sizes (kept_buffers.h) */
+    h5pack_kept_give(cb->inputs, (size_t)cb->p.slots * cb->in_slot_bytes);
+    h5pack_kept_give(cb->outputs, (size_t)cb->p.slots * cb->out_slot_bytes);
+    h5pack_kept_give(cb->pool, cb->pool_bytes);
+    free(cb->labels);
     h5pack_backend_sizes_destroy(b);
     free(cb);
 }
@@ -392,11 +398,13 @@ void h5pack_backend_cpu_add_convert_ns(backend *b, uint64_t ns)
  * "madvise" mode, the common default): a float32 batch of 256 CelebA images is 119 MB, 29,000 small
  * pages whose first-touch faults and TLB misses otherwise cost the first epoch about a third more. */
 #define HUGE_PAGE ((size_t)2 << 20)
-#define HUGE_MIN ((size_t)8 << 20)
+#define HUGE_MIN KEPT_MIN_BYTES /* so a kept buffer (kept_buffers.h) is always huge-page aligned */
 
 static void *alloc_aligned(size_t bytes)
 {
-    void *ptr = NULL;
+    void *ptr = h5pack_kept_take(bytes); /* a closed reader's, with its pages already there */
+    if (ptr)
+        return ptr;
     size_t align = bytes >= HUGE_MIN ? HUGE_PAGE : CPU_ALIGN;
     if (posix_memalign(&ptr, align, bytes ? bytes : CPU_ALIGN) != 0)
         return NULL;
@@ -459,6 +467,7 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
     cb->labels = alloc_aligned(slots * label_slot_bytes(p));
     cb->outputs = cb->passthrough ? NULL : alloc_aligned(slots * cb->out_slot_bytes);
     cb->pool = pool_bytes ? alloc_aligned(pool_bytes) : NULL;
+    cb->pool_bytes = pool_bytes;
     if ((!cb->one_pass && !cb->inputs) || !cb->labels || (!cb->passthrough && !cb->outputs) || (pool_bytes && !cb->pool) ||
         alloc_slots(cb) != 0)
         goto nomem;
