@@ -18,13 +18,13 @@ _DATALOADER_ARGS = {
 }
 
 
-def refuse_dataloader_args(kwargs):
+def refuse_dataloader_args(kwargs, api="h5pack.Loader"):
+    """API: the class the user called (h5pack.Loader or h5pack.Patches), named in the message."""
     for name in kwargs:
         if name in _DATALOADER_ARGS:
-            raise TypeError(f"h5pack.Loader has no {name}= (a torch DataLoader argument): use "
-                            f"{_DATALOADER_ARGS[name]}")
+            raise TypeError(f"{api} has no {name}= (a torch DataLoader argument): use {_DATALOADER_ARGS[name]}")
     if kwargs:
-        raise TypeError(f"h5pack.Loader got an unexpected keyword argument {next(iter(kwargs))!r}")
+        raise TypeError(f"{api} got an unexpected keyword argument {next(iter(kwargs))!r}")
 
 
 _TORCH_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",

@@ -2,7 +2,7 @@
 import ctypes
 import os
 
-from . import _lib
+from . import _convert, _lib
 from ._structs import _info_dict
 from .loader import H5packError, _default_config, _error, _open, lib
 
@@ -23,13 +23,15 @@ def _open_probe(path, cfg):
     return _open(path, cfg, "h5pack.info")
 
 
-def info(path, images="images", labels="labels"):
+def info(path, images="images", labels="labels", input_layout="auto"):
     """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict. Opens a small
     CPU reader (1 thread, 1-image batches) and closes it again. ``mean``/``std`` are the file's stored
     per-channel values (None for a file without them), not a normalisation default. A file of huge images
-    in tiles gives its ``tile`` and image count, with ``height``/``width`` None (each image has its own)."""
+    in tiles gives its ``tile`` and image count, with ``height``/``width`` None (each image has its own).
+    ``input_layout`` ("nchw" or "nhwc") as for Loader: for a file whose layout its shape leaves open."""
     cfg = _default_config()
     cfg.images_dataset, cfg.labels_dataset = images.encode(), (labels or "").encode()
+    cfg.input_layout = _convert.enum_value(_lib.LAYOUTS, input_layout, "input_layout")
     cfg.device, cfg.threads, cfg.batch_size, cfg.prefetch, cfg.epochs = _lib.DEVICES["cpu"], 1, 1, 2, 1
     cfg.cache_bytes = 1  # the reader keeps at least one chunk
     cfg.order = _lib.ORDERS["sequential"]  # the chunk order's default window would want a larger cache

@@ -135,7 +135,7 @@ class Loader:
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
                  timeline_interval=None, input_layout="auto", memory_format=None, patch=None, overlap=0,
                  patch_mode=None, patches_per_epoch=None, **dataloader_args):
-        _habits.refuse_dataloader_args(dataloader_args)
+        _habits.refuse_dataloader_args(dataloader_args, f"h5pack.{type(self).__name__}")
         self._reader, self._api_name = None, f"h5pack.{type(self).__name__}"  # Loader or Patches, in messages
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
         self._held = collections.deque()  # _hold.Held of the deliveries not given back yet

@@ -66,6 +66,12 @@ class Patches(Loader):
                 self._names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["filenames"][()]]
         return self._names
 
+    def __repr__(self):
+        i = self._info
+        device = i.device_name.decode(errors="replace")
+        return (f"h5pack.Patches({self.path!r}, images={i.n_samples}, size={self.patch_size}, "
+                f"overlap={self.overlap}, batches_per_epoch={len(self)}, device={device!r})")
+
     def windows(self, i):
         """The number of windows of image I (rows x columns)."""
         h, w = self.image_shape(i)

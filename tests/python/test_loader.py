@@ -460,6 +460,10 @@ class Errors(unittest.TestCase):
                 self.assertTrue(torch.equal(images.cpu(), torch.from_numpy(pixels).permute(0, 3, 1, 2)))
             with self.assertRaises(ValueError):
                 h5pack.Loader(path, input_layout="chw")
+            with self.assertRaises(h5pack.H5packError):  # info() as the Loader: the shape leaves it open
+                h5pack.info(path, labels=None)
+            d = h5pack.info(path, labels=None, input_layout="nhwc")
+            self.assertEqual((d["input_layout"], d["channels"], d["height"], d["width"]), ("nhwc", 2, 32, 32))
 
     def test_locked_file(self):
         """A file h5py holds open for writing: HDF5's lock, said as such (it read as 'corrupt')."""

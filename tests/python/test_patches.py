@@ -373,7 +373,7 @@ def expect_error(what, fn, *words):
     try:
         fn()
         check(False, f"{what}: refused")
-    except (h5pack.H5packError, ValueError) as e:
+    except (h5pack.H5packError, ValueError, TypeError) as e:
         check(all(w in str(e) for w in words), f"{what}: refused, saying {words} ({e})")
 
 
@@ -383,10 +383,16 @@ def check_info(path):
     d = h5pack.info(path)
     check(d["tile"] == 128 and d["n_samples"] == len(SIZES) and d["height"] is None and d["channels"] == 3,
           f"h5pack.info of a tiled file ({ {k: d[k] for k in ('tile', 'n_samples', 'height', 'channels')} })")
+    with h5pack.Patches(path, size=64, overlap=8, device="cpu") as p:
+        r = repr(p)
+    check(f"images={len(SIZES)}, size=64, overlap=8" in r, f"repr(Patches) counts images and names the window ({r})")
 
 
 def check_refusals(path):
     expect_error("a tiled file without patch", lambda: h5pack.Loader(path, device="cpu"), "tiles", "patch")
+    expect_error("an unknown keyword", lambda: h5pack.Patches(path, size=64, bogus=1), "h5pack.Patches", "bogus")
+    expect_error("a DataLoader keyword", lambda: h5pack.Patches(path, size=64, num_workers=2), "h5pack.Patches",
+                 "threads=")
     expect_error("overlap >= size", lambda: h5pack.Patches(path, size=64, overlap=64, device="cpu"), "overlap")
     expect_error("echo with patches", lambda: h5pack.Loader(path, patch=64, echo=2, device="cpu"), "echo")
     expect_error("an epoch too large to plan (2^62 patches)", lambda: h5pack.Loader(
