@@ -395,6 +395,8 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
     p.cfg = cfg;
     p.res = res;
     p.direct = h5out_chunk_base(cfg->out) >= 0; /* unfiltered, every chunk's address computable */
+    if (p.direct)
+        (void)h5out_gather_chunks(cfg->out); /* a hint: without memory for it chunks go straight in */
     if (init_sync(&p) != 0) {
         snprintf(err, err_len, "cannot set up the converter's lock and conditions");
         return PIPELINE_ERROR;
@@ -414,6 +416,8 @@ pipeline_status pipeline_run(const pipeline_config *cfg, pipeline_result *res, c
         st = run_placer(&p, res, err, err_len);
     }
     pipeline_stop_workers(&p);
+    if (p.direct && st == PIPELINE_OK && h5out_flush_chunks(cfg->out, err, err_len) != 0)
+        st = PIPELINE_ERROR;
     res->writer_wait_s = p.placer_wait_s, res->workers_wait_s = p.workers_wait_s;
     res->pwrite_by_workers = p.direct;
     free_buffers(&p);

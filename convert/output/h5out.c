@@ -13,6 +13,7 @@
 #include "format.h"
 #include "h5glue.h"
 #include "h5pack.h"
+#include "block_gather.h"
 #include "h5out_impl.h"
 #include "pwrite_full.h"
 #include "writeback.h"
@@ -252,16 +253,39 @@ int64_t h5out_chunk_base(const h5out *o)
     return o->base;
 }
 
+int h5out_gather_chunks(h5out *o)
+{
+    if (o->base < 0 || o->gather)
+        return o->gather ? 0 : -1;
+    uint64_t end = (uint64_t)o->base + chunk_count(&o->g) * chunk_size(&o->g);
+    o->gather = block_gather_new(o->fd, (uint64_t)o->base, end);
+    return o->gather ? 0 : -1;
+}
+
 int h5out_pwrite_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len)
 {
-    off_t at = (off_t)(o->base + (int64_t)(index * chunk_size(&o->g)));
-    if (pwrite_full(o->fd, data, size, at) != 0) {
+    uint64_t at = (uint64_t)o->base + index * chunk_size(&o->g);
+    size_t written = size;
+    int rc = o->gather ? block_gather_write(o->gather, data, size, at, &written) : pwrite_full(o->fd, data, size, (off_t)at);
+    if (rc != 0) {
         snprintf(err, err_len, "%s: cannot write chunk %llu of the images: %s", o->path, (unsigned long long)index,
                  strerror(errno));
         return -1;
     }
-    writeback_note(o->wb, size);
+    writeback_note(o->wb, written);
     return 0;
+}
+
+int h5out_flush_chunks(h5out *o, char *err, size_t err_len)
+{
+    size_t written = 0;
+    if (!o->gather)
+        return 0;
+    int rc = block_gather_flush(o->gather, &written);
+    if (rc != 0)
+        snprintf(err, err_len, "%s: cannot write the images' chunks: %s", o->path, strerror(errno));
+    writeback_note(o->wb, written);
+    return rc;
 }
 
 void h5out_set_largest(h5out *o, uint32_t height, uint32_t width)
@@ -493,6 +517,7 @@ int h5out_close(h5out *o, char *err, size_t err_len)
     if (!o)
         return 0;
     writeback_stop(o->wb); /* before HDF5 closes the descriptor it uses */
+    block_gather_free(o->gather); /* flushed by h5out_flush_chunks, or the file is being given up */
     if (o->images >= 0 && H5Dclose(o->images) < 0)
         rc = -1;
     if (o->tiles >= 0 && H5Gclose(o->tiles) < 0)

@@ -108,6 +108,16 @@ int64_t h5out_chunk_base(const h5out *o);
  * chunks' bytes of such a dataset). Returns 0, or -1 with ERR set. */
 int h5out_pwrite_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);
 
+/* From now on h5out_pwrite_chunk puts the chunks into the file in pieces that cover whole 2 MiB blocks
+ * (block_gather.h: the page cache then keeps the file in huge folios), holding the pieces of blocks that
+ * neighbouring chunks share until they are complete. Needs h5out_chunk_base >= 0. 0, or -1 (without
+ * memory: chunks keep going straight in). */
+int h5out_gather_chunks(h5out *o);
+
+/* Writes what h5out_gather_chunks holds back, after the last chunk and before h5out_close. 0, or -1 with
+ * ERR set. */
+int h5out_flush_chunks(h5out *o, char *err, size_t err_len);
+
 /* Writes chunk INDEX (images INDEX*K ..., or bytes INDEX*chunk_bytes ... of a ragged file): SIZE bytes
  * exactly as stored (filters already applied). */
 int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);

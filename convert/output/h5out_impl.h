@@ -19,6 +19,7 @@ struct h5out {
     writeback *wb;   /* NULL when the file is not a plain POSIX file (other HDF5 driver) */
     int fd;          /* the sec2 driver's descriptor, or -1 */
     int64_t base;    /* >= 0: chunk i of the images lies at base + i * chunk size (h5out_pwrite_chunk) */
+    struct block_gather *gather; /* h5out_gather_chunks: pwrite in whole 2 MiB blocks, else NULL */
     hid_t tiles;             /* tiled: the group */
     pthread_mutex_t tile_mu; /* tiled: the HDF5 calls of the threads that write images */
     int tile_mu_ready;

@@ -1,0 +1,174 @@
+/* test_convert_writes.c - the converter's writes in whole 2 MiB blocks (aligned_run.h for tiles,
+ * block_gather.h for chunks written by several threads): the file gets every byte, and every write starts
+ * and ends on a block boundary or at the range's ends, so the page cache can keep the file in huge folios.
+ * Chunks smaller and larger than a block, written out of order by three threads; a chunk that never
+ * comes (its neighbours' pieces go in at the flush); tiles appended to a run. pwrite is wrapped (-Wl,--wrap) to
+ * record every write. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "aligned_run.h"
+#include "block_gather.h"
+#include "check.h"
+
+#define BLOCK ALIGNED_RUN_STEP
+
+typedef struct span {
+    uint64_t at, n;
+} span;
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static span writes[100000];
+static size_t n_writes;
+
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t at);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t at)
+{
+    pthread_mutex_lock(&log_mu);
+    if (n_writes < sizeof writes / sizeof writes[0])
+        writes[n_writes++] = (span){(uint64_t)at, n};
+    pthread_mutex_unlock(&log_mu);
+    return __real_pwrite(fd, buf, n, at);
+}
+
+static uint8_t byte_at(uint64_t off)
+{
+    return (uint8_t)(off * 2654435761u >> 13);
+}
+
+static int on_edge(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    return x % BLOCK == 0 || x == lo || x == hi;
+}
+
+/* The first COUNT recorded writes start and end on block boundaries or at the range's ends. */
+static void check_writes(const char *what, uint64_t lo, uint64_t hi, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint64_t a = writes[i].at, b = a + writes[i].n;
+        CHECK_MSG(on_edge(a, lo, hi) && on_edge(b, lo, hi), "%s: write %zu of [%llu, %llu) cuts a block", what, i,
+                  (unsigned long long)a, (unsigned long long)b);
+    }
+}
+
+/* The file's bytes [LO, HI) are the pattern, but for [SKIP_LO, SKIP_HI) (never written: zero). */
+static void check_bytes(const char *what, int fd, uint64_t lo, uint64_t hi, uint64_t skip_lo, uint64_t skip_hi)
+{
+    size_t n = (size_t)(hi - lo);
+    uint8_t *got = malloc(n);
+    CHECK(got && pread(fd, got, n, (off_t)lo) == (ssize_t)n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = lo + i;
+        uint8_t want = off >= skip_lo && off < skip_hi ? 0 : byte_at(off);
+        CHECK_MSG(got[i] == want, "%s: byte at %llu is %u, not %u", what, (unsigned long long)off, got[i], want);
+    }
+    free(got);
+}
+
+typedef struct job {
+    block_gather *g;
+    uint64_t lo, size;
+    const size_t *order;
+    size_t n, skip;
+    size_t next; /* shared, under log_mu */
+} job;
+
+static void *writer(void *arg)
+{
+    job *j = arg;
+    uint8_t *buf = malloc(j->size);
+    CHECK(buf);
+    for (;;) {
+        pthread_mutex_lock(&log_mu);
+        size_t k = j->next < j->n ? j->order[j->next++] : SIZE_MAX;
+        pthread_mutex_unlock(&log_mu);
+        if (k == SIZE_MAX)
+            break;
+        if (k == j->skip)
+            continue;
+        uint64_t at = j->lo + k * j->size;
+        for (uint64_t i = 0; i < j->size; i++)
+            buf[i] = byte_at(at + i);
+        size_t written = 0;
+        CHECK_OK(block_gather_write(j->g, buf, (size_t)j->size, at, &written));
+    }
+    free(buf);
+    return NULL;
+}
+
+/* N chunks of SIZE bytes from offset LO, in a shuffled order over three threads; chunk SKIP never comes
+ * (SIZE_MAX: all do). */
+static void gather_case(const char *what, uint64_t lo, uint64_t size, size_t n, size_t skip)
+{
+    char path[] = "/tmp/h5pack-writes-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    uint64_t hi = lo + n * size;
+    size_t *order = malloc(n * sizeof *order);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    srand(7);
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t k = (size_t)rand() % (i + 1), t = order[i];
+        order[i] = order[k], order[k] = t;
+    }
+    n_writes = 0;
+    job j = {.g = block_gather_new(fd, lo, hi), .lo = lo, .size = size, .order = order, .n = n, .skip = skip};
+    CHECK(j.g);
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        CHECK(pthread_create(&t[i], NULL, writer, &j) == 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    size_t before = n_writes, written = 0;
+    CHECK_OK(block_gather_flush(j.g, &written));
+    CHECK_MSG(skip != SIZE_MAX || n_writes == before, "%s: every chunk came, yet the flush wrote %zu pieces", what,
+              n_writes - before);
+    block_gather_free(j.g);
+    uint64_t skip_lo = skip == SIZE_MAX ? hi : lo + skip * size, skip_hi = skip == SIZE_MAX ? hi : skip_lo + size;
+    check_writes(what, lo, hi, before); /* the flush's pieces (blocks beside the missing chunk) may cut */
+    check_bytes(what, fd, lo, hi, skip_lo, skip_hi);
+    close(fd), unlink(path), free(order);
+}
+
+static void run_case(void)
+{
+    char path[] = "/tmp/h5pack-writes-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    size_t tile = 196608 + 5;
+    uint8_t *buf = malloc(tile);
+    aligned_run r;
+    CHECK_OK(aligned_run_init(&r, fd, tile));
+    n_writes = 0;
+    uint64_t lo = 12345, at = lo;
+    for (int k = 0; k < 40; k++, at += tile) { /* one contiguous range */
+        for (size_t i = 0; i < tile; i++)
+            buf[i] = byte_at(at + i);
+        size_t w = 0;
+        CHECK_OK(aligned_run_add(&r, at, buf, tile, &w));
+    }
+    size_t w = 0;
+    CHECK_OK(aligned_run_flush(&r, &w));
+    check_writes("tiles in a run", lo, at, n_writes);
+    check_bytes("tiles in a run", fd, lo, at, 0, 0);
+    aligned_run_free(&r);
+    free(buf), close(fd), unlink(path);
+}
+
+int main(void)
+{
+    gather_case("chunks of 1.5 MiB + 13", 3 * 4096 + 7, (3u << 19) + 13, 9, SIZE_MAX);
+    gather_case("chunks of 5 MiB + 7", 1000, (5u << 20) + 7, 5, SIZE_MAX);
+    gather_case("chunks of 1000 bytes", 4096, 1000, 5000, SIZE_MAX);
+    gather_case("chunks aligned, 2 MiB", 0, BLOCK, 4, SIZE_MAX);
+    gather_case("a chunk that never comes", 777, (3u << 19) + 13, 9, 4);
+    run_case();
+    printf("converter writes: all checks passed\n");
+    return 0;
+}
