@@ -17,17 +17,18 @@
 
 typedef struct aligned_run {
     int fd;
-    uint8_t *buf;   /* STEP + the largest piece added */
-    size_t cap, len;
+    uint8_t *buf;   /* the bytes of one block not written yet (less than STEP) */
+    size_t len;
     uint64_t at;    /* the file offset of buf[0] */
 } aligned_run;
 
-/* A run writing to FD whose additions are at most MAX_ADD bytes each. 0, or -1 without memory. */
-int aligned_run_init(aligned_run *r, int fd, size_t max_add);
+/* A run writing to FD. 0, or -1 without memory. */
+int aligned_run_init(aligned_run *r, int fd);
 
-/* N bytes of P for file offset AT (N <= max_add). Bytes that do not continue the run flush it first;
- * whole 2 MiB-aligned pieces are written as soon as they are complete. *WRITTEN gets the bytes written to
- * the file by this call. 0, or -1 with errno (pwrite's). */
+/* N bytes of P for file offset AT. Bytes that do not continue the run flush it first; whole blocks go
+ * into the file straight from P, and only a block's unfinished start or end waits in the buffer (so
+ * memory is one block, whatever N). *WRITTEN gets the bytes written to the file by this call. 0, or -1
+ * with errno (pwrite's). */
 int aligned_run_add(aligned_run *r, uint64_t at, const void *p, size_t n, size_t *written);
 
 /* Writes what is left. 0, or -1 with errno; *WRITTEN as above. */

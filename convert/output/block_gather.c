@@ -114,10 +114,11 @@ static int deposit(block_gather *g, const uint8_t *p, size_t n, uint64_t at, siz
     pending done = *pb;
     *pb = g->pend[--g->n]; /* out of the list before the write: nobody else touches it now */
     pthread_mutex_unlock(&g->mu);
-    int rc = pwrite_full(g->fd, done.buf + (lo - b * STEP), (size_t)(hi - lo), (off_t)lo);
+    int rc = pwrite_full(g->fd, done.buf + (lo - b * STEP), (size_t)(hi - lo), (off_t)lo), e = errno;
     if (rc == 0)
         *written += (size_t)(hi - lo);
     pending_free(&done);
+    errno = e; /* free may set it (glibc < 2.33) */
     return rc;
 }
 
@@ -144,7 +145,7 @@ int block_gather_write(block_gather *g, const void *p, size_t n, uint64_t at, si
 
 int block_gather_flush(block_gather *g, size_t *written)
 {
-    int rc = 0;
+    int rc = 0, e = 0;
     *written = 0;
     pthread_mutex_lock(&g->mu);
     for (size_t i = 0; i < g->n; i++) {
@@ -154,11 +155,14 @@ int block_gather_flush(block_gather *g, size_t *written)
             rc = pwrite_full(g->fd, pb->buf + (pc->lo - pb->block * STEP), (size_t)(pc->hi - pc->lo), (off_t)pc->lo);
             if (rc == 0)
                 *written += (size_t)(pc->hi - pc->lo);
+            else
+                e = errno;
         }
         pending_free(pb);
     }
     g->n = 0;
     pthread_mutex_unlock(&g->mu);
+    errno = e; /* the failed write's, not free's */
     return rc;
 }
 

@@ -61,19 +61,16 @@ static int64_t tiles_base(const h5out *o, int64_t dset, uint32_t ny, uint32_t nx
     return (int64_t)base;
 }
 
-/* T's tiles go through pwrite when their addresses are known (T->base); 0, or -1 without memory. */
-static int start_run(h5out *o, h5out_tiled *t, uint32_t h, uint32_t w, char *err, size_t err_len)
+/* T's tiles go through pwrite when their addresses are known (T->base), else (or without memory for the
+ * run's block) through H5Dwrite_chunk. */
+static void start_run(h5out *o, h5out_tiled *t, uint32_t h, uint32_t w)
 {
     uint32_t T = o->g.tile, ch = h < T ? h : T, cw = w < T ? w : T;
     t->nx = (w + T - 1) / T;
     t->tile_bytes = (size_t)ch * cw * o->g.channels;
     int64_t base = tiles_base(o, t->dset, (h + T - 1) / T, t->nx, t->tile_bytes);
-    if (base < 0)
-        return 0;
-    if (aligned_run_init(&t->run, o->fd, t->tile_bytes) != 0)
-        return h5out_fail(err, err_len, "%s: out of memory for tiles/%s's writes", o->path, t->name);
-    t->base = base;
-    return 0;
+    if (base >= 0 && aligned_run_init(&t->run, o->fd) == 0)
+        t->base = base;
 }
 
 int h5out_tile_begin(h5out *o, const char *name, uint32_t h, uint32_t w, h5out_tiled *t, char *err, size_t err_len)
@@ -91,7 +88,7 @@ int h5out_tile_begin(h5out *o, const char *name, uint32_t h, uint32_t w, h5out_t
         H5Sclose(space);
     int rc = t->dset < 0 ? h5out_fail(err, err_len, "%s: cannot create tiles/%s (%ux%u)", o->path, name, h, w) : 0;
     if (rc == 0)
-        rc = start_run(o, t, h, w, err, err_len);
+        start_run(o, t, h, w);
     pthread_mutex_unlock(&o->tile_mu);
     return rc;
 }

@@ -402,9 +402,7 @@ void h5pack_backend_cpu_add_convert_ns(backend *b, uint64_t ns)
 
 static void *alloc_aligned(size_t bytes)
 {
-    void *ptr = h5pack_kept_take(bytes); /* a closed reader's, with its pages already there */
-    if (ptr)
-        return ptr;
+    void *ptr = NULL;
     size_t align = bytes >= HUGE_MIN ? HUGE_PAGE : CPU_ALIGN;
     if (posix_memalign(&ptr, align, bytes ? bytes : CPU_ALIGN) != 0)
         return NULL;
@@ -413,6 +411,13 @@ static void *alloc_aligned(size_t bytes)
         (void)madvise(ptr, bytes, MADV_HUGEPAGE);
 #endif
     return ptr;
+}
+
+/* A ring buffer: a closed reader's of the same size (kept_buffers.h, its pages already there), else new. */
+static void *alloc_ring(size_t bytes)
+{
+    void *ptr = h5pack_kept_take(bytes);
+    return ptr ? ptr : alloc_aligned(bytes);
 }
 
 /* The per-slot bookkeeping; 0 or -1 without memory. */
@@ -463,10 +468,10 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
     if (p->crop != AUG_CROP_NONE)
         cb->blob_bytes = h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width);
     size_t slots = (size_t)p->slots, pool_bytes = (size_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
-    cb->inputs = cb->one_pass ? NULL : alloc_aligned(slots * cb->in_slot_bytes);
+    cb->inputs = cb->one_pass ? NULL : alloc_ring(slots * cb->in_slot_bytes);
     cb->labels = alloc_aligned(slots * label_slot_bytes(p));
-    cb->outputs = cb->passthrough ? NULL : alloc_aligned(slots * cb->out_slot_bytes);
-    cb->pool = pool_bytes ? alloc_aligned(pool_bytes) : NULL;
+    cb->outputs = cb->passthrough ? NULL : alloc_ring(slots * cb->out_slot_bytes);
+    cb->pool = pool_bytes ? alloc_ring(pool_bytes) : NULL;
     cb->pool_bytes = pool_bytes;
     if ((!cb->one_pass && !cb->inputs) || !cb->labels || (!cb->passthrough && !cb->outputs) || (pool_bytes && !cb->pool) ||
         alloc_slots(cb) != 0)

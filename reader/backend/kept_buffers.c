@@ -64,6 +64,22 @@ void h5pack_trim(void)
     pthread_mutex_unlock(&kept_mu);
 }
 
+/* fork() while another thread holds the lock would leave it locked in the child for good */
+static void lock_for_fork(void)
+{
+    pthread_mutex_lock(&kept_mu);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&kept_mu);
+}
+
+__attribute__((constructor)) static void guard_fork(void)
+{
+    pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork);
+}
+
 /* At exit or unload: nothing kept is left behind for leak checkers to report. */
 __attribute__((destructor)) static void free_kept_at_unload(void)
 {

@@ -136,18 +136,18 @@ static void gather_case(const char *what, uint64_t lo, uint64_t size, size_t n, 
     close(fd), unlink(path), free(order);
 }
 
-static void run_case(void)
+/* COUNT tiles of TILE bytes appended to a run from offset LO. */
+static void run_case(const char *what, uint64_t lo, size_t tile, int count)
 {
     char path[] = "/tmp/h5pack-writes-XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
-    size_t tile = 196608 + 5;
     uint8_t *buf = malloc(tile);
     aligned_run r;
-    CHECK_OK(aligned_run_init(&r, fd, tile));
+    CHECK(buf && aligned_run_init(&r, fd) == 0);
     n_writes = 0;
-    uint64_t lo = 12345, at = lo;
-    for (int k = 0; k < 40; k++, at += tile) { /* one contiguous range */
+    uint64_t at = lo;
+    for (int k = 0; k < count; k++, at += tile) {
         for (size_t i = 0; i < tile; i++)
             buf[i] = byte_at(at + i);
         size_t w = 0;
@@ -155,8 +155,8 @@ static void run_case(void)
     }
     size_t w = 0;
     CHECK_OK(aligned_run_flush(&r, &w));
-    check_writes("tiles in a run", lo, at, n_writes);
-    check_bytes("tiles in a run", fd, lo, at, 0, 0);
+    check_writes(what, lo, at, n_writes);
+    check_bytes(what, fd, lo, at, 0, 0);
     aligned_run_free(&r);
     free(buf), close(fd), unlink(path);
 }
@@ -168,7 +168,9 @@ int main(void)
     gather_case("chunks of 1000 bytes", 4096, 1000, 5000, SIZE_MAX);
     gather_case("chunks aligned, 2 MiB", 0, BLOCK, 4, SIZE_MAX);
     gather_case("a chunk that never comes", 777, (3u << 19) + 13, 9, 4);
-    run_case();
+    run_case("tiles of 192 KiB + 5 in a run", 12345, 196608 + 5, 40);
+    run_case("tiles of 5 MiB + 3 in a run (whole blocks straight from the tile)", 777, (5u << 20) + 3, 4);
+    run_case("tiles of 2 MiB from a block boundary", 0, 2u << 20, 3);
     printf("converter writes: all checks passed\n");
     return 0;
 }
