@@ -7,7 +7,7 @@
 #include "env.h"
 #include "h5pack.h"
 
-#define KEPT_MAX 16 /* buffers: a reader has at most four large ones (inputs, outputs, pool, blob) */
+#define KEPT_MAX 16 /* buffers: a reader has at most three large ones (inputs, outputs, pool) */
 
 typedef struct kept {
     void *p;
