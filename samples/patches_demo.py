@@ -9,6 +9,8 @@
   5. prints the reader's stats: each tile read once (read amplification 1.0).
 
   PYTHONPATH=python python3 samples/patches_demo.py --h5pack BUILD/h5pack [--side 6000] [--work DIR]
+
+Without --work the files go into a temporary folder that is removed at the end; --work DIR keeps them.
 """
 import argparse
 import os
@@ -53,7 +55,13 @@ def main():
     ap.add_argument("--side", type=int, default=6000)
     ap.add_argument("--work", default=None)
     a = ap.parse_args()
-    work = a.work or tempfile.mkdtemp(prefix="h5pack-patches-demo-")
+    if a.work is None:  # a temporary folder (the PNG and the packed file, ~110 MB at 6000), removed at the end
+        with tempfile.TemporaryDirectory(prefix="h5pack-patches-demo-") as work:
+            return run(a, work)
+    return run(a, a.work)
+
+
+def run(a, work):
     os.makedirs(f"{work}/src/scenes", exist_ok=True)
     write_png(f"{work}/src/scenes/scene.png", a.side)
     subprocess.run([a.h5pack, "-q", "-f", "--tiles", f"{work}/src", f"{work}/scenes.h5"], check=True)

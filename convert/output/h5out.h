@@ -76,6 +76,7 @@ int h5out_create_tiled(const char *path, const h5out_geometry *g, h5out **out, c
 typedef struct h5out_tiled {
     int64_t dset;  /* the HDF5 dataset (hid_t), -1 when none */
     char name[32]; /* its name in the tiles group */
+    const char *source; /* the image's file, named in write errors (NULL: the dataset's name) */
     int64_t base;  /* unfiltered: tile (ty, tx) at base + (ty * nx + tx) * tile_bytes, written with pwrite
                       through RUN beside HDF5; -1: H5Dwrite_chunk */
     uint32_t nx;

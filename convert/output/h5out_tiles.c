@@ -93,6 +93,13 @@ int h5out_tile_begin(h5out *o, const char *name, uint32_t h, uint32_t w, h5out_t
     return rc;
 }
 
+/* What messages call T's image: its source file when the caller named it (the dataset's name is a
+ * temporary one while it is written). */
+static const char *tile_owner(const h5out_tiled *t)
+{
+    return t->source ? t->source : t->name;
+}
+
 /* The bytes pwrite has put in the file: counted, and noted for the writeback. */
 static void count_written(h5out *o, size_t written)
 {
@@ -112,7 +119,7 @@ static int write_through_run(h5out *o, h5out_tiled *t, uint32_t ty, uint32_t tx,
     int rc = size == t->tile_bytes ? aligned_run_add(&t->run, at, data, size, &written) : (errno = EINVAL, -1);
     count_written(o, written);
     if (rc != 0)
-        snprintf(err, err_len, "%s: cannot write tile (%u, %u) of tiles/%s: %s", o->path, ty, tx, t->name,
+        snprintf(err, err_len, "%s: cannot write tile (%u, %u) of %s: %s", o->path, ty, tx, tile_owner(t),
                  strerror(errno));
     return rc;
 }
@@ -126,7 +133,7 @@ int h5out_tile_write(h5out *o, h5out_tiled *t, uint32_t ty, uint32_t tx, const v
     int rc = 0;
     pthread_mutex_lock(&o->tile_mu);
     if (H5Dwrite_chunk((hid_t)t->dset, H5P_DEFAULT, 0, offset, size, data) < 0)
-        rc = h5out_fail(err, err_len, "%s: cannot write tile (%u, %u) of tiles/%s", o->path, ty, tx, t->name);
+        rc = h5out_fail(err, err_len, "%s: cannot write tile (%u, %u) of %s", o->path, ty, tx, tile_owner(t));
     else
         o->tile_bytes += size;
     pthread_mutex_unlock(&o->tile_mu);
@@ -141,7 +148,8 @@ int h5out_tile_end(h5out *o, h5out_tiled *t, int keep, char *err, size_t err_len
     if (t->base >= 0) {
         size_t written = 0;
         if (keep && aligned_run_flush(&t->run, &written) != 0)
-            rc = -1, snprintf(err, err_len, "%s: cannot write tiles/%s: %s", o->path, t->name, strerror(errno));
+            rc = -1, snprintf(err, err_len, "%s: cannot write the tiles of %s: %s", o->path, tile_owner(t),
+                              strerror(errno));
         count_written(o, written);
         aligned_run_free(&t->run);
         t->base = -1;

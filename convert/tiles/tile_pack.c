@@ -91,7 +91,8 @@ tile_outcome tile_pack_image(h5out *o, const h5out_geometry *g, const char *name
         snprintf(why, why_len, "%s: %s", image_status_text(st), detail);
         return TILE_SKIPPED;
     }
-    tiler t = {.o = o, .out = {.dset = -1}, .g = g, .h = done->height, .w = done->width, .C = g->channels};
+    tiler t = {.o = o, .out = {.dset = -1, .source = path}, .g = g, .h = done->height, .w = done->width,
+               .C = g->channels};
     t.ch = t.h < g->tile ? t.h : g->tile, t.cw = t.w < g->tile ? t.w : g->tile;
     tile_outcome out = TILE_FAILED;
     if (allocate(&t) != 0)

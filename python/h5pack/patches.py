@@ -2,6 +2,7 @@
 window of every image, h5pack.Stitcher puts per-patch outputs back together into per-image maps."""
 import torch
 
+from . import _convert
 from .loader import Loader
 
 
@@ -40,7 +41,7 @@ class Patches(Loader):
             if bad in kwargs:
                 raise ValueError(f"h5pack.Patches does not take {bad}= (sliding windows in file order; "
                                  f"h5pack.Loader(path, patch=S) draws random training patches)")
-        self.patch_size, self.overlap = int(size), int(overlap)
+        self.patch_size, self.overlap = _convert.int_option(size, "size", 1, 65535), int(overlap)
         super().__init__(path, batch_size=batch_size, device=device, dtype=dtype, layout=layout, patch=size,
                          overlap=overlap, patch_mode="sliding", order="sequential", **kwargs)
         self._names = None
@@ -169,5 +170,7 @@ class Stitcher:
     def result(self, i):
         """Image I's (C, H, W) map (once all its windows were added), handed over: the Stitcher forgets it."""
         if i not in self._done:
-            raise KeyError(f"image {i} is not complete (its windows have not all been added)")
+            why = ("its map was handed over by an earlier result() already" if i in self._completed
+                   else "it is not complete (its windows have not all been added)")
+            raise KeyError(f"image {i}: {why}")
         return self._done.pop(i)

@@ -155,8 +155,9 @@ def check_write_failure(src):
     out = f"{WORK}/full.h5"
     p = subprocess.run([H5PACK, "-q", "--tiles", "--tile", "64", src, out], capture_output=True, text=True,
                        preexec_fn=limit_file_size)
-    check(p.returncode == 1 and "full.h5" in p.stderr and "cannot write" in p.stderr and "large" in p.stderr,
-          f"tiles that cannot be written: exit 1 naming the file and the reason ({p.returncode}: {p.stderr.strip()})")
+    check(p.returncode == 1 and "full.h5" in p.stderr and "cannot write" in p.stderr and "large" in p.stderr
+          and f"{src}/" in p.stderr, f"tiles that cannot be written: exit 1 naming the file, the source image and "
+          f"the reason ({p.returncode}: {p.stderr.strip()})")
     check(not os.path.exists(out), "tiles that cannot be written: nothing under the final name")
 
 

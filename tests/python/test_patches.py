@@ -340,6 +340,11 @@ def check_stitcher(path):
               f"{'exactly' if dtype == 'uint8' else 'to float32 rounding'}")
         check(st.incomplete == [], f"Stitcher ({dtype}): no image left incomplete in a whole pass")
         try:
+            st.result(0)
+            check(False, "Stitcher: a second result(0) is refused")
+        except KeyError as e:
+            check("handed over" in str(e), f"Stitcher: a second result(0) says it was handed over already ({e})")
+        try:
             st.add(torch.zeros(2, 4, 160, 160), torch.zeros(2, 3, dtype=torch.int64))
             check(False, "Stitcher refuses outputs of another channel count")
         except ValueError:
@@ -393,6 +398,7 @@ def check_refusals(path):
     expect_error("an unknown keyword", lambda: h5pack.Patches(path, size=64, bogus=1), "h5pack.Patches", "bogus")
     expect_error("a DataLoader keyword", lambda: h5pack.Patches(path, size=64, num_workers=2), "h5pack.Patches",
                  "threads=")
+    expect_error("size=0", lambda: h5pack.Patches(path, size=0, device="cpu"), "size=0")
     expect_error("overlap >= size", lambda: h5pack.Patches(path, size=64, overlap=64, device="cpu"), "overlap")
     expect_error("echo with patches", lambda: h5pack.Loader(path, patch=64, echo=2, device="cpu"), "echo")
     expect_error("an epoch too large to plan (2^62 patches)", lambda: h5pack.Loader(
