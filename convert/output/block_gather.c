@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -30,6 +31,8 @@ struct block_gather {
     pthread_mutex_t mu;
     pending *pend;
     size_t n, cap;
+    _Atomic int failed;          /* a write failed: its range below (the first one kept) */
+    uint64_t failed_lo, failed_hi;
 };
 
 block_gather *block_gather_new(int fd, uint64_t lo, uint64_t hi)
@@ -40,6 +43,26 @@ block_gather *block_gather_new(int fd, uint64_t lo, uint64_t hi)
     g->fd = fd, g->lo = lo, g->hi = hi;
     pthread_mutex_init(&g->mu, NULL);
     return g;
+}
+
+/* pwrite_full of N bytes of P at AT, its range noted when it fails. */
+static int write_at(block_gather *g, const uint8_t *p, size_t n, uint64_t at)
+{
+    if (pwrite_full(g->fd, p, n, (off_t)at) == 0)
+        return 0;
+    int e = errno, none = 0;
+    if (atomic_compare_exchange_strong(&g->failed, &none, -1)) /* the first failure's range, once */
+        g->failed_lo = at, g->failed_hi = at + n, atomic_store(&g->failed, 1);
+    errno = e;
+    return -1;
+}
+
+int block_gather_failed(block_gather *g, uint64_t *lo, uint64_t *hi)
+{
+    if (atomic_load(&g->failed) != 1)
+        return -1;
+    *lo = g->failed_lo, *hi = g->failed_hi;
+    return 0;
 }
 
 /* Block B's bytes inside the range: [*LO, *HI). */
@@ -114,7 +137,7 @@ static int deposit(block_gather *g, const uint8_t *p, size_t n, uint64_t at, siz
     pending done = *pb;
     *pb = g->pend[--g->n]; /* out of the list before the write: nobody else touches it now */
     pthread_mutex_unlock(&g->mu);
-    int rc = pwrite_full(g->fd, done.buf + (lo - b * STEP), (size_t)(hi - lo), (off_t)lo), e = errno;
+    int rc = write_at(g, done.buf + (lo - b * STEP), (size_t)(hi - lo), lo), e = errno;
     if (rc == 0)
         *written += (size_t)(hi - lo);
     pending_free(&done);
@@ -134,7 +157,7 @@ int block_gather_write(block_gather *g, const void *p, size_t n, uint64_t at, si
     if (head_end > at && deposit(g, src, (size_t)(head_end - at), at, written) != 0)
         return -1;
     if (tail_lo > head_end) { /* whole blocks: written at once */
-        if (pwrite_full(g->fd, src + (head_end - at), (size_t)(tail_lo - head_end), (off_t)head_end) != 0)
+        if (write_at(g, src + (head_end - at), (size_t)(tail_lo - head_end), head_end) != 0)
             return -1;
         *written += (size_t)(tail_lo - head_end);
     }
@@ -152,7 +175,7 @@ int block_gather_flush(block_gather *g, size_t *written)
         pending *pb = &g->pend[i];
         for (size_t k = 0; k < pb->n_pieces && rc == 0; k++) {
             const piece *pc = &pb->pieces[k];
-            rc = pwrite_full(g->fd, pb->buf + (pc->lo - pb->block * STEP), (size_t)(pc->hi - pc->lo), (off_t)pc->lo);
+            rc = write_at(g, pb->buf + (pc->lo - pb->block * STEP), (size_t)(pc->hi - pc->lo), pc->lo);
             if (rc == 0)
                 *written += (size_t)(pc->hi - pc->lo);
             else

@@ -27,6 +27,10 @@ int block_gather_write(block_gather *g, const void *p, size_t n, uint64_t at, si
  * 0, or -1 with errno; *WRITTEN as above. */
 int block_gather_flush(block_gather *g, size_t *written);
 
+/* The file range [*LO, *HI) of the last write that failed (for the message: with pieces held back it is
+ * not the range of the chunk whose call reported it). 0, or -1 when none failed. */
+int block_gather_failed(block_gather *g, uint64_t *lo, uint64_t *hi);
+
 /* Frees G; pieces not flushed are dropped. NULL is a no-op. */
 void block_gather_free(block_gather *g);
 

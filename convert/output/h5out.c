@@ -262,12 +262,34 @@ int h5out_gather_chunks(h5out *o)
     return o->gather ? 0 : -1;
 }
 
+/* "cannot write chunk(s) ..." for the gatherer's failed write (whose chunks are not the caller's when
+ * pieces were held back), with ERRNO's text. */
+static void gather_failure(const h5out *o, int error, char *err, size_t err_len)
+{
+    uint64_t lo = 0, hi = 0, cs = chunk_size(&o->g), base = (uint64_t)o->base;
+    if (block_gather_failed(o->gather, &lo, &hi) != 0 || hi <= lo) {
+        snprintf(err, err_len, "%s: cannot write the images' chunks: %s", o->path, strerror(error));
+        return;
+    }
+    unsigned long long first = (lo - base) / cs, last = (hi - 1 - base) / cs;
+    char which[64];
+    snprintf(which, sizeof which, first == last ? "chunk %llu" : "chunks %llu-%llu", first, last);
+    snprintf(err, err_len, "%s: cannot write %s of the images (bytes %llu-%llu of the file): %s", o->path, which,
+             (unsigned long long)lo, (unsigned long long)hi, strerror(error));
+}
+
 int h5out_pwrite_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len)
 {
     uint64_t at = (uint64_t)o->base + index * chunk_size(&o->g);
     size_t written = size;
-    int rc = o->gather ? block_gather_write(o->gather, data, size, at, &written) : pwrite_full(o->fd, data, size, (off_t)at);
-    if (rc != 0) {
+    if (o->gather) {
+        int rc = block_gather_write(o->gather, data, size, at, &written);
+        writeback_note(o->wb, written);
+        if (rc != 0)
+            gather_failure(o, errno, err, err_len);
+        return rc;
+    }
+    if (pwrite_full(o->fd, data, size, (off_t)at) != 0) {
         snprintf(err, err_len, "%s: cannot write chunk %llu of the images: %s", o->path, (unsigned long long)index,
                  strerror(errno));
         return -1;
@@ -283,7 +305,7 @@ int h5out_flush_chunks(h5out *o, char *err, size_t err_len)
         return 0;
     int rc = block_gather_flush(o->gather, &written);
     if (rc != 0)
-        snprintf(err, err_len, "%s: cannot write the images' chunks: %s", o->path, strerror(errno));
+        gather_failure(o, errno, err, err_len);
     writeback_note(o->wb, written);
     return rc;
 }

@@ -4,6 +4,7 @@
  * Chunks smaller and larger than a block, written out of order by three threads; a chunk that never
  * comes (its neighbours' pieces go in at the flush); tiles appended to a run. pwrite is wrapped (-Wl,--wrap) to
  * record every write. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,9 +27,15 @@ static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 static span writes[100000];
 static size_t n_writes;
 
+static uint64_t fail_at = UINT64_MAX; /* a write covering this offset fails with ENOSPC */
+
 ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t at);
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t at)
 {
+    if ((uint64_t)at <= fail_at && fail_at < (uint64_t)at + n) {
+        errno = ENOSPC;
+        return -1;
+    }
     pthread_mutex_lock(&log_mu);
     if (n_writes < sizeof writes / sizeof writes[0])
         writes[n_writes++] = (span){(uint64_t)at, n};
@@ -161,6 +168,32 @@ static void run_case(const char *what, uint64_t lo, size_t tile, int count)
     free(buf), close(fd), unlink(path);
 }
 
+/* A write that fails: the call that completed the block reports it with the block's range (not its own
+ * chunk's), errno ENOSPC. */
+static void failure_case(void)
+{
+    char path[] = "/tmp/h5pack-writes-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    uint64_t lo = 1000, size = (3u << 19) + 13, lo_block, hi_block;
+    block_gather *g = block_gather_new(fd, lo, lo + 4 * size);
+    uint8_t *buf = calloc(1, size);
+    CHECK(g && buf);
+    fail_at = 5000; /* inside block 0 ([LO, 2 MiB)), which chunks 0 and 1 share */
+    size_t w = 0;
+    CHECK_OK(block_gather_write(g, buf, size, lo, &w)); /* chunk 0 ends inside block 0: it waits */
+    CHECK_MSG(block_gather_failed(g, &lo_block, &hi_block) != 0, "a failure reported before any write failed");
+    errno = 0;
+    CHECK_MSG(block_gather_write(g, buf, size, lo + size, &w) == -1 && errno == ENOSPC,
+              "the write that completes the failing block fails with ENOSPC (errno %d)", errno);
+    CHECK_OK(block_gather_failed(g, &lo_block, &hi_block));
+    CHECK_MSG(lo_block == lo && hi_block == BLOCK, "the failed range is block 0 from LO ([%llu, %llu))",
+              (unsigned long long)lo_block, (unsigned long long)hi_block);
+    fail_at = UINT64_MAX;
+    block_gather_free(g);
+    free(buf), close(fd), unlink(path);
+}
+
 int main(void)
 {
     gather_case("chunks of 1.5 MiB + 13", 3 * 4096 + 7, (3u << 19) + 13, 9, SIZE_MAX);
@@ -168,6 +201,7 @@ int main(void)
     gather_case("chunks of 1000 bytes", 4096, 1000, 5000, SIZE_MAX);
     gather_case("chunks aligned, 2 MiB", 0, BLOCK, 4, SIZE_MAX);
     gather_case("a chunk that never comes", 777, (3u << 19) + 13, 9, 4);
+    failure_case();
     run_case("tiles of 192 KiB + 5 in a run", 12345, 196608 + 5, 40);
     run_case("tiles of 5 MiB + 3 in a run (whole blocks straight from the tile)", 777, (5u << 20) + 3, 4);
     run_case("tiles of 2 MiB from a block boundary", 0, 2u << 20, 3);
