@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "aligned_run.h" /* ALIGNED_RUN_STEP: the block */
 #include "pwrite_full.h"
 
-#define STEP ALIGNED_RUN_STEP
+#define STEP BLOCK_GATHER_STEP
+#define SPARES 4 /* a block's buffer is reused, not freed and allocated again for every block */
 
 typedef struct piece {
     uint64_t lo, hi; /* file offsets */
@@ -31,6 +31,8 @@ struct block_gather {
     pthread_mutex_t mu;
     pending *pend;
     size_t n, cap;
+    uint8_t *spare[SPARES];      /* block buffers of completed blocks, for the next ones */
+    int n_spare;
     _Atomic int failed;          /* a write failed: its range below (the first one kept) */
     uint64_t failed_lo, failed_hi;
 };
@@ -77,6 +79,16 @@ static void pending_free(pending *pb)
     free(pb->buf), free(pb->pieces);
 }
 
+/* A completed block's buffer back to the spares (or freed when they are full). */
+static void recycle(block_gather *g, uint8_t *buf)
+{
+    pthread_mutex_lock(&g->mu);
+    if (g->n_spare < SPARES)
+        g->spare[g->n_spare++] = buf, buf = NULL;
+    pthread_mutex_unlock(&g->mu);
+    free(buf);
+}
+
 /* Block B's waiting entry, added when there is none; NULL without memory. Caller holds mu. */
 static pending *pending_of(block_gather *g, uint64_t b)
 {
@@ -91,7 +103,7 @@ static pending *pending_of(block_gather *g, uint64_t b)
         g->pend = p, g->cap = cap;
     }
     pending *pb = &g->pend[g->n];
-    *pb = (pending){.block = b, .buf = malloc(STEP)};
+    *pb = (pending){.block = b, .buf = g->n_spare ? g->spare[--g->n_spare] : malloc(STEP)};
     if (!pb->buf)
         return NULL;
     g->n++;
@@ -140,7 +152,8 @@ static int deposit(block_gather *g, const uint8_t *p, size_t n, uint64_t at, siz
     int rc = write_at(g, done.buf + (lo - b * STEP), (size_t)(hi - lo), lo), e = errno;
     if (rc == 0)
         *written += (size_t)(hi - lo);
-    pending_free(&done);
+    free(done.pieces);
+    recycle(g, done.buf);
     errno = e; /* free may set it (glibc < 2.33) */
     return rc;
 }
@@ -195,6 +208,8 @@ void block_gather_free(block_gather *g)
         return;
     for (size_t i = 0; i < g->n; i++)
         pending_free(&g->pend[i]);
+    for (int i = 0; i < g->n_spare; i++)
+        free(g->spare[i]);
     free(g->pend);
     pthread_mutex_destroy(&g->mu);
     free(g);

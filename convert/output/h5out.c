@@ -133,7 +133,9 @@ static uint64_t chunk_count(const h5out_geometry *g)
     return (n + per - 1) / per;
 }
 
-uint64_t h5out_chunk_address(int64_t dset, const uint64_t *offset, uint64_t *size)
+/* The file address of the chunk at OFFSET (the dataset's rank used) of DSET and its stored size in *SIZE
+ * (0 when not allocated); HADDR_UNDEF when HDF5 cannot tell. */
+static uint64_t chunk_address(int64_t dset, const uint64_t *offset, uint64_t *size)
 {
     hsize_t at[4] = {0}, got = 0;
     unsigned mask = 0;
@@ -147,30 +149,27 @@ uint64_t h5out_chunk_address(int64_t dset, const uint64_t *offset, uint64_t *siz
     return addr;
 }
 
-/* Chunk INDEX's file address and stored size (0 when not allocated). */
-static haddr_t chunk_address(const h5out *o, uint64_t index, uint64_t *size)
+int64_t h5out_implicit_base(const h5out *o, int64_t dset, const uint64_t grid[2], const uint64_t extent[2],
+                            uint64_t bytes)
 {
-    uint64_t offset[4] = {index * (o->g.ragged ? o->g.chunk_bytes : o->g.chunk_images), 0, 0, 0};
-    return h5out_chunk_address(o->images, offset, size);
-}
-
-/* An unfiltered images dataset allocated at creation has every chunk at a computable address (HDF5's
- * implicit index): chunk i at addr0 + i * size, which the first, a middle and the last chunk confirm.
- * Then chunks can be written with pwrite from any thread, beside HDF5 (h5out_pwrite_chunk). */
-static int64_t implicit_base(const h5out *o)
-{
-    uint64_t n = chunk_count(&o->g), bytes = chunk_size(&o->g), probes[2] = {n / 2, n - 1}, size;
+    uint64_t n = grid[0] * grid[1], probes[3] = {0, n / 2, n - 1}, base = 0, size;
     if (o->fd < 0 || o->g.gzip_level > 0 || o->g.checksum || n == 0)
         return -1;
-    haddr_t addr0 = chunk_address(o, 0, &size);
-    if (addr0 == HADDR_UNDEF || size != bytes)
-        return -1;
-    for (int i = 0; i < 2; i++) {
-        haddr_t a = chunk_address(o, probes[i], &size);
-        if (a == HADDR_UNDEF || size != bytes || a != addr0 + probes[i] * bytes)
+    for (int i = 0; i < 3; i++) {
+        uint64_t at[4] = {probes[i] / grid[1] * extent[0], probes[i] % grid[1] * extent[1], 0, 0};
+        uint64_t a = chunk_address(dset, at, &size);
+        if (a == HADDR_UNDEF || size != bytes || (i > 0 && a != base + probes[i] * bytes))
             return -1;
+        base = i == 0 ? a : base;
     }
-    return (int64_t)addr0;
+    return (int64_t)base;
+}
+
+/* The images dataset's base for h5out_pwrite_chunk: its chunks lie along the first axis. */
+static int64_t implicit_base(const h5out *o)
+{
+    uint64_t grid[2] = {chunk_count(&o->g), 1}, extent[2] = {o->g.ragged ? o->g.chunk_bytes : o->g.chunk_images, 0};
+    return h5out_implicit_base(o, o->images, grid, extent, chunk_size(&o->g));
 }
 
 void h5out_capture_errors(void)
@@ -255,10 +254,9 @@ int64_t h5out_chunk_base(const h5out *o)
 
 int h5out_gather_chunks(h5out *o)
 {
-    if (o->base < 0 || o->gather)
-        return o->gather ? 0 : -1;
-    uint64_t end = (uint64_t)o->base + chunk_count(&o->g) * chunk_size(&o->g);
-    o->gather = block_gather_new(o->fd, (uint64_t)o->base, end);
+    if (o->base >= 0 && !o->gather)
+        o->gather = block_gather_new(o->fd, (uint64_t)o->base,
+                                     (uint64_t)o->base + chunk_count(&o->g) * chunk_size(&o->g));
     return o->gather ? 0 : -1;
 }
 

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "aligned_run.h"
 #include "skips.h"
 
 typedef struct h5out h5out;
@@ -81,7 +80,7 @@ typedef struct h5out_tiled {
                       through RUN beside HDF5; -1: H5Dwrite_chunk */
     uint32_t nx;
     size_t tile_bytes;
-    aligned_run run;
+    struct block_gather *run;
 } h5out_tiled;
 
 /* Starts dataset tiles/NAME of H x W x channels, chunked (min(T,H), min(T,W), C), into *T. */

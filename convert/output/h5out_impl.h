@@ -26,9 +26,12 @@ struct h5out {
     uint64_t tile_bytes;     /* tiled: stored bytes of the tiles written (under tile_mu) */
 };
 
-/* The file address of the chunk at OFFSET (4 dims, the dataset's rank used) of DSET (an hid_t), and its
- * stored size in *SIZE (0 when not allocated); HADDR_UNDEF when HDF5 cannot tell. */
-uint64_t h5out_chunk_address(int64_t dset, const uint64_t *offset, uint64_t *size);
+/* An unfiltered dataset allocated at creation has its chunks at computable addresses (HDF5's implicit
+ * index), which the first, a middle and the last chunk confirm: chunk (i, j) of a GRID[0] x GRID[1] grid
+ * starts at offset (i * EXTENT[0], j * EXTENT[1]) and lies at base + (i * GRID[1] + j) * BYTES. Returns the
+ * base, or -1 (filtered, no POSIX descriptor, or not so laid out). */
+int64_t h5out_implicit_base(const h5out *o, int64_t dset, const uint64_t grid[2], const uint64_t extent[2],
+                            uint64_t bytes);
 
 /* "WHAT: HDF5's innermost error text" into ERR; returns -1. */
 int h5out_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

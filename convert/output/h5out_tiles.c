@@ -1,6 +1,7 @@
 /* h5out_tiles.c - storage "tiled" (h5out.h, docs/format.md "Huge images in tiles"): the tiles group, one
  * dataset per image chunked in tiles. Unfiltered tiles lie at computable addresses and are written with
- * pwrite in 2 MiB-aligned pieces (aligned_run.h: the page cache then holds the file in huge folios);
+ * pwrite in pieces that cover whole 2 MiB blocks (block_gather.h: the page cache then holds the file in
+ * huge folios);
  * filtered ones with H5Dwrite_chunk. Several packing threads write their images at once: every HDF5 call
  * here holds the writer's tile lock. */
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_gather.h"
 #include "format.h"
 #include "h5glue.h"
 #include "h5out.h"
@@ -45,32 +47,19 @@ static hid_t tile_dcpl(const h5out_geometry *g, uint32_t h, uint32_t w)
     return h5out_chunked_dcpl(g, 3, chunk);
 }
 
-/* An unfiltered dataset allocated at creation has its tiles row-major at computable addresses (HDF5's
- * implicit index), which the first, a middle and the last tile confirm: the base address, or -1. */
-static int64_t tiles_base(const h5out *o, int64_t dset, uint32_t ny, uint32_t nx, uint64_t bytes)
-{
-    uint64_t n = (uint64_t)ny * nx, probes[3] = {0, n / 2, n - 1}, base = 0, size;
-    if (o->fd < 0 || o->g.gzip_level > 0 || o->g.checksum)
-        return -1;
-    for (int i = 0; i < 3; i++) {
-        uint64_t at[4] = {probes[i] / nx * o->g.tile, probes[i] % nx * o->g.tile, 0, 0};
-        uint64_t a = h5out_chunk_address(dset, at, &size);
-        if (a == HADDR_UNDEF || size != bytes || (i == 0 ? (base = a, 0) : a != base + probes[i] * bytes))
-            return -1;
-    }
-    return (int64_t)base;
-}
-
-/* T's tiles go through pwrite when their addresses are known (T->base), else (or without memory for the
- * run's block) through H5Dwrite_chunk. */
+/* T's tiles go through pwrite when their addresses are known (T->base), else (or without memory for
+ * gathering them) through H5Dwrite_chunk. */
 static void start_run(h5out *o, h5out_tiled *t, uint32_t h, uint32_t w)
 {
     uint32_t T = o->g.tile, ch = h < T ? h : T, cw = w < T ? w : T;
-    t->nx = (w + T - 1) / T;
+    uint64_t grid[2] = {(h + T - 1) / T, (w + T - 1) / T}, extent[2] = {T, T};
+    t->nx = (uint32_t)grid[1];
     t->tile_bytes = (size_t)ch * cw * o->g.channels;
-    int64_t base = tiles_base(o, t->dset, (h + T - 1) / T, t->nx, t->tile_bytes);
-    if (base >= 0 && aligned_run_init(&t->run, o->fd) == 0)
-        t->base = base;
+    int64_t base = h5out_implicit_base(o, t->dset, grid, extent, t->tile_bytes);
+    if (base < 0)
+        return;
+    t->run = block_gather_new(o->fd, (uint64_t)base, (uint64_t)base + grid[0] * grid[1] * t->tile_bytes);
+    t->base = t->run ? base : -1;
 }
 
 int h5out_tile_begin(h5out *o, const char *name, uint32_t h, uint32_t w, h5out_tiled *t, char *err, size_t err_len)
@@ -116,7 +105,7 @@ static int write_through_run(h5out *o, h5out_tiled *t, uint32_t ty, uint32_t tx,
 {
     size_t written = 0;
     uint64_t at = (uint64_t)t->base + ((uint64_t)ty * t->nx + tx) * t->tile_bytes;
-    int rc = size == t->tile_bytes ? aligned_run_add(&t->run, at, data, size, &written) : (errno = EINVAL, -1);
+    int rc = size == t->tile_bytes ? block_gather_write(t->run, data, size, at, &written) : (errno = EINVAL, -1);
     count_written(o, written);
     if (rc != 0)
         snprintf(err, err_len, "%s: cannot write tile (%u, %u) of %s: %s", o->path, ty, tx, tile_owner(t),
@@ -147,12 +136,12 @@ int h5out_tile_end(h5out *o, h5out_tiled *t, int keep, char *err, size_t err_len
     int rc = 0;
     if (t->base >= 0) {
         size_t written = 0;
-        if (keep && aligned_run_flush(&t->run, &written) != 0)
+        if (keep && block_gather_flush(t->run, &written) != 0)
             rc = -1, snprintf(err, err_len, "%s: cannot write the tiles of %s: %s", o->path, tile_owner(t),
                               strerror(errno));
         count_written(o, written);
-        aligned_run_free(&t->run);
-        t->base = -1;
+        block_gather_free(t->run);
+        t->run = NULL, t->base = -1;
     }
     pthread_mutex_lock(&o->tile_mu);
     if (t->dset >= 0 && H5Dclose((hid_t)t->dset) < 0 && rc == 0)
