@@ -3,20 +3,24 @@
  * (resubmit: OpenMP over the images of one batch, what an echo on the consumer thread does).
  *
  *   bench_convert_cpu [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops]
- *                     [--kernel [--pass scalar|float|fixed|avx512] [--nchw-in]]
+ *                     [--kernel [--pass scalar|float|fixed|avx512] [--nchw-in] [--sources N] [--prefetch-ab]]
  *
  * The last cases are the resizing crops: stored images of --crop-from (256x256) resized to --size by
  * a random resized crop (float32, float16, bfloat16, uint8) and a centre crop (float32), NHWC -> NCHW
  * with flip: the geometry planned on the host per batch (included in the time) and PIL's antialiased
  * bilinear filter. --crops runs only those. --kernel times the resampling alone (one thread, a planned
  * job of --batch images, every dtype): the scalar, AVX2 and AVX-512 passes alternated, best of --reps;
- * --pass NAME times one of them alone (for perf), --nchw-in stores the sources NCHW (h5pack's default).
+ * --pass NAME times one of them alone (for perf), --nchw-in stores the sources NCHW (h5pack's default),
+ * --sources N makes the batch cycle through N stored images (a few: sources in the cache; the default, one
+ * per image: sources from memory, as the reader's are), --prefetch-ab times the fastest pass with the next
+ * image's prefetch (reader/backend/backend_prefetch.h) on and off, alternated.
  * Output: one line per case with output GB/s, memcpy GB/s with the same thread count, and their ratio.
  * It drives the internal backend interface directly (reader/backend/backend.h): it measures the conversion
  * stage alone, without the file and cache side of the reader. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifdef H5PACK_HAVE_OPENMP
 #include <omp.h>
@@ -25,6 +29,7 @@
 #include "augment.h"
 #include "augment_plan.h"
 #include "backend.h"
+#include "backend_prefetch.h"
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
 #include "backend_resample_avx512.h"
@@ -40,6 +45,9 @@ typedef struct bench_opts {
     int crops_only, kernel;
     int pass; /* --kernel --pass: only this resampling pass (H5PACK_RESAMPLE_*; -1: all), e.g. under perf */
     int kernel_nchw; /* --kernel --nchw-in: stored images NCHW (as h5pack packs by default), else NHWC */
+    size_t sources;  /* --kernel --sources N: the batch cycles through N stored images (0: one each); a few
+                        stay in the cache, a batch of them does not */
+    int prefetch_ab; /* --kernel --prefetch-ab: the next image's prefetch on and off, alternated */
 } bench_opts;
 
 static void copy_split(uint8_t *dst, const uint8_t *src, size_t bytes, int threads)
@@ -162,9 +170,32 @@ static void count_taken(const aug_job *j, size_t *fixed, size_t *wide)
     for (uint32_t i = 0; i < j->count; i++) {
         fixed_image f;
         *fixed += pass_runs(H5PACK_RESAMPLE_FIXED) && h5pack_resample_fixed_begin(j, i, work, &f) == 0;
-        *wide += pass_runs(H5PACK_RESAMPLE_AVX512) && h5pack_resample_avx512_image(j, i, work, 0) == 0;
+        *wide += pass_runs(H5PACK_RESAMPLE_AVX512) && h5pack_resample_avx512_image(j, i, work, 0, NULL) == 0;
     }
     free(work);
+}
+
+/* --kernel --prefetch-ab: job J through the fastest pass (or --pass) with the next image's prefetch on
+ * and off, alternated rep by rep (the machine's phases then move both alike): mean and best of each. */
+static void prefetch_ab(const bench_opts *o, const aug_job *j, float *scratch, h5pack_dtype dtype)
+{
+    int simd = o->pass >= 0 ? o->pass : h5pack_resample_best_pass();
+    double sum[2] = {0, 0}, best[2] = {1e30, 1e30};
+    for (int r = 0; r <= o->reps; r++)
+        for (int on = 1; on >= 0; on--) {
+            h5pack_src_prefetch_set_enabled(on);
+            double t0 = h5pack_clock_s();
+            h5pack_resample_images_with(j, 0, (uint32_t)o->batch, scratch, simd);
+            double t = h5pack_clock_s() - t0;
+            if (r > 0) /* the first rep warms up */
+                sum[on] += t, best[on] = t < best[on] ? t : best[on];
+        }
+    h5pack_src_prefetch_set_enabled(1);
+    double n = (double)o->batch;
+    printf("resample kernel %-8s 1 thread, sources %s: prefetch on %7.0f img/s (best %7.0f), off %7.0f img/s "
+           "(best %7.0f), on/off %.2f\n",
+           dtype_name(dtype), o->sources ? "cycled" : "one per image", n * o->reps / sum[1], n / best[1],
+           n * o->reps / sum[0], n / best[0], sum[0] / sum[1]);
 }
 
 /* --kernel: one dtype's random resized crop job of o->batch stored images, resampled by each pass this
@@ -182,7 +213,13 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     aug_plan_params pp;
     h5pack_backend_plan_params(&p, &pp);
     size_t in_img = (size_t)3 * p.height * p.width;
-    uint8_t *in = malloc(o->batch * in_img);
+    uint8_t *in = NULL;
+    if (posix_memalign((void **)&in, (size_t)2 << 20, o->batch * in_img) != 0)
+        in = NULL;
+#ifdef MADV_HUGEPAGE
+    if (in) /* the reader's sources are in a file mapping of huge folios (docs/reader.md): few TLB misses */
+        (void)madvise(in, o->batch * in_img, MADV_HUGEPAGE);
+#endif
     uint64_t *src = malloc(o->batch * sizeof *src);
     void *blob = malloc(h5pack_aug_blob_capacity(&pp, o->batch, o->height, o->width));
     void *out = NULL; /* aligned as the reader's batch buffers, so streaming stores apply as there */
@@ -196,7 +233,7 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     for (size_t k = 0; k < o->batch * in_img; k++)
         in[k] = (uint8_t)(rng_next(&rng) >> 56);
     for (size_t i = 0; i < o->batch; i++)
-        src[i] = (uint64_t)(uintptr_t)(in + i * in_img);
+        src[i] = (uint64_t)(uintptr_t)(in + (o->sources ? i % o->sources : i) * in_img);
     aug_job j;
     h5pack_aug_plan(&pp, 77, o->batch, o->height, o->width, src, blob, &j);
     j.out = out;
@@ -205,6 +242,11 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     int wide = pass_runs(H5PACK_RESAMPLE_AVX512);
     size_t took_fixed, took_wide;
     count_taken(&j, &took_fixed, &took_wide);
+    if (o->prefetch_ab) {
+        prefetch_ab(o, &j, scratch, dtype);
+        free(in), free(src), free(blob), free(out), free(scratch);
+        return;
+    }
     for (int r = 0; r <= o->reps; r++)
         for (int simd = 0; simd < 4; simd++) {
             if (!pass_runs(simd) || (o->pass >= 0 && simd != o->pass))
@@ -271,14 +313,18 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             argv_pass = v, i++;
         else if (!strcmp(argv[i], "--nchw-in"))
             o->kernel_nchw = 1;
+        else if (!strcmp(argv[i], "--sources") && v)
+            o->sources = (size_t)atol(v), i++;
+        else if (!strcmp(argv[i], "--prefetch-ab"))
+            o->prefetch_ab = 1;
         else {
-            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops] [--kernel [--pass scalar|float|fixed|avx512] [--nchw-in]]\n",
+            fprintf(stderr, "usage: %s [--batch N] [--size HxW] [--threads N] [--reps N] [--crop-from HxW] [--crops] [--kernel [--pass scalar|float|fixed|avx512] [--nchw-in] [--sources N] [--prefetch-ab]]\n",
                     argv[0]);
             return 1;
         }
     }
-    if ((o->pass >= 0 || o->kernel_nchw) && !o->kernel) {
-        fprintf(stderr, "bench_convert_cpu: --pass and --nchw-in go with --kernel\n");
+    if ((o->pass >= 0 || o->kernel_nchw || o->sources || o->prefetch_ab) && !o->kernel) {
+        fprintf(stderr, "bench_convert_cpu: --pass, --nchw-in, --sources and --prefetch-ab go with --kernel\n");
         return 1;
     }
     if (o->pass >= 0 && !pass_runs(o->pass)) {
@@ -295,7 +341,7 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {64, 224, 224, 2, 10, 256, 256, 0, 0, -1, 0};
+    bench_opts o = {64, 224, 224, 2, 10, 256, 256, 0, 0, -1, 0, 0, 0};
     if (parse_args(argc, argv, &o))
         return 1;
     printf("CPU backend conversion, batch %zu of 3x%ux%u uint8 (output bytes/s; best of %d)\n", o.batch, o.height,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "augment_resample.h"
+#include "backend_prefetch.h"
 #include "backend_resample.h"
 #include "backend_resample_avx2.h"
 #include "backend_resample_avx512.h"
@@ -114,34 +115,51 @@ static int streams(const aug_job *j)
 }
 
 /* One image of J, from its view JI (augment_resample.h: its own stored size, for images of several
- * sizes), with the scratch laid out for J; STREAM: streams(j). */
-static void resample_one(const aug_job *j, const aug_job *ji, uint32_t i, float *scratch, int simd, int stream)
+ * sizes), with the scratch laid out for J; STREAM: streams(j); NEXT (or NULL): the region to prefetch
+ * meanwhile (backend_prefetch.h). */
+static void resample_one(const aug_job *j, const aug_job *ji, uint32_t i, float *scratch, int simd, int stream,
+                         src_prefetch *next)
 {
     float *acc = scratch + h_floats(j), *work = acc + j->out_w;
     if (simd == H5PACK_RESAMPLE_AVX512) {
-        if (h5pack_resample_avx512_image(ji, i, aligned_in(scratch, 64), stream) == 0)
+        if (h5pack_resample_avx512_image(ji, i, aligned_in(scratch, 64), stream, next) == 0)
             return;
         simd = H5PACK_RESAMPLE_FIXED; /* the taps do not fit it */
     }
     if (simd) {
         void *fixed = simd == H5PACK_RESAMPLE_FIXED ? aligned_in(scratch, 32) : NULL;
-        h5pack_resample_avx2_image(ji, i, scratch, work, fixed, stream);
+        h5pack_resample_avx2_image(ji, i, scratch, work, fixed, stream, next);
         return;
     }
     const int32_t *ry = ji->ry + (size_t)i * ji->out_h * 2;
     int32_t r0 = ry[0], r1 = ry[2 * (ji->out_h - 1)] + ry[2 * (ji->out_h - 1) + 1];
     horizontal(ji, i, r0, r1, scratch);
-    for (uint32_t y = 0; y < ji->out_h; y++)
+    for (uint32_t y = 0; y < ji->out_h; y++) {
+        h5pack_src_prefetch_step(next, y, ji->out_h);
         vertical_row(ji, i, y, r0, scratch, acc);
+    }
 }
 
 void h5pack_resample_images_with(const aug_job *j, uint32_t first, uint32_t n, float *scratch, int simd)
 {
     int stream = streams(j);
     for (uint32_t i = first; i < first + n; i++) {
-        aug_job own;
-        resample_one(j, aug_job_for_image(j, i, &own), i, scratch, simd, stream);
+        aug_job own, next_own;
+        src_prefetch next;
+        if (i + 1 < first + n) {
+            const aug_job *jn = aug_job_for_image(j, i + 1, &next_own);
+            h5pack_src_prefetch_plan(&next, jn, i + 1, (const uint8_t *)(uintptr_t)j->images[i + 1].src);
+        } else {
+            h5pack_src_prefetch_none(&next);
+        }
+        resample_one(j, aug_job_for_image(j, i, &own), i, scratch, simd, stream, &next);
     }
+}
+
+void h5pack_resample_image_then(const aug_job *j, uint32_t i, float *scratch, src_prefetch *next)
+{
+    aug_job own;
+    resample_one(j, aug_job_for_image(j, i, &own), i, scratch, h5pack_resample_best_pass(), streams(j), next);
 }
 
 int h5pack_resample_best_pass(void)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "augment_resample.h"
+#include "backend_prefetch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,8 +15,13 @@ extern "C" {
 /* Floats of scratch h5pack_resample_images needs for job J. */
 size_t h5pack_resample_scratch_floats(const aug_job *j);
 
-/* Images [first, first + n) of job J into j->out, with AVX-512 or AVX2 where the CPU has it. */
+/* Images [first, first + n) of job J into j->out, with AVX-512 or AVX2 where the CPU has it; each
+ * image's source region is prefetched while the image before it is resampled (backend_prefetch.h). */
 void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch);
+
+/* Image I of job J alone, prefetching NEXT (h5pack_src_prefetch_plan; NULL: nothing) meanwhile: for a
+ * caller that knows which image it resamples next only image by image (the reader's workers). */
+void h5pack_resample_image_then(const aug_job *j, uint32_t i, float *scratch, src_prefetch *next);
 
 /* The passes h5pack_resample_images_with can be told to use, each faster than the one before. */
 enum {

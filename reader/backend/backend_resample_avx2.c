@@ -425,7 +425,8 @@ static void vertical_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, f
     vrow_store(j, c, h + (size_t)(ry[0] - r0) * row_floats + (size_t)c * j->out_w, row_floats, ry, wy, dst, stream);
 }
 
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work, int stream)
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work, int stream,
+                                src_prefetch *next)
 {
     const int32_t *ry = j->ry + (size_t)i * j->out_h * 2;
     int32_t r0 = ry[0], r1 = ry[2 * (j->out_h - 1)] + ry[2 * (j->out_h - 1) + 1];
@@ -436,6 +437,7 @@ void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *w
     uint8_t *typed = (uint8_t *)(work + ((size_t)8 * j->C + 8) * row_stride(j)); /* NHWC: C typed rows */
     size_t plane = (size_t)j->out_h * j->out_w * elem_bytes(j);
     for (uint32_t y = 0; y < j->out_h; y++) {
+        h5pack_src_prefetch_step(next, y, j->out_h);
         for (uint32_t c = 0; c < j->C; c++) {
             uint8_t *nchw_row = (uint8_t *)j->out + ((size_t)i * j->C + c) * plane + (size_t)y * j->out_w * elem_bytes(j);
             vertical_row(j, i, y, c, f, h, nhwc ? typed + (size_t)c * j->out_w * elem_bytes(j) : nchw_row, !nhwc && stream);
@@ -458,8 +460,9 @@ size_t h5pack_resample_avx2_work_floats(const aug_job *j)
     return 0;
 }
 
-void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work, int stream)
+void h5pack_resample_avx2_image(const aug_job *j, uint32_t i, float *h, float *work, void *fixed_work, int stream,
+                                src_prefetch *next)
 {
-    (void)j, (void)i, (void)h, (void)work, (void)fixed_work, (void)stream; /* never called: not supported */
+    (void)j, (void)i, (void)h, (void)work, (void)fixed_work, (void)stream, (void)next; /* never called: not supported */
 }
 #endif

@@ -19,6 +19,7 @@
  * that stay in the L1 cache; each channel's output row is stored between two such pieces of work, so
  * its streamed stores drain while the next computes. */
 #include "backend_resample_avx512.h"
+#include "backend_prefetch.h"
 #include "backend_resample_fixed.h" /* the tap pairs of the integer passes */
 
 #include <string.h>
@@ -463,7 +464,7 @@ static AVX512 void vrow(const row_out *o, int type, int n, const float *const *t
     }
 }
 
-static AVX512 void resample_image(const aug_job *j, wide_image *f, int stream)
+static AVX512 void resample_image(const aug_job *j, wide_image *f, int stream, src_prefetch *next)
 {
     size_t es = aug_elem_bytes(j->out_type), plane = (size_t)j->out_h * j->out_w * es;
     uint8_t *out = (uint8_t *)j->out + (size_t)f->image * j->C * plane;
@@ -473,6 +474,7 @@ static AVX512 void resample_image(const aug_job *j, wide_image *f, int stream)
     for (uint32_t y = 0; y < j->out_h; y++) {
         const int32_t *ry = j->ry + ((size_t)f->image * j->out_h + y) * 2;
         const float *wy = j->wy + ((size_t)f->image * j->out_h + y) * j->ky;
+        h5pack_src_prefetch_step(next, y, j->out_h);
         for (uint32_t c = 0; c < j->C; c++) {
             make_rows(f, c, ry[0] + ry[1]);
             const float *tap[RING_MAX];
@@ -485,12 +487,12 @@ static AVX512 void resample_image(const aug_job *j, wide_image *f, int stream)
         _mm_sfence(); /* the streamed lines are visible before the batch is handed on */
 }
 
-int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int stream)
+int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int stream, src_prefetch *next)
 {
     wide_image f;
     if ((j->out_nhwc && j->C > 1) || begin_image(j, i, work, &f))
         return -1;
-    resample_image(j, &f, stream);
+    resample_image(j, &f, stream, next);
     return 0;
 }
 #else
@@ -499,9 +501,9 @@ int h5pack_resample_avx512_supported(void)
     return 0;
 }
 
-int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int stream)
+int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int stream, src_prefetch *next)
 {
-    (void)j, (void)i, (void)work, (void)stream;
+    (void)j, (void)i, (void)work, (void)stream, (void)next;
     return -1; /* never called: not supported */
 }
 #endif

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "augment_resample.h"
+#include "backend_prefetch.h"
 
 /* 1 when this CPU runs AVX-512 F, BW, VL, VBMI and VNNI (Ice Lake and later, Zen 4 and later) and the
  * library was built for x86-64 with GCC or clang; 0 when H5PACK_NO_AVX512 is on (env.h; read once), for
@@ -20,8 +21,9 @@ int h5pack_resample_avx512_supported(void);
 size_t h5pack_resample_avx512_work_bytes(const aug_job *j);
 
 /* Image I of job J (its view: aug_job_for_image) into j->out, with WORK (h5pack_resample_avx512_work_bytes,
- * 64-byte aligned). STREAM: non-temporal stores where aligned. 0, or -1 when the image does not fit this
- * pass (nothing written then: another pass does it). Call only where supported. */
-int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int stream);
+ * 64-byte aligned). STREAM: non-temporal stores where aligned. NEXT (or NULL): the region to bring into
+ * the cache meanwhile (backend_prefetch.h). 0, or -1 when the image does not fit this pass (nothing
+ * written or asked for then: another pass does it). Call only where supported. */
+int h5pack_resample_avx512_image(const aug_job *j, uint32_t i, void *work, int stream, src_prefetch *next);
 
 #endif

@@ -521,7 +521,7 @@ static int fixed_takes(const aug_job *j, uint32_t i, void *work)
 
 static int avx512_takes(const aug_job *j, uint32_t i, void *work)
 {
-    return h5pack_resample_avx512_image(j, i, work, 0); /* resamples the image too, into j->out */
+    return h5pack_resample_avx512_image(j, i, work, 0, NULL); /* resamples the image too, into j->out */
 }
 
 /* Images of the common crops (every random resized crop 256 -> 224 and the centre crop, both input
@@ -584,7 +584,7 @@ static void test_avx512_takes_common_crops(void)
         uint8_t *out = calloc(1, k.out_bytes);
         CHECK(work && out);
         k.job.out = out;
-        CHECK(h5pack_resample_avx512_image(&k.job, 0, work, 0) == -1);
+        CHECK(h5pack_resample_avx512_image(&k.job, 0, work, 0, NULL) == -1);
         for (size_t b = 0; b < k.out_bytes; b++)
             CHECK_EQ_INT(out[b], 0); /* refused: nothing written */
         free(work), free(out);
