@@ -77,11 +77,20 @@ typedef struct cpu_crop_memo cpu_crop_memo;
 cpu_crop_memo *h5pack_backend_cpu_crop_memo_new(void);
 void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo);
 
+/* The image a worker resamples after the current one: image POS of SLOT's planned job, stored at SRC.
+ * Its crop region is brought into the cache while the current one is resampled (backend_prefetch.h). */
+typedef struct cpu_crop_next {
+    int slot;
+    uint32_t pos;
+    const uint8_t *src;
+} cpu_crop_next;
+
 /* Plans the taps of image POS of SLOT's planned job (with MEMO, the calling worker's own) and resamples
- * it from SRC (its stored image) into the slot's output. Concurrent calls for different images of one
- * slot are safe, each with its own memo. */
+ * it from SRC (its stored image) into the slot's output, prefetching NEXT (NULL: none; its slot's job
+ * must be planned) meanwhile. Concurrent calls for different images of one slot are safe, each with its
+ * own memo. */
 void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch,
-                                   cpu_crop_memo *memo);
+                                   cpu_crop_memo *memo, const cpu_crop_next *next);
 
 /* 1 when SLOT's planned output size is no longer its epoch's (h5pack_set_output_size after the plan):
  * the images must be planned and resampled again (the pipeline reads their chunks once more). */

@@ -362,8 +362,20 @@ void h5pack_backend_cpu_crop_memo_free(cpu_crop_memo *memo)
     free(memo);
 }
 
+/* NEXT's crop region, for the resampling before it to prefetch. */
+static void plan_next_prefetch(const cpu_backend *cb, const cpu_crop_next *next, src_prefetch *pf)
+{
+    if (!next || !next->src) {
+        h5pack_src_prefetch_none(pf);
+        return;
+    }
+    aug_job own;
+    const aug_job *j = &cb->slot_state[next->slot].aj;
+    h5pack_src_prefetch_plan(pf, aug_job_for_image(j, next->pos, &own), next->pos, next->src);
+}
+
 void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch,
-                                   cpu_crop_memo *memo)
+                                   cpu_crop_memo *memo, const cpu_crop_next *next)
 {
     cpu_backend *cb = cpu_of(b);
     cpu_slot *s = &cb->slot_state[slot];
@@ -373,7 +385,9 @@ void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uin
     }
     ((aug_image *)(uintptr_t)s->aj.images)[pos].src = (uint64_t)(uintptr_t)src; /* the blob is the slot's */
     h5pack_aug_plan_taps(&cb->pp, &s->aj, pos, &memo->taps);
-    h5pack_resample_images(&s->aj, pos, 1, scratch);
+    src_prefetch pf;
+    plan_next_prefetch(cb, next, &pf);
+    h5pack_resample_image_then(&s->aj, pos, scratch, &pf);
 }
 
 int h5pack_backend_cpu_crops_stale(backend *b, int slot)

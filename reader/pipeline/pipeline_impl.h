@@ -73,6 +73,18 @@ typedef struct ring_entry {
     uint32_t echoes_delivered;
 } ring_entry;
 
+/* A use a worker claimed before running it: with direct crops, each worker claims its next use while it
+ * runs the one before, so that resampling the last image of one can prefetch the first of the next
+ * (backend_prefetch.h). Its cache use (h5pack_cache_use) is made at once: the chunk, or the load's error. */
+typedef struct claimed_use {
+    struct ring_entry *e; /* NULL: none */
+    size_t j;
+    int in_hand;          /* the cache use was made: chunk, rc and err hold its answer */
+    const uint8_t *chunk;
+    int rc;
+    char err[384];
+} claimed_use;
+
 typedef struct worker {
     pipeline *p;
     pthread_t thread;
@@ -81,6 +93,7 @@ typedef struct worker {
     float *crop_scratch;  /* one-pass crops: the resampling's scratch, grown to the largest job */
     size_t crop_scratch_floats;
     struct cpu_crop_memo *crop_memo; /* one-pass crops: the taps this worker planned (backend_convert.h) */
+    claimed_use ahead;    /* one-pass crops: the use this worker runs next (this worker's alone) */
 } worker;
 
 struct pipeline {

@@ -147,10 +147,30 @@ static void convert_group(const pipeline *p, const ring_entry *e, size_t j, cons
     }
 }
 
+/* The image resampled after position G of E's group J: the group's next one, else the first of the use
+ * claimed to run next (AHEAD, with its chunk in hand; NULL: none). 0 when there is none. */
+static int next_crop(const pipeline *p, const ring_entry *e, size_t j, uint32_t g, const uint8_t *chunk,
+                     const claimed_use *ahead, cpu_crop_next *next)
+{
+    if (g + 1 < e->group_start[j + 1]) {
+        uint32_t pos = e->order[g + 1];
+        *next = (cpu_crop_next){h5pack_pipeline_ring_slot(p, e), pos, image_in(p, chunk, e->indices[pos])};
+        return 1;
+    }
+    if (!ahead || !ahead->e || !ahead->in_hand || ahead->rc != 0)
+        return 0;
+    const ring_entry *n = ahead->e;
+    uint32_t pos = n->order[n->group_start[ahead->j]];
+    *next = (cpu_crop_next){h5pack_pipeline_ring_slot(p, n), pos, image_in(p, ahead->chunk, n->indices[pos])};
+    return 1;
+}
+
 /* One-pass crops: plans the taps of the batch's images that live in access J's chunk and resamples them
- * straight into the output (the slot's boxes were planned at bind). 0, or ENOMEM when the scratch or the
- * memo cannot be had. */
-static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t j, const uint8_t *chunk)
+ * straight into the output (the slot's boxes were planned at bind), each prefetching the next one's
+ * source (AHEAD: the use that follows; NULL: none). 0, or ENOMEM when the scratch or the memo cannot be
+ * had. */
+static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t j, const uint8_t *chunk,
+                      const claimed_use *ahead)
 {
     int slot = h5pack_pipeline_ring_slot(p, e);
     size_t need = h5pack_backend_cpu_crop_scratch_floats(p->pp.be, slot);
@@ -164,8 +184,10 @@ static int crop_group(const pipeline *p, worker *w, const ring_entry *e, size_t 
         return H5PACK_ENOMEM;
     for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
         uint32_t pos = e->order[g];
+        cpu_crop_next next;
+        int has_next = next_crop(p, e, j, g, chunk, ahead, &next);
         h5pack_backend_cpu_crop_image(p->pp.be, slot, pos, image_in(p, chunk, e->indices[pos]), w->crop_scratch,
-                                      w->crop_memo);
+                                      w->crop_memo, has_next ? &next : NULL);
     }
     return 0;
 }
@@ -190,7 +212,7 @@ int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err
         int rc = h5pack_chunksrc_read(p->pp.src, e->acc[j].chunk, p->redo_chunk, p->redo.scratch, &cost, err, err_len);
         uint64_t t0 = h5pack_clock_ns();
         if (rc == 0)
-            rc = crop_group(p, &p->redo, e, j, p->redo_chunk);
+            rc = crop_group(p, &p->redo, e, j, p->redo_chunk, NULL);
         h5pack_backend_cpu_add_convert_ns(p->pp.be, h5pack_clock_ns() - t0);
         e->counts.bytes_read += cost.bytes_read, e->counts.bytes_inflated += cost.bytes_inflated;
         e->counts.read_s += cost.read_s, e->counts.inflate_s += cost.inflate_s;
@@ -238,32 +260,49 @@ static void finish_batch(pipeline *p, ring_entry *e)
     h5pack_pipeline_wake(p); /* the last batch: the workers may leave */
 }
 
-/* Runs use J of E (its chunk is loaded) outside the lock; a failed load's error goes into E's. */
-static void execute_use(pipeline *p, worker *w, ring_entry *e, size_t j)
+/* Makes U's cache use (outside the lock), unless made already: its chunk, or the load's error. */
+static void take_in_hand(pipeline *p, claimed_use *u)
 {
-    uint8_t *dst = e->host_in;
-    char err[384] = "";
-    const uint8_t *chunk = NULL;
+    if (u->in_hand)
+        return;
+    u->err[0] = '\0';
+    u->rc = h5pack_cache_use(p->cache, &u->e->acc[u->j], 0, &u->chunk, u->err, sizeof u->err);
+    u->in_hand = 1;
+}
+
+/* Runs use U (its chunk is loaded) outside the lock; a failed load's error goes into its entry's. With
+ * direct crops it first claims the next use (pipeline_impl.h, claimed_use), which this worker runs next. */
+static void execute_use(pipeline *p, worker *w, claimed_use u)
+{
+    ring_entry *e = u.e;
+    size_t j = u.j;
     int one_pass = p->direct || p->direct_crops;
+    claimed_use next = {0};
+    if (p->direct_crops)
+        next.e = next_use(p, &next.j);
     pthread_mutex_unlock(&p->lock);
-    int rc = h5pack_cache_use(p->cache, &e->acc[j], 0, &chunk, err, sizeof err);
+    take_in_hand(p, &u);
+    if (next.e)
+        take_in_hand(p, &next);
+    int rc = u.rc;
     uint64_t t0 = h5pack_clock_ns();
     if (rc == 0 && p->direct)
-        convert_group(p, e, j, chunk);
+        convert_group(p, e, j, u.chunk);
     else if (rc == 0 && p->direct_crops)
-        rc = crop_group(p, w, e, j, chunk);
+        rc = crop_group(p, w, e, j, u.chunk, &next);
     else if (rc == 0)
-        copy_group(p, e, j, chunk, dst);
+        copy_group(p, e, j, u.chunk, e->host_in);
     uint64_t ns = h5pack_clock_ns() - t0;
     h5pack_cache_finish(p->cache, e->acc[j].slot); /* may let a load of the slot's next generation start */
     if (one_pass) /* the copy is the conversion; nothing is assembled */
         h5pack_backend_cpu_add_convert_ns(p->pp.be, ns);
     pthread_mutex_lock(&p->lock);
+    w->ahead = next;
     if (!one_pass)
         e->counts.assemble_s += (double)ns * 1e-9;
     if (rc && !e->rc) {
         e->rc = rc;
-        snprintf(e->err, sizeof e->err, "%s", err[0] ? err : h5pack_strerror(rc));
+        snprintf(e->err, sizeof e->err, "%s", u.err[0] ? u.err : h5pack_strerror(rc));
     }
     if (++e->n_done == e->n_acc)
         finish_batch(p, e);
@@ -362,8 +401,10 @@ void *h5pack_pipeline_worker_main(void *arg)
         ring_entry *e;
         if (h5pack_pipeline_can_bind(p)) {
             h5pack_pipeline_bind_batch(p);
+        } else if (w->ahead.e) {
+            execute_use(p, w, w->ahead);
         } else if ((e = next_use(p, &j)) != NULL) {
-            execute_use(p, w, e, j);
+            execute_use(p, w, (claimed_use){.e = e, .j = j});
         } else if (p->loads_pending < (uint64_t)threads && h5pack_pipeline_can_plan(p)) {
             h5pack_pipeline_plan_batch(p); /* too few loads known to keep every worker reading */
         } else if ((e = next_load(p, &j)) != NULL) {
@@ -379,5 +420,7 @@ void *h5pack_pipeline_worker_main(void *arg)
         }
     }
     pthread_mutex_unlock(&p->lock);
+    if (w->ahead.e && w->ahead.in_hand) /* stopped before running it: its cache use still ends */
+        h5pack_cache_finish(p->cache, w->ahead.e->acc[w->ahead.j].slot);
     return NULL;
 }

@@ -1,6 +1,6 @@
 /* test_floatpath_crops.c - resizing crops on the CPU one-pass path (workers resample each image straight
  * from its chunk) against the two-pass path (H5PACK_TWO_PASS=1: the uint8 batch is assembled, then
- * resampled), byte for byte: both crops, every dtype, both output layouts, flip, 1 and 2 threads,
+ * resampled), byte for byte: both crops, every dtype, both output layouts, flip, 1 to 4 threads,
  * mapped, pread and gzip chunks, a short last batch. Then what one-pass is for: no slot keeps a uint8
  * batch (pinned_bytes is the outputs and labels only), and an output size changed by
  * h5pack_set_output_size after batches of the next epoch were prepared still switches exactly (those
@@ -91,7 +91,7 @@ static void sweep(const char *path, const char *file_what)
             for (int nhwc = 0; nhwc <= 1; nhwc++) {
                 h5pack_config cfg = H5PACK_CONFIG_DEFAULTS;
                 cfg.device = H5PACK_DEVICE_CPU, cfg.batch_size = 8, cfg.epochs = 2, cfg.seed = 11;
-                cfg.order = H5PACK_ORDER_RANDOM, cfg.threads = 1 + cases % 2, cfg.cache_bytes = 1 << 20;
+                cfg.order = H5PACK_ORDER_RANDOM, cfg.threads = 1 + cases % 4, cfg.cache_bytes = 1 << 20;
                 cfg.dtype = dtypes[di], cfg.output_layout = nhwc ? H5PACK_LAYOUT_NHWC : H5PACK_LAYOUT_NCHW;
                 cfg.crop = (h5pack_crop)crop, cfg.random_flip = cases % 3 != 0;
                 cfg.output_height = 20, cfg.output_width = 14 + (uint32_t)(cases % 3) * 5; /* up- and downscaling */
