@@ -8,6 +8,9 @@
 
 #define LINE 64
 #define LOAD_REACH 63 /* bytes past a crop's last column that the SIMD passes' row loads touch */
+/* The most bytes asked for per image: half of a 1 MiB L2, so the current image's rows stay. A crop from a
+ * large source asks for its first rows only (the ones a cold start waits for). */
+#define REGION_MAX_BYTES ((size_t)512 << 10)
 
 /* [lo, hi) of an axis of LEN pixels that a resize of the box [first, first + box) to OUT pixels reads:
  * the box and the filter's reach past it (PIL's bilinear support, max(1, box / out), and one more), the
@@ -63,6 +66,9 @@ void h5pack_src_prefetch_plan(src_prefetch *pf, const aug_job *j, uint32_t i, co
     pf->row0 = y0, pf->rows = y1 - y0;
     pf->byte0 = x0 * px;
     pf->byte1 = x1 * px + LOAD_REACH < row_bytes ? x1 * px + LOAD_REACH : row_bytes;
+    size_t per_row = (size_t)pf->planes * (pf->byte1 - pf->byte0);
+    if ((size_t)pf->rows * per_row > REGION_MAX_BYTES)
+        pf->rows = (uint32_t)(REGION_MAX_BYTES / per_row > 0 ? REGION_MAX_BYTES / per_row : 1);
     pf->total = pf->rows * pf->planes; /* plane rows */
 }
 

@@ -271,14 +271,15 @@ static void take_in_hand(pipeline *p, claimed_use *u)
 }
 
 /* Runs use U (its chunk is loaded) outside the lock; a failed load's error goes into its entry's. With
- * direct crops it first claims the next use (pipeline_impl.h, claimed_use), which this worker runs next. */
+ * direct crops it first claims the next use (pipeline_impl.h, claimed_use), which this worker runs next,
+ * unless a worker sleeps: that one is better off running it now than this one after U. */
 static void execute_use(pipeline *p, worker *w, claimed_use u)
 {
     ring_entry *e = u.e;
     size_t j = u.j;
     int one_pass = p->direct || p->direct_crops;
     claimed_use next = {0};
-    if (p->direct_crops)
+    if (p->direct_crops && p->n_waiting == 0)
         next.e = next_use(p, &next.j);
     pthread_mutex_unlock(&p->lock);
     take_in_hand(p, &u);

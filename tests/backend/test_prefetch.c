@@ -1,6 +1,7 @@
 /* test_prefetch.c - the next image's prefetch (reader/backend/backend_prefetch.h): the region planned from
  * a crop box alone holds every source byte the image's taps read (random resized and centre crops, both
- * layouts, up- and downscaling, images of several sizes) and not much more; the steps ask for the whole
+ * layouts, up- and downscaling, images of several sizes) and not much more, a large source's first
+ * 512 KiB only; the steps ask for the whole
  * region by the last output row, never more; prefetching (a right, a wrong or no next image) leaves the
  * output bytes as they are; turned off, plans are empty. */
 #include "backend_prefetch.h"
@@ -67,6 +68,20 @@ static void test_region_covers_taps(void)
         rs_free(&k);
     }
     printf("backend_prefetch: the regions of %zu images hold every byte their taps read\n", images);
+}
+
+/* A crop of a large source asks for its first rows only, at most 512 KiB, still from the box's top. */
+static void test_large_source_capped(void)
+{
+    aug_plan_params pp = rs_params(3, 1200, 1600, AUG_OUT_F32, 1, 0, AUG_CROP_CENTER, 0);
+    rs_case k = rs_make(pp, 1, 224, 224, 17);
+    src_prefetch pf;
+    h5pack_src_prefetch_plan(&pf, &k.job, 0, k.in);
+    size_t bytes = (size_t)pf.rows * pf.planes * (pf.byte1 - pf.byte0);
+    CHECK_MSG(pf.base && bytes <= ((size_t)512 << 10) && bytes > ((size_t)256 << 10),
+              "a 1200x1600 centre crop asks for %zu bytes", bytes);
+    CHECK((int32_t)pf.row0 <= k.job.images[0].y && pf.rows < (uint32_t)k.job.images[0].h);
+    rs_free(&k);
 }
 
 static void test_steps_ask_for_all_once(void)
@@ -161,6 +176,7 @@ static void test_turned_off(void)
 int main(void)
 {
     test_region_covers_taps();
+    test_large_source_capped();
     test_steps_ask_for_all_once();
     test_output_unchanged();
     test_turned_off();
