@@ -369,9 +369,7 @@ static void plan_next_prefetch(const cpu_backend *cb, const cpu_crop_next *next,
         h5pack_src_prefetch_none(pf);
         return;
     }
-    aug_job own;
-    const aug_job *j = &cb->slot_state[next->slot].aj;
-    h5pack_src_prefetch_plan(pf, aug_job_for_image(j, next->pos, &own), next->pos, next->src);
+    h5pack_src_prefetch_plan(pf, &cb->slot_state[next->slot].aj, next->pos, next->src);
 }
 
 void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch,

@@ -47,8 +47,10 @@ void h5pack_src_prefetch_none(src_prefetch *pf)
     memset(pf, 0, sizeof *pf);
 }
 
-void h5pack_src_prefetch_plan(src_prefetch *pf, const aug_job *j, uint32_t i, const uint8_t *src)
+void h5pack_src_prefetch_plan(src_prefetch *pf, const aug_job *job, uint32_t i, const uint8_t *src)
 {
+    aug_job own;
+    const aug_job *j = aug_job_for_image(job, i, &own);
     const aug_image *img = &j->images[i];
     uint32_t y0, y1, x0, x1;
     h5pack_src_prefetch_none(pf);
@@ -69,7 +71,6 @@ void h5pack_src_prefetch_plan(src_prefetch *pf, const aug_job *j, uint32_t i, co
     size_t per_row = (size_t)pf->planes * (pf->byte1 - pf->byte0);
     if ((size_t)pf->rows * per_row > REGION_MAX_BYTES)
         pf->rows = (uint32_t)(REGION_MAX_BYTES / per_row > 0 ? REGION_MAX_BYTES / per_row : 1);
-    pf->total = pf->rows * pf->planes; /* plane rows */
 }
 
 int h5pack_src_prefetch_covers(const src_prefetch *pf, uint32_t plane, uint32_t row, uint32_t at, uint32_t n)
@@ -78,23 +79,23 @@ int h5pack_src_prefetch_covers(const src_prefetch *pf, uint32_t plane, uint32_t 
            at + n <= pf->byte1;
 }
 
-/* Asks for the lines of plane PLANE, row ROW (relative to row0) of the region. */
-static void prefetch_row(const src_prefetch *pf, uint32_t row, uint32_t plane)
+/* Asks for the lines of row ROW (relative to row0) of the region, plane by plane (the order the
+ * resampling reads them). */
+static void prefetch_row(const src_prefetch *pf, uint32_t row)
 {
-    const uint8_t *r = pf->base + plane * pf->plane_step + (size_t)(pf->row0 + row) * pf->row_step;
-    uintptr_t at = (uintptr_t)(r + pf->byte0) & ~(uintptr_t)(LINE - 1), last = (uintptr_t)(r + pf->byte1 - 1);
-    for (; at <= last; at += LINE)
-        __builtin_prefetch((const void *)at, 0, 2); /* into L2 (prefetcht1): it is read a whole image later */
+    for (uint32_t plane = 0; plane < pf->planes; plane++) {
+        const uint8_t *r = pf->base + plane * pf->plane_step + (size_t)(pf->row0 + row) * pf->row_step;
+        uintptr_t at = (uintptr_t)(r + pf->byte0) & ~(uintptr_t)(LINE - 1), last = (uintptr_t)(r + pf->byte1 - 1);
+        for (; at <= last; at += LINE)
+            __builtin_prefetch((const void *)at, 0, 2); /* into L2 (prefetcht1): it is read a whole image later */
+    }
 }
 
 void h5pack_src_prefetch_step(src_prefetch *pf, uint32_t y, uint32_t out_h)
 {
-    if (!pf || !pf->base || pf->issued >= pf->total || out_h == 0)
+    if (!pf || !pf->base || pf->issued >= pf->rows || out_h == 0)
         return;
-    uint64_t due = ((uint64_t)pf->total * (y + 1) + out_h - 1) / out_h;
-    for (; pf->issued < due && pf->issued < pf->total; pf->issued++) {
-        prefetch_row(pf, pf->next_row, pf->next_plane);
-        if (++pf->next_plane == pf->planes)
-            pf->next_plane = 0, pf->next_row++;
-    }
+    uint64_t due = ((uint64_t)pf->rows * (y + 1) + out_h - 1) / out_h;
+    for (; pf->issued < due && pf->issued < pf->rows; pf->issued++)
+        prefetch_row(pf, pf->issued);
 }

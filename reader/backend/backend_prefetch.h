@@ -25,13 +25,12 @@ typedef struct src_prefetch {
     uint32_t planes;
     uint32_t row0, rows;      /* the rows read */
     uint32_t byte0, byte1;    /* the bytes of each row read: [byte0, byte1) */
-    uint32_t total, issued;   /* plane rows in all, asked for so far */
-    uint32_t next_row, next_plane; /* the next plane row to ask for (row relative to row0) */
+    uint32_t issued;          /* rows asked for so far (every plane of each) */
 } src_prefetch;
 
-/* The region image I of job J (its view: aug_job_for_image) reads, from its crop box and a margin for the
- * filter's reach, with the source at SRC (the image's own j->images[i].src may not be set yet); at most
- * its first 512 KiB of rows (a crop of a large source). */
+/* The region image I of job J reads (at its own stored size: aug_job_for_image), from its crop box and a
+ * margin for the filter's reach, with the source at SRC (the image's own j->images[i].src may not be set
+ * yet); at most its first 512 KiB of rows (a crop of a large source). */
 void h5pack_src_prefetch_plan(src_prefetch *pf, const aug_job *j, uint32_t i, const uint8_t *src);
 
 /* 1 unless H5PACK_NO_PREFETCH is on (env.h; read once) or a bench turned it off: then plans are empty. */

@@ -79,7 +79,7 @@ typedef struct ring_entry {
 typedef struct claimed_use {
     struct ring_entry *e; /* NULL: none */
     size_t j;
-    int in_hand;          /* the cache use was made: chunk, rc and err hold its answer */
+    int in_hand;          /* the cache use was made: chunk, rc and err hold its answer (always, in `ahead`) */
     const uint8_t *chunk;
     int rc;
     char err[384];

@@ -157,7 +157,7 @@ static int next_crop(const pipeline *p, const ring_entry *e, size_t j, uint32_t 
         *next = (cpu_crop_next){h5pack_pipeline_ring_slot(p, e), pos, image_in(p, chunk, e->indices[pos])};
         return 1;
     }
-    if (!ahead || !ahead->e || !ahead->in_hand || ahead->rc != 0)
+    if (!ahead || !ahead->e || ahead->rc != 0) /* a claimed use is in hand (execute_use) */
         return 0;
     const ring_entry *n = ahead->e;
     uint32_t pos = n->order[n->group_start[ahead->j]];
@@ -421,7 +421,7 @@ void *h5pack_pipeline_worker_main(void *arg)
         }
     }
     pthread_mutex_unlock(&p->lock);
-    if (w->ahead.e && w->ahead.in_hand) /* stopped before running it: its cache use still ends */
+    if (w->ahead.e) /* stopped before running it: its cache use (made when claimed) still ends */
         h5pack_cache_finish(p->cache, w->ahead.e->acc[w->ahead.j].slot);
     return NULL;
 }

@@ -8,12 +8,13 @@
 #include "backend_resample.h"
 #include "resample_cases.h"
 
-/* Checks that image I's region (planned from its box) covers the bytes of every tap of J, and that its
- * rows are at most the taps' rows plus the margin on each side. Returns the taps' bytes checked. */
-static size_t check_covers(const aug_job *j, uint32_t i, const char *what)
+/* Checks that image I's region (planned from JOB and its box) covers the bytes of every tap in J (the
+ * image's view of JOB), and that its rows are at most the taps' rows plus the margin on each side.
+ * Returns the taps' bytes checked. */
+static size_t check_covers(const aug_job *job, const aug_job *j, uint32_t i, const char *what)
 {
     src_prefetch pf;
-    h5pack_src_prefetch_plan(&pf, j, i, (const uint8_t *)(uintptr_t)j->images[i].src);
+    h5pack_src_prefetch_plan(&pf, job, i, (const uint8_t *)(uintptr_t)j->images[i].src);
     CHECK_MSG(pf.base != NULL, "%s, image %u: an empty plan", what, i);
     uint32_t planes = j->in_nhwc ? 1 : j->C, px = j->in_nhwc ? j->C : 1;
     int32_t row_lo = INT32_MAX, row_hi = 0;
@@ -54,7 +55,7 @@ static void test_region_covers_taps(void)
                 snprintf(what, sizeof what, "%ux%u -> %ux%u, crop %d, %s", sizes[s][0], sizes[s][1], sizes[s][2],
                          sizes[s][3], mode, in_nhwc ? "NHWC" : "NCHW");
                 for (uint32_t i = 0; i < k.count; i++, images++)
-                    CHECK(check_covers(&k.job, i, what) > 0);
+                    CHECK(check_covers(&k.job, &k.job, i, what) > 0);
                 rs_free(&k);
             }
     const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80, 40, 33};
@@ -62,8 +63,9 @@ static void test_region_covers_taps(void)
         aug_plan_params pp = rs_params(3, 64, 80, AUG_OUT_F32, in_nhwc, 0, AUG_CROP_RANDOM_RESIZED, 1);
         rs_case k = rs_make_sized(pp, 6, 31, 29, 55 + (uint64_t)in_nhwc, dims);
         for (uint32_t i = 0; i < k.count; i++, images++) {
-            aug_job own;
-            check_covers(aug_job_for_image(&k.job, i, &own), i, in_nhwc ? "several sizes, NHWC" : "several sizes, NCHW");
+            aug_job own; /* the taps' view of the image; the plan takes the whole job */
+            check_covers(&k.job, aug_job_for_image(&k.job, i, &own), i,
+                         in_nhwc ? "several sizes, NHWC" : "several sizes, NCHW");
         }
         rs_free(&k);
     }
@@ -91,17 +93,17 @@ static void test_steps_ask_for_all_once(void)
     for (uint32_t i = 0; i < k.count; i++) {
         src_prefetch pf;
         h5pack_src_prefetch_plan(&pf, &k.job, i, (const uint8_t *)(uintptr_t)k.job.images[i].src);
-        CHECK_EQ_INT(pf.total, pf.rows * 3);
+        CHECK(pf.rows > 0 && pf.planes == 3);
         uint32_t before = 0;
         for (uint32_t y = 0; y < k.oh; y++) {
             h5pack_src_prefetch_step(&pf, y, k.oh);
-            CHECK(pf.issued >= before && pf.issued <= pf.total); /* spread over the rows, never past the end */
-            CHECK(pf.issued <= (uint64_t)pf.total * (y + 1) / k.oh + 1);
+            CHECK(pf.issued >= before && pf.issued <= pf.rows); /* spread over the rows, never past the end */
+            CHECK(pf.issued <= (uint64_t)pf.rows * (y + 1) / k.oh + 1);
             before = pf.issued;
         }
-        CHECK_EQ_INT(pf.issued, pf.total);
+        CHECK_EQ_INT(pf.issued, pf.rows);
         h5pack_src_prefetch_step(&pf, k.oh - 1, k.oh); /* done: nothing more */
-        CHECK_EQ_INT(pf.issued, pf.total);
+        CHECK_EQ_INT(pf.issued, pf.rows);
     }
     h5pack_src_prefetch_step(NULL, 0, 224);
     src_prefetch none;
@@ -164,10 +166,10 @@ static void test_turned_off(void)
     const uint8_t *src = (const uint8_t *)(uintptr_t)k.job.images[1].src;
     h5pack_src_prefetch_set_enabled(0);
     h5pack_src_prefetch_plan(&pf, &k.job, 1, src);
-    CHECK(pf.base == NULL && pf.total == 0);
+    CHECK(pf.base == NULL && pf.rows == 0);
     h5pack_src_prefetch_set_enabled(1);
     h5pack_src_prefetch_plan(&pf, &k.job, 1, src);
-    CHECK(pf.base == src && pf.total > 0);
+    CHECK(pf.base == src && pf.rows > 0);
     h5pack_src_prefetch_plan(&pf, &k.job, 1, NULL); /* no source: nothing */
     CHECK(pf.base == NULL);
     rs_free(&k);
