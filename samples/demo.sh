@@ -28,7 +28,7 @@ step() {
 }
 trap 'echo >&2; echo "demo FAILED at step $current/$steps ($what), line $LINENO: see the messages above" >&2' ERR
 
-# The build puts programs in different folders (build root, samples/..., reader/stats_tool): find by name.
+# The build puts programs in different folders (build root, samples/...): find by name.
 program() {
     local found
     found=$(find "$build" -name "$1" -type f -perm -u+x -not -path '*/CMakeFiles/*' 2>/dev/null | sort | head -1)

@@ -1,8 +1,8 @@
 """h5pack-stats end to end: run vs simulate (belady) give the same chunk hits, the JSON of every command
 parses and has the contract keys, plots are valid SVG/PNG, info reads foreign h5py files and its reader
 view agrees with what run reports, simulate --chunk adds what-if rows (K = the file's chunk gives the
-file's numbers), bad files and bad options give clear errors (never a crash), and the timeline CSV
-covers the run.
+file's numbers), bad files and bad options give clear errors (never a crash), `options` lists the
+option map and bounds are the parameter table's, and the timeline CSV covers the run.
 
 usage: /usr/bin/python3 test_cli.py PATH/TO/h5pack-stats
 """
@@ -272,6 +272,29 @@ def test_bad_inputs(tmp):
     check(tool("--version").stdout.startswith("h5pack-stats "), "--version")
 
 
+def test_options_from_table(tmp):
+    """`options` lists FLAG, PARAM, CONVERSION; a value outside the parameter table's bounds is bad usage
+    (exit 1, naming the flag, the parameter and the range) and one inside passes the option check (here the
+    missing file is what fails: exit 2)."""
+    lines = tool("options").stdout.splitlines()
+    rows = [line.split("\t") for line in lines]
+    check(rows and all(len(r) == 3 for r in rows), f"options: three tab-separated fields per line: {lines}")
+    check(all(r[2] in ("flag", "plain", "count", "bytes", "name", "text", "pair") for r in rows), f"conversions {rows}")
+    for line in ("--echo\techo\tcount", "--cache\tcache_bytes\tbytes", "--scale\tscale_min,scale_max\tpair",
+                 "--crop\tcrop\tname"):
+        check(line in lines, f"options lacks {line!r}")
+    tool("options", "--bogus", expect=1)
+    missing = os.path.join(tmp, "missing.h5")
+    for value in ("0", "4294967296"):
+        err = tool("run", missing, "--echo", value, expect=1).stderr
+        check("--echo" in err and "echo must be 1 .. 4294967295" in err, f"--echo {value}: {err!r}")
+    for cmd in (["run", missing], ["simulate", missing, "--cache", "1M"]):
+        err = tool(*cmd, "--echo", "4294967295", expect=2).stderr
+        check("bad value" not in err and "missing.h5" in err, f"{cmd[0]} --echo 4294967295: {err!r}")
+    err = tool("run", missing, "--order", "shuffled", expect=1).stderr
+    check("order must be one of sequential, random or chunk" in err, f"--order shuffled: {err!r}")
+
+
 def test_timeline_and_text(path, tmp):
     csv = os.path.join(tmp, "t.csv")
     p = tool("run", path, "--batch", 8, "--cache", "6k", "--window", 2, "--epochs", 3, "--threads", 2, "--device",
@@ -310,6 +333,7 @@ def main():
         test_info(plain, tmp)
         test_info_foreign_readable(tmp)
         test_bad_inputs(tmp)
+        test_options_from_table(tmp)
         test_timeline_and_text(plain, tmp)
     h5test.finish("all h5pack-stats CLI checks passed")
 

@@ -1,4 +1,4 @@
-/* stats_main.c - h5pack-stats: dispatch to the info / run / simulate / plot commands. */
+/* stats_main.c - h5pack-stats: dispatch to the info / run / simulate / plot / options commands. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +28,8 @@ int main(int argc, char **argv)
         return cmd_simulate(argc - 2, argv + 2);
     if (strcmp(cmd, "plot") == 0)
         return cmd_plot(argc - 2, argv + 2);
-    fprintf(stderr, "h5pack-stats: unknown command '%s' (info, run, simulate or plot; see --help)\n", cmd);
+    if (strcmp(cmd, "options") == 0)
+        return cmd_options(argc - 2, argv + 2);
+    fprintf(stderr, "h5pack-stats: unknown command '%s' (info, run, simulate, plot or options; see --help)\n", cmd);
     return 1;
 }

@@ -1,24 +1,11 @@
 /* args.c - option parsing helpers (see args.h). */
 #include "args.h"
-#include "param_names.h"
+#include "param_table.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int take_option_value(const char *const *names, size_t n, int argc, char **argv, int *i, const char **value)
-{
-    int known = 0;
-    for (size_t k = 0; k < n && !known; k++)
-        known = strcmp(argv[*i], names[k]) == 0;
-    if (!known)
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
 
 int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {

@@ -16,7 +16,8 @@ void usage_main(FILE *f)
             "  simulate FILE   replay the reader's chunk accesses under several cache sizes, orders,\n"
             "                  policies (belady = h5pack, lru, hdf5 = what h5py gets) and what-if chunk\n"
             "                  sizes, without reading data\n"
-            "  plot FILE.csv -o OUT.svg|OUT.png   draw a reader timeline (H5PACK_TIMELINE, run --timeline)\n\n"
+            "  plot FILE.csv -o OUT.svg|OUT.png   draw a reader timeline (H5PACK_TIMELINE, run --timeline)\n"
+            "  options         which reader parameter each option sets, and how its value is read\n\n"
             "  h5pack-stats COMMAND --help   options of a command\n"
             "  h5pack-stats --version\n"
             "sizes take suffixes: 512k, 64M, 1G, 1GiB (binary units).\n");
@@ -101,6 +102,22 @@ void usage_simulate(FILE *f)
                "  --plot FILE          hit rate against cache size per order, policy and chunk (.svg or .png)\n"
                "  --plot-bytes FILE    bytes read against cache size, the same lines (.svg or .png)\n"
                "                       (both repeat: every file given is written, at most 8)\n");
+}
+
+void usage_options(FILE *f)
+{
+    fprintf(f, "usage: h5pack-stats options\n"
+               "Prints one line per option that sets a reader parameter: FLAG, PARAM and CONVERSION, separated\n"
+               "by tabs (e.g. --echo, echo, count). Values are checked against the library's parameter table\n"
+               "(h5pack_param_table): its bounds and enum names, the same as h5pack_open's. Conversions:\n"
+               "  flag    no value; sets the parameter to 1\n"
+               "  plain   the number in the parameter's unit (digits; a decimal number for a real one)\n"
+               "  count   digits, or with K/M/G/T (4K = 4096)\n"
+               "  bytes   digits, or K/M/G/T with an optional B or iB (64M = 64 MiB)\n"
+               "  name    one of the parameter's names ('-' may stand for '_')\n"
+               "  text    a dataset or file name, as given\n"
+               "  pair    A,B: the first parameter A, the second B, each plain (whole numbers also AxB, or N\n"
+               "          for both)\n");
 }
 
 int usage_error(const char *cmd, const char *bad)

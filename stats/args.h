@@ -20,10 +20,6 @@ int parse_double(const char *text, double min, double max, double *out);
  * the caller frees). Returns the number of items, or -1 (empty item, too many, no memory). */
 int split_list(const char *list, char **storage, const char **items, int max);
 
-/* Whether argv[*I] is one of the N option NAMES that take a value: 0 (not one of them), 1 (yes: *VALUE is
- * the next argument and *I moves onto it) or -1 (one of them, but no argument follows). */
-int take_option_value(const char *const *names, size_t n, int argc, char **argv, int *i, const char **value);
-
 int parse_order(const char *text, h5pack_order *out);
 int parse_policy(const char *text, h5pack_policy *out);
 int parse_device(const char *text, h5pack_device *out);

@@ -143,12 +143,13 @@ static int parse_simulate(int argc, char **argv, sim_opts *o)
     o->policies[0] = H5PACK_POLICY_BELADY, o->policies[1] = H5PACK_POLICY_LRU, o->policies[2] = H5PACK_POLICY_HDF5;
     o->n_policies = 3;
     o->nslots = 521, o->w0 = 0.75;
+    option_given given = {0};
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             return usage_simulate(stdout), -1;
         int rc = parse_sim_own(argc, argv, &i, o);
         if (rc == 0)
-            rc = parse_reader_option("simulate", argc, argv, &i, &o->cfg);
+            rc = parse_reader_option("simulate", OPTION_SIMULATE, argc, argv, &i, &o->cfg, &given);
         if (rc < 0)
             return 1;
         if (rc > 0)

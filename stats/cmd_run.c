@@ -1,7 +1,8 @@
 /* cmd_run.c - `h5pack-stats run FILE ...`: streams the file through the real reader (public API only)
  * and reports per epoch and in total what it did, plus advice. --timeline is the library's own timeline
  * (h5pack_config.timeline_path, docs/stats.md "Timeline"): one CSV format for this tool and any training run.
- * Augmentation and echo-mode options (augment_opts.c) are the Python Loader's; a failed library call
+ * Every option that sets a reader parameter goes through the option map (option_map.c); the
+ * augmentation and echo-mode options are named as the Python Loader's arguments. A failed library call
  * ends the run with its message and no figures. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,20 +12,18 @@
 
 #include "advice.h"
 #include "args.h"
-#include "augment_opts.h"
 #include "clock.h"
 #include "commands.h"
 #include "cpus.h"
 #include "json.h"
-#include "param_names.h"
+#include "param_table.h"
 
 typedef struct run_opts {
     const char *file;
     h5pack_config cfg;
     int json;
-    double interval_s;
     double step_ms;
-    augment_seen aug; /* which augmentation options were given */
+    option_given given; /* which options of the map were given (rules between them ask) */
 } run_opts;
 
 /* Prints the library's message for call CALL that failed with RC on R (its last error, else the code's
@@ -73,13 +72,10 @@ static int parse_run(int argc, char **argv, run_opts *o)
     h5pack_config defaults = H5PACK_CONFIG_DEFAULTS;
     o->cfg = defaults;
     o->cfg.epochs = 1;
-    o->interval_s = 0.1;
+    o->cfg.timeline_interval_s = 0.1; /* a short run: finer than the library's 1 s */
+    /* timeline_path stays NULL without --timeline: $H5PACK_TIMELINE applies as for any reader */
     for (int i = 0; i < argc; i++) {
-        int rc = parse_reader_option("run", argc, argv, &i, &o->cfg);
-        if (rc < 0)
-            return 1;
-        if (rc == 0)
-            rc = parse_augment_option("run", argc, argv, &i, &o->cfg, &o->aug);
+        int rc = parse_reader_option("run", OPTION_RUN, argc, argv, &i, &o->cfg, &o->given);
         if (rc < 0)
             return 1;
         if (rc > 0)
@@ -90,11 +86,6 @@ static int parse_run(int argc, char **argv, run_opts *o)
             return -1;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
-        } else if (strcmp(a, "--timeline") == 0 && i + 1 < argc) {
-            o->cfg.timeline_path = argv[++i]; /* else NULL: $H5PACK_TIMELINE, as for any reader */
-        } else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
-            if (parse_double(argv[++i], 0.001, 3600, &o->interval_s))
-                return report_bad_value("run", "--interval", argv[i], "seconds, 0.001 .. 3600"), 1;
         } else if (strcmp(a, "--step-ms") == 0 && i + 1 < argc) {
             if (parse_double(argv[++i], 0, 3.6e6, &o->step_ms))
                 return report_bad_value("run", "--step-ms", argv[i], "milliseconds, 0 .. 3600000"), 1;
@@ -104,10 +95,9 @@ static int parse_run(int argc, char **argv, run_opts *o)
             o->file = a;
         }
     }
-    o->cfg.timeline_interval_s = o->interval_s;
     if (!o->file)
         return usage_error("run", NULL);
-    return check_reader_options("run", &o->cfg) || check_augment_options("run", &o->cfg, &o->aug) ? 1 : 0;
+    return check_reader_options("run", &o->cfg) || check_augment_options("run", &o->cfg, &o->given) ? 1 : 0;
 }
 
 typedef struct run_state {
@@ -186,7 +176,7 @@ static void print_augment_text(const run_opts *o, const h5pack_info *in)
     const h5pack_config *c = &o->cfg;
     if (in->crop == H5PACK_CROP_NONE && !c->random_flip && !c->random_crop_padding && c->echo_mode == H5PACK_ECHO_BATCH)
         return;
-    printf("        crop %s", crop_name(in->crop));
+    printf("        crop %s", param_enum_name("crop", (int)in->crop));
     if (in->crop != H5PACK_CROP_NONE)
         printf(" to %ux%u", in->output_height, in->output_width);
     if (in->crop == H5PACK_CROP_RANDOM_RESIZED)
@@ -194,7 +184,7 @@ static void print_augment_text(const run_opts *o, const h5pack_info *in)
     if (in->crop == H5PACK_CROP_CENTER)
         printf(" (center ratio %g)", c->center_ratio);
     printf(", flip %s, crop padding %d, echo mode %s", c->random_flip ? "on" : "off", c->random_crop_padding,
-           echo_mode_name(in->echo_mode));
+           param_enum_name("echo_mode", (int)in->echo_mode));
     if (in->echo_pool_bytes) {
         char pool[32];
         h5pack_format_bytes(in->echo_pool_bytes, pool, sizeof pool);
@@ -290,10 +280,10 @@ static void print_json(const run_opts *o, const h5pack_info *in, const run_state
     json_u64(&j, "cache_chunks", in->cache_chunks);
     json_u64(&j, "window", in->window);
     json_u64(&j, "echo", o->cfg.echo);
-    json_string(&j, "echo_mode", echo_mode_name(in->echo_mode));
+    json_string(&j, "echo_mode", param_enum_name("echo_mode", (int)in->echo_mode));
     json_i64(&j, "ring_slots", in->ring_slots);
     json_u64(&j, "echo_pool_bytes", in->echo_pool_bytes);
-    json_string(&j, "crop", crop_name(in->crop));
+    json_string(&j, "crop", param_enum_name("crop", (int)in->crop));
     json_u64(&j, "output_height", in->output_height);
     json_u64(&j, "output_width", in->output_width);
     json_double(&j, "scale_min", o->cfg.scale_min);
