@@ -100,7 +100,7 @@ static void fill_info(h5pack_reader *r, int threads, size_t cache_tiles, const f
     in->has_labels = g->has_labels, in->n_classes = g->n_classes;
     in->label_columns = g->label_columns, in->label_rank = g->label_rank, in->labels_are_float = g->labels_are_float;
     in->samples_per_chunk = 1, in->n_chunks = g->n_tiles, in->chunk_bytes = g->tile_bytes;
-    in->compressed = g->compressed, in->fast_path = g->path == TILE_IMPLICIT;
+    in->compressed = g->compressed, in->fast_path = g->path != TILE_HDF5;
     in->cache_chunks = cache_tiles, in->threads = threads;
     in->window = (size_t)h5pack_patch_windows_region_window(r->windows); /* active regions, 0 for none */
     in->samples_per_epoch = h5pack_patch_windows_per_epoch(r->windows);

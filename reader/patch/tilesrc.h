@@ -7,33 +7,33 @@
  * numbered over the file: image i's tile (ty, tx) is first_tile[i] + ty * nx + tx, which is what the patch
  * plan and its cache see.
  *
- * Read paths, fastest first:
- *   implicit  unfiltered tiles, allocated at creation (what h5pack writes without --compress): tile k of
- *             an image at addr0 + k * tile bytes, confirmed at open on the first, a middle and the last
- *             tile; workers pread, no HDF5 call, no lock.
- *   deflate   gzip tiles without a checksum: H5Dread_chunk of the stored bytes under HDF5's lock, inflated
- *             with libdeflate outside it.
- *   hdf5      anything else (--checksum, other filters): H5Dread of the tile's region under the lock;
- *             HDF5 applies and checks every filter.
- * Every image's path is chosen at open; the file's is the slowest of them (h5pack_info/stats name it). */
+ * Every tile is read through the stored-chunk layer (stored.h), from any thread, without HDF5 and without
+ * a lock, when its image's tiles are
+ *   implicit  unfiltered, allocated at creation (what h5pack writes without --compress): tile k at
+ *             first + k * tile bytes, confirmed at open on the first, a middle and the last tile; or
+ *   located   gzip or unfiltered in another index: every tile's stored bytes located at open;
+ * else (--checksum, other filters, a failed locate) through HDF5: H5Dread of the tile's region under its
+ * lock, HDF5 applying and checking every filter. Every image's path is chosen at open; the file's is the
+ * slowest of them (h5pack_info/stats name it). Unfiltered tiles are also lent zero-copy where the store
+ * has views (h5pack_tilesrc_map). */
 #ifndef H5PACK_TILESRC_H
 #define H5PACK_TILESRC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chunksrc.h" /* chunk_read_cost */
 #include "h5pack.h"
+#include "stored.h" /* chunk_read_cost */
 
-typedef enum tile_path { TILE_IMPLICIT = 0, TILE_DEFLATE = 1, TILE_HDF5 = 2 } tile_path;
+typedef enum tile_path { TILE_IMPLICIT = 0, TILE_LOCATED = 1, TILE_HDF5 = 2 } tile_path;
 
 typedef struct tile_image {
     uint32_t h, w;        /* the image's size */
     uint32_t ch, cw;      /* its chunk (tile) shape: min(T, h), min(T, w) */
     uint32_t ny, nx;      /* tiles down and across */
     uint64_t first_tile;  /* file-wide number of its tile (0, 0) */
-    int64_t addr0;        /* implicit path: file offset of tile (0, 0), else -1 */
     tile_path path;
+    stored_chunks tiles;  /* implicit and located paths: where its tiles lie (tile k: chunk k) */
 } tile_image;
 
 typedef struct tile_geometry {
@@ -60,9 +60,6 @@ typedef struct tile_source tile_source;
  * ECORRUPT, EHDF5, ENOMEM with the file and the reason in ERR. */
 int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out, char *err, size_t err_len);
 
-/* Whether PATH is a tiled file (the storage attribute says "tiled"); 0 for anything else or an error. */
-int h5pack_tilesrc_is_tiled(const char *path);
-
 const tile_geometry *h5pack_tilesrc_geometry(const tile_source *s);
 const tile_image *h5pack_tilesrc_image(const tile_source *s, uint64_t i);
 
@@ -73,8 +70,8 @@ size_t h5pack_tilesrc_label_bytes(const tile_geometry *g);
 /* The image a file-wide tile number belongs to (binary search over first_tile). */
 uint64_t h5pack_tilesrc_image_of(const tile_source *s, uint64_t tile);
 
-/* Per-thread read state (a stored-bytes buffer, a libdeflate decompressor). */
-typedef struct tile_scratch tile_scratch;
+/* Per-thread read state: stored.h's (a stored-bytes buffer, a decompressor). */
+typedef struct stored_scratch tile_scratch;
 tile_scratch *h5pack_tilesrc_scratch_new(const tile_source *s);
 void h5pack_tilesrc_scratch_free(tile_scratch *sc);
 
@@ -86,23 +83,14 @@ int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratc
 /* h5pack_tilesrc_map answers this when TILE has to go through h5pack_tilesrc_read. */
 #define TILESRC_NOT_MAPPED 1
 
-/* Zero-copy read of an implicit tile (tilesrc_map.c, as chunksrc_map.c for images): a file with implicit
- * tiles is mapped read-only at open (unless H5PACK_NO_MMAP=1, the mapping fails or the file is shorter
- * than its tiles). Returns 0 with *DATA pointing at the tile's bytes once its pages are in the page
- * tables, its bytes added to *COST; else TILESRC_NOT_MAPPED. Thread-safe. */
+/* Zero-copy read of an unfiltered tile where the store has views (tilesrc_read.c, as chunksrc_map.c for
+ * images; a local file's map, unless H5PACK_NO_MMAP=1). Returns 0 with *DATA pointing at the tile's bytes
+ * once they can be read, its bytes added to *COST; else TILESRC_NOT_MAPPED. Thread-safe. */
 int h5pack_tilesrc_map(tile_source *s, uint64_t tile, const uint8_t **data, chunk_read_cost *cost);
 
-/* TILE's mapped pages are no longer used: drops every page it touches from the page tables (the page cache
- * keeps them; a neighbouring tile still read faults a shared page back in), so resident memory follows the
- * tile cache. Anything not mapped is ignored. */
+/* TILE's view is no longer used: its pages leave the page tables (h5pack_store_unview), so resident memory
+ * follows the tile cache. Anything not viewed is ignored. */
 void h5pack_tilesrc_map_release(tile_source *s, uint64_t tile);
-
-/* Maps S's file when it has implicit tiles (called by h5pack_tilesrc_open). */
-void h5pack_tilesrc_map_file(tile_source *s);
-void h5pack_tilesrc_unmap_file(tile_source *s);
-
-/* "implicit", "deflate", "hdf5". */
-const char *h5pack_tilesrc_path_name(tile_path p);
 
 void h5pack_tilesrc_close(tile_source *s);
 

@@ -7,6 +7,7 @@
 
 #include "h5glue.h" /* every HDF5 call runs inside h5pack_h5_enter / h5pack_h5_leave */
 #include "labelset.h"
+#include "store_h5.h"
 #include "tilesrc.h"
 
 struct tile_source {
@@ -15,11 +16,9 @@ struct tile_source {
     tile_image *img;   /* n_images */
     hid_t file;
     hid_t *dset;       /* per image (-1 once closed) */
-    int fd;            /* pread of implicit tiles */
+    store *st;         /* the file's bytes (store.h): HDF5 reads its metadata through it, workers the tiles */
     uint64_t userblock;
     label_set labels;
-    const uint8_t *map; /* the whole file, read-only (implicit tiles), or NULL */
-    size_t map_len;
 };
 
 /* "PATH: reason" into ERR (h5pack_errf's rules); returns CODE. */

@@ -1,12 +1,9 @@
 /* tilesrc_open.c - opens a tiled file (tilesrc.h): checks the storage attribute, the version, the tile
  * size, every image's dataset against image_shapes and its chunk shape, and picks each image's read path. */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "errtext.h"
 #include "format.h"
@@ -30,21 +27,19 @@ static int fail_h5(const tile_source *s, int code, char *err, size_t err_len, co
 
 static int open_file(tile_source *s, char *err, size_t err_len)
 {
-    struct stat st;
-    if (stat(s->path, &st) != 0)
-        return h5pack_tilesrc_fail(s, H5PACK_ENOTFOUND, err, err_len, "no such file");
-    s->g.file_bytes = (uint64_t)st.st_size;
-    if (H5Fis_hdf5(s->path) <= 0)
+    int rc = h5pack_store_open(s->path, &s->st, err, err_len);
+    if (rc)
+        return rc;
+    s->g.file_bytes = s->st->size;
+    if (h5pack_store_is_hdf5(s->st) != 1)
         return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file");
-    if ((s->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+    if ((s->file = h5pack_store_h5_open(s->st)) < 0)
         return fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot open the file");
     hsize_t ub = 0;
     hid_t fcpl = H5Fget_create_plist(s->file);
     if (fcpl >= 0)
         H5Pget_userblock(fcpl, &ub), H5Pclose(fcpl);
     s->userblock = ub;
-    if ((s->fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
-        return h5pack_tilesrc_fail(s, H5PACK_EIO, err, err_len, "cannot open for reading");
     return 0;
 }
 
@@ -108,44 +103,49 @@ static int read_shapes(tile_source *s, char *err, size_t err_len)
     return ok ? 0 : h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "%s holds a size below 1", H5PACK_DS_IMAGE_SHAPES);
 }
 
-/* The filters of DCPL: 0 none, 1 deflate (shuffle allowed: a no-op on bytes), 2 anything else. */
-static int filter_kind(hid_t dcpl)
+/* The filters of DCPL: 0 none, 1 deflate (shuffle allowed: a no-op on bytes; *DEFLATE_INDEX its
+ * position), 2 anything else. */
+static int filter_kind(hid_t dcpl, int *deflate_index)
 {
     int n = H5Pget_nfilters(dcpl), deflate = 0;
+    *deflate_index = -1;
     for (int f = 0; f < n; f++) {
         unsigned flags = 0, cd[8];
         size_t ncd = 8;
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)f, &flags, &ncd, cd, 0, NULL, NULL);
         if (id == H5Z_FILTER_DEFLATE)
-            deflate = 1;
+            deflate = 1, *deflate_index = f;
         else if (id != H5Z_FILTER_SHUFFLE)
             return 2;
     }
     return deflate;
 }
 
-/* Tile K's address (userblock included) when unfiltered and allocated, else -1. */
-static int64_t tile_address(const tile_source *s, hid_t d, const tile_image *im, uint64_t k)
+typedef struct tile_grid {
+    const tile_image *im;
+    uint32_t tile;
+} tile_grid;
+
+/* HDF5's offset of tile K of an image: row by row over its grid. */
+static void tile_offset(const void *ctx, uint64_t k, hsize_t *offset)
 {
-    hsize_t off[3] = {(hsize_t)(k / im->nx) * s->g.tile, (hsize_t)(k % im->nx) * s->g.tile, 0}, size = 0;
-    unsigned mask = 0;
-    haddr_t addr = HADDR_UNDEF;
-    if (H5Dget_chunk_info_by_coord(d, off, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF ||
-        size != (hsize_t)im->ch * im->cw * s->g.channels)
-        return -1;
-    return (int64_t)(addr + s->userblock);
+    const tile_grid *t = ctx;
+    offset[0] = (hsize_t)(k / t->im->nx) * t->tile, offset[1] = (hsize_t)(k % t->im->nx) * t->tile, offset[2] = 0;
 }
 
-/* Implicit path: tile k at addr0 + k * tile bytes, confirmed on the first, a middle and the last tile. */
-static void find_implicit(const tile_source *s, hid_t d, tile_image *im)
+/* Where IM's tiles lie (stored.h): HDF5's implicit index for unfiltered tiles, else every tile located;
+ * KIND 2 (a filter other than deflate) or a failed locate leaves them to HDF5. */
+static tile_path find_tiles(const tile_source *s, hid_t d, tile_image *im, int kind, int deflate_index)
 {
+    tile_grid grid = {im, s->g.tile};
     uint64_t n = (uint64_t)im->ny * im->nx, bytes = (uint64_t)im->ch * im->cw * s->g.channels;
-    int64_t a0 = tile_address(s, d, im, 0);
-    im->addr0 = -1;
-    if (a0 < 0 || (n > 2 && tile_address(s, d, im, n / 2) != a0 + (int64_t)(n / 2 * bytes)) ||
-        (n > 1 && tile_address(s, d, im, n - 1) != a0 + (int64_t)((n - 1) * bytes)))
-        return;
-    im->addr0 = a0;
+    if (kind == 2)
+        return TILE_HDF5;
+    if (kind == 0 && h5pack_stored_find_implicit(d, n, bytes, s->userblock, tile_offset, &grid, &im->tiles))
+        return TILE_IMPLICIT;
+    if (h5pack_stored_locate(s->file, d, n, bytes, deflate_index, s->st->size, tile_offset, &grid, &im->tiles) == 0)
+        return TILE_LOCATED;
+    return TILE_HDF5;
 }
 
 /* Opens tiles/<i>, checks its shape and chunks against image_shapes and the tile size, picks its path. */
@@ -167,7 +167,7 @@ static int open_image(tile_source *s, uint64_t i, hid_t dapl, char *err, size_t 
              H5Pget_chunk(dcpl, 3, cdims) == 3 && H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 1 &&
              dims[0] == im->h && dims[1] == im->w && dims[2] == s->g.channels && cdims[0] == im->ch &&
              cdims[1] == im->cw && cdims[2] == s->g.channels;
-    int kind = ok ? filter_kind(dcpl) : 2;
+    int deflate_index = -1, kind = ok ? filter_kind(dcpl, &deflate_index) : 2;
     for (hid_t *h = (hid_t[]){space, dcpl, type}, *e = h + 3; h < e; h++)
         if (*h >= 0)
             H5Idec_ref(*h);
@@ -175,10 +175,7 @@ static int open_image(tile_source *s, uint64_t i, hid_t dapl, char *err, size_t 
         return h5pack_tilesrc_fail(s, H5PACK_EFORMAT, err, err_len, "%s is not (%u, %u, %u) uint8 in tiles of (%u, %u, %u)",
                                    name, im->h, im->w, s->g.channels, im->ch, im->cw, s->g.channels);
     im->ny = (im->h + s->g.tile - 1) / s->g.tile, im->nx = (im->w + s->g.tile - 1) / s->g.tile;
-    im->addr0 = -1;
-    if (kind == 0)
-        find_implicit(s, d, im);
-    im->path = kind == 0 ? (im->addr0 >= 0 ? TILE_IMPLICIT : TILE_HDF5) : kind == 1 ? TILE_DEFLATE : TILE_HDF5;
+    im->path = find_tiles(s, d, im, kind, deflate_index);
     s->g.compressed |= kind == 1;
     return 0;
 }
@@ -265,14 +262,14 @@ static int open_all(tile_source *s, const char *labels, char *err, size_t err_le
 
 static void close_in_lock(tile_source *s)
 {
-    h5pack_tilesrc_unmap_file(s);
     for (uint64_t i = 0; s->dset && i < s->g.n_images; i++)
         if (s->dset[i] >= 0)
             H5Dclose(s->dset[i]);
+    for (uint64_t i = 0; s->img && i < s->g.n_images; i++)
+        h5pack_stored_free(&s->img[i].tiles);
     if (s->file >= 0)
         H5Fclose(s->file);
-    if (s->fd >= 0)
-        close(s->fd);
+    h5pack_store_close(s->st); /* after HDF5, which reads through it */
     h5pack_labelset_free(&s->labels);
     free(s->dset), free(s->img), free(s->path);
     free(s);
@@ -286,7 +283,7 @@ int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out,
         free(s);
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "%s: out of memory", path);
     }
-    s->file = -1, s->fd = -1;
+    s->file = -1;
     h5pack_h5_quiet q;
     h5pack_h5_enter(&q);
     int rc = open_all(s, labels, err, err_len);
@@ -294,24 +291,10 @@ int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out,
         close_in_lock(s);
     h5pack_h5_leave(&q);
     if (!rc) {
-        h5pack_tilesrc_map_file(s);
+        h5pack_store_advise_large(s->st); /* patches read tiles across many images' rows: large folios */
         *out = s;
     }
     return rc;
-}
-
-int h5pack_tilesrc_is_tiled(const char *path)
-{
-    char storage[32] = "";
-    h5pack_h5_quiet q;
-    h5pack_h5_enter(&q);
-    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-    if (f >= 0) {
-        h5pack_h5_read_string_attr(f, H5PACK_ATTR_STORAGE, storage, sizeof storage);
-        H5Fclose(f);
-    }
-    h5pack_h5_leave(&q);
-    return !strcmp(storage, H5PACK_STORAGE_TEXT_TILED);
 }
 
 void h5pack_tilesrc_close(tile_source *s)
@@ -355,9 +338,4 @@ uint64_t h5pack_tilesrc_image_of(const tile_source *s, uint64_t tile)
             hi = mid;
     }
     return lo;
-}
-
-const char *h5pack_tilesrc_path_name(tile_path p)
-{
-    return p == TILE_IMPLICIT ? "implicit" : p == TILE_DEFLATE ? "deflate" : "hdf5";
 }

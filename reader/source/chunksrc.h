@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "h5pack.h"
+#include "stored.h" /* chunk_read_cost */
 
 typedef enum chunksrc_path {
     CHUNKSRC_IMPLICIT = 0,
@@ -115,17 +116,11 @@ void h5pack_chunksrc_image_size(const chunk_source *s, uint64_t i, uint32_t *h, 
 /* Samples in CHUNK (k, or fewer for the last one). */
 uint64_t h5pack_chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk);
 
-/* Per-thread state for reads (compressed-bytes buffer, one inflated HDF5 chunk of a split slab,
- * libdeflate decompressor). */
-typedef struct chunksrc_scratch chunksrc_scratch;
+/* Per-thread state for reads: stored.h's (stored bytes, one inflated HDF5 chunk of a split slab, a
+ * decompressor). */
+typedef struct stored_scratch chunksrc_scratch;
 chunksrc_scratch *h5pack_chunksrc_scratch_new(const chunk_source *s);
 void h5pack_chunksrc_scratch_free(chunksrc_scratch *sc);
-
-typedef struct chunk_read_cost {
-    uint64_t bytes_read;     /* from the file */
-    uint64_t bytes_inflated; /* produced by decompression (0 for uncompressed) */
-    double read_s, inflate_s;
-} chunk_read_cost;
 
 /* Reads CHUNK into DST (room for chunk_bytes) as images in the file's layout. Thread-safe (each thread
  * with its own scratch). Adds to *COST. Returns 0, or EIO / ECORRUPT (short read, inflate failure, size
@@ -136,19 +131,19 @@ int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc
 /* h5pack_chunksrc_map answers this when CHUNK has to go through h5pack_chunksrc_read. */
 #define CHUNKSRC_NOT_MAPPED 1
 
-/* Zero-copy read of the implicit and contiguous paths of an uncompressed file, which is mapped at open
- * (unless H5PACK_NO_MMAP=1, the mapping fails, or the file is shorter than its data). Returns 0 with
- * *DATA pointing at CHUNK's images in the file's layout (valid until h5pack_chunksrc_close) once their pages
- * are in the page tables, with the chunk's bytes added to *COST as h5pack_chunksrc_read would; else
- * CHUNKSRC_NOT_MAPPED (no mapping, or the pages cannot be brought in, e.g. the file was truncated since
- * open: h5pack_chunksrc_read then reports it). Thread-safe. A file truncated by another process while a
- * pointer is in use raises SIGBUS: see docs/reader.md. */
+/* Zero-copy read of the implicit and contiguous paths of an uncompressed file whose store has views
+ * (store.h: a local file's memory map, unless H5PACK_NO_MMAP=1). Returns 0 with *DATA pointing at CHUNK's
+ * images in the file's layout (valid until h5pack_chunksrc_close) once they can be read, with the chunk's
+ * bytes added to *COST as h5pack_chunksrc_read would; else CHUNKSRC_NOT_MAPPED (no views, or the pages
+ * cannot be brought in, e.g. the file was truncated since open: h5pack_chunksrc_read then reports it).
+ * Thread-safe. A file truncated by another process while a pointer is in use raises SIGBUS: see
+ * docs/reader.md. */
 int h5pack_chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, chunk_read_cost *cost);
 
-/* DATA (from h5pack_chunksrc_map) is no longer used: drops its whole pages from the process's page tables
- * (MADV_DONTNEED; the page cache keeps them), so that resident memory follows the chunk cache as with
- * pread, not the whole file. Pointers lent for the same chunk elsewhere stay valid (they fault the pages
- * back in). Anything else is ignored. */
+/* DATA (from h5pack_chunksrc_map) is no longer used: its pages leave the process's page tables
+ * (h5pack_store_unview; the page cache keeps them), so that resident memory follows the chunk cache as
+ * with pread, not the whole file. Pointers lent for the same chunk elsewhere stay valid (they fault the
+ * pages back in). Anything else is ignored. */
 void h5pack_chunksrc_map_release(chunk_source *s, const uint8_t *data);
 
 /* Whether S reads through the mapping (see h5pack_chunksrc_map). */

@@ -9,6 +9,8 @@
 
 #include "chunksrc.h"
 #include "h5glue.h" /* every HDF5 call of the chunk sources runs inside h5pack_h5_enter / h5pack_h5_leave */
+#include "store_h5.h"
+#include "stored.h"
 
 #define CHUNKSRC_MAX_FILTERS 8
 /* More chunks than this: a damaged header (HDF5 itself cannot index that many in practice). */
@@ -17,10 +19,11 @@
 struct chunk_source {
     char *path;
     source_geometry g;
-    int fd;               /* pread paths (implicit, contiguous); -1 otherwise */
+    store *st;            /* where the file's bytes come from (store.h); HDF5 reads its metadata through it */
     uint64_t userblock;   /* bytes before the HDF5 data: HDF5 addresses are relative to this */
-    uint64_t base_addr;   /* file offset of: chunk 0 (implicit), the data (contiguous) */
-    uint64_t file_size;
+    uint64_t base_addr;   /* offset in the store of: chunk 0 (implicit), the data (contiguous) */
+    uint64_t file_size;   /* the store's size */
+    int views;            /* implicit / contiguous, uncompressed, and the store has views: chunks lent zero-copy */
 
     /* raw and hdf5 paths: HDF5 stays open; every HDF5 call happens inside h5pack_h5_enter / h5pack_h5_leave. */
     hid_t file, dset, fspace;
@@ -43,11 +46,10 @@ struct chunk_source {
                              summed), 0 = not known yet (calloc'd: pages of slabs never asked about are
                              never touched) */
 
-    /* raw path with every HDF5 chunk located (chunksrc_locate.c): pread, no HDF5 after open. Indexed by
-     * slab * cps + (position of the chunk in its slab, row-major over grid[1..3]). */
-    uint64_t *chunk_addr;     /* file offset of each chunk's stored bytes (unused when its size is 0) */
-    uint64_t *chunk_size;     /* stored bytes, 0 = never written (reads as the fill value) */
-    uint8_t *chunk_deflated;  /* 1: the deflate filter was applied to this chunk (filter mask bit clear) */
+    /* raw path with every HDF5 chunk located (stored.h): read from the store, no HDF5 after open. Indexed
+     * by slab * cps + (position of the chunk in its slab, row-major over grid[1..3]); for images of several
+     * sizes, the HDF5 chunks of the 1-D store in order. located.addr NULL: not located. */
+    stored_chunks located;
 
     int64_t *labels;          /* integer labels, N x K */
     float *labels_float;      /* floating-point labels, N x K */
@@ -57,23 +59,7 @@ struct chunk_source {
     uint32_t *img_hw;
     double stored_ratio;      /* stored bytes / pixel bytes of the whole store (a run's share, for
                                  compressed stores: HDF5 chunks do not follow the runs) */
-
-    /* implicit / contiguous, uncompressed: the data range mapped read-only (chunksrc_map.c), or NULL. */
-    const uint8_t *map;
-    size_t map_len;
-    uint64_t map_offset;  /* file offset of map[0] (page-aligned) */
 };
-
-struct chunksrc_scratch {
-    struct libdeflate_decompressor *dec;
-    uint8_t *buf;      /* stored bytes of one chunk, or of a run of adjacent chunks */
-    size_t cap;
-    uint8_t *chunk;    /* one inflated HDF5 chunk before it is scattered into its slab */
-    size_t chunk_cap;
-};
-
-/* Grows *BUF to BYTES (keeping nothing). 0, or -1 when out of memory. */
-int h5pack_chunksrc_reserve(uint8_t **buf, size_t *cap, size_t bytes);
 
 /* --- chunksrc_open.c helpers used by chunksrc_read.c ------------------------------------------------- */
 
@@ -116,12 +102,8 @@ uint64_t h5pack_chunksrc_unit_start(const chunk_source *s, uint64_t chunk);
 uint64_t h5pack_chunksrc_unit_len(const chunk_source *s, uint64_t chunk);
 
 /* chunksrc_ragged_raw.c: locates every HDF5 chunk (CHUNK_BYTES each) of the TOTAL-byte store (0, or -1:
- * the HDF5 path then), and reads run RUN through them (pread + libdeflate, no lock). */
+ * the HDF5 path then), and reads run RUN through them (stored.h: no lock). */
 int h5pack_chunksrc_ragged_locate(chunk_source *s, uint64_t total, uint64_t chunk_bytes, int deflate_index);
-
-/* chunksrc_locate.c: the location tables of N HDF5 chunks (zeroed; 0, or -1 out of memory), and their end. */
-int h5pack_chunksrc_locations_alloc(chunk_source *s, uint64_t n);
-void h5pack_chunksrc_locations_free(chunk_source *s);
 int h5pack_chunksrc_read_ragged_raw(chunk_source *s, uint64_t run, uint8_t *dst, chunksrc_scratch *sc,
                                     chunk_read_cost *cost, char *err, size_t err_len);
 
@@ -155,9 +137,9 @@ void h5pack_chunksrc_scatter(const chunk_source *s, uint64_t slab, uint64_t r, c
 int h5pack_chunksrc_read_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc,
                              chunk_read_cost *cost, char *err, size_t err_len);
 
-/* chunksrc_read.c: pread of LEN bytes at ADDR, naming CHUNK in errors (EIO, ECORRUPT when short). */
-int h5pack_chunksrc_pread(chunk_source *s, uint64_t chunk, uint64_t addr, uint8_t *dst, uint64_t len, char *err,
-                          size_t err_len);
+/* chunksrc_read.c: WHY (a stored.h or store read's reason) as the failure of reading CHUNK. Returns RC. */
+int h5pack_chunksrc_fail_chunk(const chunk_source *s, uint64_t chunk, int rc, const char *why, char *err,
+                               size_t err_len);
 
 /* chunksrc_read.c: an HDF5 failure reading CHUNK: EIO or ECORRUPT with WHAT and HDF5's text. */
 int h5pack_chunksrc_fail_read(chunk_source *s, uint64_t chunk, const char *what, char *err, size_t err_len);
@@ -176,28 +158,10 @@ int h5pack_chunksrc_open_in_process(const char *path, const char *images, const 
 int h5pack_chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
                    uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len);
 
-/* --- chunksrc_vfd.c, chunksrc_locate.c ------------------------------------------------------------- */
+/* --- chunksrc_raw.c: the raw path's chunks located (stored.h) ------------------------------------- */
 
-/* A file access property list with the capture driver (sec2 underneath), or -1. */
-hid_t h5pack_chunksrc_vfd_fapl(void);
-
-/* Where the stored bytes of the chunk at OFFSET are (file offset, size) and its filter mask, learnt by
- * an H5Dread_chunk whose data read is captured, not done. Returns 0, -1 (HDF5 failed, or read the chunk
- * in other than one piece), or -2 when FILE is not open with h5pack_chunksrc_vfd_fapl(). Caller inside
- * h5pack_h5_enter. */
-int h5pack_chunksrc_vfd_locate_chunk(hid_t file, hid_t dset, const hsize_t *offset, uint64_t *addr, uint64_t *size,
-                              uint32_t *filter_mask);
-
-/* Learns every chunk's address, size and filter mask (raw path). 0 when all are known, -1 otherwise
- * (nothing kept: reads then go through H5Dread_chunk). Caller inside h5pack_h5_enter. */
+/* Learns every HDF5 chunk's address, size and filter mask into s->located. 0 when all are known, -1
+ * otherwise (nothing kept: reads then go through H5Dread_chunk). Caller inside h5pack_h5_enter. */
 int h5pack_chunksrc_locate_chunks(chunk_source *s);
-
-/* --- chunksrc_map.c -------------------------------------------------------------------------------- */
-
-/* Maps the data range of an uncompressed implicit/contiguous source (see chunksrc_map.c); silently
- * leaves S on pread when that is not possible or not wanted. */
-void h5pack_chunksrc_map_file(chunk_source *s);
-void h5pack_chunksrc_unmap_file(chunk_source *s);
-
 
 #endif

@@ -1,14 +1,10 @@
 /* chunksrc_open.c - opens the HDF5 file, validates the images dataset (4-D, or 3-D gray read as C = 1),
  * and picks the read path (implicit > contiguous > raw deflate > hdf5; see chunksrc.h). Everything learnt here is immutable
  * afterwards, so reads need no lock except around the HDF5 calls of the raw and hdf5 paths. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "chunksrc_impl.h"
 #include "errtext.h"
@@ -48,36 +44,24 @@ static int read_userblock(chunk_source *s, char *err, size_t err_len)
     return 0;
 }
 
+/* The store (store.h) the path names, its HDF5 signature, then HDF5 over it (store_h5.h). The store's
+ * messages start with the path already: they go into ERR as they are. */
 static int open_file(chunk_source *s, char *err, size_t err_len)
 {
-    struct stat st;
-    s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
-    if (s->fd < 0)
-        return h5pack_chunksrc_fail(s, errno == ENOENT || errno == ENOTDIR ? H5PACK_ENOTFOUND : H5PACK_EIO, err, err_len,
-                             "cannot open: %s", strerror(errno));
-    if (fstat(s->fd, &st) != 0)
-        return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len, "cannot stat: %s", strerror(errno));
-    if (S_ISDIR(st.st_mode)) /* an image folder given where its packed file is meant */
-        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len,
-                                    "a folder, not a file: pack an image folder first (h5pack --size 224x224 FOLDER "
-                                    "train.h5), then read train.h5");
-    if (!S_ISREG(st.st_mode))
-        return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not a regular file");
-    s->file_size = (uint64_t)st.st_size;
-    s->g.file_bytes = s->file_size;
-    htri_t is_h5 = H5Fis_hdf5(s->path);
+    int rc = h5pack_store_open(s->path, &s->st, err, err_len);
+    if (rc)
+        return rc;
+    s->file_size = s->g.file_bytes = s->st->size;
+    int is_h5 = h5pack_store_is_hdf5(s->st);
     if (is_h5 == 0)
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "not an HDF5 file (no HDF5 signature in its %llu bytes)",
                              (unsigned long long)s->file_size);
     if (is_h5 < 0)
-        return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot check the HDF5 signature");
-    hid_t fapl = h5pack_chunksrc_vfd_fapl(); /* sec2 plus raw-read capture; -1: plain default driver */
-    s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+        return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len, "cannot read the HDF5 signature");
+    s->file = h5pack_store_h5_open(s->st);
     char h5msg[600] = "";
-    if (s->file < 0) /* read HDF5's error stack now: the next HDF5 call (H5Pclose) clears it */
+    if (s->file < 0)
         h5pack_h5_error_text(h5msg, sizeof h5msg);
-    if (fapl >= 0)
-        H5Pclose(fapl);
     if (s->file < 0 && strstr(h5msg, "unable to lock"))
         return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len,
                                     "cannot open: the file is locked (HDF5 file locking: a writer has it open, in "
@@ -320,13 +304,13 @@ static void close_hdf5(chunk_source *s)
     s->fspace = s->dset = s->file = -1;
 }
 
-/* The pread paths need nothing from HDF5 after open: close it. So does the raw path once every chunk's
- * address is known (chunksrc_locate.c); otherwise it keeps HDF5 open for H5Dread_chunk. */
+/* The store paths need nothing from HDF5 after open: close it. So does the raw path once every chunk's
+ * address is known (stored.h); otherwise it keeps HDF5 open for H5Dread_chunk. */
 static int finish_open(chunk_source *s, char *err, size_t err_len)
 {
     if (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) {
         close_hdf5(s);
-        h5pack_chunksrc_map_file(s);
+        s->views = !s->g.compressed && h5pack_store_has_views(s->st);
         return 0;
     }
     if (s->chunked && !s->g.ragged) { /* images of several sizes: a chunk's bytes are its span */
@@ -338,10 +322,7 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
     if (s->g.path == CHUNKSRC_RAW_DEFLATE && (s->g.located || h5pack_chunksrc_locate_chunks(s) == 0)) {
         s->g.located = 1;
         close_hdf5(s);
-        return 0;
     }
-    close(s->fd);
-    s->fd = -1;
     return 0;
 }
 
@@ -418,7 +399,6 @@ int h5pack_chunksrc_open_in_process(const char *path, const char *images, const 
         free(s);
         return h5pack_chunksrc_fail(NULL, H5PACK_ENOMEM, err, err_len, "out of memory");
     }
-    s->fd = -1;
     s->file = s->dset = s->fspace = -1;
     s->rank = 4, s->unit_axis = -1;
     int rc = open_all(s, images, labels, hint, err, err_len);
@@ -493,11 +473,9 @@ static void chunksrc_close_in_process(chunk_source *s)
         H5Dclose(s->dset);
     if (s->file >= 0)
         H5Fclose(s->file);
-    h5pack_chunksrc_unmap_file(s);
-    if (s->fd >= 0)
-        close(s->fd);
+    h5pack_store_close(s->st); /* after HDF5, which reads through it */
     free(s->stored);
-    h5pack_chunksrc_locations_free(s);
+    h5pack_stored_free(&s->located);
     free(s->labels);
     free(s->labels_float);
     free(s->img_offset);

@@ -24,34 +24,23 @@ static void set_virtual_chunks(chunk_source *s)
     s->whole = 1;
 }
 
-/* Address of the chunk starting at sample ROW, or HADDR_UNDEF; *SIZE its stored size. */
-static haddr_t chunk_address(chunk_source *s, uint64_t row, hsize_t *size)
+/* HDF5's offset of the whole-image chunk K (rows k * samples_per_chunk on), zeros after the first axis. */
+static void whole_chunk_offset(const void *ctx, uint64_t k, hsize_t *offset)
 {
-    hsize_t offset[4] = {row, 0, 0, 0}; /* as many zeros as the rank needs */
-    unsigned mask = 0;
-    haddr_t addr = HADDR_UNDEF;
-    *size = 0;
-    if (H5Dget_chunk_info_by_coord(s->dset, offset, &mask, &addr, size) < 0)
-        return HADDR_UNDEF;
-    return addr;
+    const chunk_source *s = ctx;
+    memset(offset, 0, 4 * sizeof *offset); /* as many zeros as the rank needs */
+    offset[0] = (hsize_t)(k * s->g.samples_per_chunk);
 }
 
-/* HDF5 1.10 cannot tell the chunk index type; check the implicit index's formula on the first, a middle
- * and the last chunk instead (each lookup walks the index, so only a few). Returns 1 when it holds. */
+/* HDF5 1.10 cannot tell the chunk index type; stored.h checks the implicit index's formula on the first,
+ * a middle and the last chunk instead. Returns 1 when it holds. */
 static int addresses_are_implicit(chunk_source *s)
 {
-    uint64_t n = s->g.n_chunks, k = s->g.samples_per_chunk;
-    uint64_t probes[3] = {0, n / 2, n - 1};
-    hsize_t size;
-    haddr_t addr0 = chunk_address(s, 0, &size);
-    if (addr0 == HADDR_UNDEF || size != s->g.chunk_bytes)
+    stored_chunks implicit;
+    if (!h5pack_stored_find_implicit(s->dset, s->g.n_chunks, s->g.chunk_bytes, s->userblock, whole_chunk_offset, s,
+                                     &implicit))
         return 0;
-    for (int i = 1; i < 3; i++) {
-        haddr_t a = chunk_address(s, probes[i] * k, &size);
-        if (a == HADDR_UNDEF || size != s->g.chunk_bytes || a != addr0 + probes[i] * s->g.chunk_bytes)
-            return 0;
-    }
-    s->base_addr = s->userblock + addr0;
+    s->base_addr = implicit.first;
     return 1;
 }
 

@@ -149,30 +149,25 @@ static void set_units(chunk_source *s)
     }
 }
 
+static void store_chunk_offset(const void *ctx, uint64_t k, hsize_t *offset)
+{
+    offset[0] = (hsize_t)(k * *(const hsize_t *)ctx);
+}
+
 /* Unfiltered, allocated early with fixed dims: HDF5's implicit index puts chunk i at addr0 + i * chunk
- * bytes, so the store is one contiguous range of the file. Probes the first, a middle and the last chunk. */
+ * bytes, so the store is one contiguous range of the file (stored.h checks three chunks). */
 static int store_is_contiguous(chunk_source *s, hid_t dcpl, uint64_t total, uint64_t *base)
 {
-    hsize_t cb = 0, maxdim = 0, dim = 0, size = 0;
+    hsize_t cb = 0, maxdim = 0, dim = 0;
     H5D_alloc_time_t when = H5D_ALLOC_TIME_ERROR;
+    stored_chunks implicit;
     if (H5Pget_chunk(dcpl, 1, &cb) != 1 || cb == 0 || H5Pget_nfilters(dcpl) != 0 ||
         H5Pget_alloc_time(dcpl, &when) < 0 || when != H5D_ALLOC_TIME_EARLY ||
-        H5Sget_simple_extent_dims(s->fspace, &dim, &maxdim) != 1 || maxdim != dim)
+        H5Sget_simple_extent_dims(s->fspace, &dim, &maxdim) != 1 || maxdim != dim ||
+        !h5pack_stored_find_implicit(s->dset, (total + cb - 1) / cb, cb, s->userblock, store_chunk_offset, &cb,
+                                     &implicit))
         return 0;
-    uint64_t n = (total + cb - 1) / cb, probes[3] = {0, n / 2, n - 1};
-    haddr_t addr0 = HADDR_UNDEF;
-    for (int i = 0; i < 3; i++) {
-        hsize_t offset = probes[i] * cb;
-        unsigned mask = 0;
-        haddr_t a = HADDR_UNDEF;
-        if (H5Dget_chunk_info_by_coord(s->dset, &offset, &mask, &a, &size) < 0 || a == HADDR_UNDEF || size != cb)
-            return 0;
-        if (i == 0)
-            addr0 = a;
-        else if (a != addr0 + probes[i] * cb)
-            return 0;
-    }
-    *base = s->userblock + addr0;
+    *base = implicit.first;
     s->g.hdf5_chunk[0] = cb;
     return 1;
 }

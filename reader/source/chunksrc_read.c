@@ -1,51 +1,23 @@
 /* chunksrc_read.c - reads one chunk's (slab's) decompressed bytes, from any thread (see chunksrc.h):
- *   implicit / contiguous: pread at a computed address, no HDF5 call, no lock;
+ *   implicit / contiguous: a read from the store at a computed address, no HDF5 call, no lock;
  *   raw: chunksrc_raw.c;
  *   hdf5: H5Dread of the slab's rows under the mutex (HDF5 applies and checks the filters).
  * Also the stored sizes (per slab: its HDF5 chunks' summed) and the per-thread scratch. */
-#include <errno.h>
-#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "chunksrc_impl.h"
 #include "clock.h"
 
 chunksrc_scratch *h5pack_chunksrc_scratch_new(const chunk_source *s)
 {
-    chunksrc_scratch *sc = calloc(1, sizeof *sc);
-    if (!sc)
-        return NULL;
-    if (s && s->g.compressed) {
-        sc->dec = libdeflate_alloc_decompressor();
-        if (!sc->dec) {
-            free(sc);
-            return NULL;
-        }
-    }
-    return sc;
+    (void)s;
+    return h5pack_stored_scratch_new();
 }
 
 void h5pack_chunksrc_scratch_free(chunksrc_scratch *sc)
 {
-    if (!sc)
-        return;
-    if (sc->dec)
-        libdeflate_free_decompressor(sc->dec);
-    free(sc->buf);
-    free(sc->chunk);
-    free(sc);
-}
-
-int h5pack_chunksrc_reserve(uint8_t **buf, size_t *cap, size_t bytes)
-{
-    if (*cap >= bytes)
-        return 0;
-    free(*buf); /* nothing to keep: no realloc copy */
-    *buf = malloc(bytes);
-    *cap = *buf ? bytes : 0;
-    return *buf ? 0 : -1;
+    h5pack_stored_scratch_free(sc);
 }
 
 int h5pack_chunksrc_h5_stored_locked(chunk_source *s, uint64_t slab, uint64_t r, uint64_t *size)
@@ -104,41 +76,29 @@ uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
     return size;
 }
 
-int h5pack_chunksrc_pread(chunk_source *s, uint64_t chunk, uint64_t addr, uint8_t *dst, uint64_t len, char *err,
-                          size_t err_len)
+int h5pack_chunksrc_fail_chunk(const chunk_source *s, uint64_t chunk, int rc, const char *why, char *err,
+                               size_t err_len)
 {
-    uint64_t done = 0;
-    while (done < len) {
-        ssize_t n = pread(s->fd, dst + done, len - done, (off_t)(addr + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return h5pack_chunksrc_fail(s, H5PACK_EIO, err, err_len, "chunk %llu: read failed: %s", (unsigned long long)chunk,
-                                 strerror(errno));
-        if (n == 0)
-            return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len,
-                                 "chunk %llu: file truncated: got %llu of %llu bytes at offset %llu",
-                                 (unsigned long long)chunk, (unsigned long long)done, (unsigned long long)len,
-                                 (unsigned long long)addr);
-        done += (uint64_t)n;
-    }
-    return 0;
+    return h5pack_chunksrc_fail(s, rc, err, err_len, "chunk %llu: %s", (unsigned long long)chunk, why);
 }
 
 /* Implicit: chunk i at base + i * chunk_bytes (the last one is stored full size: read its valid images).
  * Contiguous: virtual chunk i starts at image i * k, and chunk_bytes = k * image_bytes too. */
-static int read_pread(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_cost *cost, char *err,
+static int read_range(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_cost *cost, char *err,
                       size_t err_len)
 {
     uint64_t len = h5pack_chunksrc_unit_len(s, chunk);
+    char why[256];
     double t0 = h5pack_clock_s();
-    int rc = h5pack_chunksrc_pread(s, chunk, s->base_addr + h5pack_chunksrc_unit_start(s, chunk), dst, len, err,
-                                   err_len);
-    if (!rc && cost) {
+    int rc = s->st->ops->read(s->st, s->base_addr + h5pack_chunksrc_unit_start(s, chunk), dst, (size_t)len, why,
+                              sizeof why);
+    if (rc)
+        return h5pack_chunksrc_fail_chunk(s, chunk, rc, why, err, err_len);
+    if (cost) {
         cost->bytes_read += len;
         cost->read_s += h5pack_clock_s() - t0;
     }
-    return rc;
+    return 0;
 }
 
 int h5pack_chunksrc_fail_read(chunk_source *s, uint64_t chunk, const char *what, char *err, size_t err_len)
@@ -194,7 +154,7 @@ int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc
     switch (s->g.path) {
     case CHUNKSRC_IMPLICIT:
     case CHUNKSRC_CONTIGUOUS:
-        return read_pread(s, chunk, dst, cost, err, err_len);
+        return read_range(s, chunk, dst, cost, err, err_len);
     case CHUNKSRC_RAW_DEFLATE: {
         chunksrc_scratch *own = sc ? NULL : h5pack_chunksrc_scratch_new(s);
         if (!sc && !own)

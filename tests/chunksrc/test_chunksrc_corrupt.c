@@ -39,7 +39,7 @@ static blob load(const char *path)
     return b;
 }
 
-static void store(const char *path, const uint8_t *data, size_t size)
+static void write_bytes(const char *path, const uint8_t *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
     CHECK(f);
@@ -85,7 +85,7 @@ static void test_truncated(const char *path, const blob *b)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         if (sizes[i] >= b->size)
             continue;
-        store(cut, b->data, sizes[i]);
+        write_bytes(cut, b->data, sizes[i]);
         int rc = open_and_read_all(cut);
         CHECK_MSG(rc != 0, "%s truncated to %zu bytes was accepted", path, sizes[i]);
     }
@@ -108,7 +108,7 @@ static int flip_sweep(const char *path, const blob *b, size_t limit, size_t stri
     *tried = 0;
     for (size_t pos = 0; pos < b->size; pos += pos < limit ? 1 : stride) {
         b->data[pos] ^= 0x5a;
-        store(bad, b->data, b->size);
+        write_bytes(bad, b->data, b->size);
         b->data[pos] ^= 0x5a;
         detected += open_and_read_all(bad) != 0;
         CHECK_MSG(open_ids() == 0, "%s with byte %zu flipped: %lld HDF5 identifiers left open", path, pos,
@@ -140,7 +140,7 @@ static int read_flipped_chunk(const char *path, const blob *b, int *differs, cha
     haddr_t addr = chunk_addr(path, 4, &size);
     snprintf(bad, sizeof bad, "%s.data", path);
     b->data[addr + size / 2] ^= 0x10;
-    store(bad, b->data, b->size);
+    write_bytes(bad, b->data, b->size);
     b->data[addr + size / 2] ^= 0x10;
     chunk_source *s = NULL;
     CHECK_OK(h5pack_chunksrc_open(bad, "images", "labels", H5PACK_LAYOUT_AUTO, &s, err, err_len));

@@ -43,7 +43,7 @@ static void check_case(const char *name, const h5fix_file *tf, chunksrc_path wan
         CHECK_EQ_U64(g->samples_per_chunk, tf->k);
     /* Raw path: chunks located at open (pread, no HDF5) unless H5PACK_NO_LOCATE asks for H5Dread_chunk. */
     if (want_path == CHUNKSRC_RAW_DEFLATE)
-        CHECK_EQ_INT(s->chunk_addr != NULL, getenv("H5PACK_NO_LOCATE") == NULL);
+        CHECK_EQ_INT(s->located.addr != NULL, getenv("H5PACK_NO_LOCATE") == NULL);
     uint64_t total = 0;
     for (uint64_t c = 0; c < g->n_chunks; c++)
         total += h5pack_chunksrc_chunk_samples(s, c);
