@@ -133,62 +133,62 @@ H5PACK_API int h5pack_size_parse(const char *text, uint64_t *out, char *why, siz
 
 /* ---- configuration -------------------------------------------------------------------------------- */
 
-typedef enum h5pack_order {
-    H5PACK_ORDER_SEQUENTIAL = 0, /* file order, every epoch the same */
-    H5PACK_ORDER_RANDOM = 1,     /* full per-sample permutation each epoch (DataLoader shuffle=True) */
-    H5PACK_ORDER_CHUNK = 2       /* permuted chunks, random draws from a window of W chunks (default) */
-} h5pack_order;
+/* One list per enum, X(GROUP, NAME, value, "name"[, ...]), makes H5PACK_GROUP_NAME and the names that
+ * h5pack_param_table() gives. The values are an ABI, 0, 1, 2, ... down the list (checked): new rows go last. */
+#define H5PACK_ENUM_VALUE_(group, name, value, ...) H5PACK_##group##_##name = value,
+#define H5PACK_ORDER_MAP(X)                                                                                           \
+    X(ORDER, SEQUENTIAL, 0, "sequential") /* file order, every epoch the same */                                      \
+    X(ORDER, RANDOM, 1, "random") /* full per-sample permutation each epoch (DataLoader shuffle=True) */              \
+    X(ORDER, CHUNK, 2, "chunk")   /* permuted chunks, random draws from a window of W chunks (default) */
+typedef enum h5pack_order { H5PACK_ORDER_MAP(H5PACK_ENUM_VALUE_) } h5pack_order;
 
-typedef enum h5pack_device {
-    H5PACK_DEVICE_AUTO = 0, /* GPU when one is usable, else CPU; h5pack_info() says which */
-    H5PACK_DEVICE_CPU = 1,
-    H5PACK_DEVICE_CUDA = 2 /* error H5PACK_ENODEV when no usable GPU */
-} h5pack_device;
+#define H5PACK_DEVICE_MAP(X)                                                                                          \
+    X(DEVICE, AUTO, 0, "auto") /* GPU when one is usable, else CPU; h5pack_info() says which */                       \
+    X(DEVICE, CPU, 1, "cpu")                                                                                          \
+    X(DEVICE, CUDA, 2, "cuda") /* error H5PACK_ENODEV when no usable GPU */
+typedef enum h5pack_device { H5PACK_DEVICE_MAP(H5PACK_ENUM_VALUE_) } h5pack_device;
 
-typedef enum h5pack_dtype {
-    H5PACK_DTYPE_FLOAT32 = 0,
-    H5PACK_DTYPE_FLOAT16 = 1,
-    H5PACK_DTYPE_BFLOAT16 = 2,
-    H5PACK_DTYPE_UINT8 = 3 /* no conversion: the raw uint8 batch (normalisation ignored; random_flip
-                              and random_crop_padding refused at open); with a resizing crop: the
-                              cropped, resized, flipped pixels, rounded */
-} h5pack_dtype;
+#define H5PACK_DTYPE_MAP(X) /* the last column: bytes of one element */                                               \
+    X(DTYPE, FLOAT32, 0, "float32", 4)                                                                                \
+    X(DTYPE, FLOAT16, 1, "float16", 2)                                                                                \
+    X(DTYPE, BFLOAT16, 2, "bfloat16", 2)                                                                              \
+    X(DTYPE, UINT8, 3, "uint8", 1) /* no conversion: the raw uint8 batch (normalisation ignored; random_flip          \
+        and random_crop_padding refused at open); with a resizing crop: the cropped, resized, flipped pixels, rounded */
+typedef enum h5pack_dtype { H5PACK_DTYPE_MAP(H5PACK_ENUM_VALUE_) } h5pack_dtype;
 
-typedef enum h5pack_layout {
-    H5PACK_LAYOUT_NCHW = 0,
-    H5PACK_LAYOUT_NHWC = 1,
-    H5PACK_LAYOUT_AUTO = 2 /* input: from the file's "layout" attribute, else inferred; output: as input */
-} h5pack_layout;
+#define H5PACK_LAYOUT_MAP(X)                                                                                          \
+    X(LAYOUT, NCHW, 0, "nchw")                                                                                        \
+    X(LAYOUT, NHWC, 1, "nhwc")                                                                                        \
+    X(LAYOUT, AUTO, 2, "auto") /* input: from the file's "layout" attribute, else inferred; output: as input */
+typedef enum h5pack_layout { H5PACK_LAYOUT_MAP(H5PACK_ENUM_VALUE_) } h5pack_layout;
 
-typedef enum h5pack_norm {
-    H5PACK_NORM_IMAGENET = 0, /* mean (0.485,0.456,0.406), std (0.229,0.224,0.225); gray: their means;
-                                 2 or 4 channels: channel c takes channel c % 3's (alpha gets red's) */
-    H5PACK_NORM_FILE = 1,     /* the file's stored per-channel mean/std attributes */
-    H5PACK_NORM_CUSTOM = 2,   /* config.mean / config.std */
-    H5PACK_NORM_NONE = 3      /* x / 255 only */
-} h5pack_norm;
+#define H5PACK_NORM_MAP(X)                                                                                            \
+    X(NORM, IMAGENET, 0, "imagenet") /* mean (0.485,0.456,0.406), std (0.229,0.224,0.225); gray: their                \
+        means; 2 or 4 channels: channel c takes channel c % 3's (alpha gets red's) */                                 \
+    X(NORM, FILE, 1, "file")         /* the file's stored per-channel mean/std attributes */                          \
+    X(NORM, CUSTOM, 2, "custom")     /* config.mean / config.std */                                                   \
+    X(NORM, NONE, 3, "none")         /* x / 255 only */
+typedef enum h5pack_norm { H5PACK_NORM_MAP(H5PACK_ENUM_VALUE_) } h5pack_norm;
 
-/* Resizing crops (docs/augmentation.md). */
-typedef enum h5pack_crop {
-    H5PACK_CROP_NONE = 0,           /* the stored size (flip / pad-and-crop as configured) */
-    H5PACK_CROP_RANDOM_RESIZED = 1, /* torchvision's RandomResizedCrop: area in [scale_min, scale_max],
-                                       aspect ratio log-uniform in [ratio_min, ratio_max], 10 attempts then
-                                       the central fallback; resized with PIL's antialiased bilinear filter */
-    H5PACK_CROP_CENTER = 2          /* torchvision's Resize(round(out / center_ratio)) + CenterCrop(out) (evaluation) */
-} h5pack_crop;
+#define H5PACK_CROP_MAP(X) /* resizing crops (docs/augmentation.md) */                                                \
+    X(CROP, NONE, 0, "none") /* the stored size (flip / pad-and-crop as configured) */                                \
+    X(CROP, RANDOM_RESIZED, 1, "random_resized") /* torchvision's RandomResizedCrop: area in [scale_min,              \
+        scale_max], aspect ratio log-uniform in [ratio_min, ratio_max], 10 attempts then the central                  \
+        fallback; resized with PIL's antialiased bilinear filter */                                                   \
+    X(CROP, CENTER, 2, "center") /* torchvision's Resize(round(out / center_ratio)) + CenterCrop(out) (evaluation) */
+typedef enum h5pack_crop { H5PACK_CROP_MAP(H5PACK_ENUM_VALUE_) } h5pack_crop;
 
-typedef enum h5pack_echo_mode {
-    H5PACK_ECHO_BATCH = 0,  /* each batch delivered `echo` times */
-    H5PACK_ECHO_SAMPLE = 1  /* each sample delivered `echo` times per epoch, its copies in different
-                               batches, from a device-resident pool (docs/augmentation.md) */
-} h5pack_echo_mode;
+#define H5PACK_ECHO_MODE_MAP(X)                                                                                       \
+    X(ECHO, BATCH, 0, "batch")   /* each batch delivered `echo` times */                                              \
+    X(ECHO, SAMPLE, 1, "sample") /* each sample delivered `echo` times per epoch, its copies in different             \
+                                    batches, from a device-resident pool (docs/augmentation.md) */
+typedef enum h5pack_echo_mode { H5PACK_ECHO_MODE_MAP(H5PACK_ENUM_VALUE_) } h5pack_echo_mode;
 
-/* Patches of huge images in tiles (h5pack --tiles; docs/patches.md). */
-typedef enum h5pack_patch_mode {
-    H5PACK_PATCH_SLIDING = 0, /* every window of every image, row by row, with patch_overlap (inference) */
-    H5PACK_PATCH_RANDOM = 1   /* patches_per_epoch random windows per epoch: images weighted by area,
-                                 positions uniform (training) */
-} h5pack_patch_mode;
+#define H5PACK_PATCH_MODE_MAP(X) /* patches of huge images in tiles (h5pack --tiles; docs/patches.md) */              \
+    X(PATCH, SLIDING, 0, "sliding") /* every window of every image, row by row, with patch_overlap (inference) */     \
+    X(PATCH, RANDOM, 1, "random")   /* patches_per_epoch random windows per epoch: images weighted by area,           \
+                                       positions uniform (training) */
+typedef enum h5pack_patch_mode { H5PACK_PATCH_MODE_MAP(H5PACK_ENUM_VALUE_) } h5pack_patch_mode;
 
 #define H5PACK_MAX_CHANNELS 4
 

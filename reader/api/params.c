@@ -16,14 +16,19 @@
 #define SIZE_MAX_D 18446744073709551615.0 /* rounded up by the double: checks use <= on the value as double */
 #define INT_MAX_D 2147483647.0
 
+/* An ENUM row's bounds and names come from the enum's list in h5pack.h (H5PACK_<G>_MAP). */
+#define LAST(g) (H5PACK_ENUM_COUNT(H5PACK_##g##_MAP) - 1)
+#define NAMES(g) H5PACK_ENUM_NAMES(H5PACK_##g##_MAP)
+
 /* X(name, type, min, max, enum names, doc), in struct order. */
 #define H5PACK_PARAMS(X)                                                                                         \
     X(images_dataset, STRING, 0, 0, NULL, "path of the 4-D uint8 image dataset")                                 \
     X(labels_dataset, STRING, 0, 0, NULL, "path of the labels; NULL or \"\" = none")                            \
-    X(input_layout, ENUM, 0, 2, "nchw,nhwc,auto", "layout of the stored images (auto: attribute or shape)")      \
+    X(input_layout, ENUM, 0, LAST(LAYOUT), NAMES(LAYOUT),                                                        \
+      "layout of the stored images (auto: attribute or shape)")                                                  \
     X(batch_size, SIZE, 1, 2147483648.0, NULL, "images per batch")                                              \
     X(cache_bytes, SIZE, 1, SIZE_MAX_D, NULL, "bytes of decompressed chunks the cache holds")                   \
-    X(order, ENUM, 0, 2, "sequential,random,chunk", "the shuffle order")                                        \
+    X(order, ENUM, 0, LAST(ORDER), NAMES(ORDER), "the shuffle order")                                           \
     X(window, SIZE, 0, SIZE_MAX_D, NULL, "chunks in the chunk order's window (0 = derived from the cache)")      \
     X(seed, U64, 0, 18446744073709551615.0, NULL, "seed of every shuffle and augmentation draw")                 \
     X(rank, U32, 0, U32_MAX_D, NULL, "this process's rank (< world)")                                           \
@@ -33,18 +38,18 @@
     X(epochs, U64, 0, 18446744073709551615.0, NULL, "epochs to run (0 = endless)")                              \
     X(threads, INT, 0, H5PACK_MAX_THREADS, NULL, "worker threads (0 = the CPUs this process may use)")          \
     X(prefetch, INT, 1, 1024, NULL, "batch buffers in the ring")                                                \
-    X(device, ENUM, 0, 2, "auto,cpu,cuda", "where batches are delivered")                                       \
+    X(device, ENUM, 0, LAST(DEVICE), NAMES(DEVICE), "where batches are delivered")                              \
     X(gpu_id, INT, 0, INT_MAX_D, NULL, "CUDA device ordinal")                                                   \
     X(device_memory_limit, SIZE, 0, SIZE_MAX_D, NULL, "cap on the reader's device memory (0 = none)")           \
-    X(dtype, ENUM, 0, 3, "float32,float16,bfloat16,uint8", "element type of the delivered images")              \
-    X(output_layout, ENUM, 0, 2, "nchw,nhwc,auto", "layout of the delivered images (auto: as stored)")         \
-    X(norm, ENUM, 0, 3, "imagenet,file,custom,none", "normalisation")                                           \
+    X(dtype, ENUM, 0, LAST(DTYPE), NAMES(DTYPE), "element type of the delivered images")                        \
+    X(output_layout, ENUM, 0, LAST(LAYOUT), NAMES(LAYOUT), "layout of the delivered images (auto: as stored)") \
+    X(norm, ENUM, 0, LAST(NORM), NAMES(NORM), "normalisation")                                                  \
     X(mean, FLOATS, 0, 0, NULL, "per-channel mean in [0,1] units (norm custom)")                                \
     X(std, FLOATS, 0, 0, NULL, "per-channel std in [0,1] units (norm custom)")                                  \
     X(random_flip, INT, 0, 1, NULL, "1: flip each image horizontally with probability 1/2")                     \
     X(random_crop_padding, INT, 0, INT_MAX_D, NULL, "pad by P and crop the stored size at random")              \
     X(cuda_stream, POINTER, 0, 0, NULL, "cudaStream_t the batches are ordered on (NULL: the reader's)")         \
-    X(crop, ENUM, 0, 2, "none,random_resized,center", "resizing crop")                                          \
+    X(crop, ENUM, 0, LAST(CROP), NAMES(CROP), "resizing crop")                                                  \
     X(output_height, U32, 0, U32_MAX_D, NULL, "with a crop: height delivered (0 = stored)")                     \
     X(output_width, U32, 0, U32_MAX_D, NULL, "with a crop: width delivered (0 = stored)")                       \
     X(max_output_height, U32, 0, U32_MAX_D, NULL, "largest height h5pack_set_output_size may set")              \
@@ -54,7 +59,7 @@
     X(ratio_min, DOUBLE, 0, 1e9, NULL, "random resized crop: smallest aspect ratio (w/h)")                      \
     X(ratio_max, DOUBLE, 0, 1e9, NULL, "random resized crop: largest aspect ratio (w/h)")                       \
     X(center_ratio, DOUBLE, 0, 1, NULL, "centre crop: fraction of the shorter side")                            \
-    X(echo_mode, ENUM, 0, 1, "batch,sample", "what echo repeats")                                               \
+    X(echo_mode, ENUM, 0, LAST(ECHO_MODE), NAMES(ECHO_MODE), "what echo repeats")                               \
     X(start_epoch, U64, 0, 18446744073709551615.0, NULL, "resume: epoch of the first delivery")                 \
     X(start_batch, U64, 0, 18446744073709551615.0, NULL, "resume: batch of the first delivery")                 \
     X(start_echo, U32, 0, U32_MAX_D, NULL, "resume: echo of the first delivery")                                \
@@ -63,7 +68,8 @@
     X(timeline_append, INT, 0, 1, NULL, "1: continue an existing timeline file")                                \
     X(patch_size, U32, 0, 65535, NULL, "patches of S x S from a file of images in tiles (0 = whole images)")       \
     X(patch_overlap, U32, 0, 65534, NULL, "pixels neighbouring sliding windows share (< patch_size)")             \
-    X(patch_mode, ENUM, 0, 1, "sliding,random", "patches: every window (inference) or random ones (training)")  \
+    X(patch_mode, ENUM, 0, LAST(PATCH_MODE), NAMES(PATCH_MODE),                                                 \
+      "patches: every window (inference) or random ones (training)")                                            \
     X(patches_per_epoch, U64, 0, 18446744073709551615.0, NULL, "random patches per epoch (0 = a grid's worth)")
 
 #define FIELD_SIZE(name) sizeof(((h5pack_config *)0)->name)
@@ -72,6 +78,21 @@
      names, doc},
 static const h5pack_param params[] = {H5PACK_PARAMS(ROW)};
 #undef ROW
+
+/* The table's "value i is the i-th name" and the ABI hold when each list's values count 0, 1, 2, ... down
+ * its rows: every row's value is checked against its position. */
+#define POSITION_(group, name, ...) POSITION_##group##_##name,
+#define AT_POSITION_(group, name, value, ...)                                                                   \
+    _Static_assert((value) == POSITION_##group##_##name, "H5PACK_" #group "_" #name " is not row " #value);
+#define COUNTS_DOWN_ITS_ROWS(map) enum { map(POSITION_) }; map(AT_POSITION_)
+COUNTS_DOWN_ITS_ROWS(H5PACK_ORDER_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_DEVICE_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_DTYPE_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_LAYOUT_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_NORM_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_CROP_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_ECHO_MODE_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_PATCH_MODE_MAP)
 
 H5PACK_API const h5pack_param *h5pack_param_table(size_t *count)
 {

@@ -26,12 +26,6 @@ static int pool_batches(const h5pack_config *cfg, const reader_setup *setup)
 int h5pack_augment_backend_params(const h5pack_config *cfg, const source_geometry *g, const reader_setup *setup,
                                   backend_params *bp, char *err, size_t err_len)
 {
-    if ((unsigned)cfg->crop > H5PACK_CROP_CENTER)
-        return h5pack_errf(H5PACK_EINVAL, err, err_len, "crop %d is not a crop mode (none, random "
-                                    "resized, center)", (int)cfg->crop);
-    if ((unsigned)cfg->echo_mode > H5PACK_ECHO_SAMPLE)
-        return h5pack_errf(H5PACK_EINVAL, err, err_len, "echo_mode %d is not batch or sample",
-                                    (int)cfg->echo_mode);
     if (h5pack_augment_sample_echo(cfg) && cfg->echo > 64)
         return h5pack_errf(H5PACK_EINVAL, err, err_len, "sample echo supports echo up to 64 (%u asked): "
                                     "each delivery mixes parts of echo different batches", cfg->echo);
@@ -39,7 +33,7 @@ int h5pack_augment_backend_params(const h5pack_config *cfg, const source_geometr
     if (!crop && (cfg->output_height || cfg->output_width || cfg->max_output_height || cfg->max_output_width))
         return h5pack_errf(H5PACK_EINVAL, err, err_len, "an output size needs a resizing crop (crop is "
                                     "none: images keep their stored %u x %u)", g->height, g->width);
-    bp->crop = (int)cfg->crop; /* same values as AUG_CROP_* */
+    bp->crop = (int)cfg->crop;
     bp->out_height = cfg->output_height ? cfg->output_height : g->height;
     bp->out_width = cfg->output_width ? cfg->output_width : g->width;
     bp->max_out_height = cfg->max_output_height > bp->out_height ? cfg->max_output_height : bp->out_height;

@@ -15,7 +15,8 @@
 int h5pack_augment_sample_echo(const h5pack_config *cfg);
 
 /* Fills BP's crop, output size, pool and ring size (slots) from CFG, the stored geometry G and SETUP.
- * EINVAL with the reason in ERR for values the reader cannot honour. */
+ * CFG has passed h5pack_reader_check_config (crop and echo_mode are values of their enums). EINVAL with
+ * the reason in ERR for values the reader cannot honour. */
 int h5pack_augment_backend_params(const h5pack_config *cfg, const source_geometry *g, const reader_setup *setup,
                                   backend_params *bp, char *err, size_t err_len);
 

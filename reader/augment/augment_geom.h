@@ -16,14 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "h5pack.h"
 #include "rng.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Same values as h5pack_crop in h5pack.h. */
-enum { AUG_CROP_NONE = 0, AUG_CROP_RANDOM_RESIZED = 1, AUG_CROP_CENTER = 2 };
 
 #define AUG_CROP_STREAM 0x5DEECE66DA3B9F01ull
 #define AUG_RRC_ATTEMPTS 10
@@ -33,7 +31,7 @@ typedef struct aug_box {
 } aug_box;
 
 typedef struct aug_crop_params {
-    int mode;                     /* AUG_CROP_* */
+    int mode;                     /* h5pack_crop */
     double scale_min, scale_max;  /* random resized: area fraction range */
     double ratio_min, ratio_max;  /* random resized: aspect ratio (w/h) range, sampled log-uniformly */
     double center_ratio;          /* centre: the kept fraction of the shorter side */

@@ -51,7 +51,7 @@ size_t h5pack_aug_blob_capacity(const aug_plan_params *pp, size_t count, uint32_
 /* The box of an H x W source. */
 static aug_box draw_box(const aug_plan_params *pp, uint64_t h, uint32_t H, uint32_t W, uint32_t oh, uint32_t ow)
 {
-    if (pp->crop.mode == AUG_CROP_CENTER)
+    if (pp->crop.mode == H5PACK_CROP_CENTER)
         return h5pack_aug_center_box(H, W, oh, ow, pp->crop.center_ratio);
     rng_state r = {h ^ AUG_CROP_STREAM};
     return h5pack_aug_rrc_box(H, W, &pp->crop, &r);
@@ -160,7 +160,7 @@ void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t 
 {
     axis_taps ya = axis_of(job, 1), xa = axis_of(job, 0);
     const aug_image *im = &job->images[i];
-    if (pp->crop.mode == AUG_CROP_CENTER) {
+    if (pp->crop.mode == H5PACK_CROP_CENTER) {
         size_t j = memo->last_center ? memo->last_center - 1 : i;
         memo->last_center = (uint32_t)i + 1;
         if (j != i && job->images[j].src_h == im->src_h && job->images[j].src_w == im->src_w) {

@@ -18,7 +18,7 @@ extern "C" {
 typedef struct aug_plan_params {
     uint32_t C, H, W;          /* stored image */
     int in_nhwc, out_nhwc;
-    int out_type;              /* AUG_OUT_* */
+    int out_type;              /* h5pack_dtype */
     float nscale[4], nbias[4]; /* normalisation: out = v * nscale + nbias */
     aug_crop_params crop;      /* RANDOM_RESIZED or CENTER */
     int flip;                  /* random horizontal flip */

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "augment_geom.h"
+#include "dtype.h"
 #include "halfbits.h"
 #include "rng.h"
 
@@ -48,15 +49,6 @@ typedef struct aug_image {
     int32_t reserved;
 } aug_image;
 
-/* Output element types (the dtype's storage). */
-enum { AUG_OUT_F32 = 0, AUG_OUT_F16 = 1, AUG_OUT_BF16 = 2, AUG_OUT_U8 = 3 };
-
-/* Bytes of one output element of type T (AUG_OUT_*). */
-H5PACK_HD size_t aug_elem_bytes(int t)
-{
-    return t == AUG_OUT_F32 ? 4 : t == AUG_OUT_U8 ? 1 : 2;
-}
-
 /* A delivery's resampling job. The pointers address host memory on the CPU and device memory in the
  * kernel (the same blob, copied). */
 typedef struct aug_job {
@@ -65,7 +57,7 @@ typedef struct aug_job {
     uint32_t out_h, out_w;
     uint32_t ky, kx;             /* weights per output row / column (stride of wy / wx) */
     int in_nhwc, out_nhwc;
-    int out_type;                /* AUG_OUT_* */
+    int out_type;                /* h5pack_dtype */
     float nscale[4], nbias[4];   /* out = v * nscale[c] + nbias[c] */
     const aug_image *images;     /* count */
     const int32_t *ry;           /* count * out_h * 2: first source row (absolute), taps */
@@ -137,14 +129,14 @@ H5PACK_HD float aug_out_scale(const aug_job *j, uint32_t c)
 /* The stored element of output value V (the exact sum v: float32 bits, 16-bit pattern, or uint8). */
 H5PACK_HD uint32_t aug_store_value(const aug_job *j, uint32_t c, float v)
 {
-    if (j->out_type == AUG_OUT_U8) {
+    if (j->out_type == H5PACK_DTYPE_UINT8) {
         float r = AUG_FADD(AUG_FMUL(v, 1.0f / 65536.0f), 0.5f); /* exact: 0 <= v < 2^24 */
         return r <= 0.0f ? 0u : r >= 255.0f ? 255u : (uint32_t)r;
     }
     float o = AUG_FADD(AUG_FMUL(v, aug_out_scale(j, c)), j->nbias[c]);
-    if (j->out_type == AUG_OUT_F16)
+    if (j->out_type == H5PACK_DTYPE_FLOAT16)
         return h5pack_float_to_half_bits(o);
-    if (j->out_type == AUG_OUT_BF16)
+    if (j->out_type == H5PACK_DTYPE_BFLOAT16)
         return h5pack_float_to_bfloat16_bits(o);
     return h5pack_float_bits(o);
 }
@@ -154,9 +146,9 @@ H5PACK_HD void aug_write(const aug_job *j, uint32_t i, uint32_t y, uint32_t x, u
 {
     size_t per_image = (size_t)j->C * j->out_h * j->out_w;
     size_t k = (size_t)i * per_image + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, x, c);
-    if (j->out_type == AUG_OUT_F32)
+    if (j->out_type == H5PACK_DTYPE_FLOAT32)
         ((uint32_t *)j->out)[k] = e;
-    else if (j->out_type == AUG_OUT_U8)
+    else if (j->out_type == H5PACK_DTYPE_UINT8)
         ((uint8_t *)j->out)[k] = (uint8_t)e;
     else
         ((uint16_t *)j->out)[k] = (uint16_t)e;

@@ -51,7 +51,7 @@ typedef struct backend_params {
     size_t device_memory_limit; /* 0 = none */
     void *user_stream;          /* cudaStream_t or NULL */
     /* resizing crops (augment_geom.h); crop NONE keeps the stored size */
-    int crop;                              /* AUG_CROP_* */
+    int crop;                              /* h5pack_crop */
     uint32_t out_height, out_width;        /* output size of epoch 0 (crop modes) */
     uint32_t max_out_height, max_out_width; /* buffers are sized for this (>= out_*) */
     double scale_min, scale_max, ratio_min, ratio_max, center_ratio;

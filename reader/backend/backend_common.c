@@ -9,26 +9,17 @@
 #include "augment.h"
 #include "augment_geom.h"
 #include "backend.h"
+#include "dtype.h"
 #include "halfbits.h"
-
-static size_t dtype_bytes(h5pack_dtype dtype)
-{
-    switch (dtype) {
-    case H5PACK_DTYPE_FLOAT32: return 4;
-    case H5PACK_DTYPE_FLOAT16:
-    case H5PACK_DTYPE_BFLOAT16: return 2;
-    default: return 1;
-    }
-}
 
 size_t h5pack_backend_image_bytes_at(const backend_params *p, uint32_t h, uint32_t w)
 {
-    return (size_t)p->channels * h * w * dtype_bytes(p->dtype);
+    return (size_t)p->channels * h * w * h5pack_dtype_bytes(p->dtype);
 }
 
 size_t h5pack_backend_output_image_bytes(const backend_params *p)
 {
-    if (p->crop != AUG_CROP_NONE)
+    if (p->crop != H5PACK_CROP_NONE)
         return h5pack_backend_image_bytes_at(p, p->max_out_height, p->max_out_width);
     return h5pack_backend_image_bytes_at(p, p->height, p->width);
 }
@@ -39,7 +30,7 @@ size_t h5pack_backend_output_image_bytes(const backend_params *p)
 static int ring_bytes_overflow(const backend_params *p)
 {
     uint32_t sizes[2][2] = {{p->height, p->width}, {p->max_out_height, p->max_out_width}};
-    for (int k = 0; k < (p->crop != AUG_CROP_NONE ? 2 : 1); k++) {
+    for (int k = 0; k < (p->crop != H5PACK_CROP_NONE ? 2 : 1); k++) {
         size_t n = 4;
         size_t factors[5] = {p->channels, sizes[k][0], sizes[k][1], p->batch_size, (size_t)p->slots};
         for (int i = 0; i < 5; i++)
@@ -54,9 +45,9 @@ static int ring_bytes_overflow(const backend_params *p)
 /* The resizing crop's parameters, or NULL when they are usable. */
 static const char *crop_problem(const backend_params *p)
 {
-    if (p->crop == AUG_CROP_NONE)
+    if (p->crop == H5PACK_CROP_NONE)
         return NULL;
-    if (p->crop != AUG_CROP_RANDOM_RESIZED && p->crop != AUG_CROP_CENTER)
+    if (p->crop != H5PACK_CROP_RANDOM_RESIZED && p->crop != H5PACK_CROP_CENTER)
         return "unknown crop mode";
     if (p->out_height < 1 || p->out_width < 1 || p->out_height > p->max_out_height ||
         p->out_width > p->max_out_width)
@@ -96,11 +87,11 @@ int h5pack_backend_check_params(const backend_params *p, char *err, size_t err_l
     else if ((p->in_layout != H5PACK_LAYOUT_NCHW && p->in_layout != H5PACK_LAYOUT_NHWC) ||
              (p->out_layout != H5PACK_LAYOUT_NCHW && p->out_layout != H5PACK_LAYOUT_NHWC))
         why = "layouts must be NCHW or NHWC";
-    else if ((unsigned)p->dtype > H5PACK_DTYPE_UINT8)
+    else if (h5pack_dtype_bytes(p->dtype) == 0)
         why = "unknown output dtype";
     else if (p->crop_padding < 0)
         why = "crop padding must be >= 0";
-    else if (p->crop != AUG_CROP_NONE && p->crop_padding > 0)
+    else if (p->crop != H5PACK_CROP_NONE && p->crop_padding > 0)
         why = "random_crop_padding cannot be combined with a resizing crop";
     else if (p->pool_batches < 0)
         why = "pool size must be >= 0";

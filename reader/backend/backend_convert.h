@@ -43,7 +43,7 @@ typedef struct backend_conv {
     size_t in_bytes, out_bytes; /* one stored image; one output image at the largest output size */
 } backend_conv;
 
-/* Prepares the conversion of P (P's crop must be AUG_CROP_NONE to use it). */
+/* Prepares the conversion of P (P's crop must be H5PACK_CROP_NONE to use it). */
 void h5pack_backend_conv_init(backend_conv *cv, const backend_params *p);
 
 /* Converts image I of a batch (augmentation key KEY) from SRC (one stored image) into its place in

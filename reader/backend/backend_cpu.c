@@ -170,7 +170,7 @@ static int parts_for(size_t count, size_t image_bytes, int threads)
 static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char *err, size_t err_len)
 {
     cpu_slot *s = &cb->slot_state[slot];
-    if (job.pixels_done && cb->one_pass && cb->p.crop != AUG_CROP_NONE) {
+    if (job.pixels_done && cb->one_pass && cb->p.crop != H5PACK_CROP_NONE) {
         s->job = job; /* planned at bind, resampled by the workers: sizes and boxes are in place */
         return H5PACK_OK;
     }
@@ -191,7 +191,7 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
     s->job.labels = NULL; /* copied: a redo (output size changed) must not read the caller's buffer */
     h5pack_backend_size_for(&cb->base, job.epoch, &s->out_h, &s->out_w);
     aug_job aj, *ajp = NULL;
-    if (cb->p.crop != AUG_CROP_NONE) {
+    if (cb->p.crop != H5PACK_CROP_NONE) {
         h5pack_aug_plan_sized(&cb->pp, job.key, job.count, s->out_h, s->out_w, s->addrs, job.dims, s->blob, &aj);
         aj.out = cpu_output_of(cb, slot);
         h5pack_backend_job_boxes(&aj, s->boxes);
@@ -253,7 +253,7 @@ static int cpu_output(backend *b, int slot, size_t count, h5pack_batch *batch, c
     if (rc)
         return rc;
     cpu_slot *s = &cb->slot_state[slot];
-    if (cb->p.crop != AUG_CROP_NONE) { /* converted before the output size changed: redo it */
+    if (cb->p.crop != H5PACK_CROP_NONE) { /* converted before the output size changed: redo it */
         uint32_t h, w;
         h5pack_backend_size_for(b, s->job.epoch, &h, &w);
         if ((h != s->out_h || w != s->out_w) && cb->one_pass) /* the pipeline redoes these from the chunks */
@@ -319,12 +319,12 @@ const backend_conv *h5pack_backend_cpu_direct(backend *b)
     if (!b || b->ops != &cpu_ops)
         return NULL;
     cpu_backend *cb = cpu_of(b);
-    return cb->one_pass && cb->p.crop == AUG_CROP_NONE ? &cb->conv : NULL;
+    return cb->one_pass && cb->p.crop == H5PACK_CROP_NONE ? &cb->conv : NULL;
 }
 
 int h5pack_backend_cpu_direct_crops(backend *b)
 {
-    return b && b->ops == &cpu_ops && cpu_of(b)->one_pass && cpu_of(b)->p.crop != AUG_CROP_NONE;
+    return b && b->ops == &cpu_ops && cpu_of(b)->one_pass && cpu_of(b)->p.crop != H5PACK_CROP_NONE;
 }
 
 void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
@@ -470,14 +470,14 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
     cb->in_image_bytes = p->in_image_bytes ? (size_t)p->in_image_bytes : (size_t)p->channels * p->height * p->width;
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, CPU_ALIGN);
     cb->out_slot_bytes = round_up(h5pack_backend_output_image_bytes(p) * p->batch_size, CPU_ALIGN);
-    cb->passthrough = p->dtype == H5PACK_DTYPE_UINT8 && p->in_layout == p->out_layout && p->crop == AUG_CROP_NONE &&
+    cb->passthrough = p->dtype == H5PACK_DTYPE_UINT8 && p->in_layout == p->out_layout && p->crop == H5PACK_CROP_NONE &&
                       p->pool_batches == 0;
     if (cb->passthrough)
         cb->out_slot_bytes = 0;
     cb->one_pass = p->one_pass && !cb->passthrough && p->pool_batches == 0;
     if (cb->one_pass)
         cb->in_slot_bytes = 0; /* the workers read the chunks themselves */
-    if (p->crop != AUG_CROP_NONE)
+    if (p->crop != H5PACK_CROP_NONE)
         cb->blob_bytes = h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width);
     size_t slots = (size_t)p->slots, pool_bytes = (size_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
     cb->inputs = cb->one_pass ? NULL : alloc_ring(slots * cb->in_slot_bytes);

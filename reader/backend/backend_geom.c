@@ -16,8 +16,7 @@ void h5pack_backend_plan_params(const backend_params *p, aug_plan_params *pp)
     pp->C = p->channels, pp->H = p->height, pp->W = p->width;
     pp->in_nhwc = p->in_layout == H5PACK_LAYOUT_NHWC;
     pp->out_nhwc = p->out_layout == H5PACK_LAYOUT_NHWC;
-    static const int types[] = {AUG_OUT_F32, AUG_OUT_F16, AUG_OUT_BF16, AUG_OUT_U8};
-    pp->out_type = types[p->dtype];
+    pp->out_type = (int)p->dtype;
     for (int c = 0; c < 4; c++) { /* (v / 255 - mean) / std as one multiply-add */
         int used = c < (int)p->channels;
         pp->nscale[c] = used ? (float)(1.0 / (255.0 * (double)p->std[c])) : 0.0f;
@@ -33,7 +32,7 @@ void h5pack_backend_plan_params(const backend_params *p, aug_plan_params *pp)
 void h5pack_backend_sizes_init(backend *b, const backend_params *p)
 {
     pthread_mutex_init(&b->sizes.lock, NULL);
-    int crop = p->crop != AUG_CROP_NONE;
+    int crop = p->crop != H5PACK_CROP_NONE;
     b->sizes.n = 1;
     b->sizes.h[0] = crop ? p->out_height : p->height;
     b->sizes.w[0] = crop ? p->out_width : p->width;
@@ -58,7 +57,7 @@ void h5pack_backend_size_for(backend *b, uint64_t epoch, uint32_t *h, uint32_t *
 int h5pack_backend_set_output_size(backend *b, uint32_t h, uint32_t w, uint64_t from, const backend_params *p,
                                    char *err, size_t err_len)
 {
-    if (p->crop == AUG_CROP_NONE)
+    if (p->crop == H5PACK_CROP_NONE)
         return h5pack_errf(H5PACK_EINVAL, err, err_len,
                                     "the output size can only change with a resizing crop (crop is none)");
     const char *why = h5pack_backend_size_problem(p, h, w);

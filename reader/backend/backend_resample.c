@@ -53,7 +53,7 @@ static void accumulate(float *restrict acc, const float *restrict src, float w, 
  * an add and a store per value, as aug_store_value computes them), other types through it. */
 static void store_row(const aug_job *j, uint32_t i, uint32_t y, uint32_t c, const float *acc)
 {
-    if (j->out_type != AUG_OUT_F32) {
+    if (j->out_type != H5PACK_DTYPE_FLOAT32) {
         for (uint32_t x = 0; x < j->out_w; x++)
             aug_write(j, i, y, x, c, aug_store_value(j, c, acc[x]));
         return;
@@ -111,7 +111,7 @@ size_t h5pack_resample_scratch_floats(const aug_job *j)
 
 static int streams(const aug_job *j)
 {
-    return (size_t)j->count * j->C * j->out_h * j->out_w * aug_elem_bytes(j->out_type) >= STREAM_MIN_BATCH_BYTES;
+    return (size_t)j->count * j->C * j->out_h * j->out_w * h5pack_dtype_bytes(j->out_type) >= STREAM_MIN_BATCH_BYTES;
 }
 
 /* One image of J, from its view JI (augment_resample.h: its own stored size, for images of several

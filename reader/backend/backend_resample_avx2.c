@@ -246,18 +246,18 @@ static inline __attribute__((always_inline)) AVX2 __m256i u8_values(__m256 v)
 static inline __attribute__((always_inline)) AVX2 void store8(int type, __m256 v, __m256 scale, __m256 bias,
                                                             void *out, int stream)
 {
-    if (type == AUG_OUT_U8) {
+    if (type == H5PACK_DTYPE_UINT8) {
         __m256i q = u8_values(v); /* 0..255 (v >= 0): the packs below never saturate */
         __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
         _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(w, w));
         return;
     }
     __m256 o = _mm256_add_ps(_mm256_mul_ps(v, scale), bias);
-    if (type == AUG_OUT_F32 && stream && ((uintptr_t)out & 31) == 0) {
+    if (type == H5PACK_DTYPE_FLOAT32 && stream && ((uintptr_t)out & 31) == 0) {
         _mm256_stream_ps(out, o);
-    } else if (type == AUG_OUT_F32) {
+    } else if (type == H5PACK_DTYPE_FLOAT32) {
         _mm256_storeu_ps(out, o);
-    } else if (type == AUG_OUT_F16) {
+    } else if (type == H5PACK_DTYPE_FLOAT16) {
         __m128i h = _mm256_cvtps_ph(o, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         if (stream && ((uintptr_t)out & 15) == 0)
             _mm_stream_si128((__m128i *)out, h);
@@ -284,12 +284,12 @@ static inline __attribute__((always_inline)) AVX2 __m256i pack16(__m256i a, __m2
 static inline __attribute__((always_inline)) AVX2 void store16(int type, __m256 v0, __m256 v1, __m256 scale,
                                                              __m256 bias, uint8_t *out, int stream)
 {
-    if (type == AUG_OUT_F32) {
+    if (type == H5PACK_DTYPE_FLOAT32) {
         store8(type, v0, scale, bias, out, stream);
         store8(type, v1, scale, bias, out + 32, stream);
         return;
     }
-    if (type == AUG_OUT_U8) {
+    if (type == H5PACK_DTYPE_UINT8) {
         __m256i w = pack16(u8_values(v0), u8_values(v1));
         /* regular stores: half-line streamed stores were slower here (as store8 does it) */
         _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
@@ -297,7 +297,7 @@ static inline __attribute__((always_inline)) AVX2 void store16(int type, __m256 
     }
     __m256 o0 = _mm256_add_ps(_mm256_mul_ps(v0, scale), bias), o1 = _mm256_add_ps(_mm256_mul_ps(v1, scale), bias);
     __m256i h;
-    if (type == AUG_OUT_F16)
+    if (type == H5PACK_DTYPE_FLOAT16)
         h = _mm256_set_m128i(_mm256_cvtps_ph(o1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
                              _mm256_cvtps_ph(o0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     else
@@ -310,7 +310,7 @@ static inline __attribute__((always_inline)) AVX2 void store16(int type, __m256 
 
 static size_t elem_bytes(const aug_job *j)
 {
-    return aug_elem_bytes(j->out_type);
+    return h5pack_dtype_bytes(j->out_type);
 }
 
 /* Stores E, the element aug_store_value made, as element X of a contiguous row DST of the output type. */

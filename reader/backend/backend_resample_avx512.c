@@ -367,7 +367,7 @@ static inline __attribute__((always_inline)) AVX512 __m128i u8_of(__m512 v)
 static inline __attribute__((always_inline)) AVX512 __m256i half_of(const row_out *o, int type, __m512 v)
 {
     __m512 x = _mm512_add_ps(_mm512_mul_ps(v, o->scale), o->bias);
-    if (type == AUG_OUT_F16)
+    if (type == H5PACK_DTYPE_FLOAT16)
         return _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512i b = _mm512_castps_si512(x);
     __m512i odd = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
@@ -380,13 +380,13 @@ static inline __attribute__((always_inline)) AVX512 void store32(const row_out *
                                                                uint8_t *out)
 {
     int stream = o->stream && ((uintptr_t)out & 63) == 0;
-    if (type == AUG_OUT_F32) {
+    if (type == H5PACK_DTYPE_FLOAT32) {
         __m512 x = _mm512_add_ps(_mm512_mul_ps(a, o->scale), o->bias), y = _mm512_add_ps(_mm512_mul_ps(b, o->scale), o->bias);
         if (stream)
             _mm512_stream_ps((float *)(void *)out, x), _mm512_stream_ps((float *)(void *)(out + 64), y);
         else
             _mm512_storeu_ps(out, x), _mm512_storeu_ps(out + 64, y);
-    } else if (type == AUG_OUT_U8) {
+    } else if (type == H5PACK_DTYPE_UINT8) {
         _mm256_storeu_si256((__m256i *)(void *)out, _mm256_inserti128_si256(_mm256_castsi128_si256(u8_of(a)), u8_of(b), 1));
     } else {
         __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(half_of(o, type, a)), half_of(o, type, b), 1);
@@ -401,9 +401,9 @@ static inline __attribute__((always_inline)) AVX512 void store32(const row_out *
 static inline __attribute__((always_inline)) AVX512 void store16_masked(const row_out *o, int type, __m512 v,
                                                                        __mmask16 m, uint8_t *out)
 {
-    if (type == AUG_OUT_F32)
+    if (type == H5PACK_DTYPE_FLOAT32)
         _mm512_mask_storeu_ps(out, m, _mm512_add_ps(_mm512_mul_ps(v, o->scale), o->bias));
-    else if (type == AUG_OUT_U8)
+    else if (type == H5PACK_DTYPE_UINT8)
         _mm_mask_storeu_epi8(out, m, u8_of(v));
     else
         _mm256_mask_storeu_epi16(out, m, half_of(o, type, v));
@@ -416,7 +416,7 @@ static inline __attribute__((always_inline)) AVX512 void vrow_n(const row_out *o
                                                               const float *const *tap, const float *wy, uint32_t ow,
                                                               uint8_t *dst)
 {
-    size_t es = aug_elem_bytes(type);
+    size_t es = h5pack_dtype_bytes(type);
     __m512 w[RING_MAX];
     const float *t[RING_MAX];
     for (int k = 0; k < n; k++)
@@ -457,16 +457,16 @@ static AVX512 void vrow(const row_out *o, int type, int n, const float *const *t
                         uint8_t *dst)
 {
     switch (type) {
-    case AUG_OUT_F32: vrow_typed(o, AUG_OUT_F32, n, tap, wy, ow, dst); break;
-    case AUG_OUT_F16: vrow_typed(o, AUG_OUT_F16, n, tap, wy, ow, dst); break;
-    case AUG_OUT_BF16: vrow_typed(o, AUG_OUT_BF16, n, tap, wy, ow, dst); break;
-    default: vrow_typed(o, AUG_OUT_U8, n, tap, wy, ow, dst); break;
+    case H5PACK_DTYPE_FLOAT32: vrow_typed(o, H5PACK_DTYPE_FLOAT32, n, tap, wy, ow, dst); break;
+    case H5PACK_DTYPE_FLOAT16: vrow_typed(o, H5PACK_DTYPE_FLOAT16, n, tap, wy, ow, dst); break;
+    case H5PACK_DTYPE_BFLOAT16: vrow_typed(o, H5PACK_DTYPE_BFLOAT16, n, tap, wy, ow, dst); break;
+    default: vrow_typed(o, H5PACK_DTYPE_UINT8, n, tap, wy, ow, dst); break;
     }
 }
 
 static AVX512 void resample_image(const aug_job *j, wide_image *f, int stream, src_prefetch *next)
 {
-    size_t es = aug_elem_bytes(j->out_type), plane = (size_t)j->out_h * j->out_w * es;
+    size_t es = h5pack_dtype_bytes(j->out_type), plane = (size_t)j->out_h * j->out_w * es;
     uint8_t *out = (uint8_t *)j->out + (size_t)f->image * j->C * plane;
     row_out ro[4]; /* per channel (at most 4: the job's nscale) */
     for (uint32_t c = 0; c < j->C; c++)

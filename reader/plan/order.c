@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "params.h" /* H5PACK_ENUM_COUNT */
 #include "rng.h"
 
 /* rng streams, so that the draws of different purposes never overlap */
@@ -14,7 +15,7 @@ int h5pack_order_check(const order_params *p)
     if (!p || p->n_samples == 0 || p->samples_per_chunk == 0 || p->batch_size == 0 || p->world == 0 ||
         p->rank >= p->world)
         return H5PACK_EINVAL;
-    if (p->kind != H5PACK_ORDER_SEQUENTIAL && p->kind != H5PACK_ORDER_RANDOM && p->kind != H5PACK_ORDER_CHUNK)
+    if ((unsigned)p->kind >= H5PACK_ENUM_COUNT(H5PACK_ORDER_MAP))
         return H5PACK_EINVAL;
     return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "api_structs.h"
 #include "chunksrc.h"
+#include "params.h"
 #include "describe.h"
 #include "errtext.h"
 #include "h5pack_sim.h"
@@ -42,7 +43,7 @@ static int check_params(const h5pack_sim_params *in, h5pack_sim_params *p, char 
         return H5PACK_EINVAL;
     if ((int)p->policy < H5PACK_POLICY_BELADY || (int)p->policy > H5PACK_POLICY_HDF5)
         return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: unknown policy %d", (int)p->policy);
-    if (p->order != H5PACK_SIM_ORDER_CONFIG && (p->order < H5PACK_ORDER_SEQUENTIAL || p->order > H5PACK_ORDER_CHUNK))
+    if (p->order != H5PACK_SIM_ORDER_CONFIG && (unsigned)p->order >= H5PACK_ENUM_COUNT(H5PACK_ORDER_MAP))
         return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: unknown order %d", p->order);
     if (p->policy == H5PACK_POLICY_HDF5 && p->hdf5_nslots > H5PACK_SIM_MAX_NSLOTS)
         return h5pack_errf(H5PACK_EINVAL, err, len, "h5pack_sim_params: hdf5_nslots must be at most %d (got %zu)",

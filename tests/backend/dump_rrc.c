@@ -10,7 +10,7 @@
 
 static void dump(uint32_t H, uint32_t W, double s0, double s1, double r0, double r1, uint64_t seed)
 {
-    aug_crop_params cp = {AUG_CROP_RANDOM_RESIZED, s0, s1, r0, r1, 0.875};
+    aug_crop_params cp = {H5PACK_CROP_RANDOM_RESIZED, s0, s1, r0, r1, 0.875};
     rng_state r = {seed}, copy = r;
     aug_box b = h5pack_aug_rrc_box(H, W, &cp, &r);
     printf("{\"H\": %u, \"W\": %u, \"scale\": [%.17g, %.17g], \"ratio\": [%.17g, %.17g], \"draws\": [", H, W, s0, s1, r0,

@@ -59,7 +59,7 @@ static inline rs_case rs_make(aug_plan_params pp, size_t count, uint32_t oh, uin
     k.blob = malloc(bytes);
     CHECK(k.blob);
     h5pack_aug_plan(&pp, key, count, oh, ow, k.src, k.blob, &k.job);
-    k.out_bytes = count * pp.C * oh * ow * aug_elem_bytes(pp.out_type);
+    k.out_bytes = count * pp.C * oh * ow * h5pack_dtype_bytes(pp.out_type);
     return k;
 }
 
@@ -84,7 +84,7 @@ static inline rs_case rs_make_sized(aug_plan_params pp, size_t count, uint32_t o
     k.blob = malloc(h5pack_aug_blob_bytes(&pp, count, oh, ow));
     CHECK(k.blob);
     h5pack_aug_plan_sized(&pp, key, count, oh, ow, k.src, k.dims, k.blob, &k.job);
-    k.out_bytes = count * pp.C * oh * ow * aug_elem_bytes(pp.out_type);
+    k.out_bytes = count * pp.C * oh * ow * h5pack_dtype_bytes(pp.out_type);
     return k;
 }
 

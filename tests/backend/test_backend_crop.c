@@ -84,7 +84,7 @@ static const uint8_t *const *slot_srcs(backend *b, int slot, size_t count, size_
 
 static void test_crop_and_resize(void)
 {
-    backend_params p = crop_params(AUG_CROP_RANDOM_RESIZED, H5PACK_DTYPE_FLOAT32);
+    backend_params p = crop_params(H5PACK_CROP_RANDOM_RESIZED, H5PACK_DTYPE_FLOAT32);
     backend *b = create(&p);
     size_t img = 3 * 40 * 48, count = 5;
     const uint8_t *srcs[8];
@@ -179,7 +179,7 @@ static void test_bad_crop_params(void)
 {
     const char *why[] = {"output size", "scale", "ratio", "center_ratio", "padding", "too small"};
     for (int k = 0; k < 6; k++) {
-        backend_params p = crop_params(AUG_CROP_RANDOM_RESIZED, H5PACK_DTYPE_FLOAT32);
+        backend_params p = crop_params(H5PACK_CROP_RANDOM_RESIZED, H5PACK_DTYPE_FLOAT32);
         switch (k) {
         case 0: p.out_height = 40; break; /* above max_out_height */
         case 1: p.scale_min = 0.0; break;
@@ -198,8 +198,8 @@ static void test_bad_crop_params(void)
 int main(void)
 {
     test_crop_and_resize();
-    test_composed(AUG_CROP_RANDOM_RESIZED);
-    test_composed(AUG_CROP_NONE);
+    test_composed(H5PACK_CROP_RANDOM_RESIZED);
+    test_composed(H5PACK_CROP_NONE);
     test_bad_crop_params();
     printf("backend_crop: all checks passed\n");
     return 0;

@@ -47,9 +47,9 @@ static void test_region_covers_taps(void)
                                         {17, 256, 16, 224}};
     size_t images = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
+        for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++)
             for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-                aug_plan_params pp = rs_params(3, sizes[s][0], sizes[s][1], AUG_OUT_F32, in_nhwc, 0, mode, 1);
+                aug_plan_params pp = rs_params(3, sizes[s][0], sizes[s][1], H5PACK_DTYPE_FLOAT32, in_nhwc, 0, mode, 1);
                 rs_case k = rs_make(pp, 12, sizes[s][2], sizes[s][3], 7 + s * 4 + (uint64_t)mode * 2 + (uint64_t)in_nhwc);
                 char what[128];
                 snprintf(what, sizeof what, "%ux%u -> %ux%u, crop %d, %s", sizes[s][0], sizes[s][1], sizes[s][2],
@@ -60,7 +60,7 @@ static void test_region_covers_taps(void)
             }
     const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80, 40, 33};
     for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-        aug_plan_params pp = rs_params(3, 64, 80, AUG_OUT_F32, in_nhwc, 0, AUG_CROP_RANDOM_RESIZED, 1);
+        aug_plan_params pp = rs_params(3, 64, 80, H5PACK_DTYPE_FLOAT32, in_nhwc, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
         rs_case k = rs_make_sized(pp, 6, 31, 29, 55 + (uint64_t)in_nhwc, dims);
         for (uint32_t i = 0; i < k.count; i++, images++) {
             aug_job own; /* the taps' view of the image; the plan takes the whole job */
@@ -75,7 +75,7 @@ static void test_region_covers_taps(void)
 /* A crop of a large source asks for its first rows only, at most 512 KiB, still from the box's top. */
 static void test_large_source_capped(void)
 {
-    aug_plan_params pp = rs_params(3, 1200, 1600, AUG_OUT_F32, 1, 0, AUG_CROP_CENTER, 0);
+    aug_plan_params pp = rs_params(3, 1200, 1600, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_CENTER, 0);
     rs_case k = rs_make(pp, 1, 224, 224, 17);
     src_prefetch pf;
     h5pack_src_prefetch_plan(&pf, &k.job, 0, k.in);
@@ -88,7 +88,7 @@ static void test_large_source_capped(void)
 
 static void test_steps_ask_for_all_once(void)
 {
-    aug_plan_params pp = rs_params(3, 256, 256, AUG_OUT_F32, 0, 0, AUG_CROP_RANDOM_RESIZED, 0);
+    aug_plan_params pp = rs_params(3, 256, 256, H5PACK_DTYPE_FLOAT32, 0, 0, H5PACK_CROP_RANDOM_RESIZED, 0);
     rs_case k = rs_make(pp, 4, 224, 224, 3);
     for (uint32_t i = 0; i < k.count; i++) {
         src_prefetch pf;
@@ -131,9 +131,9 @@ static void resample_with_next(rs_case *k, void *out, const int *next_of, float 
 static void test_output_unchanged(void)
 {
     int cases = 0;
-    for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
+    for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-            aug_plan_params pp = rs_params(3, 96, 128, type, in_nhwc, 0, AUG_CROP_RANDOM_RESIZED, 1);
+            aug_plan_params pp = rs_params(3, 96, 128, type, in_nhwc, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
             rs_case k = rs_make(pp, 8, 56, 64, 21 + (uint64_t)type * 2 + (uint64_t)in_nhwc);
             uint8_t *plain = malloc(k.out_bytes), *with = malloc(k.out_bytes);
             float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
@@ -160,7 +160,7 @@ static void test_output_unchanged(void)
 
 static void test_turned_off(void)
 {
-    aug_plan_params pp = rs_params(3, 64, 64, AUG_OUT_F32, 0, 0, AUG_CROP_RANDOM_RESIZED, 0);
+    aug_plan_params pp = rs_params(3, 64, 64, H5PACK_DTYPE_FLOAT32, 0, 0, H5PACK_CROP_RANDOM_RESIZED, 0);
     rs_case k = rs_make(pp, 2, 32, 32, 5);
     src_prefetch pf;
     const uint8_t *src = (const uint8_t *)(uintptr_t)k.job.images[1].src;

@@ -59,7 +59,7 @@ static void check_image(const h5pack_batch *b, size_t i, uint32_t oh, uint32_t o
     CHECK(ry && rx && wy && wx && out);
     h5pack_aug_axis_coeffs((uint32_t)box->height, (uint32_t)box->y, oh, ky, ry, wy);
     h5pack_aug_axis_coeffs((uint32_t)box->width, (uint32_t)box->x, ow, kx, rx, wx);
-    aug_job j = {1, 3, SPEC.h, SPEC.w, oh, ow, ky, kx, 1, 0, AUG_OUT_F32, {1 / 255.f, 1 / 255.f, 1 / 255.f, 0},
+    aug_job j = {1, 3, SPEC.h, SPEC.w, oh, ow, ky, kx, 1, 0, H5PACK_DTYPE_FLOAT32, {1 / 255.f, 1 / 255.f, 1 / 255.f, 0},
                  {0, 0, 0, 0}, &im, ry, wy, rx, wx, out};
     float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&j));
     CHECK(scratch);

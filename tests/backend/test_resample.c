@@ -102,7 +102,7 @@ static void test_center_box(void)
 
 static void test_rrc_properties(void)
 {
-    aug_crop_params cp = {AUG_CROP_RANDOM_RESIZED, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0, 0.875};
+    aug_crop_params cp = {H5PACK_CROP_RANDOM_RESIZED, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0, 0.875};
     double area_sum = 0;
     int n = 20000, fallback = 0;
     for (int i = 0; i < n; i++) {
@@ -131,7 +131,7 @@ static void test_rrc_properties(void)
 
 static void test_same_key_same_job(void)
 {
-    aug_plan_params pp = rs_params(3, 40, 50, AUG_OUT_F32, 1, 0, AUG_CROP_RANDOM_RESIZED, 1);
+    aug_plan_params pp = rs_params(3, 40, 50, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
     rs_case a = rs_make(pp, 16, 20, 20, 99), b = rs_make(pp, 16, 20, 20, 99), c = rs_make(pp, 16, 20, 20, 100);
     size_t bytes = h5pack_aug_blob_bytes(&pp, 16, 20, 20);
     int boxes_differ = 0, flips = 0;
@@ -167,8 +167,8 @@ static int axis_equals(const aug_job *j, uint32_t i, int y_axis, const int32_t *
 static void test_plan_shares_taps_exactly(void)
 {
     int images = 0;
-    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++) {
-        aug_plan_params pp = rs_params(3, 256, 200, AUG_OUT_F32, 1, 0, mode, 1);
+    for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++) {
+        aug_plan_params pp = rs_params(3, 256, 200, H5PACK_DTYPE_FLOAT32, 1, 0, mode, 1);
         rs_case k = rs_make(pp, 300, 224, 96, 4242);
         const aug_job *j = &k.job;
         int32_t *pairs = malloc(sizeof(int32_t) * 2 * 224);
@@ -176,7 +176,7 @@ static void test_plan_shares_taps_exactly(void)
         CHECK(pairs && w);
         for (uint32_t i = 0; i < 300; i++, images++) {
             const aug_image *im = &j->images[i];
-            if (mode == AUG_CROP_CENTER) {
+            if (mode == H5PACK_CROP_CENTER) {
                 aug_center c = h5pack_aug_center(256, 200, 224, 96, pp.crop.center_ratio);
                 h5pack_aug_axis_coeffs_resized(256, c.rh, c.oy, 224, j->ky, pairs, w);
                 CHECK_MSG(axis_equals(j, i, 1, pairs, w), "centre crop image %u: rows differ", i);
@@ -235,9 +235,9 @@ static void test_plan_taps_in_any_order(void)
     for (uint32_t i = 0; i < COUNT; i++)
         src[i] = 4096 * ((uint64_t)i + 1), dims[2 * i] = i / 7 % 2 ? 256 : 131, dims[2 * i + 1] = i / 7 % 3 ? 200 : 77;
     int jobs = 0;
-    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
+    for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++)
         for (int sized = 0; sized < 2; sized++, jobs++) {
-            aug_plan_params pp = rs_params(3, 256, 200, AUG_OUT_F32, 1, 0, mode, 1);
+            aug_plan_params pp = rs_params(3, 256, 200, H5PACK_DTYPE_FLOAT32, 1, 0, mode, 1);
             size_t bytes = h5pack_aug_blob_bytes(&pp, COUNT, oh, ow);
             uint8_t *whole = calloc(1, bytes), *parts = calloc(1, bytes);
             aug_tap_memo *memos = malloc(PLANNERS * sizeof *memos);
@@ -263,7 +263,7 @@ static void test_plan_taps_in_any_order(void)
                 CHECK_MSG(same_plan(&a, &b), "mode %d, sized %d, pass %d: the plans differ", mode, sized, pass);
             }
             CHECK(memcmp(whole, parts, bytes) == 0); /* the padding between the arrays too */
-            CHECK(mode != AUG_CROP_RANDOM_RESIZED || memos[0].kept[0].used > 0);
+            CHECK(mode != H5PACK_CROP_RANDOM_RESIZED || memos[0].kept[0].used > 0);
             for (int m = 0; m < PLANNERS; m++)
                 h5pack_aug_tap_memo_free(&memos[m]);
             free(whole), free(parts), free(memos);
@@ -322,7 +322,7 @@ static double stored_value(const rs_case *k, const void *out, uint32_t i, uint32
 {
     const aug_job *j = &k->job;
     size_t e = (size_t)i * j->C * j->out_h * j->out_w + aug_pixel_index(j->out_nhwc, j->C, j->out_h, j->out_w, y, x, c);
-    if (j->out_type == AUG_OUT_U8)
+    if (j->out_type == H5PACK_DTYPE_UINT8)
         return ((const uint8_t *)out)[e];
     float f;
     memcpy(&f, (const uint32_t *)out + e, 4);
@@ -345,10 +345,11 @@ static void test_cpu_exact(void)
     int cases = 0;
     double worst = 0;
     for (int simd = 0; simd <= h5pack_resample_best_pass(); simd++)
-        for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type += 3)
+        for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type += 3)
             for (int layouts = 0; layouts < 4; layouts++)
                 for (int flip = 0; flip < 2; flip++) {
-                    aug_plan_params pp = rs_params(3, 37, 45, type, layouts & 1, layouts >> 1, AUG_CROP_RANDOM_RESIZED, flip);
+                    aug_plan_params pp =
+                        rs_params(3, 37, 45, type, layouts & 1, layouts >> 1, H5PACK_CROP_RANDOM_RESIZED, flip);
                     rs_case k = rs_make(pp, 6, 19, 23, 1000 + (uint64_t)cases++);
                     void *out = malloc(k.out_bytes);
                     float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
@@ -361,7 +362,7 @@ static void test_cpu_exact(void)
                                 for (uint32_t c = 0; c < 3; c++) {
                                     int64_t v = exact_v(&k, i, y, x, c);
                                     double got = stored_value(&k, out, i, y, x, c), want = reference_value(&k, i, y, x, c);
-                                    if (type == AUG_OUT_U8) {
+                                    if (type == H5PACK_DTYPE_UINT8) {
                                         CHECK_EQ_INT((int64_t)got, (v + 32768) >> 16);
                                         continue;
                                     }
@@ -418,9 +419,9 @@ static void test_simd_equals_scalar(void)
     int cases = 0;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (uint32_t C = 1; C <= 4; C += (s == 1 ? 2 : 1))
-            for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
+            for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
                 for (int layouts = 0; layouts < 4; layouts++)
-                    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++) {
+                    for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++) {
                         int flip = (cases & 1) != 0;
                         aug_plan_params pp = rs_params(C, shapes[s][0], shapes[s][1], type, layouts & 1, layouts >> 1,
                                                        mode, flip);
@@ -444,7 +445,7 @@ static void test_simd_equals_scalar(void)
 /* Centre crop of the whole image at its own size: every tap is 1, the output is the input. */
 static void test_identity(void)
 {
-    aug_plan_params pp = rs_params(3, 12, 9, AUG_OUT_U8, 1, 0, AUG_CROP_CENTER, 0);
+    aug_plan_params pp = rs_params(3, 12, 9, H5PACK_DTYPE_UINT8, 1, 0, H5PACK_CROP_CENTER, 0);
     pp.crop.center_ratio = 1.0;
     rs_case k = rs_make(pp, 2, 12, 9, 5); /* 12 x 9 output: box is the whole 12 x 9 image */
     uint8_t *out = malloc(k.out_bytes);
@@ -470,10 +471,10 @@ static void test_several_sizes(void)
     const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80, 40, 33}; /* each within 64 x 80 */
     const size_t n = sizeof dims / sizeof dims[0] / 2;
     int cases = 0;
-    for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
+    for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++)
             for (int simd = 0; simd <= h5pack_resample_best_pass(); simd++) {
-                aug_plan_params pp = rs_params(3, 64, 80, type, in_nhwc, 0, AUG_CROP_CENTER, 0);
+                aug_plan_params pp = rs_params(3, 64, 80, type, in_nhwc, 0, H5PACK_CROP_CENTER, 0);
                 rs_case k = rs_make_sized(pp, n, 24, 20, 99, dims);
                 uint8_t *mixed = malloc(k.out_bytes);
                 float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
@@ -482,7 +483,8 @@ static void test_several_sizes(void)
                 h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, simd);
                 size_t one = k.out_bytes / n;
                 for (size_t i = 0; i < n; i++) {
-                    aug_plan_params own = rs_params(3, dims[2 * i], dims[2 * i + 1], type, in_nhwc, 0, AUG_CROP_CENTER, 0);
+                    aug_plan_params own =
+                        rs_params(3, dims[2 * i], dims[2 * i + 1], type, in_nhwc, 0, H5PACK_CROP_CENTER, 0);
                     rs_case a = rs_make(own, 1, 24, 20, 99);
                     memcpy(a.in, (const uint8_t *)(uintptr_t)k.src[i], (size_t)3 * dims[2 * i] * dims[2 * i + 1]);
                     uint8_t *alone = malloc(one);
@@ -501,7 +503,8 @@ static void test_several_sizes(void)
                 rs_free(&k);
             }
     for (int layouts = 0; layouts < 4 && h5pack_resample_avx2_supported(); layouts++) {
-        aug_plan_params pp = rs_params(3, 64, 80, AUG_OUT_F32, layouts & 1, layouts >> 1, AUG_CROP_RANDOM_RESIZED, 1);
+        aug_plan_params pp =
+            rs_params(3, 64, 80, H5PACK_DTYPE_FLOAT32, layouts & 1, layouts >> 1, H5PACK_CROP_RANDOM_RESIZED, 1);
         rs_case k = rs_make_sized(pp, n, 31, 29, 1234 + (uint64_t)layouts, dims);
         CHECK_MSG(simd_equals_scalar(&k, n), "several sizes, layouts %d: a SIMD pass differs from scalar", layouts);
         rs_free(&k);
@@ -530,9 +533,9 @@ static int avx512_takes(const aug_job *j, uint32_t i, void *work)
 static int common_crops_taken(pass_takes takes, size_t (*work_bytes)(const aug_job *), size_t align, const char *name)
 {
     int taken = 0;
-    for (int mode = AUG_CROP_RANDOM_RESIZED; mode <= AUG_CROP_CENTER; mode++)
+    for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-            aug_plan_params pp = rs_params(3, 256, 256, AUG_OUT_F32, in_nhwc, 0, mode, 1);
+            aug_plan_params pp = rs_params(3, 256, 256, H5PACK_DTYPE_FLOAT32, in_nhwc, 0, mode, 1);
             rs_case k = rs_make(pp, 32, 224, 224, 31 + (uint64_t)in_nhwc);
             void *work = aligned_alloc(align, (work_bytes(&k.job) + align - 1) / align * align);
             void *out = malloc(k.out_bytes);
@@ -556,7 +559,7 @@ static void test_fixed_takes_common_crops(void)
         return;
     }
     int taken = common_crops_taken(fixed_takes, h5pack_resample_fixed_work_bytes, 32, "integer");
-    aug_plan_params pp = rs_params(3, 64, 300, AUG_OUT_F32, 1, 0, AUG_CROP_CENTER, 0);
+    aug_plan_params pp = rs_params(3, 64, 300, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_CENTER, 0);
     rs_case k = rs_make(pp, 1, 8, 9, 5); /* the 64 rows resized to about 9: 7 source pixels per output */
     void *work = aligned_alloc(32, (h5pack_resample_fixed_work_bytes(&k.job) + 31) / 32 * 32);
     CHECK(work && fixed_takes(&k.job, 0, work) == -1);
@@ -577,8 +580,8 @@ static void test_avx512_takes_common_crops(void)
     /* stored h, w, output h, w, NHWC output: a 7x downscale; what it takes, but NHWC */
     static const uint32_t refused[][5] = {{64, 300, 8, 9, 0}, {256, 256, 224, 224, 1}};
     for (size_t r = 0; r < 2; r++) {
-        aug_plan_params pp = rs_params(3, refused[r][0], refused[r][1], AUG_OUT_F32, 1, (int)refused[r][4],
-                                       AUG_CROP_CENTER, 0);
+        aug_plan_params pp = rs_params(3, refused[r][0], refused[r][1], H5PACK_DTYPE_FLOAT32, 1, (int)refused[r][4],
+                                       H5PACK_CROP_CENTER, 0);
         rs_case k = rs_make(pp, 1, refused[r][2], refused[r][3], 5);
         void *work = aligned_alloc(64, (h5pack_resample_avx512_work_bytes(&k.job) + 63) / 64 * 64);
         uint8_t *out = calloc(1, k.out_bytes);

@@ -51,10 +51,10 @@ int main(void)
                                   {3, 20, 300, 150, 3, 0}}; // the last two: filters longer than RSK_REG_TAPS
     int cases = 0;
     for (auto &s : shapes)
-        for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
+        for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
             for (int li = 0; li < 2; li++)
                 for (int lo = 0; lo < 2; lo++)
-                    for (int mode : {AUG_CROP_RANDOM_RESIZED, AUG_CROP_CENTER})
+                    for (int mode : {H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER})
                         for (uint32_t nt : {256u, 37u}) {
                             aug_plan_params pp = rs_params(s[0], s[1], s[2], type, li, lo, mode, ((cases / 2) & 1));
                             for (uint32_t generic : {0u, 1u}) // the same draws through both loop forms
@@ -63,9 +63,9 @@ int main(void)
                         }
     // images of several sizes in one job (each within 64 x 80): the kernel addresses each with its own size
     const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80};
-    for (int type = AUG_OUT_F32; type <= AUG_OUT_U8; type++)
+    for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
         for (int li = 0; li < 2; li++)
-            for (int mode : {AUG_CROP_RANDOM_RESIZED, AUG_CROP_CENTER}) {
+            for (int mode : {H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER}) {
                 aug_plan_params pp = rs_params(3, 64, 80, type, li, 1 - li, mode, ((cases / 2) & 1));
                 for (uint32_t generic : {0u, 1u})
                     cases += check_case(pp, 5, 24, 20, 0xCAFE00ull + (uint64_t)cases / 2 * 2, 64u, 0, dims, generic);

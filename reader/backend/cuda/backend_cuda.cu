@@ -177,7 +177,7 @@ static int cuda_output(backend *b, int slot, size_t count, h5pack_batch *batch, 
     cuda_slot *s = &cb->slots[slot];
     cuda_device_restore keep(cb->p.gpu_id);
     HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
-    if (cb->p.crop != AUG_CROP_NONE) { // converted before the output size changed: redo it
+    if (cb->p.crop != H5PACK_CROP_NONE) { // converted before the output size changed: redo it
         uint32_t h, w;
         h5pack_backend_size_for(b, s->job.epoch, &h, &w);
         if ((h != s->out_h || w != s->out_w) && (rc = h5pack_cuda_convert(cb, slot, s->job, err, err_len)))

@@ -123,7 +123,7 @@ extern "C" int h5pack_cuda_convert(cuda_backend *cb, int slot, backend_job job, 
     int rc = wait_inputs(cb, slot, s->out_k, job, err, err_len);
     if (rc)
         return rc;
-    int geometry = job.sources || cb->p.crop != AUG_CROP_NONE;
+    int geometry = job.sources || cb->p.crop != H5PACK_CROP_NONE;
     if (geometry) {
         HOT_CHECK(cb, cudaEventSynchronize(s->geo_copied)); // the pinned half is free to rewrite
         uint64_t *addrs = (uint64_t *)(s->geo_host + cb->geo_srcs_off);
@@ -134,7 +134,7 @@ extern "C" int h5pack_cuda_convert(cuda_backend *cb, int slot, backend_job job, 
             memcpy(s->geo_host + cb->geo_labels_off, labels, bytes);
             HOT_CHECK(cb, copy_geometry(cb, s, cb->geo_labels_off, bytes));
         }
-        rc = cb->p.crop != AUG_CROP_NONE ? launch_resample(cb, s, job, addrs, err, err_len)
+        rc = cb->p.crop != H5PACK_CROP_NONE ? launch_resample(cb, s, job, addrs, err, err_len)
                                          : launch_plain(cb, s, job, err, err_len);
         HOT_CHECK(cb, cudaEventRecord(s->geo_copied, cb->compute_stream));
     } else {

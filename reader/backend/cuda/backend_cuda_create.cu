@@ -56,9 +56,9 @@ static int select_device(const backend_params *p, char *name, size_t name_len, c
 static size_t plan_geometry(cuda_backend *cb)
 {
     const backend_params *p = &cb->p;
-    if (p->crop == AUG_CROP_NONE && p->pool_batches == 0)
+    if (p->crop == H5PACK_CROP_NONE && p->pool_batches == 0)
         return 0; // nothing per delivery: the plain kernel reads its slot
-    size_t blob = p->crop != AUG_CROP_NONE
+    size_t blob = p->crop != H5PACK_CROP_NONE
                       ? h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width)
                       : 0;
     cb->geo_srcs_off = round_up(blob, ALIGN);

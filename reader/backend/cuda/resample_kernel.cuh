@@ -197,9 +197,9 @@ __host__ __device__ inline void rsk_horizontal_generic(const rsk_args &a, const 
 // stores with the index computed by the caller).
 __host__ __device__ inline void rsk_put(const aug_job &j, size_t k, uint32_t e)
 {
-    if (j.out_type == AUG_OUT_F32)
+    if (j.out_type == H5PACK_DTYPE_FLOAT32)
         ((uint32_t *)j.out)[k] = e;
-    else if (j.out_type == AUG_OUT_U8)
+    else if (j.out_type == H5PACK_DTYPE_UINT8)
         ((uint8_t *)j.out)[k] = (uint8_t)e;
     else
         ((uint16_t *)j.out)[k] = (uint16_t)e;
