@@ -327,6 +327,18 @@ typedef struct h5pack_param {
 /* The table (static storage, thread-safe) and its length in *count (count may be NULL). */
 H5PACK_API const h5pack_param *h5pack_param_table(size_t *count);
 
+/* One field of another public struct (h5pack_info, h5pack_batch, h5pack_stats, h5pack_crop_box,
+ * h5pack_file_desc, h5pack_sim_params, h5pack_sim_result), so that bindings check or build their copy. */
+typedef struct h5pack_struct_field {
+    const char *name;   /* e.g. "n_samples" */
+    const char *type;   /* its C type: "uint64_t", "h5pack_layout", "float[4]", "const int64_t *", ... */
+    size_t offset, size;
+} h5pack_struct_field;
+
+/* STRUCT_NAME's fields in struct order, struct_size first, and their number in *count (may be NULL);
+ * NULL and 0 for another name. Static storage, thread-safe. */
+H5PACK_API const h5pack_struct_field *h5pack_struct_fields(const char *struct_name, size_t *count);
+
 /* ---- the reader ----------------------------------------------------------------------------------- */
 
 typedef struct h5pack_reader h5pack_reader;
@@ -580,6 +592,7 @@ typedef struct h5pack_file_desc {
                                     binary compatibility: earlier versions refused caches below the
                                     default window plus one chunk per thread and reported that size here */
     int several_sizes;           /* as h5pack_info.several_sizes */
+    uint32_t tile;               /* a file of images in tiles: its tile side (h5pack_info.tile); 0 otherwise */
 } h5pack_file_desc;
 
 #define H5PACK_FILE_DESC_INIT { .struct_size = sizeof(h5pack_file_desc) }

@@ -1,12 +1,14 @@
 """ctypes declarations of include/h5pack.h and the search for libh5pack.so.
 
-h5pack_config and the enum names are not written here: load() builds them from the library's parameter
-table (h5pack_param_table, reader/api/params.c), checking each field's offset and size against ctypes'
-layout. The output structures below mirror the C header field by field; tests/python/test_abi.py
-compares all of them with what a C compiler says. Every struct starts with struct_size, set to this
-binding's ctypes.sizeof when it is created: the library reads and writes only that many bytes, so the
-binding keeps working with a newer libh5pack.
+No struct of the library is written here field by field: load() builds h5pack_config and the enum names
+from the library's parameter table (h5pack_param_table, reader/api/params.c), and h5pack_info,
+h5pack_batch, h5pack_stats, h5pack_file_desc and h5pack_crop_box from its field tables
+(h5pack_struct_fields, reader/api/api_structs.c), checking each field's offset and size against ctypes'
+layout; tests/python/test_abi.py compares them with what a C compiler says of the header. Every struct
+starts with struct_size, set to its ctypes.sizeof when it is created: the library reads and writes only
+that many bytes.
 """
+import collections
 import ctypes
 import glob
 import os
@@ -17,10 +19,10 @@ MAX_CHANNELS = 4
 ORDERS, DEVICES, DTYPES, LAYOUTS, NORMS, CROPS, ECHO_MODES, PATCH_MODES = {}, {}, {}, {}, {}, {}, {}, {}
 _ENUM_FIELDS = {"order": ORDERS, "device": DEVICES, "dtype": DTYPES, "output_layout": LAYOUTS, "norm": NORMS,
                 "crop": CROPS, "echo_mode": ECHO_MODES, "patch_mode": PATCH_MODES}
-OK, END, EINVAL, ESTATE, EINTERNAL = 0, 1, -1, -10, -11
+OK, END, EINVAL, ENOTFOUND, ESTATE, EINTERNAL = 0, 1, -1, -7, -10, -11
 
 _c_size = ctypes.c_size_t
-_u64, _u32, _i64 = ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int64
+_u64, _u32 = ctypes.c_uint64, ctypes.c_uint32
 _floats = ctypes.c_float * MAX_CHANNELS
 
 
@@ -39,10 +41,14 @@ class Param(ctypes.Structure):
                 ("doc", ctypes.c_char_p)]
 
 
-# h5pack_param_type -> the ctypes type of such a field
+# h5pack_param_type, in its order: the kind of a parameter, and the ctypes type of such a field
+PARAM_KINDS = ("size", "u32", "u64", "int", "enum", "double", "floats", "string", "pointer")
 _PARAM_CTYPES = (_c_size, _u32, _u64, ctypes.c_int, ctypes.c_int, ctypes.c_double, _floats, ctypes.c_char_p,
                  ctypes.c_void_p)
 Config = None  # h5pack_config, built by load() from the library's table
+# A row of the table as plain values: kind from PARAM_KINDS, enum_names a tuple (enums) or None.
+ParamRow = collections.namedtuple("ParamRow", "name kind offset size min max enum_names doc")
+PARAMS = {}  # parameter name -> ParamRow, filled by load()
 
 
 def _read_params(lib):
@@ -50,7 +56,9 @@ def _read_params(lib):
     fn.restype, fn.argtypes = ctypes.POINTER(Param), [ctypes.POINTER(_c_size)]
     n = _c_size(0)
     table = fn(ctypes.byref(n))
-    return [table[i] for i in range(n.value)]
+    return [ParamRow(p.name.decode(), PARAM_KINDS[p.type], p.offset, p.size, p.min, p.max,
+                     tuple(p.enum_names.decode().split(",")) if p.enum_names else None, p.doc.decode())
+            for p in (table[i] for i in range(n.value))]
 
 
 _CONFIG_TYPES = {}  # one class per layout: a second load() of the same library must not make another type
@@ -58,122 +66,104 @@ _CONFIG_TYPES = {}  # one class per layout: a second load() of the same library 
 
 def _config_type(params):
     """The ctypes h5pack_config of this table; ImportError when ctypes would lay a field out elsewhere."""
-    fields = [("struct_size", _c_size)] + [(p.name.decode(), _PARAM_CTYPES[p.type]) for p in params]
-    key = tuple((p.name, p.type, p.offset, p.size) for p in params)
+    fields = [("struct_size", _c_size)] + [(p.name, _PARAM_CTYPES[PARAM_KINDS.index(p.kind)]) for p in params]
+    key = tuple(params)
     if key in _CONFIG_TYPES:
         return _CONFIG_TYPES[key]
     cls = type("Config", (_Sized,), {"_fields_": fields})
     for p in params:
-        f = getattr(cls, p.name.decode())
+        f = getattr(cls, p.name)
         if f.offset != p.offset or f.size != p.size:
-            raise ImportError(f"h5pack: config field {p.name.decode()} at {f.offset} ({f.size} bytes) here, "
+            raise ImportError(f"h5pack: config field {p.name} at {f.offset} ({f.size} bytes) here, "
                               f"{p.offset} ({p.size}) in the library")
     _CONFIG_TYPES[key] = cls
     return cls
 
 
 def _publish(params, config):
-    """Makes CONFIG and the table's enum names this module's."""
+    """Makes CONFIG, the table's rows and its enum names this module's."""
     global Config
     Config = STRUCTS["h5pack_config"] = config
+    PARAMS.clear()
+    PARAMS.update({p.name: p for p in params})
     for p in params:
-        name = p.name.decode()
-        if name in _ENUM_FIELDS:
-            _ENUM_FIELDS[name].clear()
-            _ENUM_FIELDS[name].update({n: v for v, n in enumerate(p.enum_names.decode().split(","))})
+        if p.name in _ENUM_FIELDS:
+            _ENUM_FIELDS[p.name].clear()
+            _ENUM_FIELDS[p.name].update({n: v for v, n in enumerate(p.enum_names)})
 
 
-class Info(_Sized):
-    _fields_ = [
-        ("struct_size", _c_size),
-        ("n_samples", _u64),
-        ("channels", _u32),
-        ("height", _u32),
-        ("width", _u32),
-        ("input_layout", ctypes.c_int),
-        ("output_layout", ctypes.c_int),
-        ("dtype", ctypes.c_int),
-        ("has_labels", ctypes.c_int),
-        ("n_classes", _u32),
-        ("samples_per_chunk", _u64),
-        ("n_chunks", _u64),
-        ("chunk_bytes", _u64),
-        ("compressed", ctypes.c_int),
-        ("fast_path", ctypes.c_int),
-        ("cache_chunks", _c_size),
-        ("window", _c_size),
-        ("threads", ctypes.c_int),
-        ("samples_per_epoch", _u64),
-        ("batches_per_epoch", _u64),
-        ("device", ctypes.c_int),
-        ("device_name", ctypes.c_char * 64),
-        ("device_bytes", _u64),
-        ("pinned_bytes", _u64),
-        ("mean", _floats),
-        ("std", _floats),
-        ("crop", ctypes.c_int),
-        ("output_height", _u32),
-        ("output_width", _u32),
-        ("max_output_height", _u32),
-        ("max_output_width", _u32),
-        ("echo_mode", ctypes.c_int),
-        ("ring_slots", ctypes.c_int),
-        ("echo_pool_bytes", _u64),
-        ("order_fingerprint", _u64),
-        ("label_columns", _u32),
-        ("label_rank", ctypes.c_int),
-        ("labels_are_float", ctypes.c_int),
-        ("several_sizes", ctypes.c_int),
-        ("patch_size", _u32),
-        ("tile", _u32),
-    ]
+class StructField(ctypes.Structure):
+    """h5pack_struct_field: one field of another public struct (h5pack_struct_fields)."""
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_char_p), ("offset", _c_size), ("size", _c_size)]
 
 
-class CropBox(ctypes.Structure):
-    _fields_ = [("y", ctypes.c_int32), ("x", ctypes.c_int32), ("height", ctypes.c_int32),
-                ("width", ctypes.c_int32), ("flip", ctypes.c_int32)]
+# The C types h5pack_struct_fields names -> ctypes (pointers are addresses, enums ints; "T[N]" an array).
+_FIELD_CTYPES = {"size_t": _c_size, "uint64_t": _u64, "uint32_t": _u32, "int": ctypes.c_int,
+                 "int32_t": ctypes.c_int32, "double": ctypes.c_double, "float": ctypes.c_float, "char": ctypes.c_char}
 
 
-class Batch(_Sized):
-    _fields_ = [
-        ("struct_size", _c_size),
-        ("data", ctypes.c_void_p),
-        ("labels", ctypes.c_void_p),
-        ("labels_device", ctypes.c_void_p),
-        ("indices", ctypes.c_void_p),
-        ("count", _c_size),
-        ("bytes", _c_size),
-        ("epoch", _u64),
-        ("index", _u64),
-        ("echo", _u32),
-        ("on_device", ctypes.c_int),
-        ("cuda_event", ctypes.c_void_p),
-        ("token", _u64),
-        ("boxes", ctypes.POINTER(CropBox)),
-        ("height", _u32),
-        ("width", _u32),
-        ("label_columns", _u32),
-        ("labels_float", ctypes.c_void_p),
-        ("labels_float_device", ctypes.c_void_p),
-        ("where", ctypes.c_void_p),
-    ]
+def _field_ctype(c_type):
+    if c_type.endswith("*"):
+        return ctypes.c_void_p
+    if c_type.endswith("]"):
+        element, count = c_type[:-1].split("[")
+        return _field_ctype(element) * int(count)
+    if c_type.startswith("h5pack_"):  # an h5pack enum
+        return ctypes.c_int
+    return _FIELD_CTYPES[c_type]
 
 
-class Stats(_Sized):
-    _fields_ = [("struct_size", _c_size)] + [(name, _u64) for name in (
-        "samples", "batches", "batches_fresh", "batches_echoed", "epochs_completed", "chunk_hits",
-        "chunk_misses", "bytes_read", "bytes_inflated", "bytes_needed")] + [(name, ctypes.c_double) for name in (
-            "read_amplification", "hit_rate", "elapsed_s", "stall_s", "busy_read_s", "busy_inflate_s",
-            "busy_assemble_s", "busy_convert_s", "busy_copy_s")] + [
-        ("device_bytes", _u64),
-        ("cache_bytes_used", _u64),
-    ]
+def _read_fields(lib, struct_name):
+    fn = lib.h5pack_struct_fields
+    fn.restype, fn.argtypes = ctypes.POINTER(StructField), [ctypes.c_char_p, ctypes.POINTER(_c_size)]
+    n = _c_size(0)
+    rows = fn(struct_name.encode(), ctypes.byref(n))
+    if not n.value:
+        raise ImportError(f"h5pack: the library describes no {struct_name}")
+    return [(rows[i].name.decode(), rows[i].type.decode(), rows[i].offset, rows[i].size) for i in range(n.value)]
 
 
-STRUCTS = {"h5pack_config": None, "h5pack_info": Info, "h5pack_batch": Batch, "h5pack_stats": Stats}
+_STRUCT_TYPES = {}  # one class per layout, as for Config
+
+
+def _struct_type(lib, struct_name, base):
+    """The ctypes copy of STRUCT_NAME as the library lays it out; ImportError when ctypes would place a
+    field elsewhere."""
+    rows = _read_fields(lib, struct_name)
+    key = (struct_name, tuple(rows))
+    if key not in _STRUCT_TYPES:
+        cls = type(struct_name, (base,), {"_fields_": [(name, _field_ctype(t)) for name, t, _, _ in rows]})
+        for name, t, offset, size in rows:
+            f = getattr(cls, name)
+            if f.offset != offset or f.size != size:
+                raise ImportError(f"h5pack: {struct_name}.{name} ({t}) at {f.offset} ({f.size} bytes) here, "
+                                  f"{offset} ({size}) in the library")
+        _STRUCT_TYPES[key] = cls
+    return _STRUCT_TYPES[key]
+
+
+# The public structs the binding uses, built by load() from the library's field tables (h5pack_struct_fields):
+# name -> the base class (a struct starting with struct_size, or a plain array element).
+_STRUCT_BASES = {"h5pack_info": _Sized, "h5pack_batch": _Sized, "h5pack_stats": _Sized, "h5pack_file_desc": _Sized,
+                 "h5pack_crop_box": ctypes.Structure}
+Info = Batch = Stats = FileDesc = CropBox = None
+STRUCTS = {"h5pack_config": None, "h5pack_info": None, "h5pack_batch": None, "h5pack_stats": None,
+           "h5pack_file_desc": None}
 # Array elements the library writes (a batch's boxes): fixed layout, no struct_size; versioned through the
 # struct that points at them.
-ELEMENTS = {"h5pack_crop_box": CropBox}
+ELEMENTS = {"h5pack_crop_box": None}
+
+
+def _read_structs(lib):
+    return {name: _struct_type(lib, name, base) for name, base in _STRUCT_BASES.items()}
+
+
+def _publish_structs(structs):
+    global Info, Batch, Stats, FileDesc, CropBox
+    Info, Batch, Stats = structs["h5pack_info"], structs["h5pack_batch"], structs["h5pack_stats"]
+    FileDesc, CropBox = structs["h5pack_file_desc"], structs["h5pack_crop_box"]
+    for name, cls in structs.items():
+        (ELEMENTS if name in ELEMENTS else STRUCTS)[name] = cls
 
 
 def _package_dir():
@@ -227,8 +217,9 @@ def library_candidates():
     return _package_candidates() + _build_tree_candidates() + _install_candidates() + ["libh5pack.so.0"]
 
 
-def _declare(lib, config):
+def _declare(lib, config, structs):
     P = ctypes.POINTER
+    Info, Batch, Stats = structs["h5pack_info"], structs["h5pack_batch"], structs["h5pack_stats"]
     sigs = {
         "h5pack_version_string": (ctypes.c_char_p, []),
         "h5pack_strerror": (ctypes.c_char_p, [ctypes.c_int]),
@@ -247,6 +238,8 @@ def _declare(lib, config):
         "h5pack_trim": (None, []),
         "h5pack_read_image": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint64, P(ctypes.c_uint8), _c_size,
                                              P(ctypes.c_uint64), ctypes.c_char_p, _c_size]),
+        "h5pack_describe": (ctypes.c_int, [ctypes.c_char_p, P(config), P(structs["h5pack_file_desc"]),
+                                           ctypes.c_char_p, _c_size]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -274,8 +267,8 @@ def load():
         try:
             lib = ctypes.CDLL(path)
             params = _read_params(lib)
-            config = _config_type(params)
-            _declare(lib, config)
+            config, structs = _config_type(params), _read_structs(lib)
+            _declare(lib, config, structs)
             _check_config_layout(lib, config)
         except (OSError, AttributeError, ImportError) as e:
             # AttributeError: a symbol missing; ImportError: another layout (a stale build tree): try the next.
@@ -283,6 +276,7 @@ def load():
             continue
         lib.path_ = path
         _publish(params, config)
+        _publish_structs(structs)
         return lib
     raise ImportError("h5pack: cannot load libh5pack.so (build the project, or set H5PACK_LIBRARY to the "
                       "library's path); tried:\n  " + "\n  ".join(errors or ["(no candidate found)"]))

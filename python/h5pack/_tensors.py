@@ -1,7 +1,7 @@
 """Torch tensors over reader memory: images without a copy (host: buffer protocol; device: CUDA array
 interface), labels and indices as copies (they are tiny, and a user keeps them: docs/python.md, "Zero
 copy"). An image tensor is made with set_() on the memory's storage, so it is no view of another tensor
-(no _base): copy-on-hold (_hold.py) can then move it onto a private copy in place."""
+(no _base): copy-on-hold (_copy_on_hold.py) can then move it onto a private copy in place."""
 import ctypes
 
 import torch
@@ -42,7 +42,7 @@ def _on_memory_of(base, h5_dtype, shape, strides):
 def host_tensor(address, nbytes, h5_dtype, shape, owner, strides=None):
     """(tensor, exporter): a tensor of SHAPE (and STRIDES, in elements) over NBYTES of host memory at
     ADDRESS, without a copy. The exporter, a ctypes buffer, lives exactly as long as some tensor uses that
-    memory (_hold.py watches it); it keeps OWNER (the Loader) alive, so garbage collection never closes the
+    memory (_copy_on_hold.py watches it); it keeps OWNER (the Loader) alive, so garbage collection never closes the
     reader under a tensor."""
     buf = (ctypes.c_uint8 * nbytes).from_address(address)
     buf.h5pack_owner = owner

@@ -8,7 +8,7 @@ import weakref
 
 import torch
 
-from . import _convert, _habits, _hold, _labels, _lib, _resume, _sizes, _tensors
+from . import _convert, _copy_on_hold, _dataloader_args, _labels, _lib, _norm, _params, _resume, _sizes, _tensors
 from ._structs import _info_dict, _struct_dict
 
 _LIB = None
@@ -35,18 +35,19 @@ class H5packValueError(H5packError, ValueError):
     options raise ValueError whether Python or the library catches them."""
 
 
-# The library's messages name h5pack_config fields; a Python user wrote the Loader's keywords.
-_KEYWORDS = (("cache_bytes", "cache"), ("random_crop_padding", "crop_padding"), ("random_flip", "flip"),
-             ("output_layout", "layout"), ("images_dataset", "images"), ("labels_dataset", "labels"))
-
-
 def _error(code, reader, what):
-    detail = lib().h5pack_last_error(reader) or b""
+    """The exception for CODE, with the library's detail for READER (h5pack_last_error)."""
+    return error_from(code, (lib().h5pack_last_error(reader) or b"").decode(errors="replace"), what)
+
+
+def error_from(code, detail, what):
+    """The exception for CODE: "WHAT: " then the library's DETAIL (its generic text when there is none);
+    refused values (EINVAL) as H5packValueError, named by the keywords the user wrote."""
     generic = lib().h5pack_strerror(code).decode()
-    text = detail.decode(errors="replace") or generic
+    text = detail or generic
     if code == _lib.EINVAL:
-        for field, keyword in _KEYWORDS:
-            text = re.sub(rf"\b{field}\b", keyword, text)
+        for param, keyword in _params.LIBRARY_NAMES.items():
+            text = re.sub(rf"\b{param}\b", keyword, text)
     cls = H5packValueError if code == _lib.EINVAL else H5packError
     return cls(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
 
@@ -135,49 +136,33 @@ class Loader:
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
                  timeline_interval=None, input_layout="auto", memory_format=None, patch=None, overlap=0,
                  patch_mode=None, patches_per_epoch=None, **dataloader_args):
-        _habits.refuse_dataloader_args(dataloader_args, f"h5pack.{type(self).__name__}")
+        _dataloader_args.refuse(dataloader_args, f"h5pack.{type(self).__name__}")
         self._reader, self._api_name = None, f"h5pack.{type(self).__name__}"  # Loader or Patches, in messages
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
-        self._held = collections.deque()  # _hold.Held of the deliveries not given back yet
-        self._pinned = []  # given back by the user but still read through views (_hold.py)
-        prefetch = _convert.int_option(prefetch, "prefetch", 0, _convert.I32_MAX)
-        if prefetch < 2:
-            raise ValueError(f"prefetch={prefetch}: the Loader needs at least 2 buffers (one held by the "
-                             f"training step, one being filled)")
-        # Default: hold up to prefetch - 1 batches, so the one a plain `for x, y in loader` still binds
-        # while the next is fetched is not copied (batches nobody references go back at once); echoes
-        # share their batch's buffers, so there each delivery goes back before the next.
-        keep = (prefetch - 1 if int(echo) <= 1 else 1) if keep is None else keep
-        keep = _convert.int_option(keep, "keep", 0, _convert.I32_MAX)
-        if not 1 <= keep <= prefetch - 1:
-            raise ValueError(f"keep={keep} must be between 1 and prefetch - 1 = {prefetch - 1}")
-        if keep > 1 and int(echo) > 1 and not copy:
-            # The reader delivers the echoes of a batch in the same buffers and refuses the next echo while
-            # the previous delivery is held: keep > 1 would fail at the second batch.
-            raise ValueError(f"keep={keep} with echo={echo}: the echoes of a batch share its buffers, so each "
-                             f"is valid only until the next one; use keep=1 (and .clone()) or copy=True")
-        self._keep, self._copy, self._return_indices = keep, copy, bool(with_indices or return_indices)
+        self._held = collections.deque()  # _copy_on_hold.Held of the deliveries not given back yet
+        self._pinned = []  # given back by the user but still read through views (_copy_on_hold.py)
+        self.path = os.fspath(path)
+        # the keywords that set parameters, as called: the alias map (_params.py) says what each sets
+        called = locals()
+        given = {k: v for k, v in called.items() if k in _params.BY_KEYWORD}
+        given["rank"], given["world"] = _resume.job_rank_world(rank, world)
+        given["layout"] = self._memory_format(memory_format, layout)
+        if patch and patch_mode is None:
+            given["patch_mode"] = "random"  # training patches unless told otherwise (Patches: sliding)
+        cfg = _default_config()
+        _params.configure(cfg, given)
+        self._norm_values = _norm.count(norm)
+        self._set_device(cfg, device)
+        self._echo_factor, self._gpu = max(1, cfg.echo), cfg.gpu_id
+        self._keep = self._keep_option(keep, int(cfg.prefetch), int(cfg.echo), copy)
+        self._copy, self._return_indices = copy, bool(with_indices or return_indices)
         self._copies = 0  # held image tensors moved onto their own copy (copy-on-hold), for tests and stats
         self._last_boxes = self._last_where = None
-        self.path = os.fspath(path)
-        dtype, layout = _habits.dtype_name(dtype), self._memory_format(memory_format, layout)
-        cfg = self._config(batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
-                           layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels,
-                           device_memory_limit)
-        _convert.set_crop(cfg, crop, output_size, max_output_size, scale, ratio, center_ratio)
-        cfg.echo_mode = _convert.enum_value(_lib.ECHO_MODES, echo_mode, "echo_mode")
-        _convert.set_patch(cfg, patch, overlap, patch_mode, patches_per_epoch)
-        # how the file stores its images: "auto" = its "layout" attribute, else inferred from the shape
-        cfg.input_layout = _convert.enum_value(_lib.LAYOUTS, input_layout, "input_layout")
-        # timeline: None = $H5PACK_TIMELINE (if set), "" = none, else the CSV file (docs/stats.md "Timeline")
-        if timeline is not None:
-            cfg.timeline_path = os.fsencode(timeline)
-        cfg.timeline_interval_s = float(timeline_interval or 0)
         self._cfg, self._ranks_checked, self._live_iter = cfg, False, None
         self._restored = False  # load_state_dict put the stream mid-epoch on purpose: the next for continues
         self._sizes = _sizes.OutputSizes((cfg.output_height, cfg.output_width))  # set_output_size's, for reopens
         self._open_at(0, 0, 0)
-        _hold.LIVE.add(self)
+        _copy_on_hold.LIVE.add(self)
         channels, given = int(self._info.channels), self._norm_values
         if given not in (None, 1, channels):
             self.close()
@@ -220,6 +205,24 @@ class Loader:
 
     # ---- configuration ------------------------------------------------------------------------------
 
+    @staticmethod
+    def _keep_option(keep, prefetch, echo, copy):
+        """How many still-referenced batches are held zero-copy: by default prefetch - 1, so the one a plain
+        `for x, y in loader` still binds while the next is fetched is not copied (batches nobody
+        references go back at once); echoes share their batch's buffers, so there each delivery goes back
+        before the next, and so does every batch with a ring of one buffer (prefetch=1)."""
+        most = max(1, prefetch - 1)
+        keep = (most if echo <= 1 else 1) if keep is None else keep
+        keep = _convert.int_option(keep, "keep", 0, _convert.I32_MAX)
+        if not 1 <= keep <= most:
+            raise ValueError(f"keep={keep} must be between 1 and {'prefetch - 1 = ' if prefetch > 1 else ''}{most}")
+        if keep > 1 and echo > 1 and not copy:
+            # The reader delivers the echoes of a batch in the same buffers and refuses the next echo while
+            # the previous delivery is held: keep > 1 would fail at the second batch.
+            raise ValueError(f"keep={keep} with echo={echo}: the echoes of a batch share its buffers, so each "
+                             f"is valid only until the next one; use keep=1 (and .clone()) or copy=True")
+        return keep
+
     def _memory_format(self, memory_format, layout):
         """memory_format=torch.channels_last: (B, C, H, W) tensors with channels-last strides (the reader
         writes NHWC); returns the layout the reader writes."""
@@ -234,38 +237,8 @@ class Loader:
         self._channels_last = True
         return "nhwc"
 
-    def _config(self, batch_size, order, cache, echo, device, seed, rank, world, epochs, threads, dtype,
-                layout, norm, flip, crop_padding, drop_last, window, prefetch, images, labels, memlimit):
-        cfg = _default_config()
-        for name, value in (("images", images), ("labels", labels)):
-            if not isinstance(value, str) and not (name == "labels" and value is None):
-                raise ValueError(f"{name}={value!r}: expected a dataset name (str)")
-        self._names = (images.encode(), (labels or "").encode())  # kept alive while cfg points at them
-        cfg.images_dataset, cfg.labels_dataset = self._names
-        n, u64, u32, i32 = _convert.int_option, _convert._U64_MAX, _convert.U32_MAX, _convert.I32_MAX
-        try:
-            cache_bytes = _convert.parse_size(cache)
-        except ValueError as e:
-            raise ValueError(f"cache={cache!r}: {e}") from None
-        cfg.batch_size, cfg.cache_bytes = n(batch_size, "batch_size", 1, u64), cache_bytes
-        cfg.order = _convert.enum_value(_lib.ORDERS, order, "order")
-        cfg.window, cfg.seed = n(window or 0, "window", 0, u64), n(seed, "seed", 0, u64)
-        rank, world = _resume.job_rank_world(rank, world)
-        cfg.rank, cfg.world = n(rank, "rank", 0, u32), n(world, "world", 1, u32)
-        cfg.drop_last, cfg.echo = int(bool(drop_last)), n(echo, "echo", 1, u32)
-        cfg.epochs = n(epochs or 0, "epochs", 0, u64)
-        cfg.threads, cfg.prefetch = n(threads or 0, "threads", 0, i32), n(prefetch, "prefetch", 2, i32)
-        cfg.dtype = _convert.enum_value(_lib.DTYPES, dtype, "dtype")
-        cfg.output_layout = _convert.enum_value(_lib.LAYOUTS, layout, "layout")
-        self._norm_values = _convert.set_norm(cfg, norm)
-        cfg.random_flip, cfg.random_crop_padding = int(bool(flip)), n(crop_padding, "crop_padding", 0, i32)
-        cfg.device_memory_limit = _convert.parse_size(memlimit)
-        self._set_device(cfg, device)
-        self._echo_factor, self._gpu = max(1, cfg.echo), cfg.gpu_id
-        return cfg
-
     def _set_device(self, cfg, device):
-        cfg.device, cfg.gpu_id = _convert.parse_device(device)
+        """The device the library was given (cfg.device, cfg.gpu_id), as torch can use it."""
         torch_cuda = torch.cuda.is_available()
         if cfg.device == _lib.DEVICES["auto"] and not torch_cuda:
             cfg.device = _lib.DEVICES["cpu"]  # tensors torch could not use: let the library stay on the CPU
@@ -375,7 +348,7 @@ class Loader:
             finally:
                 del exporter
                 self._release(b)
-        self._held.append(_hold.Held(b, out[0], exporter, self._deliveries - 1))
+        self._held.append(_copy_on_hold.Held(b, out[0], exporter, self._deliveries - 1))
         return out
 
     def _give_back_unused(self):
@@ -436,7 +409,7 @@ class Loader:
             h, w, c = sample
             shape, strides = (b.count, c, h, w), (h * w * c, 1, w * c, c)
         expected = b.count * sample[0] * sample[1] * sample[2] * _tensors.element_size(dt)
-        self._last_boxes = _tensors.host_boxes(ctypes.cast(b.boxes, ctypes.c_void_p).value, b.count)
+        self._last_boxes = _tensors.host_boxes(b.boxes, b.count)
         self._last_where = _tensors.host_int64(b.where, 3 * b.count).view(b.count, 3) if b.where else None
         if b.bytes != expected:
             raise H5packError(_lib.EINTERNAL, f"{self.path}: batch holds {b.bytes} bytes, expected {expected}")
@@ -484,7 +457,7 @@ class Loader:
         last batch yielded), at most max_output_size. Progressive resizing without reopening; a reopen
         into that epoch or a later one (the next ``for`` after a ``break``, ``set_epoch``) keeps it."""
         self._check_open()
-        h, w = _convert._size_pair(size, "size")
+        h, w = _params.output_size(size, "size")
         rc = lib().h5pack_set_output_size(self._reader, h, w)
         if rc < 0:
             raise _error(rc, self._reader, f"{self.path}: set_output_size({size!r})")
@@ -578,7 +551,7 @@ class Loader:
         if gpu_copies:  # the copies read the reader's memory: done before it is freed
             torch.cuda.current_stream(self._stream.device).synchronize()
         if in_use:
-            _hold.DeferredClose(reader, [e for e in in_use if e is not None], lambda: _LIB)
+            _copy_on_hold.DeferredClose(reader, [e for e in in_use if e is not None], lambda: _LIB)
         else:
             lib().h5pack_close(reader)
 
@@ -589,8 +562,9 @@ class Loader:
         self.close()
 
     def __del__(self):
-        # Loaders open at exit were closed by _hold.close_live (atexit, torch whole); in finalisation torch may
-        # be half torn down (moving a held batch then crashed): the process is ending, its memory goes with it.
+        # Loaders open at exit were closed by _copy_on_hold.close_live (atexit, torch whole); in finalisation
+        # torch may be half torn down (moving a held batch then crashed): the process is ending, its memory
+        # goes with it.
         if getattr(self, "_reader", None) is not None and _LIB is not None and not sys.is_finalizing():
             self.close()
 

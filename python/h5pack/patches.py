@@ -2,7 +2,6 @@
 window of every image, h5pack.Stitcher puts per-patch outputs back together into per-image maps."""
 import torch
 
-from . import _convert
 from .loader import Loader
 
 
@@ -41,9 +40,11 @@ class Patches(Loader):
             if bad in kwargs:
                 raise ValueError(f"h5pack.Patches does not take {bad}= (sliding windows in file order; "
                                  f"h5pack.Loader(path, patch=S) draws random training patches)")
-        self.patch_size, self.overlap = _convert.int_option(size, "size", 1, 65535), int(overlap)
+        if not size:  # patch_size 0 is the table's "whole images": nothing to slide
+            raise ValueError(f"size={size!r}: the side of the square patches, at least 1")
         super().__init__(path, batch_size=batch_size, device=device, dtype=dtype, layout=layout, patch=size,
                          overlap=overlap, patch_mode="sliding", order="sequential", **kwargs)
+        self.patch_size, self.overlap = int(self._cfg.patch_size), int(self._cfg.patch_overlap)  # as checked
         self._names = None
 
     def _wrap(self, b):

@@ -1,5 +1,6 @@
 /* api_structs.h - the public structs of h5pack.h and h5pack_sim.h as the size-versioned convention sees them (common/abi.h):
- * their first-release sizes and descriptors, and the config every entry point works on. Internal. */
+ * their first-release sizes and descriptors, and the config every entry point works on. Internal. Their
+ * fields, one X-macro list per struct, are api_structs.c's (public as h5pack_struct_fields()). */
 #ifndef H5PACK_API_STRUCTS_H
 #define H5PACK_API_STRUCTS_H
 

@@ -1,11 +1,15 @@
-/* Prints the size of every public struct of include/h5pack.h and the offset of each field, one per line
- * ("h5pack_config.batch_size 16"). test_abi.py compares them with the ctypes mirror in python/h5pack/_lib.py.
- * The field list is the binding's: a field missing from the header does not compile, one missing from the
- * binding shows as a size mismatch. Also the enum values, constants and the version numbers. */
+/* Prints the size of every public struct of include/h5pack.h (and h5pack_sim.h) and the offset of each
+ * field, one per line ("h5pack_config.batch_size 16"). test_abi.py compares them with the ctypes structs
+ * python/h5pack/_lib.py builds from the library's tables (h5pack_param_table, h5pack_struct_fields).
+ * Written here by hand, apart from those tables: a field missing from the header does not compile, one
+ * missing from a table shows as a mismatch (also a field appended into a struct's tail padding, which the
+ * tables' own checks cannot see).
+ * Also the enum values, constants and the version numbers. */
 #include <stddef.h>
 #include <stdio.h>
 
 #include "h5pack.h"
+#include "h5pack_sim.h"
 
 int main(void)
 {
@@ -128,6 +132,47 @@ int main(void)
     printf("h5pack_crop_box.width %zu\n", offsetof(h5pack_crop_box, width));
     printf("h5pack_crop_box.flip %zu\n", offsetof(h5pack_crop_box, flip));
     printf("h5pack_stats size %zu\n", sizeof(h5pack_stats));
+    printf("h5pack_file_desc size %zu\n", sizeof(h5pack_file_desc));
+    printf("h5pack_file_desc.struct_size %zu\n", offsetof(h5pack_file_desc, struct_size));
+    printf("h5pack_file_desc.format_version %zu\n", offsetof(h5pack_file_desc, format_version));
+    printf("h5pack_file_desc.file_bytes %zu\n", offsetof(h5pack_file_desc, file_bytes));
+    printf("h5pack_file_desc.n_samples %zu\n", offsetof(h5pack_file_desc, n_samples));
+    printf("h5pack_file_desc.channels %zu\n", offsetof(h5pack_file_desc, channels));
+    printf("h5pack_file_desc.height %zu\n", offsetof(h5pack_file_desc, height));
+    printf("h5pack_file_desc.width %zu\n", offsetof(h5pack_file_desc, width));
+    printf("h5pack_file_desc.layout %zu\n", offsetof(h5pack_file_desc, layout));
+    printf("h5pack_file_desc.image_bytes %zu\n", offsetof(h5pack_file_desc, image_bytes));
+    printf("h5pack_file_desc.chunked %zu\n", offsetof(h5pack_file_desc, chunked));
+    printf("h5pack_file_desc.samples_per_chunk %zu\n", offsetof(h5pack_file_desc, samples_per_chunk));
+    printf("h5pack_file_desc.n_chunks %zu\n", offsetof(h5pack_file_desc, n_chunks));
+    printf("h5pack_file_desc.chunk_bytes %zu\n", offsetof(h5pack_file_desc, chunk_bytes));
+    printf("h5pack_file_desc.stored_bytes %zu\n", offsetof(h5pack_file_desc, stored_bytes));
+    printf("h5pack_file_desc.compressed %zu\n", offsetof(h5pack_file_desc, compressed));
+    printf("h5pack_file_desc.n_filters %zu\n", offsetof(h5pack_file_desc, n_filters));
+    printf("h5pack_file_desc.filters %zu\n", offsetof(h5pack_file_desc, filters));
+    printf("h5pack_file_desc.read_path %zu\n", offsetof(h5pack_file_desc, read_path));
+    printf("h5pack_file_desc.fast_path %zu\n", offsetof(h5pack_file_desc, fast_path));
+    printf("h5pack_file_desc.mapped %zu\n", offsetof(h5pack_file_desc, mapped));
+    printf("h5pack_file_desc.has_labels %zu\n", offsetof(h5pack_file_desc, has_labels));
+    printf("h5pack_file_desc.n_classes %zu\n", offsetof(h5pack_file_desc, n_classes));
+    printf("h5pack_file_desc.has_pixel_stats %zu\n", offsetof(h5pack_file_desc, has_pixel_stats));
+    printf("h5pack_file_desc.mean %zu\n", offsetof(h5pack_file_desc, mean));
+    printf("h5pack_file_desc.std %zu\n", offsetof(h5pack_file_desc, std));
+    printf("h5pack_file_desc.output_layout %zu\n", offsetof(h5pack_file_desc, output_layout));
+    printf("h5pack_file_desc.dtype %zu\n", offsetof(h5pack_file_desc, dtype));
+    printf("h5pack_file_desc.cache_chunks %zu\n", offsetof(h5pack_file_desc, cache_chunks));
+    printf("h5pack_file_desc.window %zu\n", offsetof(h5pack_file_desc, window));
+    printf("h5pack_file_desc.threads %zu\n", offsetof(h5pack_file_desc, threads));
+    printf("h5pack_file_desc.samples_per_epoch %zu\n", offsetof(h5pack_file_desc, samples_per_epoch));
+    printf("h5pack_file_desc.batches_per_epoch %zu\n", offsetof(h5pack_file_desc, batches_per_epoch));
+    printf("h5pack_file_desc.chunks_per_slab %zu\n", offsetof(h5pack_file_desc, chunks_per_slab));
+    printf("h5pack_file_desc.order_fingerprint %zu\n", offsetof(h5pack_file_desc, order_fingerprint));
+    printf("h5pack_file_desc.label_columns %zu\n", offsetof(h5pack_file_desc, label_columns));
+    printf("h5pack_file_desc.label_rank %zu\n", offsetof(h5pack_file_desc, label_rank));
+    printf("h5pack_file_desc.labels_are_float %zu\n", offsetof(h5pack_file_desc, labels_are_float));
+    printf("h5pack_file_desc.chunk_order_cache_min %zu\n", offsetof(h5pack_file_desc, chunk_order_cache_min));
+    printf("h5pack_file_desc.several_sizes %zu\n", offsetof(h5pack_file_desc, several_sizes));
+    printf("h5pack_file_desc.tile %zu\n", offsetof(h5pack_file_desc, tile));
     printf("h5pack_stats.struct_size %zu\n", offsetof(h5pack_stats, struct_size));
     printf("h5pack_stats.samples %zu\n", offsetof(h5pack_stats, samples));
     printf("h5pack_stats.batches %zu\n", offsetof(h5pack_stats, batches));
@@ -150,6 +195,31 @@ int main(void)
     printf("h5pack_stats.busy_copy_s %zu\n", offsetof(h5pack_stats, busy_copy_s));
     printf("h5pack_stats.device_bytes %zu\n", offsetof(h5pack_stats, device_bytes));
     printf("h5pack_stats.cache_bytes_used %zu\n", offsetof(h5pack_stats, cache_bytes_used));
+    printf("h5pack_sim_params size %zu\n", sizeof(h5pack_sim_params));
+    printf("h5pack_sim_params.struct_size %zu\n", offsetof(h5pack_sim_params, struct_size));
+    printf("h5pack_sim_params.policy %zu\n", offsetof(h5pack_sim_params, policy));
+    printf("h5pack_sim_params.cache_bytes %zu\n", offsetof(h5pack_sim_params, cache_bytes));
+    printf("h5pack_sim_params.hdf5_nslots %zu\n", offsetof(h5pack_sim_params, hdf5_nslots));
+    printf("h5pack_sim_params.hdf5_w0 %zu\n", offsetof(h5pack_sim_params, hdf5_w0));
+    printf("h5pack_sim_params.order %zu\n", offsetof(h5pack_sim_params, order));
+    printf("h5pack_sim_params.chunk_samples %zu\n", offsetof(h5pack_sim_params, chunk_samples));
+    printf("h5pack_sim_result size %zu\n", sizeof(h5pack_sim_result));
+    printf("h5pack_sim_result.struct_size %zu\n", offsetof(h5pack_sim_result, struct_size));
+    printf("h5pack_sim_result.accesses %zu\n", offsetof(h5pack_sim_result, accesses));
+    printf("h5pack_sim_result.hits %zu\n", offsetof(h5pack_sim_result, hits));
+    printf("h5pack_sim_result.misses %zu\n", offsetof(h5pack_sim_result, misses));
+    printf("h5pack_sim_result.hit_rate %zu\n", offsetof(h5pack_sim_result, hit_rate));
+    printf("h5pack_sim_result.bytes_read %zu\n", offsetof(h5pack_sim_result, bytes_read));
+    printf("h5pack_sim_result.read_amplification %zu\n", offsetof(h5pack_sim_result, read_amplification));
+    printf("h5pack_sim_result.bytes_needed %zu\n", offsetof(h5pack_sim_result, bytes_needed));
+    printf("h5pack_sim_result.order %zu\n", offsetof(h5pack_sim_result, order));
+    printf("h5pack_sim_result.chunk_samples %zu\n", offsetof(h5pack_sim_result, chunk_samples));
+    printf("h5pack_sim_result.chunk_bytes %zu\n", offsetof(h5pack_sim_result, chunk_bytes));
+    printf("h5pack_sim_result.n_chunks %zu\n", offsetof(h5pack_sim_result, n_chunks));
+    printf("h5pack_sim_result.cache_chunks %zu\n", offsetof(h5pack_sim_result, cache_chunks));
+    printf("h5pack_sim_result.window %zu\n", offsetof(h5pack_sim_result, window));
+    printf("h5pack_sim_result.hypothetical %zu\n", offsetof(h5pack_sim_result, hypothetical));
+    printf("h5pack_sim_result.stored_estimated %zu\n", offsetof(h5pack_sim_result, stored_estimated));
     /* Enum values and constants the binding repeats ("enum.order.chunk 2"). */
     printf("enum.order.sequential %d\nenum.order.random %d\nenum.order.chunk %d\n", H5PACK_ORDER_SEQUENTIAL,
            H5PACK_ORDER_RANDOM, H5PACK_ORDER_CHUNK);

@@ -1,6 +1,7 @@
-"""The ctypes structs of python/h5pack/_lib.py have the sizes and field offsets of include/h5pack.h, and its
-enum tables and constants the header's values; every struct a binding creates carries its own size in
-struct_size; h5pack.__version__ (the library's) is the header's H5PACK_VERSION_MAJOR.MINOR.PATCH.
+"""The ctypes structs python/h5pack/_lib.py builds from the library's tables (h5pack_param_table,
+h5pack_struct_fields; the simulator's structs too, which the binding does not use) have the sizes and
+field offsets of include/h5pack.h, and its enum tables and constants the header's values; every struct a
+binding creates carries its own size in struct_size; h5pack.__version__ (the library's) is the header's H5PACK_VERSION_MAJOR.MINOR.PATCH.
 Usage: test_abi.py ABI_DUMP_PROGRAM (tests/python/abi_dump.c, built by ctest)."""
 import ctypes
 import subprocess
@@ -15,9 +16,14 @@ def c_layout(program):
     return {key: int(value) for key, value in (line.rsplit(" ", 1) for line in out.splitlines())}
 
 
+# Public structs the binding does not use: built here from the library's field table all the same.
+UNUSED_STRUCTS = ("h5pack_sim_params", "h5pack_sim_result")
+
+
 def py_layout():
     d = {}
-    for sname, cls in list(_lib.STRUCTS.items()) + list(_lib.ELEMENTS.items()):
+    unused = [(name, _lib._struct_type(h5pack.lib(), name, _lib._Sized)) for name in UNUSED_STRUCTS]
+    for sname, cls in list(_lib.STRUCTS.items()) + list(_lib.ELEMENTS.items()) + unused:
         d[f"{sname} size"] = ctypes.sizeof(cls)
         for field, _ in cls._fields_:
             d[f"{sname}.{field}"] = getattr(cls, field).offset

@@ -204,7 +204,8 @@ class SampleEcho(unittest.TestCase):
 
 class Arguments(unittest.TestCase):
     def test_bad_values(self):
-        for kw in ({"crop": "bogus"}, {"output_size": 32}, {"crop": "center", "output_size": (0, 4)},
+        for kw in ({"crop": "bogus"}, {"output_size": 32}, {"crop": "center", "output_size": (-1, 4)},
+                   {"crop": "center", "output_size": (4, 2**32)},
                    {"crop": "random_resized", "scale": (0.5, 0.1)}, {"echo_mode": "epoch"},
                    {"crop": "center", "center_ratio": 1.5},
                    {"crop": "center", "output_size": 32, "max_output_size": (32, 16)}):

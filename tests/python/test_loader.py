@@ -303,6 +303,15 @@ class ZeroCopyMore(unittest.TestCase):
                 self.assertEqual(len(ld._held), min(i + 1, 3))
             self.assertEqual(ld._copies, len(kept) - 3)
 
+    def test_one_buffer(self):
+        """prefetch=1 (the table's least): every batch goes back before the next, kept ones as copies."""
+        with loader(prefetch=1, order="sequential") as ld:
+            kept = [x for x, _ in ld]
+            self.assertEqual((ld._keep, ld._copies), (1, len(kept) - 1))
+        np.testing.assert_allclose(torch.cat(kept).numpy(), files.normalised(files.pixels()), rtol=0, atol=2e-6)
+        with self.assertRaises(ValueError):
+            loader(prefetch=1, keep=2)
+
     def test_plain_loop_copies_nothing(self):
         # `for x, y in loader` still binds the previous batch while the next is fetched: it is held, not
         # copied, and goes back once the loop rebinds x (the default keep is prefetch - 1)
@@ -427,7 +436,7 @@ class Errors(unittest.TestCase):
                    # outside the C field's range (ctypes wrapped them: echo=-2 was 4294967294 repeats)
                    {"echo": -2}, {"echo": 2**32 + 1}, {"epochs": -1}, {"seed": 2**64}, {"batch_size": 2.5},
                    {"batch_size": -1}, {"rank": -1}, {"window": -3}, {"crop_padding": -1}, {"echo": True},
-                   {"prefetch": 1}, {"images": None},
+                   {"prefetch": 0}, {"prefetch": 1025}, {"images": None},
                    # refused by the library (H5PACK_EINVAL): a ValueError too, naming the field
                    {"batch_size": 0}, {"world": 2, "rank": 2}, {"threads": 10**6}, {"cache": 0},
                    # uint8 without a crop is the stored pixels: a flip or padding would be ignored
@@ -437,9 +446,32 @@ class Errors(unittest.TestCase):
             name = next(iter(kw)) if "rank" not in kw else "rank"
             if name != "norm":  # the library's messages name the Loader's keywords (cache, not cache_bytes)
                 self.assertIn(name, str(cm.exception), str(kw))
-        with self.assertRaises(ValueError) as cm:
-            loader(cache=0)
-        self.assertNotIn("cache_bytes", str(cm.exception))
+
+    def test_out_of_bounds_names_keyword_parameter_and_range(self):
+        """A value outside the parameter table's bounds is refused before the library is called, with the
+        keyword, the parameter and the table's range (the library's own words after the keyword)."""
+        u64, u32 = 2**64 - 1, 2**32 - 1
+        for kw, words in (
+                ({"cache": 0}, f"cache=0: invalid configuration: cache_bytes must be 1 .. {u64}"),
+                ({"flip": 2}, "flip=2: invalid configuration: random_flip must be 0 .. 1"),
+                ({"echo": 0}, f"echo=0: invalid configuration: echo must be 1 .. {u32}"),
+                ({"order": "shuffled"}, "invalid configuration: order must be one of sequential/random/chunk"),
+                ({"crop": "center", "output_size": (8, 2**32)},
+                 f"output_size=(8, 4294967296): invalid configuration: output_width must be 0 .. {u32}"),
+                ({"timeline_interval": -1},
+                 "timeline_interval=-1: invalid configuration: timeline_interval_s must be in [0, 86400]")):
+            with self.assertRaises(ValueError, msg=str(kw)) as cm:
+                loader(**kw)
+            self.assertNotIsInstance(cm.exception, h5pack.H5packError, "refused before the library is called")
+            self.assertIn(words, str(cm.exception))
+
+    def test_values_in_the_parameters_own_unit(self):
+        """What the table accepts, the keyword accepts in the parameter's own unit: 0/1 for flags, plain
+        ints for byte counts, 0 for the table's "unset", enum names in any case."""
+        with loader(flip=1, drop_last=0, cache=1 << 20, device_memory_limit=0, window=0, epochs=0, threads=0,
+                    order="SEQUENTIAL", center_ratio=0, patches_per_epoch=None) as ld:
+            self.assertEqual((ld._cfg.random_flip, ld._cfg.cache_bytes, ld._cfg.order), (1, 1 << 20, 0))
+
 
     def test_input_layout(self):
         """(N,32,32,2) without a layout attribute: ambiguous; input_layout="nhwc" reads it as stored."""
