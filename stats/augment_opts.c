@@ -34,8 +34,6 @@ static int check_patch_options(const char *cmd, const h5pack_config *cfg)
         return conflict(cmd, "--overlap/--patch-mode/--patches-per-epoch", "need --patch S");
     if (cfg->patch_size && cfg->patch_overlap >= cfg->patch_size)
         return conflict(cmd, "--overlap", "must be below --patch");
-    if (cfg->patch_size && cfg->timeline_path && cfg->timeline_path[0]) /* the library refuses it (exit 2) */
-        return conflict(cmd, "--timeline", "is not available with --patch yet");
     return 0;
 }
 

@@ -131,6 +131,17 @@ static void print_several_sizes(const h5pack_file_desc *d, const char *images)
            cb, (unsigned long long)d->n_chunks, d->n_chunks == 1 ? "" : "s");
 }
 
+/* A file of huge images in tiles (h5pack --tiles): the reader's chunks are its tiles. */
+static void print_tiled(const h5pack_file_desc *d)
+{
+    char cb[32];
+    h5pack_format_bytes(d->chunk_bytes, cb, sizeof cb);
+    printf("reader (as h5pack_open reads it): a file of huge images in tiles: %llu images (up to %ux%ux%u) HWC "
+           "uint8, streamed as patches\n", (unsigned long long)d->n_samples, d->height, d->width, d->channels);
+    printf("  tiles of %ux%u (%s each), %llu tile%s\n", d->tile, d->tile, cb, (unsigned long long)d->n_chunks,
+           d->n_chunks == 1 ? "" : "s");
+}
+
 static void print_reader(const reader_view *v, const ds_report *img, const size_spread *z, const char *images)
 {
     const h5pack_file_desc *d = &v->d;
@@ -140,7 +151,9 @@ static void print_reader(const reader_view *v, const ds_report *img, const size_
     }
     char st[32], how[256];
     h5pack_format_bytes(d->stored_bytes, st, sizeof st);
-    if (z->n) {
+    if (d->tile) {
+        print_tiled(d);
+    } else if (z->n) {
         print_several_sizes(d, images);
     } else {
         printf("reader (\"%s\" as h5pack_open reads it): %llu images of %ux%ux%u %s uint8\n", images,
@@ -153,8 +166,9 @@ static void print_reader(const reader_view *v, const ds_report *img, const size_
            d->stored_bytes ? (double)pixel_bytes / (double)d->stored_bytes : 0.0, d->n_filters ? d->filters : "none");
     read_path_text(d, how, sizeof how);
     printf("  read path: %s; %s\n", how, d->fast_path ? "fast path" : "slow path");
-    printf("  order fingerprint: %016llx (with the default reader settings; `run` prints yours)\n",
-           (unsigned long long)d->order_fingerprint);
+    if (!d->tile) /* patches have none without a patch size */
+        printf("  order fingerprint: %016llx (with the default reader settings; `run` prints yours)\n",
+               (unsigned long long)d->order_fingerprint);
     if (d->has_labels && d->label_rank == 2)
         printf("  labels: (N,%u) %s per image%s\n", d->label_columns, d->labels_are_float ? "float32" : "int64",
                d->label_columns == 1 && d->n_classes ? "" : " (no class count)");
@@ -334,6 +348,7 @@ static void json_reader(json_out *j, const reader_view *v)
     json_i64(j, "label_rank", d->label_rank);
     json_bool(j, "labels_are_float", d->labels_are_float);
     json_bool(j, "several_sizes", d->several_sizes);
+    json_u64(j, "tile", d->tile); /* 0: not a file of images in tiles */
     json_bool(j, "has_pixel_stats", d->has_pixel_stats);
     char fp[17];
     snprintf(fp, sizeof fp, "%016llx", (unsigned long long)d->order_fingerprint);

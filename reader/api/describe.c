@@ -1,5 +1,6 @@
-/* describe.c - h5pack_describe(): the reader's own open (chunksrc.h: checks, probe, read-path choice)
- * and its own derivation of cache slots and window (resolve.h), reported without starting anything. */
+/* describe.c - h5pack_describe(): the reader's own open (each stream kind's: stream.h; for whole images
+ * chunksrc.h's checks, probe and read-path choice) and its own derivation of cache slots and window
+ * (resolve.h), reported without starting anything. */
 #include "describe.h"
 
 #include <stdio.h>
@@ -7,7 +8,8 @@
 
 #include "api_structs.h"
 #include "resolve.h"
-#include "resume.h"
+#include "fingerprint.h"
+#include "stream.h"
 
 _Static_assert((int)H5PACK_READ_IMPLICIT == (int)CHUNKSRC_IMPLICIT && (int)H5PACK_READ_CONTIGUOUS == (int)CHUNKSRC_CONTIGUOUS &&
                    (int)H5PACK_READ_RAW_DEFLATE == (int)CHUNKSRC_RAW_DEFLATE && (int)H5PACK_READ_HDF5 == (int)CHUNKSRC_HDF5,
@@ -73,7 +75,9 @@ void h5pack_describe_opened(const chunk_source *src, const h5pack_config *cfg, c
     out->threads = rs->threads;
     out->samples_per_epoch = h5pack_order_samples_per_epoch(&rs->op);
     out->batches_per_epoch = h5pack_order_batches_per_epoch(&rs->op);
-    out->order_fingerprint = h5pack_order_fingerprint(cfg, rs, g);
+    fingerprint_facts facts = {rs->op.n_samples, rs->op.samples_per_chunk, g->channels, g->height, g->width,
+                               rs->op.window, 0, NULL, NULL};
+    out->order_fingerprint = h5pack_fingerprint(cfg, &facts);
     out->chunk_order_cache_min = 0; /* every cache opens: the window follows the cache (resolve.h) */
 }
 
@@ -117,16 +121,10 @@ H5PACK_API int h5pack_describe(const char *path, const h5pack_config *cfg, h5pac
     if (rc < 0)
         return fail(err, err_len, rc, path, msg);
     cfg = &own_cfg;
-    const char *labels = cfg->labels_dataset && cfg->labels_dataset[0] ? cfg->labels_dataset : NULL;
-    chunk_source *src = NULL;
-    rc = h5pack_chunksrc_open(path, cfg->images_dataset, labels, cfg->input_layout, &src, err, err_len);
+    h5pack_file_desc own;
+    rc = h5pack_stream_describing(path, cfg)->describe(path, cfg, &own, err, err_len); /* errors name PATH */
     if (rc < 0)
         return rc;
-    h5pack_file_desc own;
-    rc = h5pack_describe_source(src, cfg, &own, NULL, msg, sizeof msg);
-    h5pack_chunksrc_close(src);
-    if (rc < 0)
-        return fail(err, err_len, rc, path, msg);
     rc = h5pack_abi_copy_out(desc, &own, &h5pack_abi_file_desc, msg, sizeof msg);
     return rc < 0 ? fail(err, err_len, rc, path, msg) : 0;
 }

@@ -51,6 +51,8 @@ typedef struct tile_geometry {
     int has_stats;
     double mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     uint64_t file_bytes;
+    uint64_t stored_bytes;  /* every tile's stored bytes summed (implicit and located tiles; else their pixels) */
+    int format_version;     /* root attribute h5pack_format_version */
 } tile_geometry;
 
 typedef struct tile_source tile_source;
@@ -60,7 +62,14 @@ typedef struct tile_source tile_source;
  * ECORRUPT, EHDF5, ENOMEM with the file and the reason in ERR. */
 int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out, char *err, size_t err_len);
 
+/* Whether PATH is a file of images in tiles (its storage attribute says "tiled"); 0 for anything else,
+ * an error included. */
+int h5pack_tilesrc_is_tiled(const char *path);
+
 const tile_geometry *h5pack_tilesrc_geometry(const tile_source *s);
+
+/* Whether unfiltered tiles are lent zero-copy (the store has views). */
+int h5pack_tilesrc_has_views(const tile_source *s);
 const tile_image *h5pack_tilesrc_image(const tile_source *s, uint64_t i);
 
 /* N rows of label_columns int64 or float32 values (labels_are_float), NULL without labels. */

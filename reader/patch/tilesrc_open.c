@@ -65,6 +65,7 @@ static int read_attributes(tile_source *s, char *err, size_t err_len)
                                    "channels %lld)", H5PACK_ATTR_TILE, H5PACK_ATTR_CHANNELS, (long long)tile,
                                    (long long)channels);
     s->g.tile = (uint32_t)tile, s->g.channels = (uint32_t)channels;
+    s->g.format_version = (int)version;
     s->g.tile_bytes = (uint64_t)tile * (uint64_t)tile * (uint64_t)channels;
     s->g.has_stats = h5pack_h5_read_doubles_attr(s->file, H5PACK_ATTR_MEAN, s->g.mean, s->g.channels) &&
                      h5pack_h5_read_doubles_attr(s->file, H5PACK_ATTR_STD, s->g.std, s->g.channels);
@@ -177,6 +178,8 @@ static int open_image(tile_source *s, uint64_t i, hid_t dapl, char *err, size_t 
     im->ny = (im->h + s->g.tile - 1) / s->g.tile, im->nx = (im->w + s->g.tile - 1) / s->g.tile;
     im->path = find_tiles(s, d, im, kind, deflate_index);
     s->g.compressed |= kind == 1;
+    s->g.stored_bytes += im->path == TILE_HDF5 ? (uint64_t)im->h * im->w * s->g.channels
+                                               : h5pack_stored_bytes(&im->tiles, 0, im->tiles.n);
     return 0;
 }
 
@@ -295,6 +298,31 @@ int h5pack_tilesrc_open(const char *path, const char *labels, tile_source **out,
         *out = s;
     }
     return rc;
+}
+
+int h5pack_tilesrc_is_tiled(const char *path)
+{
+    char storage[32] = "", err[64];
+    store *st = NULL;
+    if (h5pack_store_open(path, &st, err, sizeof err) != 0)
+        return 0;
+    /* h5pack writes tiles in the latest format, whose metadata HDF5 checksums: an older file (which could
+     * crash HDF5 if damaged: chunksrc_probe.c) is not one, and is not opened here */
+    h5pack_h5_quiet q;
+    h5pack_h5_enter(&q);
+    hid_t f = h5pack_store_superblock_version(st) >= 2 ? h5pack_store_h5_open(st) : -1;
+    if (f >= 0) {
+        h5pack_h5_read_string_attr(f, H5PACK_ATTR_STORAGE, storage, sizeof storage);
+        H5Fclose(f);
+    }
+    h5pack_h5_leave(&q);
+    h5pack_store_close(st);
+    return !strcmp(storage, H5PACK_STORAGE_TEXT_TILED);
+}
+
+int h5pack_tilesrc_has_views(const tile_source *s)
+{
+    return h5pack_store_has_views(s->st);
 }
 
 void h5pack_tilesrc_close(tile_source *s)

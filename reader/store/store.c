@@ -92,17 +92,24 @@ int h5pack_store_has_views(const store *s)
     return s->ops->view != NULL && h5pack_store_view((store *)s, 0, 0) != NULL;
 }
 
-int h5pack_store_is_hdf5(store *s)
+int h5pack_store_superblock_version(store *s)
 {
     static const uint8_t signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    uint8_t got[8];
+    uint8_t got[9];
     char why[128];
-    /* HDF5 looks at 0, then at every power of two from 512 (a user block before the superblock) */
+    /* HDF5 looks at 0, then at every power of two from 512 (a user block before the superblock); the
+     * superblock's version is the byte after the signature */
     for (uint64_t at = 0; at + sizeof got <= s->size; at = at ? 2 * at : 512) {
         if (s->ops->read(s, at, got, sizeof got, why, sizeof why) != 0)
-            return -1;
-        if (!memcmp(got, signature, sizeof got))
-            return 1;
+            return -2;
+        if (!memcmp(got, signature, sizeof signature))
+            return got[8];
     }
-    return 0;
+    return -1;
+}
+
+int h5pack_store_is_hdf5(store *s)
+{
+    int v = h5pack_store_superblock_version(s);
+    return v >= 0 ? 1 : v == -1 ? 0 : -1;
 }

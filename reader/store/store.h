@@ -65,4 +65,8 @@ int h5pack_store_has_views(const store *s);
  * be read. */
 int h5pack_store_is_hdf5(store *s);
 
+/* The version of S's HDF5 superblock (0..3: 2 and 3 checksum all metadata), -1 without an HDF5 signature,
+ * -2 when S cannot be read. */
+int h5pack_store_superblock_version(store *s);
+
 #endif

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "pipeline_impl.h"
 
 const char h5pack_timeline_header[] =
     "t_s,dt_s,epoch,batches,samples,samples_per_s,read_mb_per_s,delivered_mb_per_s,stall_fraction,chunk_hits,"
@@ -29,8 +28,7 @@ typedef struct tl_counts {
 } tl_counts;
 
 struct h5pack_timeline {
-    pipeline *p;
-    backend *be;
+    stream *s; /* its stats and its backend's device times */
     int fd, write_failed;
     char *name;
     double t_open, interval_s;
@@ -63,16 +61,17 @@ void h5pack_timeline_leave(h5pack_timeline *t, const h5pack_batch *b)
 {
     if (!t)
         return;
-    /* consumer-only pipeline state, read on the consumer thread: the same counters h5pack_stats_get uses */
-    const pipeline *p = t->p;
-    uint64_t cache_bytes = (uint64_t)h5pack_cache_slot_count(p->cache) * p->geo->chunk_bytes;
+    /* the stream's counters, read on the consumer thread: the ones h5pack_stats_get gives */
+    h5pack_stats st;
+    memset(&st, 0, sizeof st);
+    t->s->ops->stats(t->s, &st);
     pthread_mutex_lock(&t->lock);
     tl_counts *c = &t->now;
     c->blocked_s += h5pack_clock_s() - t->t_enter;
     t->inside = 0;
-    c->batches = p->batches_fresh + p->batches_echoed, c->samples = p->samples;
-    c->hits = p->delivered.hits, c->misses = p->delivered.misses, c->bytes_read = p->delivered.bytes_read;
-    c->cache_bytes = cache_bytes;
+    c->batches = st.batches, c->samples = st.samples;
+    c->hits = st.chunk_hits, c->misses = st.chunk_misses, c->bytes_read = st.bytes_read;
+    c->cache_bytes = st.cache_bytes_used;
     if (b) {
         c->delivered_bytes += b->bytes;
         c->epoch = b->epoch;
@@ -92,7 +91,7 @@ static tl_counts sample_now(h5pack_timeline *t)
         c.blocked_s += c.t - t->t_enter;
     pthread_mutex_unlock(&t->lock);
     if (t->on_device) /* the backend's times() takes its own lock: callable from this thread */
-        t->be->ops->times(t->be, NULL, &c.device_copy_s, NULL);
+        t->s->be->ops->times(t->s->be, NULL, &c.device_copy_s, NULL);
     return c;
 }
 
@@ -209,8 +208,8 @@ static void free_timeline(h5pack_timeline *t)
     free(t);
 }
 
-int h5pack_timeline_open(const h5pack_config *cfg, pipeline *p, backend *be, double t_open, h5pack_timeline **out,
-                         char *err, size_t err_len)
+int h5pack_timeline_open(const h5pack_config *cfg, stream *s, double t_open, h5pack_timeline **out, char *err,
+                         size_t err_len)
 {
     *out = NULL;
     const char *path = cfg->timeline_path ? cfg->timeline_path : getenv("H5PACK_TIMELINE");
@@ -228,8 +227,8 @@ int h5pack_timeline_open(const h5pack_config *cfg, pipeline *p, backend *be, dou
         return H5PACK_ENOMEM;
     }
     t->fd = -1;
-    t->p = p, t->be = be, t->t_open = t_open, t->interval_s = interval;
-    t->on_device = be->device == H5PACK_DEVICE_CUDA;
+    t->s = s, t->t_open = t_open, t->interval_s = interval;
+    t->on_device = s->be->device == H5PACK_DEVICE_CUDA;
     t->now.epoch = cfg->start_epoch;
     t->now.t = t->last.t = t_open;
     int continued = 0;

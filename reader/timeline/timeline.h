@@ -3,7 +3,7 @@
  * elsewhere (or stuck) and h5pack_next() never writes anything itself.
  *
  * The consumer brackets each h5pack_next() with enter/leave: leave copies the delivered-batch counters
- * (consumer-only state of the pipeline) into the timeline under its lock, with the time spent inside.
+ * (the stream's stats, any kind of stream) into the timeline under its lock, with the time spent inside.
  * The sampler wakes at open + k * interval, reads that copy (counting a call still blocked as blocked
  * up to now), asks the backend for its device copy time, and writes the differences as one row with one
  * write() (the file is opened O_APPEND: a crash keeps every finished row). Close writes the last, partial
@@ -18,9 +18,8 @@
 
 #include <stddef.h>
 
-#include "backend.h"
 #include "h5pack.h"
-#include "pipeline.h"
+#include "stream.h"
 
 typedef struct h5pack_timeline h5pack_timeline;
 
@@ -30,8 +29,8 @@ extern const char h5pack_timeline_header[];
 /* Opens the timeline CFG asks for and starts its sampler; *OUT stays NULL when none is asked for.
  * T_OPEN is the reader's open time (h5pack_clock_s), the rows' time origin. Returns 0, or H5PACK_EIO
  * (cannot create the file: ERR names it and the reason), H5PACK_EINVAL (bad interval), H5PACK_ENOMEM. */
-int h5pack_timeline_open(const h5pack_config *cfg, pipeline *p, backend *be, double t_open, h5pack_timeline **out,
-                         char *err, size_t err_len);
+int h5pack_timeline_open(const h5pack_config *cfg, stream *s, double t_open, h5pack_timeline **out, char *err,
+                         size_t err_len);
 
 /* The consumer entered h5pack_next(). NULL is a no-op. */
 void h5pack_timeline_enter(h5pack_timeline *t);
@@ -55,8 +54,8 @@ int h5pack_timeline_create_file(const char *path, uint32_t rank, uint32_t world,
  * changed). -1: a read or cut error (errno). */
 int h5pack_timeline_continue_fd(int fd, double *t_last);
 
-/* Stops the sampler, writes the last row, closes the file. Call before the pipeline and backend are
- * freed. NULL is a no-op. */
+/* Stops the sampler, writes the last row, closes the file. Call before the stream is closed. NULL is a
+ * no-op. */
 void h5pack_timeline_close(h5pack_timeline *t);
 
 #endif

@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5test
 from h5test import check
@@ -459,6 +460,26 @@ def check_gpu(path):
     check(torch.equal(cpu, got), "CUDA patches equal the CPU's bit for bit")
 
 
+def check_timeline(path):
+    """Patches write the reader's timeline like whole images (one stream, one timeline): its samples
+    and batches columns add up to what was delivered."""
+    import csv as csv_module
+    tl = f"{WORK}/patches_timeline.csv"
+    loader = h5pack.Loader(path, patch=200, patch_mode="sliding", batch_size=8, device="cpu", epochs=1,
+                           timeline=tl, timeline_interval=0.02)
+    samples = batches = 0
+    for images, labels in loader:
+        samples, batches = samples + images.shape[0], batches + 1
+        time.sleep(0.005)
+    loader.close()
+    with open(tl, newline="") as f:
+        rows = list(csv_module.reader(f))
+    col = {name: i for i, name in enumerate(rows[0])}
+    got = [sum(float(r[col[name]]) for r in rows[1:]) for name in ("samples", "batches")]
+    check(samples > 0 and got == [samples, batches], f"patches' timeline: samples and batches add up to "
+          f"{samples} and {batches} (got {got} over {len(rows) - 1} rows)")
+
+
 def main():
     for name, (h, w) in SIZES.items():
         os.makedirs(os.path.dirname(f"{WORK}/src/{name}"), exist_ok=True)
@@ -470,6 +491,7 @@ def main():
     check_sliding(sums, "gzip + checksum", 300, 100, 5, 2)
     check_kept_ring(plain, gz)
     check_labels(plain)
+    check_timeline(plain)
     check_cache(plain)
     check_resident()
     check_ranks(plain)

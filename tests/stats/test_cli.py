@@ -258,9 +258,6 @@ def test_bad_inputs(tmp):
     tool("simulate", good, "--cache", "1M", "--w0", "2", expect=1)
     tool("run", good, "--order", "shuffled", expect=1)
     tool("run", good, "--bogus", expect=1)
-    check("--timeline is not available with --patch" in tool("run", good, "--patch", "8", "--timeline",
-                                                            os.path.join(tmp, "t.csv"), expect=1).stderr,
-          "run --patch --timeline: bad usage naming the option")
     check("--rank must be below --world" in tool("run", good, "--rank", "2", "--world", "2", expect=1).stderr,
           "run --rank 2 --world 2: bad usage naming the option")
     check("--rank must be below --world" in tool("simulate", good, "--cache", "1M", "--rank", "2", "--world", "2",
