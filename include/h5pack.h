@@ -527,20 +527,22 @@ H5PACK_API void h5pack_trim(void);
 
 /* ---- describing a file as the reader reads it ----------------------------------------------------- */
 
-/* How the reader gets a chunk's bytes, fastest first (docs/reader.md, "Read paths"). */
-typedef enum h5pack_read_path {
-    H5PACK_READ_IMPLICIT = 0,    /* unfiltered chunks at addr0 + i * chunk_bytes (HDF5's implicit index, what
-                                    h5pack writes uncompressed): pread or the memory map, no HDF5 after open */
-    H5PACK_READ_CONTIGUOUS = 1,  /* an unchunked dataset: one byte range, read in runs of whole images */
-    H5PACK_READ_RAW_DEFLATE = 2, /* deflate chunks (optionally shuffled) in any chunk index: located at open,
-                                    then pread + libdeflate (fast_path), else H5Dread_chunk under HDF5's lock */
-    H5PACK_READ_HDF5 = 3,        /* anything else (fletcher32, other filters): H5Dread under HDF5's lock */
-    H5PACK_READ_LOCATED = 4      /* unfiltered chunks in an index h5pack cannot compute (h5py's chunks=True,
-                                    resizable datasets): located at open, then pread (fast_path), nothing to
-                                    inflate; else H5Dread_chunk under HDF5's lock */
-} h5pack_read_path;
+/* How the reader gets a chunk's bytes (docs/reader.md, "Read paths"): one list, X(READ, NAME, value, "name"),
+ * for h5pack_read_path and h5pack_read_path_name(). Fastest first, but for LOCATED (faster than RAW_DEFLATE,
+ * added last: values are an ABI). */
+#define H5PACK_READ_PATH_MAP(X)                                                                                       \
+    X(READ, IMPLICIT, 0, "implicit")       /* unfiltered chunks at addr0 + i * chunk_bytes (HDF5's implicit index,    \
+        what h5pack writes uncompressed): read from the store or lent from its map, no HDF5 after open */           \
+    X(READ, CONTIGUOUS, 1, "contiguous")   /* an unchunked dataset: one byte range, read in runs of whole images */ \
+    X(READ, RAW_DEFLATE, 2, "raw deflate") /* deflate chunks (optionally shuffled) in any chunk index: located at   \
+        open, then read + libdeflate (fast_path), else H5Dread_chunk under HDF5's lock */                           \
+    X(READ, HDF5, 3, "hdf5")               /* anything else (fletcher32, other filters): H5Dread under HDF5's lock */ \
+    X(READ, LOCATED, 4, "located")         /* unfiltered chunks in an index h5pack cannot compute (h5py's           \
+        chunks=True, resizable datasets, tiles): located at open, then read (fast_path), nothing to inflate;      \
+        else H5Dread_chunk under HDF5's lock */
+typedef enum h5pack_read_path { H5PACK_READ_PATH_MAP(H5PACK_ENUM_VALUE_) } h5pack_read_path;
 
-/* "implicit", "contiguous", "raw deflate", "hdf5", "located" ("unknown" for other values). Static storage. */
+/* The path's name from the list ("unknown" for other values). Static storage. */
 H5PACK_API const char *h5pack_read_path_name(h5pack_read_path path);
 
 /* What h5pack_open(path, cfg) would find in the file and derive from cfg, learnt by the reader's own open

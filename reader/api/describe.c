@@ -11,26 +11,18 @@
 #include "fingerprint.h"
 #include "stream.h"
 
-_Static_assert((int)H5PACK_READ_IMPLICIT == (int)CHUNKSRC_IMPLICIT && (int)H5PACK_READ_CONTIGUOUS == (int)CHUNKSRC_CONTIGUOUS &&
-                   (int)H5PACK_READ_RAW_DEFLATE == (int)CHUNKSRC_RAW_DEFLATE && (int)H5PACK_READ_HDF5 == (int)CHUNKSRC_HDF5,
-               "the public read paths are the chunk source's");
+#define READ_PATH_CASE_(group, name, value, text) \
+    case H5PACK_##group##_##name:                \
+        return text;
 
 H5PACK_API const char *h5pack_read_path_name(h5pack_read_path path)
 {
     switch (path) {
-    case H5PACK_READ_IMPLICIT:
-        return "implicit";
-    case H5PACK_READ_CONTIGUOUS:
-        return "contiguous";
-    case H5PACK_READ_RAW_DEFLATE:
-        return "raw deflate";
-    case H5PACK_READ_HDF5:
-        return "hdf5";
-    case H5PACK_READ_LOCATED:
-        return "located";
+        H5PACK_READ_PATH_MAP(READ_PATH_CASE_)
     }
     return "unknown";
 }
+#undef READ_PATH_CASE_
 
 static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
 {
@@ -48,8 +40,7 @@ static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
     d->compressed = g->compressed;
     d->n_filters = g->n_filters;
     snprintf(d->filters, sizeof d->filters, "%s", g->filters);
-    /* the chunk source reads located chunks with or without deflate on one path; users see which */
-    d->read_path = g->path == CHUNKSRC_RAW_DEFLATE && !g->compressed ? H5PACK_READ_LOCATED : (h5pack_read_path)g->path;
+    d->read_path = g->path;
     d->fast_path = h5pack_chunksrc_fast_path(g);
     d->has_labels = g->has_labels;
     d->n_classes = g->n_classes;

@@ -25,14 +25,13 @@
 #include "h5pack.h"
 #include "stored.h" /* chunk_read_cost */
 
-typedef enum tile_path { TILE_IMPLICIT = 0, TILE_LOCATED = 1, TILE_HDF5 = 2 } tile_path;
 
 typedef struct tile_image {
     uint32_t h, w;        /* the image's size */
     uint32_t ch, cw;      /* its chunk (tile) shape: min(T, h), min(T, w) */
     uint32_t ny, nx;      /* tiles down and across */
     uint64_t first_tile;  /* file-wide number of its tile (0, 0) */
-    tile_path path;
+    h5pack_read_path path; /* IMPLICIT, LOCATED (unfiltered), RAW_DEFLATE (gzip, located) or HDF5 */
     stored_chunks tiles;  /* implicit and located paths: where its tiles lie (tile k: chunk k) */
 } tile_image;
 
@@ -43,7 +42,7 @@ typedef struct tile_geometry {
     uint32_t max_h, max_w;
     uint64_t tile_bytes;    /* T x T x C: a cache slot */
     uint64_t pixel_bytes;   /* every image's h x w x C summed */
-    tile_path path;         /* the slowest image's */
+    h5pack_read_path path;  /* the slowest image's (IMPLICIT < LOCATED < RAW_DEFLATE < HDF5) */
     int compressed;         /* a deflate filter */
     int has_labels, labels_are_float;
     uint32_t label_columns, n_classes;

@@ -136,17 +136,23 @@ static void tile_offset(const void *ctx, uint64_t k, hsize_t *offset)
 
 /* Where IM's tiles lie (stored.h): HDF5's implicit index for unfiltered tiles, else every tile located;
  * KIND 2 (a filter other than deflate) or a failed locate leaves them to HDF5. */
-static tile_path find_tiles(const tile_source *s, hid_t d, tile_image *im, int kind, int deflate_index)
+static h5pack_read_path find_tiles(const tile_source *s, hid_t d, tile_image *im, int kind, int deflate_index)
 {
     tile_grid grid = {im, s->g.tile};
     uint64_t n = (uint64_t)im->ny * im->nx, bytes = (uint64_t)im->ch * im->cw * s->g.channels;
     if (kind == 2)
-        return TILE_HDF5;
+        return H5PACK_READ_HDF5;
     if (kind == 0 && h5pack_stored_find_implicit(d, n, bytes, s->userblock, tile_offset, &grid, &im->tiles))
-        return TILE_IMPLICIT;
+        return H5PACK_READ_IMPLICIT;
     if (h5pack_stored_locate(s->file, d, n, bytes, deflate_index, s->st->size, tile_offset, &grid, &im->tiles) == 0)
-        return TILE_LOCATED;
-    return TILE_HDF5;
+        return kind == 1 ? H5PACK_READ_RAW_DEFLATE : H5PACK_READ_LOCATED;
+    return H5PACK_READ_HDF5;
+}
+
+/* Read paths from fastest to slowest (the list's values put LOCATED last). */
+static int slowness(h5pack_read_path p)
+{
+    return p == H5PACK_READ_IMPLICIT ? 0 : p == H5PACK_READ_LOCATED ? 1 : p == H5PACK_READ_RAW_DEFLATE ? 2 : 3;
 }
 
 /* Opens tiles/<i>, checks its shape and chunks against image_shapes and the tile size, picks its path. */
@@ -178,7 +184,7 @@ static int open_image(tile_source *s, uint64_t i, hid_t dapl, char *err, size_t 
     im->ny = (im->h + s->g.tile - 1) / s->g.tile, im->nx = (im->w + s->g.tile - 1) / s->g.tile;
     im->path = find_tiles(s, d, im, kind, deflate_index);
     s->g.compressed |= kind == 1;
-    s->g.stored_bytes += im->path == TILE_HDF5 ? (uint64_t)im->h * im->w * s->g.channels
+    s->g.stored_bytes += im->path == H5PACK_READ_HDF5 ? (uint64_t)im->h * im->w * s->g.channels
                                                : h5pack_stored_bytes(&im->tiles, 0, im->tiles.n);
     return 0;
 }
@@ -198,7 +204,7 @@ static int open_images(tile_source *s, char *err, size_t err_len)
         s->g.max_h = im->h > s->g.max_h ? im->h : s->g.max_h;
         s->g.max_w = im->w > s->g.max_w ? im->w : s->g.max_w;
         s->g.pixel_bytes += (uint64_t)im->h * im->w * s->g.channels;
-        s->g.path = im->path > s->g.path ? im->path : s->g.path;
+        s->g.path = i == 0 || slowness(im->path) > slowness(s->g.path) ? im->path : s->g.path;
     }
     s->g.n_tiles = first;
     if (dapl >= 0)

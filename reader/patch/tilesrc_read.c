@@ -59,7 +59,7 @@ int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratc
     const tile_image *im = &s->img[i];
     uint64_t k = tile - im->first_tile;
     hsize_t off[3] = {(hsize_t)(k / im->nx) * s->g.tile, (hsize_t)(k % im->nx) * s->g.tile, 0};
-    if (im->path == TILE_HDF5)
+    if (im->path == H5PACK_READ_HDF5)
         return read_hdf5(s, i, im, off, dst, cost, err, err_len);
     char why[256];
     int rc = h5pack_stored_get(s->st, &im->tiles, k, dst, sc, cost, why, sizeof why);
@@ -72,7 +72,7 @@ int h5pack_tilesrc_read(tile_source *s, uint64_t tile, uint8_t *dst, tile_scratc
 int h5pack_tilesrc_map(tile_source *s, uint64_t tile, const uint8_t **data, chunk_read_cost *cost)
 {
     const tile_image *im = &s->img[h5pack_tilesrc_image_of(s, tile)];
-    const uint8_t *v = im->path == TILE_HDF5 ? NULL : h5pack_stored_view(s->st, &im->tiles, tile - im->first_tile, cost);
+    const uint8_t *v = im->path == H5PACK_READ_HDF5 ? NULL : h5pack_stored_view(s->st, &im->tiles, tile - im->first_tile, cost);
     if (!v)
         return TILESRC_NOT_MAPPED; /* e.g. truncated since open: the read reports it */
     *data = v;
@@ -82,6 +82,6 @@ int h5pack_tilesrc_map(tile_source *s, uint64_t tile, const uint8_t **data, chun
 void h5pack_tilesrc_map_release(tile_source *s, uint64_t tile)
 {
     const tile_image *im = &s->img[h5pack_tilesrc_image_of(s, tile)];
-    if (im->path != TILE_HDF5)
+    if (im->path != H5PACK_READ_HDF5)
         h5pack_stored_unview(s->st, &im->tiles, tile - im->first_tile);
 }

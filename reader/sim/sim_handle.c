@@ -151,7 +151,7 @@ static void choose_space(const h5pack_sim *sim, const h5pack_sim_params *p, sour
     r->hypothetical = k != 0 && !(g->chunked && k == g->samples_per_chunk);
     sp->stored = sim->stored;
     sp->stored_ratio = sim->stored_ratio;
-    sp->contiguous = g->path == CHUNKSRC_CONTIGUOUS;
+    sp->contiguous = g->path == H5PACK_READ_CONTIGUOUS;
     sp->filtered = g->n_filters > 0;
     if (r->hypothetical) {
         g->samples_per_chunk = k;

@@ -7,17 +7,19 @@
  * chunks=True, e.g. (188,1,28,23) for 218x178 RGB images: 192 per slab), which are read and scattered
  * into the slab's k images (chunksrc_slab.c). Plan, order, cache and simulator only see slabs.
  *
- * Read paths, fastest first (see shared notes on HDF5 1.10.8: one global lock, O(n^2) chunk listing):
+ * Read paths (h5pack.h's H5PACK_READ_PATH_MAP), fastest first (see shared notes on HDF5 1.10.8: one
+ * global lock, O(n^2) chunk listing). Every byte comes from the file's store (store.h), located chunks
+ * through stored.h:
  *   implicit  whole-image chunks, unfiltered, fixed dims, early allocation, latest format: chunk i at
- *             addr0 + i*chunk_bytes; pread from workers, no HDF5 call, no lock.
+ *             addr0 + i*chunk_bytes; read (or lent from the store's map) by workers, no HDF5, no lock.
  *   contiguous an unchunked dataset: one address range; "chunks" are runs of samples_per_chunk images
- *             (chosen at about 1 MiB); pread, no lock.
- *   raw       deflate-only (plus shuffle, a no-op for uint8) or unfiltered chunks of any shape and index
- *             type (h5py's maxshape=(None,...), chunks=True): every HDF5 chunk's address and size are
- *             located once at open (one recorded-not-performed H5Dread_chunk per chunk through a wrapping
- *             file driver: O(n), where 1.10.8's chunk-info calls are O(n^2)); workers then pread (back-to-
- *             back chunks of a slab in one call), inflate with libdeflate and scatter, no HDF5 call, no
- *             lock. If locating fails: H5Dread_chunk under the mutex, inflate and scatter outside it.
+ *             (chosen at about 1 MiB); read, no lock.
+ *   raw       (LOCATED unfiltered, RAW_DEFLATE with deflate) deflate-only (plus shuffle, a no-op for
+ *             uint8) or unfiltered chunks of any shape and index type (h5py's maxshape=(None,...),
+ *             chunks=True): every HDF5 chunk's address and size are located once at open (stored.h);
+ *             workers then read (back-to-back chunks of a slab in one request), inflate with libdeflate
+ *             and scatter, no HDF5 call, no lock. If locating fails: H5Dread_chunk under the mutex,
+ *             inflate and scatter outside it.
  *   hdf5      anything else (fletcher32, lzf, other filters): H5Dread of the slab's rows under the mutex;
  *             HDF5 applies and checks every filter.
  * Images are 4-D (N,C,H,W) / (N,H,W,C) uint8, or 3-D (N,H,W) gray images read as C = 1.
@@ -31,12 +33,11 @@
 #include "h5pack.h"
 #include "stored.h" /* chunk_read_cost */
 
-typedef enum chunksrc_path {
-    CHUNKSRC_IMPLICIT = 0,
-    CHUNKSRC_CONTIGUOUS = 1,
-    CHUNKSRC_RAW_DEFLATE = 2,
-    CHUNKSRC_HDF5 = 3
-} chunksrc_path;
+/* The raw path (see above): located, or through H5Dread_chunk; deflate (RAW_DEFLATE) or not (LOCATED). */
+static inline int h5pack_read_path_is_raw(h5pack_read_path p)
+{
+    return p == H5PACK_READ_RAW_DEFLATE || p == H5PACK_READ_LOCATED;
+}
 
 typedef struct source_geometry {
     uint64_t n_samples;
@@ -49,7 +50,7 @@ typedef struct source_geometry {
     uint64_t chunks_per_slab;   /* HDF5 chunks per reader chunk: 1 for whole-image chunks (and unchunked) */
     uint64_t hdf5_chunk[4];     /* HDF5 chunk shape as 4-D in file order (C = 1 inserted for 3-D); 0s unchunked */
     int rank;                   /* of the images dataset: 4, or 3 for (N,H,W) gray images */
-    chunksrc_path path;
+    h5pack_read_path path;      /* h5pack.h's list; the raw path is RAW_DEFLATE or LOCATED (no deflate) */
     int compressed;             /* a deflate filter is present */
     int has_labels;
     uint32_t n_classes;         /* length of "classes", else max label + 1, 0 without labels (and for
@@ -75,7 +76,7 @@ typedef struct source_geometry {
 /* Whether workers read chunks outside HDF5's lock (h5pack_info.fast_path, h5pack_file_desc.fast_path). */
 static inline int h5pack_chunksrc_fast_path(const source_geometry *g)
 {
-    return g->path == CHUNKSRC_IMPLICIT || g->path == CHUNKSRC_CONTIGUOUS || g->located;
+    return g->path == H5PACK_READ_IMPLICIT || g->path == H5PACK_READ_CONTIGUOUS || g->located;
 }
 
 typedef struct chunk_source chunk_source;

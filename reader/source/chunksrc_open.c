@@ -308,7 +308,7 @@ static void close_hdf5(chunk_source *s)
  * address is known (stored.h); otherwise it keeps HDF5 open for H5Dread_chunk. */
 static int finish_open(chunk_source *s, char *err, size_t err_len)
 {
-    if (s->g.path == CHUNKSRC_IMPLICIT || s->g.path == CHUNKSRC_CONTIGUOUS) {
+    if (s->g.path == H5PACK_READ_IMPLICIT || s->g.path == H5PACK_READ_CONTIGUOUS) {
         close_hdf5(s);
         s->views = !s->g.compressed && h5pack_store_has_views(s->st);
         return 0;
@@ -319,7 +319,7 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
             return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
                                  (unsigned long long)s->g.n_chunks);
     }
-    if (s->g.path == CHUNKSRC_RAW_DEFLATE && (s->g.located || h5pack_chunksrc_locate_chunks(s) == 0)) {
+    if (h5pack_read_path_is_raw(s->g.path) && (s->g.located || h5pack_chunksrc_locate_chunks(s) == 0)) {
         s->g.located = 1;
         close_hdf5(s);
     }

@@ -133,11 +133,12 @@ static int choose_chunked_path(chunk_source *s, hid_t dcpl, const hsize_t *dims,
                                  "truncated: chunk data ends at byte %llu but the file has %llu bytes",
                                  (unsigned long long)(s->base_addr + s->g.n_chunks * s->g.chunk_bytes),
                                  (unsigned long long)s->file_size);
-        s->g.path = CHUNKSRC_IMPLICIT;
+        s->g.path = H5PACK_READ_IMPLICIT;
     } else if (f.other == 0 && f.deflate <= 1 && (f.deflate == 1 || f.n == 0)) {
-        s->g.path = CHUNKSRC_RAW_DEFLATE; /* H5Dread_chunk, inflated when the deflate filter was applied */
+        /* located, else H5Dread_chunk; inflated when the deflate filter was applied */
+        s->g.path = f.deflate ? H5PACK_READ_RAW_DEFLATE : H5PACK_READ_LOCATED;
     } else {
-        s->g.path = CHUNKSRC_HDF5;
+        s->g.path = H5PACK_READ_HDF5;
     }
     return 0;
 }
@@ -149,7 +150,7 @@ static int choose_unchunked_path(chunk_source *s, hid_t dcpl, char *err, size_t 
                        ? H5Dget_offset(s->dset)
                        : HADDR_UNDEF;
     if (addr == HADDR_UNDEF) {
-        s->g.path = CHUNKSRC_HDF5; /* not allocated (reads as the fill value), external, compact or virtual */
+        s->g.path = H5PACK_READ_HDF5; /* not allocated (reads as the fill value), external, compact or virtual */
         return 0;
     }
     uint64_t bytes = s->g.n_samples * s->g.image_bytes; /* H5Dget_offset counts the user block already */
@@ -158,7 +159,7 @@ static int choose_unchunked_path(chunk_source *s, hid_t dcpl, char *err, size_t 
                              "truncated: image data ends at byte %llu but the file has %llu bytes",
                              (unsigned long long)(addr + bytes), (unsigned long long)s->file_size);
     s->base_addr = addr;
-    s->g.path = CHUNKSRC_CONTIGUOUS;
+    s->g.path = H5PACK_READ_CONTIGUOUS;
     return 0;
 }
 

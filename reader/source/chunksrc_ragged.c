@@ -217,24 +217,24 @@ static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t
     hsize_t h5_cb = 0;
     int deflate_only = chunked && f.n == 1 && f.deflate == 1 && H5Pget_chunk(dcpl, 1, &h5_cb) == 1;
     if (chunked && store_is_contiguous(s, dcpl, total, &base)) {
-        s->g.path = CHUNKSRC_CONTIGUOUS;
+        s->g.path = H5PACK_READ_CONTIGUOUS;
     } else if (deflate_only && h5pack_chunksrc_ragged_locate(s, total, (uint64_t)h5_cb, f.deflate_index) == 0) {
-        s->g.path = CHUNKSRC_RAW_DEFLATE; /* every chunk located: pread + libdeflate in the workers */
+        s->g.path = H5PACK_READ_RAW_DEFLATE; /* every chunk located: read + libdeflate in the workers */
         s->g.located = 1;
     } else if (!chunked && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0 &&
                (base = H5Dget_offset(s->dset)) != HADDR_UNDEF) {
-        s->g.path = CHUNKSRC_CONTIGUOUS; /* H5Dget_offset counts the user block already */
+        s->g.path = H5PACK_READ_CONTIGUOUS; /* H5Dget_offset counts the user block already */
     } else {
-        s->g.path = CHUNKSRC_HDF5;
+        s->g.path = H5PACK_READ_HDF5;
     }
     hsize_t cb = 0;
     int filtered_chunks = chunked && H5Pget_nfilters(dcpl) > 0 && H5Pget_chunk(dcpl, 1, &cb) == 1;
     H5Pclose(dcpl);
-    if (s->g.path == CHUNKSRC_HDF5 && filtered_chunks && keep_boundary_chunks(s, (uint64_t)cb) != 0)
+    if (s->g.path == H5PACK_READ_HDF5 && filtered_chunks && keep_boundary_chunks(s, (uint64_t)cb) != 0)
         return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot reopen the image store");
     hsize_t stored = H5Dget_storage_size(s->dset);
-    s->stored_ratio = s->g.path == CHUNKSRC_CONTIGUOUS || stored == 0 ? 1.0 : (double)stored / (double)total;
-    if (s->g.path == CHUNKSRC_CONTIGUOUS && (base > s->file_size || total > s->file_size - base))
+    s->stored_ratio = s->g.path == H5PACK_READ_CONTIGUOUS || stored == 0 ? 1.0 : (double)stored / (double)total;
+    if (s->g.path == H5PACK_READ_CONTIGUOUS && (base > s->file_size || total > s->file_size - base))
         return h5pack_chunksrc_fail(s, H5PACK_ECORRUPT, err, err_len, "truncated: the image store ends at byte "
                                     "%llu but the file has %llu bytes", (unsigned long long)(base + total),
                                     (unsigned long long)s->file_size);

@@ -152,10 +152,11 @@ int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc
         return h5pack_chunksrc_fail(s, H5PACK_EINVAL, err, err_len, "chunk %llu out of range",
                              (unsigned long long)chunk);
     switch (s->g.path) {
-    case CHUNKSRC_IMPLICIT:
-    case CHUNKSRC_CONTIGUOUS:
+    case H5PACK_READ_IMPLICIT:
+    case H5PACK_READ_CONTIGUOUS:
         return read_range(s, chunk, dst, cost, err, err_len);
-    case CHUNKSRC_RAW_DEFLATE: {
+    case H5PACK_READ_RAW_DEFLATE:
+    case H5PACK_READ_LOCATED: {
         chunksrc_scratch *own = sc ? NULL : h5pack_chunksrc_scratch_new(s);
         if (!sc && !own)
             return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory");
@@ -166,7 +167,7 @@ int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc
         h5pack_chunksrc_scratch_free(own);
         return rc;
     }
-    case CHUNKSRC_HDF5:
+    case H5PACK_READ_HDF5:
         return read_hdf5(s, chunk, dst, cost, err, err_len);
     }
     return h5pack_chunksrc_fail(s, H5PACK_EINTERNAL, err, err_len, "unknown read path");

@@ -115,10 +115,9 @@ static void describe_file(const tile_source *src, const h5pack_config *c, h5pack
     d->chunks_per_slab = 1;
     d->stored_bytes = g->stored_bytes;
     d->compressed = g->compressed;
-    d->read_path = g->path == TILE_IMPLICIT ? H5PACK_READ_IMPLICIT : g->path == TILE_HDF5 ? H5PACK_READ_HDF5
-                   : g->compressed ? H5PACK_READ_RAW_DEFLATE : H5PACK_READ_LOCATED;
-    d->fast_path = g->path != TILE_HDF5;
-    d->mapped = g->path != TILE_HDF5 && !g->compressed && h5pack_tilesrc_has_views(src);
+    d->read_path = g->path;
+    d->fast_path = g->path != H5PACK_READ_HDF5;
+    d->mapped = g->path != H5PACK_READ_HDF5 && !g->compressed && h5pack_tilesrc_has_views(src);
     d->has_labels = g->has_labels, d->n_classes = g->n_classes;
     d->label_columns = g->label_columns, d->label_rank = g->label_rank, d->labels_are_float = g->labels_are_float;
     d->has_pixel_stats = g->has_stats;

@@ -19,7 +19,7 @@ static const char *file_path(const char *name)
     return path;
 }
 
-static chunk_source *open_ok(const char *name, chunksrc_path want_path, int want_compressed)
+static chunk_source *open_ok(const char *name, h5pack_read_path want_path, int want_compressed)
 {
     char err[1024];
     chunk_source *s = NULL;
@@ -38,7 +38,7 @@ static chunk_source *open_ok(const char *name, chunksrc_path want_path, int want
     return s;
 }
 
-static void check_readable(const char *name, chunksrc_path want_path, int want_compressed, int pattern)
+static void check_readable(const char *name, h5pack_read_path want_path, int want_compressed, int pattern)
 {
     chunk_source *s = open_ok(name, want_path, want_compressed);
     CHECK_OK(test_compare_all_chunks(s, file_path(name), "images", pattern));
@@ -57,7 +57,7 @@ static void check_rejected(const char *name, int code, const char *what)
 }
 
 typedef struct slab_want {
-    chunksrc_path path;
+    h5pack_read_path path;
     int compressed;
     uint64_t n;
     uint32_t c, h, w;
@@ -110,7 +110,7 @@ static chunk_source *open_slabs(const char *name, const slab_want *want)
     CHECK_EQ_INT(g->width, want->w);
     CHECK_EQ_INT(g->layout, want->layout);
     CHECK_EQ_INT(g->rank, want->rank);
-    if (g->path == CHUNKSRC_RAW_DEFLATE)
+    if (h5pack_read_path_is_raw(g->path))
         CHECK(g->located); /* read outside HDF5's lock */
     check_slab_geometry(name, g, want);
     return s;
@@ -126,7 +126,7 @@ static void check_slabs(const char *name, const slab_want *want)
 /* The issue's (3000,3,218,178) with h5py's (188,1,28,23): 16 slabs of 192 chunks; 5 images written. */
 static void check_issue_shape(void)
 {
-    const slab_want want = {CHUNKSRC_RAW_DEFLATE, 1, 3000, 3, 218, 178, H5PACK_LAYOUT_NCHW, 4};
+    const slab_want want = {H5PACK_READ_RAW_DEFLATE, 1, 3000, 3, 218, 178, H5PACK_LAYOUT_NCHW, 4};
     chunk_source *s = open_slabs("issue13", &want);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
     CHECK_EQ_U64(g->samples_per_chunk, 188);
@@ -150,34 +150,34 @@ static void check_issue_shape(void)
 
 static void check_autochunked(void)
 {
-    slab_want want = {CHUNKSRC_RAW_DEFLATE, 0, 40, 3, 218, 178, H5PACK_LAYOUT_NCHW, 4};
+    slab_want want = {H5PACK_READ_LOCATED, 0, 40, 3, 218, 178, H5PACK_LAYOUT_NCHW, 4};
     check_slabs("autochunk", &want);
-    want.compressed = 1; /* gzip + shuffle */
+    want.path = H5PACK_READ_RAW_DEFLATE, want.compressed = 1; /* gzip + shuffle */
     check_slabs("autochunk_gzip", &want);
     want.layout = H5PACK_LAYOUT_NHWC;
     check_slabs("autochunk_nhwc", &want);
-    want = (slab_want){CHUNKSRC_RAW_DEFLATE, 0, 60, 1, 218, 178, H5PACK_LAYOUT_NCHW, 3};
+    want = (slab_want){H5PACK_READ_LOCATED, 0, 60, 1, 218, 178, H5PACK_LAYOUT_NCHW, 3};
     check_slabs("autochunk_gray", &want);
-    want = (slab_want){CHUNKSRC_HDF5, 0, 50, 3, 20, 30, H5PACK_LAYOUT_NCHW, 4};
+    want = (slab_want){H5PACK_READ_HDF5, 0, 50, 3, 20, 30, H5PACK_LAYOUT_NCHW, 4};
     check_slabs("odd_fletcher", &want);
-    want = (slab_want){CHUNKSRC_RAW_DEFLATE, 1, 50, 3, 20, 30, H5PACK_LAYOUT_NCHW, 4};
+    want = (slab_want){H5PACK_READ_RAW_DEFLATE, 1, 50, 3, 20, 30, H5PACK_LAYOUT_NCHW, 4};
     check_slabs("odd_gzip", &want);
     check_issue_shape();
 }
 
 static void check_details(void)
 {
-    chunk_source *s = open_ok("gzip_nhwc", CHUNKSRC_RAW_DEFLATE, 1);
+    chunk_source *s = open_ok("gzip_nhwc", H5PACK_READ_RAW_DEFLATE, 1);
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->layout, H5PACK_LAYOUT_NHWC);
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->n_classes, 5);
     CHECK_EQ_INT(h5pack_chunksrc_labels(s)[7], 2);
     h5pack_chunksrc_close(s);
-    s = open_ok("contiguous", CHUNKSRC_CONTIGUOUS, 0);
+    s = open_ok("contiguous", H5PACK_READ_CONTIGUOUS, 0);
     CHECK(h5pack_chunksrc_geometry(s)->has_stats);
     CHECK_NEAR(h5pack_chunksrc_geometry(s)->std[2], 0.6, 1e-12);
     h5pack_chunksrc_close(s);
     /* Unwritten chunks of partial.h5 read as its fill value, 7. */
-    s = open_ok("partial", CHUNKSRC_RAW_DEFLATE, 1);
+    s = open_ok("partial", H5PACK_READ_RAW_DEFLATE, 1);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
     uint8_t *buf = malloc(g->chunk_bytes);
     char err[512];
@@ -203,11 +203,11 @@ int main(int argc, char **argv)
         SKIP_TEST("h5py not available");
     CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed (status %d)", cmd, status);
 
-    check_readable("resizable", CHUNKSRC_RAW_DEFLATE, 0, 1);
-    check_readable("gzip_nhwc", CHUNKSRC_RAW_DEFLATE, 1, 1);
-    check_readable("contiguous", CHUNKSRC_CONTIGUOUS, 0, 1);
-    check_readable("appended", CHUNKSRC_RAW_DEFLATE, 1, 1);
-    check_readable("partial", CHUNKSRC_RAW_DEFLATE, 1, 0);
+    check_readable("resizable", H5PACK_READ_LOCATED, 0, 1);
+    check_readable("gzip_nhwc", H5PACK_READ_RAW_DEFLATE, 1, 1);
+    check_readable("contiguous", H5PACK_READ_CONTIGUOUS, 0, 1);
+    check_readable("appended", H5PACK_READ_RAW_DEFLATE, 1, 1);
+    check_readable("partial", H5PACK_READ_RAW_DEFLATE, 1, 0);
     check_details();
     check_autochunked();
     check_rejected("lzf", H5PACK_EFORMAT, "id 32000");

@@ -36,7 +36,7 @@ static const char *write_case(const char *name, const h5fix_file *tf)
 }
 
 /* Mapped and pread sources of the same file agree on every chunk, bytes and cost. */
-static void check_same_bytes(const char *name, const h5fix_file *tf, chunksrc_path want_path)
+static void check_same_bytes(const char *name, const h5fix_file *tf, h5pack_read_path want_path)
 {
     const char *path = write_case(name, tf);
     chunk_source *m = open_source(path, 1), *p = open_source(path, 0);
@@ -115,14 +115,14 @@ static void test_truncated_after_open(void)
 int main(void)
 {
     h5fix_file tf = CHUNKSRC_TEST_FILE;
-    check_same_bytes("implicit", &tf, CHUNKSRC_IMPLICIT);
+    check_same_bytes("implicit", &tf, H5PACK_READ_IMPLICIT);
     tf.nhwc = 1;
-    check_same_bytes("implicit_nhwc", &tf, CHUNKSRC_IMPLICIT);
+    check_same_bytes("implicit_nhwc", &tf, H5PACK_READ_IMPLICIT);
     tf = CHUNKSRC_TEST_FILE;
     tf.contiguous = 1, tf.old_format = 1;
-    check_same_bytes("contiguous", &tf, CHUNKSRC_CONTIGUOUS);
+    check_same_bytes("contiguous", &tf, H5PACK_READ_CONTIGUOUS);
     tf.userblock = 512;
-    check_same_bytes("userblock", &tf, CHUNKSRC_CONTIGUOUS);
+    check_same_bytes("userblock", &tf, H5PACK_READ_CONTIGUOUS);
     test_compressed_not_mapped();
     test_truncated_after_open();
     printf("chunksrc mmap: all checks passed\n");

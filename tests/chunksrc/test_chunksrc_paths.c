@@ -23,7 +23,7 @@ static chunk_source *open_written(const char *name, const h5fix_file *tf, h5pack
 }
 
 /* Opens, checks path and geometry, compares every chunk; returns nothing, exits on failure. */
-static void check_case(const char *name, const h5fix_file *tf, chunksrc_path want_path, int want_compressed)
+static void check_case(const char *name, const h5fix_file *tf, h5pack_read_path want_path, int want_compressed)
 {
     chunk_source *s = open_written(name, tf, H5PACK_LAYOUT_AUTO);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
@@ -42,7 +42,7 @@ static void check_case(const char *name, const h5fix_file *tf, chunksrc_path wan
     if (!tf->contiguous)
         CHECK_EQ_U64(g->samples_per_chunk, tf->k);
     /* Raw path: chunks located at open (pread, no HDF5) unless H5PACK_NO_LOCATE asks for H5Dread_chunk. */
-    if (want_path == CHUNKSRC_RAW_DEFLATE)
+    if (h5pack_read_path_is_raw(want_path))
         CHECK_EQ_INT(s->located.addr != NULL, getenv("H5PACK_NO_LOCATE") == NULL);
     uint64_t total = 0;
     for (uint64_t c = 0; c < g->n_chunks; c++)
@@ -121,61 +121,61 @@ static void test_stored_bytes(void)
 static void test_paths(void)
 {
     h5fix_file tf = CHUNKSRC_TEST_FILE;
-    check_case("implicit-edge", &tf, CHUNKSRC_IMPLICIT, 0);
+    check_case("implicit-edge", &tf, H5PACK_READ_IMPLICIT, 0);
     tf.n = 24;
-    check_case("implicit-exact", &tf, CHUNKSRC_IMPLICIT, 0);
+    check_case("implicit-exact", &tf, H5PACK_READ_IMPLICIT, 0);
     tf.n = 4;
-    check_case("implicit-one-chunk", &tf, CHUNKSRC_IMPLICIT, 0);
+    check_case("implicit-one-chunk", &tf, H5PACK_READ_IMPLICIT, 0);
     tf.n = 3; /* fewer images than one chunk: only with a resizable first dimension */
     tf.resizable = 1, tf.old_format = 1;
-    check_case("chunk-beyond-n", &tf, CHUNKSRC_RAW_DEFLATE, 0);
+    check_case("chunk-beyond-n", &tf, H5PACK_READ_LOCATED, 0);
 
     tf = CHUNKSRC_TEST_FILE;
     tf.nhwc = 1;
     tf.layout_attr = "NHWC";
-    check_case("implicit-nhwc-attr", &tf, CHUNKSRC_IMPLICIT, 0);
+    check_case("implicit-nhwc-attr", &tf, H5PACK_READ_IMPLICIT, 0);
     tf.layout_attr = NULL; /* (N,8,10,3): inferred */
-    check_case("implicit-nhwc-inferred", &tf, CHUNKSRC_IMPLICIT, 0);
+    check_case("implicit-nhwc-inferred", &tf, H5PACK_READ_IMPLICIT, 0);
 
     tf = CHUNKSRC_TEST_FILE;
     tf.gzip = 4;
-    check_case("gzip-fixed", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    check_case("gzip-fixed", &tf, H5PACK_READ_RAW_DEFLATE, 1);
     tf.shuffle = 1;
-    check_case("gzip-shuffle", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    check_case("gzip-shuffle", &tf, H5PACK_READ_RAW_DEFLATE, 1);
     tf.resizable = 1, tf.old_format = 1;
-    check_case("gzip-resizable", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    check_case("gzip-resizable", &tf, H5PACK_READ_RAW_DEFLATE, 1);
     tf.write_chunks = 3; /* chunks 3.. never written: read as the fill value */
-    check_case("gzip-unwritten", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    check_case("gzip-unwritten", &tf, H5PACK_READ_RAW_DEFLATE, 1);
 
     tf = CHUNKSRC_TEST_FILE;
     tf.resizable = 1, tf.old_format = 1;
-    check_case("plain-resizable", &tf, CHUNKSRC_RAW_DEFLATE, 0);
+    check_case("plain-resizable", &tf, H5PACK_READ_LOCATED, 0);
 
     tf = CHUNKSRC_TEST_FILE;
     tf.fletcher32 = 1;
-    check_case("fletcher32", &tf, CHUNKSRC_HDF5, 0);
+    check_case("fletcher32", &tf, H5PACK_READ_HDF5, 0);
     tf.gzip = 2;
-    check_case("fletcher32-gzip", &tf, CHUNKSRC_HDF5, 1);
+    check_case("fletcher32-gzip", &tf, H5PACK_READ_HDF5, 1);
 
     tf = CHUNKSRC_TEST_FILE;
     tf.contiguous = 1, tf.old_format = 1;
-    check_case("contiguous-small", &tf, CHUNKSRC_CONTIGUOUS, 0);
+    check_case("contiguous-small", &tf, H5PACK_READ_CONTIGUOUS, 0);
     tf.n = 50;
     tf.h = tf.w = 128; /* 48 KiB images: 21 per 1 MiB virtual chunk, 3 chunks */
-    check_case("contiguous-large", &tf, CHUNKSRC_CONTIGUOUS, 0);
+    check_case("contiguous-large", &tf, H5PACK_READ_CONTIGUOUS, 0);
     /* A user block shifts every HDF5 address: the pread paths must add it. */
     tf = CHUNKSRC_TEST_FILE;
     tf.userblock = 1024;
-    check_case("implicit-userblock", &tf, CHUNKSRC_IMPLICIT, 0);
+    check_case("implicit-userblock", &tf, H5PACK_READ_IMPLICIT, 0);
     tf.contiguous = 1, tf.old_format = 1;
-    check_case("contiguous-userblock", &tf, CHUNKSRC_CONTIGUOUS, 0);
+    check_case("contiguous-userblock", &tf, H5PACK_READ_CONTIGUOUS, 0);
     tf.contiguous = 0, tf.resizable = 1;
     tf.gzip = 1;
-    check_case("gzip-userblock", &tf, CHUNKSRC_RAW_DEFLATE, 1);
+    check_case("gzip-userblock", &tf, H5PACK_READ_RAW_DEFLATE, 1);
 
     tf = CHUNKSRC_TEST_FILE;
     tf.contiguous = 1, tf.old_format = 1, tf.no_pixels = 1;
-    check_case("contiguous-unwritten", &tf, CHUNKSRC_HDF5, 0);
+    check_case("contiguous-unwritten", &tf, H5PACK_READ_HDF5, 0);
 }
 
 int main(void)

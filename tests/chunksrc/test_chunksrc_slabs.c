@@ -88,7 +88,7 @@ static void check_lock_free(chunk_source *s, const char *name)
 }
 
 typedef struct expect {
-    chunksrc_path path;
+    h5pack_read_path path;
     uint64_t k, cps;
     uint32_t channels;
 } expect;
@@ -116,14 +116,14 @@ static chunk_source *check_case(const char *name, const h5fix_file *tf, expect w
     CHECK_EQ_INT(g->height, tf->h);
     CHECK_EQ_INT(g->width, tf->w);
     CHECK_EQ_INT(g->rank, tf->rank ? tf->rank : 4);
-    if (g->path == CHUNKSRC_RAW_DEFLATE)
+    if (h5pack_read_path_is_raw(g->path))
         CHECK_EQ_INT(g->located, g_located_expected);
     CHECK_OK(test_compare_all_chunks(s, path, "images", pattern));
     if (g->chunked) {
         uint64_t *listed = malloc(g->n_chunks * sizeof *listed);
         listed_slab_sizes(path, g->samples_per_chunk, listed, g->n_chunks);
         for (uint64_t c = 0; c < g->n_chunks; c++) {
-            if (g->path == CHUNKSRC_IMPLICIT) /* the short last chunk: only its images are read */
+            if (g->path == H5PACK_READ_IMPLICIT) /* the short last chunk: only its images are read */
                 listed[c] = h5pack_chunksrc_chunk_samples(s, c) * g->image_bytes;
             CHECK_MSG(h5pack_chunksrc_stored_bytes(s, c) == listed[c], "%s slab %llu: stored %llu, HDF5 lists %llu",
                       name, (unsigned long long)c, (unsigned long long)h5pack_chunksrc_stored_bytes(s, c),
@@ -153,18 +153,18 @@ static h5fix_file odd_file(void)
 static void test_split_shapes(void)
 {
     h5fix_file tf = odd_file();
-    check_case_closed("odd", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 2 * 4 * 4, 3}, 1);
+    check_case_closed("odd", &tf, (expect){H5PACK_READ_LOCATED, 7, 2 * 4 * 4, 3}, 1);
     tf.gzip = 4;
-    check_case_closed("odd-gzip", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 32, 3}, 1);
+    check_case_closed("odd-gzip", &tf, (expect){H5PACK_READ_RAW_DEFLATE, 7, 32, 3}, 1);
     tf.shuffle = 1;
-    check_case_closed("odd-gzip-shuffle", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 32, 3}, 1);
+    check_case_closed("odd-gzip-shuffle", &tf, (expect){H5PACK_READ_RAW_DEFLATE, 7, 32, 3}, 1);
     tf.fletcher32 = 1; /* HDF5 checks the checksum: H5Dread of the slab's rows */
-    check_case_closed("odd-fletcher", &tf, (expect){CHUNKSRC_HDF5, 7, 32, 3}, 1);
+    check_case_closed("odd-fletcher", &tf, (expect){H5PACK_READ_HDF5, 7, 32, 3}, 1);
 
     tf = odd_file();
     tf.nhwc = 1, tf.gzip = 6, tf.shuffle = 1; /* (50,20,30,3) in (7,5,9,2) */
     tf.chunk[1] = 5, tf.chunk[2] = 9, tf.chunk[3] = 2;
-    chunk_source *s = check_case("odd-nhwc", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 4 * 4 * 2, 3}, 1);
+    chunk_source *s = check_case("odd-nhwc", &tf, (expect){H5PACK_READ_RAW_DEFLATE, 7, 4 * 4 * 2, 3}, 1);
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->layout, H5PACK_LAYOUT_NHWC);
     h5pack_chunksrc_close(s);
 
@@ -172,13 +172,13 @@ static void test_split_shapes(void)
      * not the implicit path (a slab is two chunks), located like any other index. */
     tf = CHUNKSRC_TEST_FILE;
     tf.chunk[0] = 5, tf.chunk[1] = 3, tf.chunk[2] = 4, tf.chunk[3] = 10;
-    check_case_closed("implicit-split", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 5, 2, 3}, 1);
+    check_case_closed("implicit-split", &tf, (expect){H5PACK_READ_LOCATED, 5, 2, 3}, 1);
 
     /* One image per slab, each split in four: the smallest slab, every image needs four HDF5 chunks. */
     tf = CHUNKSRC_TEST_FILE;
     tf.resizable = 1, tf.old_format = 1;
     tf.chunk[0] = 1, tf.chunk[1] = 3, tf.chunk[2] = 7, tf.chunk[3] = 5;
-    check_case_closed("k1", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 1, 4, 3}, 1);
+    check_case_closed("k1", &tf, (expect){H5PACK_READ_LOCATED, 1, 4, 3}, 1);
 }
 
 /* Slabs 3.. never written: the fill value (0) in every chunk of them, stored size 0. */
@@ -186,7 +186,7 @@ static void test_partial(void)
 {
     h5fix_file tf = odd_file();
     tf.gzip = 4, tf.write_chunks = 3;
-    chunk_source *s = check_case("partial-split", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 32, 3}, 0);
+    chunk_source *s = check_case("partial-split", &tf, (expect){H5PACK_READ_RAW_DEFLATE, 7, 32, 3}, 0);
     const source_geometry *g = h5pack_chunksrc_geometry(s);
     uint8_t *buf = malloc(g->chunk_bytes);
     char err[512];
@@ -209,21 +209,21 @@ static h5fix_file gray_file(void)
 static void test_gray(void)
 {
     h5fix_file tf = gray_file(); /* (23,8,10) in whole-image chunks (4,8,10), as h5pack writes them */
-    chunk_source *s = check_case("gray", &tf, (expect){CHUNKSRC_IMPLICIT, 4, 1, 1}, 1);
+    chunk_source *s = check_case("gray", &tf, (expect){H5PACK_READ_IMPLICIT, 4, 1, 1}, 1);
     CHECK_EQ_INT(h5pack_chunksrc_geometry(s)->layout, H5PACK_LAYOUT_NCHW);
     CHECK_EQ_U64(h5pack_chunksrc_geometry(s)->image_bytes, 80);
     h5pack_chunksrc_close(s);
 
     tf = gray_file();
     tf.contiguous = 1, tf.old_format = 1;
-    check_case_closed("gray-contiguous", &tf, (expect){CHUNKSRC_CONTIGUOUS, 23, 1, 1}, 1);
+    check_case_closed("gray-contiguous", &tf, (expect){H5PACK_READ_CONTIGUOUS, 23, 1, 1}, 1);
 
     tf = gray_file(); /* (50,20,30) in (7,6,7) */
     tf.n = 50, tf.h = 20, tf.w = 30, tf.resizable = 1, tf.old_format = 1, tf.gzip = 3;
     tf.chunk[0] = 7, tf.chunk[1] = 6, tf.chunk[2] = 7;
-    check_case_closed("gray-split-gzip", &tf, (expect){CHUNKSRC_RAW_DEFLATE, 7, 4 * 5, 1}, 1);
+    check_case_closed("gray-split-gzip", &tf, (expect){H5PACK_READ_RAW_DEFLATE, 7, 4 * 5, 1}, 1);
     tf.fletcher32 = 1;
-    check_case_closed("gray-split-fletcher", &tf, (expect){CHUNKSRC_HDF5, 7, 20, 1}, 1);
+    check_case_closed("gray-split-fletcher", &tf, (expect){H5PACK_READ_HDF5, 7, 20, 1}, 1);
 
     /* Asked to read it as NHWC: C = 1 goes last, the bytes are the same. */
     char err[512];

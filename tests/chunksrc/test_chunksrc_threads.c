@@ -63,7 +63,7 @@ done:
     return NULL;
 }
 
-static void run_case(const char *name, const h5fix_file *tf, chunksrc_path want)
+static void run_case(const char *name, const h5fix_file *tf, h5pack_read_path want)
 {
     char path[600], err[512];
     chunk_source *s = NULL;
@@ -97,16 +97,16 @@ int main(void)
     h5fix_file tf = CHUNKSRC_TEST_FILE;
     tf.n = 61;
     tf.k = 3;
-    run_case("implicit", &tf, CHUNKSRC_IMPLICIT);
+    run_case("implicit", &tf, H5PACK_READ_IMPLICIT);
     tf.gzip = 3;
-    run_case("gzip", &tf, CHUNKSRC_RAW_DEFLATE);
+    run_case("gzip", &tf, H5PACK_READ_RAW_DEFLATE);
     tf.gzip = 0;
     tf.fletcher32 = 1;
-    run_case("fletcher32", &tf, CHUNKSRC_HDF5);
+    run_case("fletcher32", &tf, H5PACK_READ_HDF5);
     tf.fletcher32 = 0;
     tf.contiguous = 1, tf.old_format = 1;
     tf.h = tf.w = 96; /* 27 KiB images: several 1 MiB virtual chunks */
-    run_case("contiguous", &tf, CHUNKSRC_CONTIGUOUS);
+    run_case("contiguous", &tf, H5PACK_READ_CONTIGUOUS);
     printf("ok\n");
     return 0;
 }
