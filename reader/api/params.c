@@ -47,13 +47,13 @@
     X(mean, FLOATS, 0, 0, NULL, "per-channel mean in [0,1] units (norm custom)")                                \
     X(std, FLOATS, 0, 0, NULL, "per-channel std in [0,1] units (norm custom)")                                  \
     X(random_flip, INT, 0, 1, NULL, "1: flip each image horizontally with probability 1/2")                     \
-    X(random_crop_padding, INT, 0, INT_MAX_D, NULL, "pad by P and crop the stored size at random")              \
+    X(random_crop_padding, INT, 0, 65535, NULL, "pad by P and crop the stored size at random")                  \
     X(cuda_stream, POINTER, 0, 0, NULL, "cudaStream_t the batches are ordered on (NULL: the reader's)")         \
     X(crop, ENUM, 0, LAST(CROP), NAMES(CROP), "resizing crop")                                                  \
-    X(output_height, U32, 0, U32_MAX_D, NULL, "with a crop: height delivered (0 = stored)")                     \
-    X(output_width, U32, 0, U32_MAX_D, NULL, "with a crop: width delivered (0 = stored)")                       \
-    X(max_output_height, U32, 0, U32_MAX_D, NULL, "largest height h5pack_set_output_size may set")              \
-    X(max_output_width, U32, 0, U32_MAX_D, NULL, "largest width h5pack_set_output_size may set")                \
+    X(output_height, U32, 0, 65536, NULL, "with a crop: height delivered (0 = stored)")                         \
+    X(output_width, U32, 0, 65536, NULL, "with a crop: width delivered (0 = stored)")                           \
+    X(max_output_height, U32, 0, 65536, NULL, "largest height h5pack_set_output_size may set")                  \
+    X(max_output_width, U32, 0, 65536, NULL, "largest width h5pack_set_output_size may set")                    \
     X(scale_min, DOUBLE, 0, 1e9, NULL, "random resized crop: smallest area fraction")                           \
     X(scale_max, DOUBLE, 0, 1e9, NULL, "random resized crop: largest area fraction")                            \
     X(ratio_min, DOUBLE, 0, 1e9, NULL, "random resized crop: smallest aspect ratio (w/h)")                      \

@@ -28,8 +28,8 @@ H5PACK_HD aug_draw aug_draw_for(uint64_t batch_key, uint64_t i, int random_flip,
     uint64_t h = rng_mix64(batch_key ^ (i * 0x9E3779B97F4A7C15ull));
     aug_draw d;
     d.flip = random_flip ? (int)(h & 1) : 0;
-    d.oy = pad > 0 ? (int)((h >> 8) % (uint64_t)(2 * pad + 1)) : 0;
-    d.ox = pad > 0 ? (int)((h >> 24) % (uint64_t)(2 * pad + 1)) : 0;
+    d.oy = pad > 0 ? (int)((h >> 8) % (2 * (uint64_t)pad + 1)) : 0;
+    d.ox = pad > 0 ? (int)((h >> 24) % (2 * (uint64_t)pad + 1)) : 0;
     return d;
 }
 
