@@ -162,8 +162,12 @@ static void print_reader(const reader_view *v, const ds_report *img, const size_
         print_chunk_line(d, img);
     }
     uint64_t pixel_bytes = z->n ? z->pixels * d->channels : d->n_samples * d->image_bytes;
-    printf("  stored %s, compression %.2f:1, filters: %s\n", st,
-           d->stored_bytes ? (double)pixel_bytes / (double)d->stored_bytes : 0.0, d->n_filters ? d->filters : "none");
+    if (d->tile && !z->n) /* images in tiles whose sizes were not listed: no pixel count to compare with */
+        printf("  stored %s\n", st);
+    else
+        printf("  stored %s, compression %.2f:1, filters: %s\n", st,
+               d->stored_bytes ? (double)pixel_bytes / (double)d->stored_bytes : 0.0,
+               d->n_filters ? d->filters : "none");
     read_path_text(d, how, sizeof how);
     printf("  read path: %s; %s\n", how, d->fast_path ? "fast path" : "slow path");
     if (!d->tile) /* patches have none without a patch size */
@@ -215,6 +219,10 @@ static void print_text(const file_report *r, const reader_view *v, const char *i
         printf("foreign HDF5 file (no h5pack_format_version attribute)\n");
     print_reader(v, report_dataset(r, images), &r->sizes, images);
     print_sizes(&r->sizes);
+    if (!r->listed) {
+        printf("datasets and attributes: listed for local files only (this location is read through a store)\n");
+        return;
+    }
     printf("datasets (%d):\n", r->n_datasets);
     for (int i = 0; i < r->n_datasets; i++)
         print_dataset(&r->datasets[i], v, images);
@@ -376,6 +384,7 @@ static void print_json(const file_report *r, const reader_view *v, const char *i
         json_dims(&j, "chunk_shape", img->chunk, img->rank);
     else
         json_string(&j, "chunk_shape", NULL);
+    json_bool(&j, "datasets_listed", r->listed); /* 0: a location read through a store, the reader's view only */
     json_array_begin(&j, "datasets");
     for (int i = 0; i < r->n_datasets; i++)
         json_dataset(&j, &r->datasets[i], v, images);
@@ -393,6 +402,12 @@ static void print_json(const file_report *r, const reader_view *v, const char *i
     json_array_end(&j);
     json_object_end(&j);
     json_finish(&j);
+}
+
+/* A plain path or file://PATH; not s3://, mem://, ... (the reader reads those through its stores). */
+static int is_local(const char *file)
+{
+    return !strstr(file, "://") || !strncmp(file, "file://", 7);
 }
 
 int cmd_info(int argc, char **argv)
@@ -428,7 +443,15 @@ int cmd_info(int argc, char **argv)
     }
     file_report r;
     char err[1200];
-    if (inspect_file(file, images, &r, err, sizeof err) != 0) {
+    if (!is_local(file)) { /* HDF5 here opens local files only: the reader's view of the store is all */
+        if (!v.ok) {
+            fprintf(stderr, "h5pack-stats: %s\n", v.err);
+            return 2;
+        }
+        memset(&r, 0, sizeof r);
+        snprintf(r.path, sizeof r.path, "%s", file);
+        r.file_bytes = v.d.file_bytes, r.format_version = v.d.format_version;
+    } else if (inspect_file(strncmp(file, "file://", 7) ? file : file + 7, images, &r, err, sizeof err) != 0) {
         fprintf(stderr, "h5pack-stats: %s\n", err);
         return 2;
     }

@@ -271,6 +271,7 @@ int inspect_file(const char *path, const char *images, file_report *r, char *err
         }
     }
     if (rc == 0) {
+        r->listed = 1;
         list_attrs(f, "/", r);
         if (images && h5pack_h5_path_exists(f, images)) {
             hid_t d = H5Oopen(f, images, H5P_DEFAULT);

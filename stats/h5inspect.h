@@ -54,6 +54,7 @@ typedef struct file_report {
     int format_version;      /* root attribute h5pack_format_version, -1 when absent (used when the reader
                                 cannot describe the file; otherwise h5pack_describe says it) */
     size_spread sizes;       /* images of several sizes */
+    int listed;              /* 1: datasets and attributes listed (a local file); 0: the reader's view only */
 } file_report;
 
 /* Fills *R from PATH. IMAGES names the image dataset whose attributes are listed too. Returns 0, or -1

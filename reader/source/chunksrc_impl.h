@@ -144,9 +144,11 @@ int h5pack_chunksrc_fail_chunk(const chunk_source *s, uint64_t chunk, int rc, co
 /* chunksrc_read.c: an HDF5 failure reading CHUNK: EIO or ECORRUPT with WHAT and HDF5's text. */
 int h5pack_chunksrc_fail_read(chunk_source *s, uint64_t chunk, const char *what, char *err, size_t err_len);
 
-/* h5pack_chunksrc_open without the probe: the HDF5 work in this process. The caller is inside h5pack_h5_enter. */
-int h5pack_chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
-                             chunk_source **out, char *err, size_t err_len);
+/* h5pack_chunksrc_open without the probe: the HDF5 work in this process, on PATH's store ST (opened by
+ * the caller; the source takes it over, and closes it on failure too). The caller is inside
+ * h5pack_h5_enter. */
+int h5pack_chunksrc_open_in_process(store *st, const char *path, const char *images, const char *labels,
+                                    h5pack_layout hint, chunk_source **out, char *err, size_t err_len);
 
 /* --- chunksrc_probe.c ------------------------------------------------------------------------------- */
 
@@ -155,7 +157,7 @@ int h5pack_chunksrc_open_in_process(const char *path, const char *images, const 
  * a hang there becomes ECORRUPT here. On success *STORED (malloc'd, N_STORED entries; NULL when the
  * path keeps no sizes) holds the sizes the child found. Only files without metadata checksums
  * (superblock < 2) are probed; H5PACK_PROBE=always|never overrides (see chunksrc_probe.c). */
-int h5pack_chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
+int h5pack_chunksrc_probe(store *st, const char *path, const char *images, const char *labels, h5pack_layout hint,
                    uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len);
 
 /* --- chunksrc_raw.c: the raw path's chunks located (stored.h) ------------------------------------- */

@@ -44,13 +44,9 @@ static int read_userblock(chunk_source *s, char *err, size_t err_len)
     return 0;
 }
 
-/* The store (store.h) the path names, its HDF5 signature, then HDF5 over it (store_h5.h). The store's
- * messages start with the path already: they go into ERR as they are. */
+/* The store's (store.h) HDF5 signature, then HDF5 over it (store_h5.h). */
 static int open_file(chunk_source *s, char *err, size_t err_len)
 {
-    int rc = h5pack_store_open(s->path, &s->st, err, err_len);
-    if (rc)
-        return rc;
     s->file_size = s->g.file_bytes = s->st->size;
     int is_h5 = h5pack_store_is_hdf5(s->st);
     if (is_h5 == 0)
@@ -391,14 +387,16 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     return rc;
 }
 
-int h5pack_chunksrc_open_in_process(const char *path, const char *images, const char *labels, h5pack_layout hint,
-                             chunk_source **out, char *err, size_t err_len)
+int h5pack_chunksrc_open_in_process(store *st, const char *path, const char *images, const char *labels,
+                                    h5pack_layout hint, chunk_source **out, char *err, size_t err_len)
 {
     chunk_source *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path))) {
         free(s);
+        h5pack_store_close(st);
         return h5pack_chunksrc_fail(NULL, H5PACK_ENOMEM, err, err_len, "out of memory");
     }
+    s->st = st;
     s->file = s->dset = s->fspace = -1;
     s->rank = 4, s->unit_axis = -1;
     int rc = open_all(s, images, labels, hint, err, err_len);
@@ -429,11 +427,17 @@ int h5pack_chunksrc_open(const char *path, const char *images, const char *label
     *out = NULL;
     if (!path || !images || !images[0])
         return h5pack_chunksrc_fail(NULL, H5PACK_EINVAL, err, err_len, "no file or images dataset name given");
-    int rc = h5pack_chunksrc_probe(path, images, labels, layout_hint, &stored, &n_stored, err, err_len);
+    store *st = NULL;
+    int rc = h5pack_store_open(path, &st, err, err_len); /* once: the probe and the open share it */
+    if (rc)
+        return rc;
+    rc = h5pack_chunksrc_probe(st, path, images, labels, layout_hint, &stored, &n_stored, err, err_len);
     if (rc == 0) {
         h5pack_h5_enter(&q);
-        rc = h5pack_chunksrc_open_in_process(path, images, labels, layout_hint, out, err, err_len);
+        rc = h5pack_chunksrc_open_in_process(st, path, images, labels, layout_hint, out, err, err_len);
         h5pack_h5_leave(&q);
+    } else {
+        h5pack_store_close(st);
     }
     if (rc == 0)
         adopt_stored_sizes(*out, stored, n_stored);

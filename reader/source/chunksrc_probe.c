@@ -71,7 +71,8 @@ static int send_stored_sizes(int fd, chunk_source *s, uint64_t n)
     return 0;
 }
 
-static void probe_child(int fd, const char *path, const char *images, const char *labels, h5pack_layout hint)
+static void probe_child(int fd, store *st, const char *path, const char *images, const char *labels,
+                        h5pack_layout hint)
 {
     probe_header h;
     chunk_source *s = NULL;
@@ -80,7 +81,7 @@ static void probe_child(int fd, const char *path, const char *images, const char
     memset(&h, 0, sizeof h);
     h.magic = PROBE_MAGIC;
     h5pack_h5_quiet_begin(&q);
-    h.rc = h5pack_chunksrc_open_in_process(path, images, labels, hint, &s, h.err, sizeof h.err);
+    h.rc = h5pack_chunksrc_open_in_process(st, path, images, labels, hint, &s, h.err, sizeof h.err);
     if (h.rc == 0 && s->stored)
         h.n_stored = s->g.n_chunks < PROBE_MAX_SIZES ? s->g.n_chunks : PROBE_MAX_SIZES;
     if (write_all(fd, &h, sizeof h) != 0 || (h.n_stored && send_stored_sizes(fd, s, h.n_stored) != 0))
@@ -202,25 +203,6 @@ static int judge(const char *path, probe_reply *r, int status, uint64_t **stored
                          path, status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-/* Version of the superblock (byte 8 after the signature, which sits at 0, 512, 1024, 2048, ...), or -1. */
-static int superblock_version(const char *path)
-{
-    static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    unsigned char head[9];
-    int version = -1, fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    for (off_t at = 0; version < 0 && at < ((off_t)1 << 40); at = at ? 2 * at : 512) {
-        ssize_t n = pread(fd, head, sizeof head, at);
-        if (n < (ssize_t)sizeof head)
-            break;
-        if (!memcmp(head, signature, sizeof signature))
-            version = head[8];
-    }
-    close(fd);
-    return version;
-}
-
 static void quiet_stderr(void)
 {
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -244,7 +226,7 @@ static void default_crash_signals(void)
         __sanitizer_set_death_callback(NULL);
 }
 
-static int probe_wanted(const char *path)
+static int probe_wanted(store *st)
 {
     const char *mode = getenv("H5PACK_PROBE");
     if (mode && !strcmp(mode, "never"))
@@ -252,18 +234,18 @@ static int probe_wanted(const char *path)
     if (mode && !strcmp(mode, "always"))
         return 1;
     /* -1 (unreadable, no signature): the open fails before HDF5 parses anything, no need to fork. */
-    int version = superblock_version(path);
+    int version = h5pack_store_superblock_version(st);
     return version >= 0 && version < 2;
 }
 
-int h5pack_chunksrc_probe(const char *path, const char *images, const char *labels, h5pack_layout hint,
-                   uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len)
+int h5pack_chunksrc_probe(store *st, const char *path, const char *images, const char *labels, h5pack_layout hint,
+                          uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len)
 {
     int fds[2];
     probe_reply reply;
     *stored = NULL;
     *n_stored = 0;
-    if (!probe_wanted(path) || pipe2(fds, O_CLOEXEC) != 0)
+    if (!probe_wanted(st) || pipe2(fds, O_CLOEXEC) != 0)
         return 0;
     h5pack_h5_lock_global(); /* no chunk source is inside HDF5 while we fork */
     pid_t pid = fork();
@@ -272,7 +254,7 @@ int h5pack_chunksrc_probe(const char *path, const char *images, const char *labe
         close(fds[0]);
         quiet_stderr(); /* a crash report of HDF5's would only confuse: the parent words the error */
         default_crash_signals();
-        probe_child(fds[1], path, images, labels, hint);
+        probe_child(fds[1], st, path, images, labels, hint); /* the child's copy of the store */
         _exit(0);
     }
     h5pack_h5_unlock_global();

@@ -5,7 +5,7 @@
 
 #include "store.h"
 
-#define H5PACK_STORES(X) X(file)
+#define H5PACK_STORES(X) X(file) X(mem)
 
 #define H5PACK_STORE_DECLARE(name) extern const store_ops h5pack_store_##name##_ops;
 H5PACK_STORES(H5PACK_STORE_DECLARE)
