@@ -27,7 +27,7 @@
 #endif
 
 #include "augment.h"
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "backend.h"
 #include "backend_prefetch.h"
 #include "backend_resample.h"
@@ -210,8 +210,8 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     p.scale_min = 0.08, p.scale_max = 1.0, p.ratio_min = 0.75, p.ratio_max = 4.0 / 3.0, p.center_ratio = 0.875;
     for (int c = 0; c < 3; c++)
         p.mean[c] = 0.45f, p.std[c] = 0.225f;
-    aug_plan_params pp;
-    h5pack_backend_plan_params(&p, &pp);
+    aug_crops_params pp;
+    h5pack_backend_crop_params(&p, &pp);
     size_t in_img = (size_t)3 * p.height * p.width;
     uint8_t *in = NULL;
     if (posix_memalign((void **)&in, (size_t)2 << 20, o->batch * in_img) != 0)
@@ -235,7 +235,7 @@ static void kernel_case(const bench_opts *o, h5pack_dtype dtype)
     for (size_t i = 0; i < o->batch; i++)
         src[i] = (uint64_t)(uintptr_t)(in + (o->sources ? i % o->sources : i) * in_img);
     aug_job j;
-    h5pack_aug_plan(&pp, 77, o->batch, o->height, o->width, src, blob, &j);
+    h5pack_aug_crops(&pp, 77, o->batch, o->height, o->width, src, blob, &j);
     j.out = out;
     float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&j));
     double best[4] = {1e30, 1e30, 1e30, 1e30}; /* H5PACK_RESAMPLE_SCALAR, _FLOAT, _FIXED, _AVX512 */

@@ -23,7 +23,7 @@
 
 extern "C" {
 #include "augment.h"
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "backend.h"
 #include "clock.h"
 #include "sizes.h"
@@ -217,8 +217,8 @@ static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_lay
 {
     const int sets = 4;
     backend_params p = rrc_params(o, in, out);
-    aug_plan_params pp;
-    h5pack_backend_plan_params(&p, &pp);
+    aug_crops_params pp;
+    h5pack_backend_crop_params(&p, &pp);
     size_t img = 3 * (size_t)o.from_h * o.from_w, out_bytes = o.batch * h5pack_backend_output_image_bytes(&p);
     size_t blob_bytes = h5pack_aug_blob_bytes(&pp, o.batch, o.height, o.width);
     uint8_t *dev_in = NULL, *dev_blob = NULL;
@@ -238,7 +238,7 @@ static double bench_rrc_kernel(const bench_opts &o, h5pack_layout in, h5pack_lay
         for (size_t i = 0; i < o.batch; i++)
             src[i] = (uint64_t)(uintptr_t)(batch + i * img);
         aug_job job;
-        h5pack_aug_plan(&pp, (uint64_t)k + 1, o.batch, o.height, o.width, src.data(), blob.data(), &job);
+        h5pack_aug_crops(&pp, (uint64_t)k + 1, o.batch, o.height, o.width, src.data(), blob.data(), &job);
         if (rsk_plan(job, &args[k]) != 0) {
             fprintf(stderr, "bench_gpu: no resample tile fits\n");
             exit(1);
@@ -288,14 +288,14 @@ static double bench_rrc(const bench_opts &o)
     CUDA_OR_DIE(cudaDeviceSynchronize());
     double dt = h5pack_clock_s() - t0, d2d = d2d_bandwidth(out_bytes, o.iters);
     // the host's share: planning one batch's geometry (boxes and taps), alone
-    aug_plan_params pp;
-    h5pack_backend_plan_params(&p, &pp);
+    aug_crops_params pp;
+    h5pack_backend_crop_params(&p, &pp);
     std::vector<uint64_t> src(o.batch, 0);
     std::vector<uint8_t> blob(h5pack_aug_blob_bytes(&pp, o.batch, o.height, o.width));
     aug_job job;
     double p0 = h5pack_clock_s();
     for (int i = 0; i < o.iters; i++)
-        h5pack_aug_plan(&pp, (uint64_t)i, o.batch, o.height, o.width, src.data(), blob.data(), &job);
+        h5pack_aug_crops(&pp, (uint64_t)i, o.batch, o.height, o.width, src.data(), blob.data(), &job);
     double plan = (h5pack_clock_s() - p0) / o.iters;
     printf("random resized crop through the backend (host planning on this thread, copy, launch) %ux%u -> %ux%u "
            "float32 nhwc->nchw flip, batch %zu: %.0f images/s, the output at the pace of a %.0f GB/s copy; D2D "

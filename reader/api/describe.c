@@ -45,7 +45,7 @@ static void describe_geometry(const source_geometry *g, h5pack_file_desc *d)
     d->has_labels = g->has_labels;
     d->n_classes = g->n_classes;
     d->label_columns = g->label_columns, d->label_rank = g->label_rank, d->labels_are_float = g->labels_are_float;
-    d->several_sizes = g->ragged;
+    d->several_sizes = g->several_sizes;
     d->has_pixel_stats = g->has_stats;
     memcpy(d->mean, g->mean, sizeof d->mean);
     memcpy(d->std, g->std, sizeof d->std);

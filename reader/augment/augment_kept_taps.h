@@ -1,7 +1,7 @@
 /* augment_kept_taps.h - one planner's store of random resized crops' taps across jobs, per box length.
  *
  * The taps of one axis of a random resized crop depend only on the box's length there and the output
- * size (its offset is added to each first index: augment_plan.c, copy_taps), and a 256-pixel side has
+ * size (its offset is added to each first index: augment_crops.c, copy_taps), and a 256-pixel side has
  * at most 256 lengths. So a worker that keeps each length's taps computes PIL's coefficients once per
  * length for as long as the output size stays, instead of once per job (about a tenth of the CPU of
  * 2-thread crops). Owned by one thread: no locking. Stores as many lengths as KEPT_TAPS_BUDGET allows;

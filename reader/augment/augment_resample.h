@@ -1,5 +1,5 @@
 /* augment_resample.h - the resampling job of one delivery (crop box + PIL bilinear taps per image, made
- * on the host by augment_plan.c) and the arithmetic that turns it into output values, shared by the CPU
+ * on the host by augment_crops.c) and the arithmetic that turns it into output values, shared by the CPU
  * code (backend_resample.c) and the CUDA kernel (cuda/resample_kernel.cuh).
  *
  * Output pixel (y, x), channel c, of image i, with box B, flip F and taps (first, count, weights) per

@@ -6,7 +6,7 @@
  *     batch_size rows of label_bytes (int64 or float32 values; host_labels gives it as int64_t *),
  *   - the output buffer(s) the consumer sees (host floats on CPU; device buffers on CUDA), sized for
  *     the largest output size allowed (max_out_height x max_out_width with a resizing crop),
- *   - per delivery, the host-made geometry (augment_plan.h: crop boxes, flips, filter taps), copied to
+ *   - per delivery, the host-made geometry (augment_crops.h: crop boxes, flips, filter taps), copied to
  *     the device with the batch on CUDA, and the boxes on the host for the consumer.
  * Calls, per slot, always in this order:
  *   worker:   fill host_input(slot) / host_labels(slot), then submit(slot, job of echo 0)
@@ -203,13 +203,13 @@ void h5pack_backend_plain_boxes(const backend_params *p, uint64_t key, size_t co
  * NULL, float labels (IS_FLOAT) move to labels_float / labels_float_device. COLUMNS: values per sample. */
 void h5pack_backend_batch_labels(h5pack_batch *batch, int has_labels, uint32_t columns, int is_float);
 
-/* The boxes of a resizing job (augment_plan.h). */
+/* The boxes of a resizing job (augment_crops.h). */
 struct aug_job;
 void h5pack_backend_job_boxes(const struct aug_job *j, backend_box *boxes);
 
-/* The plan parameters (augment_plan.h) of P's resizing crop, flip and normalisation. */
-struct aug_plan_params;
-void h5pack_backend_plan_params(const backend_params *p, struct aug_plan_params *pp);
+/* The plan parameters (augment_crops.h) of P's resizing crop, flip and normalisation. */
+struct aug_crops_params;
+void h5pack_backend_crop_params(const backend_params *p, struct aug_crops_params *pp);
 
 int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err, size_t err_len);
 

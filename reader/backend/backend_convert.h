@@ -9,7 +9,7 @@
  * batch again with fresh draws, from its uint8 pixels, which one-pass never assembles), workers write
  * each image straight into the slot's output and submit the batch with backend_job.pixels_done; the
  * backend then only records the job and its boxes. Resizing crops too: the slot's resampling job is
- * planned when its batch is bound (h5pack_backend_cpu_plan_crops) with every source left open, and each
+ * planned when its batch is bound (h5pack_backend_cpu_bind_crops) with every source left open, and each
  * worker resamples its images from the chunk they live in (h5pack_backend_cpu_crop_image). No slot then
  * holds a uint8 batch, so host memory follows the delivered size, not the stored one. */
 #ifndef H5PACK_READER_BACKEND_CONVERT_H
@@ -54,17 +54,17 @@ void h5pack_backend_conv_image(const backend_conv *cv, const uint8_t *src, void 
 
 /* The prepared conversion when B is the CPU backend on the one-pass path without a resizing crop; else
  * NULL. */
-const backend_conv *h5pack_backend_cpu_direct(backend *b);
+const backend_conv *h5pack_backend_cpu_one_pass(backend *b);
 
 /* 1 when B is the CPU backend on the one-pass path with a resizing crop. */
-int h5pack_backend_cpu_direct_crops(backend *b);
+int h5pack_backend_cpu_one_pass_crops(backend *b);
 
 /* One-pass crops: plans SLOT's resampling job (COUNT images, key KEY, the output size of EPOCH) and its
  * boxes, sources and taps left open (each image's are planned by the worker that resamples it: on many
  * threads, one thread planning a whole batch's taps would be the ceiling). DIMS: images of several
  * sizes, each image's stored (height, width); NULL for images of one size. Called once per bound batch,
  * before any image of it is resampled. */
-void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
+void h5pack_backend_cpu_bind_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
                                    const uint32_t *dims);
 
 /* Floats of scratch h5pack_backend_cpu_crop_image needs for SLOT's planned job. */

@@ -18,7 +18,7 @@
 #include <omp.h>
 #endif
 
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "backend.h"
 #include "backend_convert.h"
 #include "backend_resample.h"
@@ -50,7 +50,7 @@ struct cpu_crop_memo {
 typedef struct cpu_backend {
     backend base;
     backend_params p;
-    aug_plan_params pp;
+    aug_crops_params pp;
     size_t in_image_bytes;
     size_t in_slot_bytes, out_slot_bytes; /* rounded up to CPU_ALIGN */
     uint8_t *inputs;                      /* slots x in_slot_bytes */
@@ -192,7 +192,7 @@ static int convert(cpu_backend *cb, int slot, backend_job job, int threads, char
     h5pack_backend_size_for(&cb->base, job.epoch, &s->out_h, &s->out_w);
     aug_job aj, *ajp = NULL;
     if (cb->p.crop != H5PACK_CROP_NONE) {
-        h5pack_aug_plan_sized(&cb->pp, job.key, job.count, s->out_h, s->out_w, s->addrs, job.dims, s->blob, &aj);
+        h5pack_aug_crops_sized(&cb->pp, job.key, job.count, s->out_h, s->out_w, s->addrs, job.dims, s->blob, &aj);
         aj.out = cpu_output_of(cb, slot);
         h5pack_backend_job_boxes(&aj, s->boxes);
         ajp = &aj;
@@ -314,7 +314,7 @@ static void cpu_destroy(backend *b)
 static const backend_ops cpu_ops = {cpu_host_input, cpu_host_labels, cpu_submit,   cpu_resubmit, cpu_pool_store,
                                     cpu_output,     cpu_release,     cpu_geometry, cpu_times,    cpu_destroy};
 
-const backend_conv *h5pack_backend_cpu_direct(backend *b)
+const backend_conv *h5pack_backend_cpu_one_pass(backend *b)
 {
     if (!b || b->ops != &cpu_ops)
         return NULL;
@@ -322,19 +322,19 @@ const backend_conv *h5pack_backend_cpu_direct(backend *b)
     return cb->one_pass && cb->p.crop == H5PACK_CROP_NONE ? &cb->conv : NULL;
 }
 
-int h5pack_backend_cpu_direct_crops(backend *b)
+int h5pack_backend_cpu_one_pass_crops(backend *b)
 {
     return b && b->ops == &cpu_ops && cpu_of(b)->one_pass && cpu_of(b)->p.crop != H5PACK_CROP_NONE;
 }
 
-void h5pack_backend_cpu_plan_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
+void h5pack_backend_cpu_bind_crops(backend *b, int slot, uint64_t key, size_t count, uint64_t epoch,
                                    const uint32_t *dims)
 {
     cpu_backend *cb = cpu_of(b);
     cpu_slot *s = &cb->slot_state[slot];
     h5pack_backend_size_for(b, epoch, &s->out_h, &s->out_w);
     memset(s->addrs, 0, count * sizeof *s->addrs); /* each worker sets its images' sources and taps */
-    h5pack_aug_plan_boxes(&cb->pp, key, count, s->out_h, s->out_w, s->addrs, dims, s->blob, &s->aj);
+    h5pack_aug_crop_boxes(&cb->pp, key, count, s->out_h, s->out_w, s->addrs, dims, s->blob, &s->aj);
     s->plan_generation++;
     s->aj.out = cpu_output_of(cb, slot);
     h5pack_backend_job_boxes(&s->aj, s->boxes);
@@ -369,7 +369,7 @@ static void plan_next_prefetch(const cpu_backend *cb, const cpu_crop_next *next,
         h5pack_src_prefetch_none(pf);
         return;
     }
-    h5pack_src_prefetch_plan(pf, &cb->slot_state[next->slot].aj, next->pos, next->src);
+    h5pack_src_prefetch_region(pf, &cb->slot_state[next->slot].aj, next->pos, next->src);
 }
 
 void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uint8_t *src, float *scratch,
@@ -382,7 +382,7 @@ void h5pack_backend_cpu_crop_image(backend *b, int slot, uint32_t pos, const uin
         memo->slot = s, memo->generation = s->plan_generation;
     }
     ((aug_image *)(uintptr_t)s->aj.images)[pos].src = (uint64_t)(uintptr_t)src; /* the blob is the slot's */
-    h5pack_aug_plan_taps(&cb->pp, &s->aj, pos, &memo->taps);
+    h5pack_aug_crop_taps(&cb->pp, &s->aj, pos, &memo->taps);
     src_prefetch pf;
     plan_next_prefetch(cb, next, &pf);
     h5pack_resample_image_then(&s->aj, pos, scratch, &pf);
@@ -465,7 +465,7 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cpu backend: out of memory");
     cb->p = *p;
     h5pack_backend_sizes_init(&cb->base, p);
-    h5pack_backend_plan_params(p, &cb->pp);
+    h5pack_backend_crop_params(p, &cb->pp);
     h5pack_backend_conv_init(&cb->conv, p);
     cb->in_image_bytes = p->in_image_bytes ? (size_t)p->in_image_bytes : (size_t)p->channels * p->height * p->width;
     cb->in_slot_bytes = round_up(cb->in_image_bytes * p->batch_size, CPU_ALIGN);

@@ -4,14 +4,14 @@
 #include <string.h>
 
 #include "augment.h"
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "backend.h"
 
 _Static_assert(sizeof(backend_box) == sizeof(h5pack_crop_box) &&
                    offsetof(backend_box, flip) == offsetof(h5pack_crop_box, flip),
                "backend_box is handed out as h5pack_crop_box");
 
-void h5pack_backend_plan_params(const backend_params *p, aug_plan_params *pp)
+void h5pack_backend_crop_params(const backend_params *p, aug_crops_params *pp)
 {
     pp->C = p->channels, pp->H = p->height, pp->W = p->width;
     pp->in_nhwc = p->in_layout == H5PACK_LAYOUT_NHWC;

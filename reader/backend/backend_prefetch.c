@@ -47,7 +47,7 @@ void h5pack_src_prefetch_none(src_prefetch *pf)
     memset(pf, 0, sizeof *pf);
 }
 
-void h5pack_src_prefetch_plan(src_prefetch *pf, const aug_job *job, uint32_t i, const uint8_t *src)
+void h5pack_src_prefetch_region(src_prefetch *pf, const aug_job *job, uint32_t i, const uint8_t *src)
 {
     aug_job own;
     const aug_job *j = aug_job_for_image(job, i, &own);

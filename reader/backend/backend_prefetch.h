@@ -31,7 +31,7 @@ typedef struct src_prefetch {
 /* The region image I of job J reads (at its own stored size: aug_job_for_image), from its crop box and a
  * margin for the filter's reach, with the source at SRC (the image's own j->images[i].src may not be set
  * yet); at most its first 512 KiB of rows (a crop of a large source). */
-void h5pack_src_prefetch_plan(src_prefetch *pf, const aug_job *j, uint32_t i, const uint8_t *src);
+void h5pack_src_prefetch_region(src_prefetch *pf, const aug_job *j, uint32_t i, const uint8_t *src);
 
 /* 1 unless H5PACK_NO_PREFETCH is on (env.h; read once) or a bench turned it off: then plans are empty. */
 int h5pack_src_prefetch_enabled(void);

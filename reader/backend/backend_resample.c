@@ -147,7 +147,7 @@ void h5pack_resample_images_with(const aug_job *j, uint32_t first, uint32_t n, f
         aug_job own;
         src_prefetch next;
         if (i + 1 < first + n)
-            h5pack_src_prefetch_plan(&next, j, i + 1, (const uint8_t *)(uintptr_t)j->images[i + 1].src);
+            h5pack_src_prefetch_region(&next, j, i + 1, (const uint8_t *)(uintptr_t)j->images[i + 1].src);
         else
             h5pack_src_prefetch_none(&next);
         resample_one(j, aug_job_for_image(j, i, &own), i, scratch, simd, stream, &next);

@@ -19,7 +19,7 @@ size_t h5pack_resample_scratch_floats(const aug_job *j);
  * image's source region is prefetched while the image before it is resampled (backend_prefetch.h). */
 void h5pack_resample_images(const aug_job *j, uint32_t first, uint32_t n, float *scratch);
 
-/* Image I of job J alone, prefetching NEXT (h5pack_src_prefetch_plan; NULL: nothing) meanwhile: for a
+/* Image I of job J alone, prefetching NEXT (h5pack_src_prefetch_region; NULL: nothing) meanwhile: for a
  * caller that knows which image it resamples next only image by image (the reader's workers). */
 void h5pack_resample_image_then(const aug_job *j, uint32_t i, float *scratch, src_prefetch *next);
 

@@ -132,14 +132,14 @@ static void assemble_one(patch_pipe *p, size_t q, int t)
 {
     uint64_t *tiles = p->tile_list + (size_t)t * h5pack_patch_windows_max_tiles(p->pp.w);
     const int64_t *where = p->assembling->where + 3 * q;
-    if (!p->direct) {
+    if (!p->one_pass) {
         assemble_patch(p, where, tiles, p->fill_in + q * p->patch_bytes);
-    } else if (p->direct->raw && p->direct->same_layout) {
+    } else if (p->one_pass->raw && p->one_pass->same_layout) {
         assemble_patch(p, where, tiles, (uint8_t *)p->fill_out + q * p->patch_bytes);
     } else {
         uint8_t *buf = p->assemble_buf + (size_t)t * p->patch_bytes;
         assemble_patch(p, where, tiles, buf);
-        h5pack_backend_conv_image(p->direct, buf, p->fill_out, q, p->fill_key);
+        h5pack_backend_conv_image(p->one_pass, buf, p->fill_out, q, p->fill_key);
     }
 }
 
@@ -204,13 +204,13 @@ static int fill_batch(patch_pipe *p, fill_state *f, fill_state *next, patch_entr
     count_accesses(p, f);
     e->counts = f->counts;
     p->fill_key = aug_batch_key(p->pp.seed, f->epoch, f->index * p->pp.world + p->pp.rank, 0);
-    p->fill_in = p->direct ? NULL : p->pp.be->ops->host_input(p->pp.be, slot);
-    p->fill_out = p->direct ? h5pack_backend_cpu_output(p->pp.be, slot) : NULL;
+    p->fill_in = p->one_pass ? NULL : p->pp.be->ops->host_input(p->pp.be, slot);
+    p->fill_out = p->one_pass ? h5pack_backend_cpu_output(p->pp.be, slot) : NULL;
     e->counts.assemble_s = run_job(p, f, next); /* summed over the threads, as busy_read_s */
     write_labels(p, e, slot);
     backend_job job = h5pack_backend_job(f->count, p->fill_key);
     job.epoch = f->epoch;
-    job.pixels_done = p->direct != NULL;
+    job.pixels_done = p->one_pass != NULL;
     char detail[256] = "";
     int rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
     if (rc)

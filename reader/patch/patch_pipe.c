@@ -24,8 +24,8 @@ static int allocate(patch_pipe *p)
         if (!f->where || h5pack_tile_map_init(&f->slots, 256))
             return H5PACK_ENOMEM;
     }
-    p->assemble_buf = p->direct ? malloc((size_t)threads * p->patch_bytes) : NULL;
-    if (!p->ring || !p->scratch || !p->cost || !p->assemble_s || !p->tile_list || (p->direct && !p->assemble_buf) ||
+    p->assemble_buf = p->one_pass ? malloc((size_t)threads * p->patch_bytes) : NULL;
+    if (!p->ring || !p->scratch || !p->cost || !p->assemble_s || !p->tile_list || (p->one_pass && !p->assemble_buf) ||
         h5pack_patch_pool_start(threads, &p->pool))
         return H5PACK_ENOMEM;
     for (int t = 0; t < threads; t++)
@@ -53,7 +53,7 @@ int h5pack_patch_pipe_start(const patch_pipe_params *pp, patch_pipe **out, char 
     p->patch_bytes = (size_t)p->S * p->S * p->g->channels;
     p->label_bytes = h5pack_tilesrc_label_bytes(p->g);
     p->labels = h5pack_tilesrc_label_rows(pp->src);
-    p->direct = h5pack_backend_cpu_direct(pp->be);
+    p->one_pass = h5pack_backend_cpu_one_pass(pp->be);
     p->token_tag = h5pack_token_new_tag();
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL), pthread_cond_init(&p->ready, NULL);

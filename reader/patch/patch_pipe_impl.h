@@ -80,7 +80,7 @@ struct patch_pipe {
     double *assemble_s;      /* per thread: seconds assembling patches in the current job */
     uint8_t *assemble_buf;   /* per thread: one patch, for the CPU backend's one-pass conversion */
     uint64_t *tile_list;     /* per thread: the tiles of one patch */
-    const struct backend_conv *direct; /* the CPU backend converts each patch as it is assembled */
+    const struct backend_conv *one_pass; /* the CPU backend converts each patch as it is assembled */
     patch_entry *ring;       /* prefetch entries: ticket t in ring[t % prefetch] */
     pthread_t thread;
     int started;

@@ -1,5 +1,5 @@
 /* pipeline.c - the consumer side of the pipeline (batches in order, echoes, stats) and its life cycle
- * (the worker side is pipeline_plan.c and pipeline_work.c; the shared scheme is in pipeline_impl.h). */
+ * (the worker side is pipeline_schedule.c and pipeline_work.c; the shared scheme is in pipeline_impl.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +182,7 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
         p->batches_echoed++;
     else
         p->batches_fresh++;
-    if (p->direct_crops) { /* prepared before h5pack_set_output_size changed its epoch's size: redo it */
+    if (p->one_pass_crops) { /* prepared before h5pack_set_output_size changed its epoch's size: redo it */
         double t0 = h5pack_clock_s();
         char why[384] = "";
         rc = h5pack_pipeline_redo_crops(p, e, why, sizeof why);
@@ -279,10 +279,10 @@ static int ring_alloc(pipeline *p)
     p->access_of = malloc(bs * sizeof *p->access_of);
     p->mark_ticket = calloc(nc, sizeof *p->mark_ticket);
     p->mark_access = calloc(nc, sizeof *p->mark_access);
-    if (p->geo->ragged)
+    if (p->geo->several_sizes)
         p->slot_dims = malloc(2 * bs * (size_t)p->pp.prefetch * sizeof *p->slot_dims);
     if (!p->ring || !p->slot_busy || !p->slot_loaded || !p->parked_head || !p->parked_tail || !p->access_of ||
-        !p->mark_ticket || !p->mark_access || (p->geo->ragged && !p->slot_dims))
+        !p->mark_ticket || !p->mark_access || (p->geo->several_sizes && !p->slot_dims))
         return H5PACK_ENOMEM;
     for (size_t s = 0; s < slots; s++)
         p->parked_head[s] = p->parked_tail[s] = ITEM_NONE;
@@ -392,8 +392,8 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     p->labels = h5pack_chunksrc_label_rows(pp->src);
     p->label_bytes = h5pack_chunksrc_label_bytes(p->geo);
     p->echo_slot = -1;
-    p->direct = h5pack_pipeline_direct(pp);
-    p->direct_crops = h5pack_backend_cpu_direct_crops(pp->be);
+    p->one_pass = h5pack_pipeline_one_pass(pp);
+    p->one_pass_crops = h5pack_backend_cpu_one_pass_crops(pp->be);
     p->token_tag = h5pack_token_new_tag();
     p->batches_per_epoch = h5pack_order_batches_per_epoch(&pp->setup.op);
     /* 0 = endless; so is a product past 2^64, which no run reaches (wrapping it could end a run early) */

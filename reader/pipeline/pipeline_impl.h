@@ -1,4 +1,4 @@
-/* pipeline_impl.h - state shared by the worker side (pipeline_plan.c: planning and binding batches;
+/* pipeline_impl.h - state shared by the worker side (pipeline_schedule.c: planning and binding batches;
  * pipeline_work.c: loads and copies) and the consumer side and life cycle (pipeline.c). Internal.
  *
  * Batches ("tickets") go through: planned (in order, by one worker at a time, outside the lock) into an
@@ -130,8 +130,8 @@ struct pipeline {
     uint32_t *mark_access; /* planning scratch, per chunk: its access index in that batch */
     worker *workers;
     int n_started;
-    const struct backend_conv *direct; /* the CPU one-pass path (uses convert into the output), or NULL */
-    int direct_crops;       /* the CPU one-pass path with a resizing crop (uses resample into the output) */
+    const struct backend_conv *one_pass; /* the CPU one-pass path (uses convert into the output), or NULL */
+    int one_pass_crops;       /* the CPU one-pass path with a resizing crop (uses resample into the output) */
     worker redo;            /* direct_crops: the consumer's reads and scratch when a batch must be redone */
     uint8_t *redo_chunk;    /* one chunk, read again for a redo */
     uint32_t *slot_dims;    /* images of several sizes: per backend ring slot, the stored sizes of its batch,
@@ -208,20 +208,20 @@ const uint32_t *h5pack_pipeline_sizes(const pipeline *p, int slot, const uint64_
 int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,
                         size_t err_len);
 
-/* pipeline_plan.c, all called with the lock held (and returning with it held) */
+/* pipeline_schedule.c, all called with the lock held (and returning with it held) */
 int h5pack_pipeline_planning_done(const pipeline *p);
-int h5pack_pipeline_can_plan(const pipeline *p);
-void h5pack_pipeline_plan_batch(pipeline *p);
+int h5pack_pipeline_can_schedule(const pipeline *p);
+void h5pack_pipeline_schedule_batch(pipeline *p);
 int h5pack_pipeline_can_bind(const pipeline *p);
 void h5pack_pipeline_bind_batch(pipeline *p);
 
 void *h5pack_pipeline_worker_main(void *arg);
 
 /* The conversion the workers apply straight from the chunks (the CPU backend's one-pass path,
- * backend_convert.h), or NULL: a resizing crop (p->direct_crops then says whether the workers resample
+ * backend_convert.h), or NULL: a resizing crop (p->one_pass_crops then says whether the workers resample
  * instead) or the two-pass path: another backend, any echo, or the environment variable
  * H5PACK_TWO_PASS set to anything but "" or "0" (reader.c decides at open; tests and benches compare). */
-const struct backend_conv *h5pack_pipeline_direct(const pipeline_params *pp);
+const struct backend_conv *h5pack_pipeline_one_pass(const pipeline_params *pp);
 
 /* pipeline_echo.c: the conversion of each delivery on the consumer side. */
 int h5pack_pipeline_echo_start(pipeline *p);

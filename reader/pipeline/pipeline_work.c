@@ -110,7 +110,7 @@ static ring_entry *next_use(pipeline *p, size_t *j)
 
 const uint32_t *h5pack_pipeline_sizes(const pipeline *p, int slot, const uint64_t *indices, size_t count)
 {
-    if (!p->geo->ragged)
+    if (!p->geo->several_sizes)
         return NULL;
     uint32_t *dims = p->slot_dims + 2 * (size_t)slot * p->pp.setup.op.batch_size;
     for (size_t i = 0; i < count; i++)
@@ -143,7 +143,7 @@ static void convert_group(const pipeline *p, const ring_entry *e, size_t j, cons
     uint64_t key = h5pack_pipeline_batch_key(p, e, 0);
     for (uint32_t g = e->group_start[j]; g < e->group_start[j + 1]; g++) {
         uint32_t pos = e->order[g];
-        h5pack_backend_conv_image(p->direct, image_in(p, chunk, e->indices[pos]), out, pos, key);
+        h5pack_backend_conv_image(p->one_pass, image_in(p, chunk, e->indices[pos]), out, pos, key);
     }
 }
 
@@ -197,7 +197,7 @@ int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err
     int slot = h5pack_pipeline_ring_slot(p, e);
     if (!h5pack_backend_cpu_crops_stale(p->pp.be, slot))
         return 0;
-    h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch,
+    h5pack_backend_cpu_bind_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch,
                                   h5pack_pipeline_sizes(p, slot, e->indices, e->count));
     if (!p->redo.scratch)
         p->redo.scratch = h5pack_chunksrc_scratch_new(p->pp.src);
@@ -223,10 +223,10 @@ int h5pack_pipeline_redo_crops(pipeline *p, ring_entry *e, char *err, size_t err
 }
 
 /* The CPU backend's one-pass conversion without a crop (NULL otherwise: with a crop the backend
- * resamples, h5pack_backend_cpu_direct_crops). The backend chose it at open (reader.c). */
-const struct backend_conv *h5pack_pipeline_direct(const pipeline_params *pp)
+ * resamples, h5pack_backend_cpu_one_pass_crops). The backend chose it at open (reader.c). */
+const struct backend_conv *h5pack_pipeline_one_pass(const pipeline_params *pp)
 {
-    return h5pack_backend_cpu_direct(pp->be);
+    return h5pack_backend_cpu_one_pass(pp->be);
 }
 
 /* All uses of E are done: labels, conversion, then the consumer may have it. Called and returns with
@@ -243,7 +243,7 @@ static void finish_batch(pipeline *p, ring_entry *e)
     backend_job job = h5pack_backend_job(e->count, h5pack_pipeline_batch_key(p, e, 0));
     job.epoch = e->epoch;
     job.convert = !p->pp.sample_echo; /* sample echo composes and converts at delivery */
-    job.pixels_done = p->direct != NULL || p->direct_crops;
+    job.pixels_done = p->one_pass != NULL || p->one_pass_crops;
     job.dims = h5pack_pipeline_sizes(p, slot, e->indices, e->count);
     if (rc == 0)
         rc = p->pp.be->ops->submit(p->pp.be, slot, job, detail, sizeof detail);
@@ -277,9 +277,9 @@ static void execute_use(pipeline *p, worker *w, claimed_use u)
 {
     ring_entry *e = u.e;
     size_t j = u.j;
-    int one_pass = p->direct || p->direct_crops;
+    int one_pass = p->one_pass || p->one_pass_crops;
     claimed_use next = {0};
-    if (p->direct_crops && p->n_waiting == 0)
+    if (p->one_pass_crops && p->n_waiting == 0)
         next.e = next_use(p, &next.j);
     pthread_mutex_unlock(&p->lock);
     take_in_hand(p, &u);
@@ -287,9 +287,9 @@ static void execute_use(pipeline *p, worker *w, claimed_use u)
         take_in_hand(p, &next);
     int rc = u.rc;
     uint64_t t0 = h5pack_clock_ns();
-    if (rc == 0 && p->direct)
+    if (rc == 0 && p->one_pass)
         convert_group(p, e, j, u.chunk);
-    else if (rc == 0 && p->direct_crops)
+    else if (rc == 0 && p->one_pass_crops)
         rc = crop_group(p, w, e, j, u.chunk, &next);
     else if (rc == 0)
         copy_group(p, e, j, u.chunk, e->host_in);
@@ -406,12 +406,12 @@ void *h5pack_pipeline_worker_main(void *arg)
             execute_use(p, w, w->ahead);
         } else if ((e = next_use(p, &j)) != NULL) {
             execute_use(p, w, (claimed_use){.e = e, .j = j});
-        } else if (p->loads_pending < (uint64_t)threads && h5pack_pipeline_can_plan(p)) {
-            h5pack_pipeline_plan_batch(p); /* too few loads known to keep every worker reading */
+        } else if (p->loads_pending < (uint64_t)threads && h5pack_pipeline_can_schedule(p)) {
+            h5pack_pipeline_schedule_batch(p); /* too few loads known to keep every worker reading */
         } else if ((e = next_load(p, &j)) != NULL) {
             execute_load(p, w, e, j);
-        } else if (h5pack_pipeline_can_plan(p)) {
-            h5pack_pipeline_plan_batch(p);
+        } else if (h5pack_pipeline_can_schedule(p)) {
+            h5pack_pipeline_schedule_batch(p);
         } else if (all_done(p)) {
             break;
         } else {

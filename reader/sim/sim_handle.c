@@ -85,7 +85,7 @@ static int load_file(h5pack_sim *sim)
 /* Bytes of one sample in the model: images of several sizes count their mean image. */
 static uint64_t sample_bytes(const source_geometry *g)
 {
-    return g->ragged && g->n_samples ? g->pixel_bytes / g->n_samples : g->image_bytes;
+    return g->several_sizes && g->n_samples ? g->pixel_bytes / g->n_samples : g->image_bytes;
 }
 
 /* The message names the file (as every open error of the reader does). */

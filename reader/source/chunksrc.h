@@ -2,10 +2,10 @@
  * is, and reads one chunk's decompressed bytes from any thread.
  *
  * The reader's "chunk" is a run of samples_per_chunk = k whole images. For an HDF5 chunked dataset it is
- * the slab of every HDF5 chunk of rows [i*k, (i+1)*k), k the chunk shape's extent along the sample axis:
+ * the chunk of every HDF5 chunk of rows [i*k, (i+1)*k), k the chunk shape's extent along the sample axis:
  * one HDF5 chunk for h5pack's whole-image chunks (k,C,H,W), several for shapes that split images (h5py's
- * chunks=True, e.g. (188,1,28,23) for 218x178 RGB images: 192 per slab), which are read and scattered
- * into the slab's k images (chunksrc_slab.c). Plan, order, cache and simulator only see slabs.
+ * chunks=True, e.g. (188,1,28,23) for 218x178 RGB images: 192 per chunk), which are read and scattered
+ * into the chunk's k images (chunksrc_split.c). Plan, order, cache and simulator only see chunks.
  *
  * Read paths (h5pack.h's H5PACK_READ_PATH_MAP), fastest first (see shared notes on HDF5 1.10.8: one
  * global lock, O(n^2) chunk listing). Every byte comes from the file's store (store.h), located chunks
@@ -17,10 +17,10 @@
  *   raw       (LOCATED unfiltered, RAW_DEFLATE with deflate) deflate-only (plus shuffle, a no-op for
  *             uint8) or unfiltered chunks of any shape and index type (h5py's maxshape=(None,...),
  *             chunks=True): every HDF5 chunk's address and size are located once at open (stored.h);
- *             workers then read (back-to-back chunks of a slab in one request), inflate with libdeflate
+ *             workers then read (back-to-back chunks of a chunk in one request), inflate with libdeflate
  *             and scatter, no HDF5 call, no lock. If locating fails: H5Dread_chunk under the mutex,
  *             inflate and scatter outside it.
- *   hdf5      anything else (fletcher32, lzf, other filters): H5Dread of the slab's rows under the mutex;
+ *   hdf5      anything else (fletcher32, lzf, other filters): H5Dread of the chunk's rows under the mutex;
  *             HDF5 applies and checks every filter.
  * Images are 4-D (N,C,H,W) / (N,H,W,C) uint8, or 3-D (N,H,W) gray images read as C = 1.
  */
@@ -45,7 +45,7 @@ typedef struct source_geometry {
     h5pack_layout layout;       /* NCHW or NHWC */
     uint64_t image_bytes;       /* C*H*W */
     uint64_t samples_per_chunk; /* k */
-    uint64_t n_chunks;          /* slabs */
+    uint64_t n_chunks;          /* chunks */
     uint64_t chunk_bytes;       /* k * image_bytes (the last chunk may hold fewer images) */
     uint64_t chunks_per_slab;   /* HDF5 chunks per reader chunk: 1 for whole-image chunks (and unchunked) */
     uint64_t hdf5_chunk[4];     /* HDF5 chunk shape as 4-D in file order (C = 1 inserted for 3-D); 0s unchunked */
@@ -67,7 +67,7 @@ typedef struct source_geometry {
     int n_filters;              /* filters in the images' pipeline */
     char filters[128];          /* "shuffle, deflate(4)", "" for none */
     int format_version;         /* root attribute h5pack_format_version, -1 when absent (foreign file) */
-    int ragged;                 /* images of several sizes (format version 2): height, width and image_bytes
+    int several_sizes;                 /* images of several sizes (format version 2): height, width and image_bytes
                                    are the largest; chunk_bytes the largest chunk; each image's own place
                                    and size: h5pack_chunksrc_image_offset / _image_size */
     uint64_t pixel_bytes;       /* every image's bytes summed (n_samples x image_bytes for one size) */
@@ -105,7 +105,7 @@ static inline size_t h5pack_chunksrc_label_bytes(const source_geometry *g)
     return g->has_labels ? (size_t)g->label_columns * (g->labels_are_float ? 4 : 8) : 0;
 }
 
-/* Bytes the read of CHUNK takes from the file (stored size, summed over a slab's HDF5 chunks; for
+/* Bytes the read of CHUNK takes from the file (stored size, summed over a chunk's HDF5 chunks; for
  * compressed chunks the compressed size). */
 uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk);
 
@@ -117,7 +117,7 @@ void h5pack_chunksrc_image_size(const chunk_source *s, uint64_t i, uint32_t *h, 
 /* Samples in CHUNK (k, or fewer for the last one). */
 uint64_t h5pack_chunksrc_chunk_samples(const chunk_source *s, uint64_t chunk);
 
-/* Per-thread state for reads: stored.h's (stored bytes, one inflated HDF5 chunk of a split slab, a
+/* Per-thread state for reads: stored.h's (stored bytes, one inflated HDF5 chunk of a split chunk, a
  * decompressor). */
 typedef struct stored_scratch chunksrc_scratch;
 chunksrc_scratch *h5pack_chunksrc_scratch_new(const chunk_source *s);

@@ -1,5 +1,5 @@
 /* chunksrc_impl.h - private parts of the chunk source, shared by chunksrc_open.c (validation, path
- * choice), chunksrc_read.c / chunksrc_raw.c (the read paths), chunksrc_slab.c (slabs of HDF5 chunks that
+ * choice), chunksrc_read.c / chunksrc_raw.c (the read paths), chunksrc_split.c (chunks of HDF5 chunks that
  * split images) and the other chunksrc_*.c files; the HDF5 helpers are
  * common/h5glue.h. Not for other parts: they use chunksrc.h. */
 #ifndef H5PACK_CHUNKSRC_IMPL_H
@@ -29,36 +29,36 @@ struct chunk_source {
     hid_t file, dset, fspace;
     int chunked;          /* the dataset has a chunked layout (else "chunks" are runs of images) */
 
-    /* Shape as 4-D in file order (chunksrc_slab.c): a 3-D (N,H,W) dataset gets C = 1 at unit_axis. The
-     * reader's chunk is the slab of the grid[1]*grid[2]*grid[3] = cps HDF5 chunks of k = cdims[0] rows. */
+    /* Shape as 4-D in file order (chunksrc_split.c): a 3-D (N,H,W) dataset gets C = 1 at unit_axis. The
+     * reader's chunk is the chunk of the grid[1]*grid[2]*grid[3] = cps HDF5 chunks of k = cdims[0] rows. */
     int rank;             /* of the images dataset: 4, or 3 for gray images */
     int unit_axis;        /* rank 3: 1 (NCHW) or 3 (NHWC), the axis HDF5 does not know; -1 for rank 4 */
     uint64_t dims[4];
     uint64_t cdims[4];    /* HDF5 chunk shape (chunked datasets) */
-    uint64_t grid[4];     /* HDF5 chunks along each axis (grid[0] = slabs = g.n_chunks) */
-    uint64_t cps;         /* HDF5 chunks per slab */
-    uint64_t n_h5_chunks; /* slabs x cps */
+    uint64_t grid[4];     /* HDF5 chunks along each axis (grid[0] = chunks = g.n_chunks) */
+    uint64_t cps;         /* HDF5 chunks per chunk */
+    uint64_t n_h5_chunks; /* chunks x cps */
     uint64_t h5_chunk_bytes; /* unfiltered bytes of one HDF5 chunk (edge chunks are stored full size) */
-    int whole;            /* HDF5 chunks hold whole images: a slab is one HDF5 chunk, read in place */
+    int whole;            /* HDF5 chunks hold whole images: a chunk is one HDF5 chunk, read in place */
     int deflate_index;    /* position of the deflate filter in the pipeline (filter mask bit), -1 none */
     uint8_t fill_byte;    /* value of never-written chunks */
-    uint64_t *stored;     /* chunked raw/hdf5 paths: stored size + 1 per slab (its HDF5 chunks' sizes
-                             summed), 0 = not known yet (calloc'd: pages of slabs never asked about are
+    uint64_t *stored;     /* chunked raw/hdf5 paths: stored size + 1 per chunk (its HDF5 chunks' sizes
+                             summed), 0 = not known yet (calloc'd: pages of chunks never asked about are
                              never touched) */
 
     /* raw path with every HDF5 chunk located (stored.h): read from the store, no HDF5 after open. Indexed
-     * by slab * cps + (position of the chunk in its slab, row-major over grid[1..3]); for images of several
+     * by chunk * cps + (position of the chunk in its chunk, row-major over grid[1..3]); for images of several
      * sizes, the HDF5 chunks of the 1-D store in order. located.addr NULL: not located. */
     stored_chunks located;
 
     int64_t *labels;          /* integer labels, N x K */
     float *labels_float;      /* floating-point labels, N x K */
 
-    /* images of several sizes (chunksrc_ragged.c): each image's first byte in the store, its (h, w) */
+    /* images of several sizes (chunksrc_sizes.c): each image's first byte in the store, its (h, w) */
     uint64_t *img_offset;
     uint32_t *img_hw;
-    double stored_ratio;      /* stored bytes / pixel bytes of the whole store (a run's share, for
-                                 compressed stores: HDF5 chunks do not follow the runs) */
+    double stored_ratio;      /* stored bytes / pixel bytes of the whole store (a reader chunk's share,
+                                 for compressed stores: HDF5 chunks do not follow the reader's) */
 };
 
 /* --- chunksrc_open.c helpers used by chunksrc_read.c ------------------------------------------------- */
@@ -84,34 +84,34 @@ int h5pack_chunksrc_read_filters(chunk_source *s, hid_t dcpl, filter_summary *f,
 int h5pack_chunksrc_choose_path(chunk_source *s, const char *name, const hsize_t *dims, const hsize_t *maxdims,
                          char *err, size_t err_len);
 
-/* Stored bytes of a slab (its HDF5 chunks' summed; the caller is inside h5pack_h5_enter); 0 = none of
+/* Stored bytes of a chunk (its HDF5 chunks' summed; the caller is inside h5pack_h5_enter); 0 = none of
  * them allocated. */
 int h5pack_chunksrc_query_stored_locked(chunk_source *s, uint64_t chunk, uint64_t *size);
 
-/* Stored bytes of HDF5 chunk R of SLAB (caller inside h5pack_h5_enter); 0 = never written. 0 or -1. */
-int h5pack_chunksrc_h5_stored_locked(chunk_source *s, uint64_t slab, uint64_t r, uint64_t *size);
+/* Stored bytes of HDF5 chunk R of CHUNK (caller inside h5pack_h5_enter); 0 = never written. 0 or -1. */
+int h5pack_chunksrc_h5_stored_locked(chunk_source *s, uint64_t chunk, uint64_t r, uint64_t *size);
 
-/* --- chunksrc_ragged.c ----------------------------------------------------------------------------- */
+/* --- chunksrc_sizes.c ------------------------------------------------------------------------------ */
 
 /* Images of several sizes: the store NAME (open in s->dset), its tables, the chunks over it and the read
  * path. Replaces the shape, layout and path steps of images of one size. */
-int h5pack_chunksrc_open_ragged(chunk_source *s, const char *name, char *err, size_t err_len);
+int h5pack_chunksrc_open_several_sizes(chunk_source *s, const char *name, char *err, size_t err_len);
 
 /* First byte of CHUNK relative to the start of the image data, and its bytes (every path). */
-uint64_t h5pack_chunksrc_unit_start(const chunk_source *s, uint64_t chunk);
-uint64_t h5pack_chunksrc_unit_len(const chunk_source *s, uint64_t chunk);
+uint64_t h5pack_chunksrc_chunk_start(const chunk_source *s, uint64_t chunk);
+uint64_t h5pack_chunksrc_chunk_len(const chunk_source *s, uint64_t chunk);
 
-/* chunksrc_ragged_raw.c: locates every HDF5 chunk (CHUNK_BYTES each) of the TOTAL-byte store (0, or -1:
- * the HDF5 path then), and reads run RUN through them (stored.h: no lock). */
-int h5pack_chunksrc_ragged_locate(chunk_source *s, uint64_t total, uint64_t chunk_bytes, int deflate_index);
-int h5pack_chunksrc_read_ragged_raw(chunk_source *s, uint64_t run, uint8_t *dst, chunksrc_scratch *sc,
+/* chunksrc_sizes_raw.c: locates every HDF5 chunk (CHUNK_BYTES each) of the TOTAL-byte store (0, or -1:
+ * the HDF5 path then), and reads reader chunk CHUNK through them (stored.h: no lock). */
+int h5pack_chunksrc_several_sizes_locate(chunk_source *s, uint64_t total, uint64_t chunk_bytes, int deflate_index);
+int h5pack_chunksrc_read_several_sizes_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc,
                                     chunk_read_cost *cost, char *err, size_t err_len);
 
 /* Images of several sizes: CHUNK's stored bytes, its share of the store's (compressed stores: by its
- * pixel bytes, the HDF5 chunks not being aligned with runs). */
-uint64_t h5pack_chunksrc_ragged_stored(const chunk_source *s, uint64_t chunk);
+ * pixel bytes, the HDF5 chunks not being aligned with the reader's). */
+uint64_t h5pack_chunksrc_several_sizes_stored(const chunk_source *s, uint64_t chunk);
 
-/* --- chunksrc_slab.c ------------------------------------------------------------------------------- */
+/* --- chunksrc_split.c ------------------------------------------------------------------------------- */
 
 /* FILE_DIMS (the dataset's rank) as 4-D in file order. */
 void h5pack_chunksrc_expand_dims(const chunk_source *s, const hsize_t *file_dims, hsize_t *out4);
@@ -119,21 +119,21 @@ void h5pack_chunksrc_expand_dims(const chunk_source *s, const hsize_t *file_dims
 /* 4-D V4 in the dataset's rank, for HDF5 calls; returns the rank. */
 int h5pack_chunksrc_file_coords(const chunk_source *s, const uint64_t *v4, hsize_t *out);
 
-/* 4-D origin of HDF5 chunk R of SLAB, and the same as an HDF5 chunk offset (returns the rank). */
-void h5pack_chunksrc_chunk_origin(const chunk_source *s, uint64_t slab, uint64_t r, uint64_t *o4);
-int h5pack_chunksrc_chunk_offset(const chunk_source *s, uint64_t slab, uint64_t r, hsize_t *offset);
+/* 4-D origin of HDF5 chunk R of CHUNK, and the same as an HDF5 chunk offset (returns the rank). */
+void h5pack_chunksrc_chunk_origin(const chunk_source *s, uint64_t chunk, uint64_t r, uint64_t *o4);
+int h5pack_chunksrc_chunk_offset(const chunk_source *s, uint64_t chunk, uint64_t r, hsize_t *offset);
 
-/* From the HDF5 chunk shape CDIMS4 (4-D, file order): the slab geometry of S and g (samples_per_chunk,
+/* From the HDF5 chunk shape CDIMS4 (4-D, file order): the chunk geometry of S and g (samples_per_chunk,
  * n_chunks, chunk_bytes, chunks_per_slab). EFORMAT / ECORRUPT for shapes that cannot be read. */
-int h5pack_chunksrc_set_slabs(chunk_source *s, const char *name, const hsize_t *cdims4, char *err, size_t err_len);
+int h5pack_chunksrc_set_split(chunk_source *s, const char *name, const hsize_t *cdims4, char *err, size_t err_len);
 
-/* Copies HDF5 chunk R of SLAB (its h5_chunk_bytes, unfiltered) into the slab's images at DST, clipped to
- * the extent and to the slab's rows; CHUNK NULL writes the fill value instead. */
-void h5pack_chunksrc_scatter(const chunk_source *s, uint64_t slab, uint64_t r, const uint8_t *chunk, uint8_t *dst);
+/* Copies HDF5 chunk R of CHUNK (its h5_chunk_bytes, unfiltered) into the chunk's images at DST, clipped to
+ * the extent and to the chunk's rows; PIXELS NULL writes the fill value instead. */
+void h5pack_chunksrc_scatter(const chunk_source *s, uint64_t chunk, uint64_t r, const uint8_t *pixels, uint8_t *dst);
 
 /* --- chunksrc_raw.c -------------------------------------------------------------------------------- */
 
-/* The raw path's read of slab CHUNK (see chunksrc.h). */
+/* The raw path's read of chunk CHUNK (see chunksrc.h). */
 int h5pack_chunksrc_read_raw(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc,
                              chunk_read_cost *cost, char *err, size_t err_len);
 

@@ -15,7 +15,7 @@ int h5pack_chunksrc_map(chunk_source *s, uint64_t chunk, const uint8_t **data, c
 {
     if (!s || !s->views || chunk >= s->g.n_chunks)
         return CHUNKSRC_NOT_MAPPED;
-    uint64_t addr = s->base_addr + h5pack_chunksrc_unit_start(s, chunk), len = h5pack_chunksrc_unit_len(s, chunk);
+    uint64_t addr = s->base_addr + h5pack_chunksrc_chunk_start(s, chunk), len = h5pack_chunksrc_chunk_len(s, chunk);
     double t0 = h5pack_clock_s();
     const uint8_t *v = h5pack_store_view(s->st, addr, len);
     if (!v)
@@ -34,13 +34,13 @@ static int chunk_at(const chunk_source *s, uint64_t rel, uint64_t *chunk)
     uint64_t lo = 0, hi = s->g.n_chunks; /* the chunk starts rise with the chunk: bisect */
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (h5pack_chunksrc_unit_start(s, mid) <= rel)
+        if (h5pack_chunksrc_chunk_start(s, mid) <= rel)
             lo = mid;
         else
             hi = mid;
     }
     *chunk = lo;
-    return h5pack_chunksrc_unit_start(s, lo) == rel ? 0 : -1;
+    return h5pack_chunksrc_chunk_start(s, lo) == rel ? 0 : -1;
 }
 
 void h5pack_chunksrc_map_release(chunk_source *s, const uint8_t *data)
@@ -51,5 +51,5 @@ void h5pack_chunksrc_map_release(chunk_source *s, const uint8_t *data)
     uint64_t addr = (uint64_t)(data - base), chunk = 0;
     if (addr < s->base_addr || chunk_at(s, addr - s->base_addr, &chunk) != 0)
         return; /* not a chunk start */
-    h5pack_store_unview(s->st, addr, h5pack_chunksrc_unit_len(s, chunk));
+    h5pack_store_unview(s->st, addr, h5pack_chunksrc_chunk_len(s, chunk));
 }

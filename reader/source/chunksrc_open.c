@@ -309,7 +309,7 @@ static int finish_open(chunk_source *s, char *err, size_t err_len)
         s->views = !s->g.compressed && h5pack_store_has_views(s->st);
         return 0;
     }
-    if (s->chunked && !s->g.ragged) { /* images of several sizes: a chunk's bytes are its span */
+    if (s->chunked && !s->g.several_sizes) { /* images of several sizes: a chunk's bytes are its span */
         s->stored = calloc(s->g.n_chunks, sizeof *s->stored);
         if (!s->stored)
             return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory for %llu chunk sizes",
@@ -375,7 +375,7 @@ static int open_all(chunk_source *s, const char *images, const char *labels, h5p
     if (!rc)
         rc = check_image_type(s, images, err, err_len);
     if (!rc && is_several_sizes(s)) /* images of several sizes */
-        rc = h5pack_chunksrc_open_ragged(s, images, err, err_len);
+        rc = h5pack_chunksrc_open_several_sizes(s, images, err, err_len);
     else if (!rc)
         rc = open_one_size(s, images, hint, err, err_len);
     if (!rc)

@@ -1,7 +1,7 @@
 /* chunksrc_path.c - picks the read path of a validated images dataset (see chunksrc.h): implicit when
  * whole-image chunk addresses follow addr0 + i * chunk_bytes, contiguous for an allocated unchunked
  * dataset, raw for deflate/shuffle-only (or unfiltered) chunks HDF5 can hand over as bytes, hdf5 for
- * the rest; and the chunk (slab) geometry that goes with it. */
+ * the rest; and the chunk (chunk) geometry that goes with it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -101,15 +101,15 @@ static void read_fill(chunk_source *s, hid_t dcpl)
         s->fill_byte = fill;
 }
 
-/* Any chunk shape: the reader's chunk is the slab of HDF5 chunks sharing a range of rows
- * (chunksrc_slab.c); h5pack's whole-image chunks are slabs of one chunk. */
+/* Any chunk shape: the reader's chunk is the chunk of HDF5 chunks sharing a range of rows
+ * (chunksrc_split.c); h5pack's whole-image chunks are chunks of one chunk. */
 static int read_chunk_shape(chunk_source *s, hid_t dcpl, const char *name, char *err, size_t err_len)
 {
     hsize_t cfile[4] = {0, 0, 0, 0}, c4[4];
     if (H5Pget_chunk(dcpl, s->rank, cfile) != s->rank)
         return h5pack_chunksrc_fail_h5(s, H5PACK_ECORRUPT, err, err_len, "cannot read the chunk shape");
     h5pack_chunksrc_expand_dims(s, cfile, c4);
-    return h5pack_chunksrc_set_slabs(s, name, c4, err, err_len);
+    return h5pack_chunksrc_set_split(s, name, c4, err, err_len);
 }
 
 static int data_range_ok(const chunk_source *s, uint64_t addr, uint64_t bytes)

@@ -1,19 +1,19 @@
-/* chunksrc_raw.c - the raw path (see chunksrc.h): the HDF5 chunks of a slab as stored, filters not applied
- * by HDF5, then libdeflate and the scatter into the slab's images, all outside any lock. Chunks come from
+/* chunksrc_raw.c - the raw path (see chunksrc.h): the HDF5 chunks of a chunk as stored, filters not applied
+ * by HDF5, then libdeflate and the scatter into the chunk's images, all outside any lock. Chunks come from
  * the store at the addresses located at open (stored.h; no HDF5 call at all, and chunks that lie back to
  * back are read with one request), else from H5Dread_chunk under the HDF5 mutex. Chunks that hold whole
- * images (h5pack's files: a slab is one chunk) are read or inflated straight into the destination. */
+ * images (h5pack's files: a chunk is one chunk) are read or inflated straight into the destination. */
 #include <stdio.h>
 #include <string.h>
 
 #include "chunksrc_impl.h"
 #include "clock.h"
 
-/* Back-to-back chunks of a slab are read together up to this many bytes (h5py's chunks are 16 KiB to
+/* Back-to-back chunks of a chunk are read together up to this many bytes (h5py's chunks are 16 KiB to
  * 1 MiB; a few MiB per request amortises the call without a large scratch buffer). */
 #define RAW_RUN_MAX_BYTES ((uint64_t)4 << 20)
 
-/* HDF5's offset of HDF5 chunk K (slab * cps + its position in the slab). */
+/* HDF5's offset of HDF5 chunk K (chunk * cps + its position in the chunk). */
 static void h5_chunk_offset(const void *ctx, uint64_t k, hsize_t *offset)
 {
     const chunk_source *s = ctx;
@@ -26,23 +26,23 @@ int h5pack_chunksrc_locate_chunks(chunk_source *s)
     if (h5pack_stored_locate(s->file, s->dset, s->n_h5_chunks, s->h5_chunk_bytes, s->deflate_index, s->file_size,
                              h5_chunk_offset, s, &s->located) != 0)
         return -1;
-    for (uint64_t slab = 0; slab < s->g.n_chunks; slab++) /* as h5pack_chunksrc_query_stored_locked keeps them */
-        s->stored[slab] = h5pack_stored_bytes(&s->located, slab * s->cps, (slab + 1) * s->cps) + 1;
+    for (uint64_t chunk = 0; chunk < s->g.n_chunks; chunk++) /* as h5pack_chunksrc_query_stored_locked keeps them */
+        s->stored[chunk] = h5pack_stored_bytes(&s->located, chunk * s->cps, (chunk + 1) * s->cps) + 1;
     return 0;
 }
 
-/* WHY as the failure of HDF5 chunk R of SLAB. */
-static int fail_h5_chunk(const chunk_source *s, uint64_t slab, uint64_t r, int rc, const char *why, char *err,
+/* WHY as the failure of HDF5 chunk R of CHUNK. */
+static int fail_h5_chunk(const chunk_source *s, uint64_t chunk, uint64_t r, int rc, const char *why, char *err,
                          size_t err_len)
 {
     if (s->cps == 1)
-        return h5pack_chunksrc_fail_chunk(s, slab, rc, why, err, err_len);
+        return h5pack_chunksrc_fail_chunk(s, chunk, rc, why, err, err_len);
     return h5pack_chunksrc_fail(s, rc, err, err_len, "chunk %llu (HDF5 chunk %llu of its %llu): %s",
-                                (unsigned long long)slab, (unsigned long long)r, (unsigned long long)s->cps, why);
+                                (unsigned long long)chunk, (unsigned long long)r, (unsigned long long)s->cps, why);
 }
 
-/* HDF5 chunk R of SLAB, stored as P with its stored BYTES, into the slab at DST. */
-static int place_chunk(chunk_source *s, uint64_t slab, uint64_t r, const stored_piece *p, const uint8_t *bytes,
+/* HDF5 chunk R of CHUNK, stored as P with its stored BYTES, into the chunk at DST. */
+static int place_chunk(chunk_source *s, uint64_t chunk, uint64_t r, const stored_piece *p, const uint8_t *bytes,
                        uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost, char *err, size_t err_len)
 {
     const uint8_t *pixels = NULL;
@@ -51,9 +51,9 @@ static int place_chunk(chunk_source *s, uint64_t slab, uint64_t r, const stored_
     int rc = h5pack_stored_unpack(p, s->h5_chunk_bytes, bytes, s->whole ? dst : NULL, sc, &pixels, cost, why,
                                   sizeof why);
     if (rc)
-        return fail_h5_chunk(s, slab, r, rc, why, err, err_len);
+        return fail_h5_chunk(s, chunk, r, rc, why, err, err_len);
     if (!s->whole)
-        h5pack_chunksrc_scatter(s, slab, r, pixels, dst); /* NULL pixels: the fill value */
+        h5pack_chunksrc_scatter(s, chunk, r, pixels, dst); /* NULL pixels: the fill value */
     else if (!pixels)
         memset(dst, s->fill_byte, s->g.chunk_bytes);
     else if (pixels != dst)
@@ -63,26 +63,26 @@ static int place_chunk(chunk_source *s, uint64_t slab, uint64_t r, const stored_
     return 0;
 }
 
-/* A located slab: runs of back-to-back chunks, one read each. */
-static int read_located(chunk_source *s, uint64_t slab, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
+/* A located chunk: runs of back-to-back chunks, one read each. */
+static int read_located(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                         char *err, size_t err_len)
 {
-    uint64_t first = slab * s->cps, last = first + s->cps;
+    uint64_t first = chunk * s->cps, last = first + s->cps;
     char why[256];
     int rc;
     if (s->whole) { /* read or inflated straight into place */
         if ((rc = h5pack_stored_get(s->st, &s->located, first, dst, sc, cost, why, sizeof why)))
-            return fail_h5_chunk(s, slab, 0, rc, why, err, err_len);
+            return fail_h5_chunk(s, chunk, 0, rc, why, err, err_len);
         return 0;
     }
     for (uint64_t k = first; k < last;) {
         uint64_t end = h5pack_stored_run_end(&s->located, k, last, RAW_RUN_MAX_BYTES);
         const uint8_t *bytes = NULL;
         if ((rc = h5pack_stored_fetch(s->st, &s->located, k, end, sc, &bytes, cost, why, sizeof why)))
-            return fail_h5_chunk(s, slab, k - first, rc, why, err, err_len);
+            return fail_h5_chunk(s, chunk, k - first, rc, why, err, err_len);
         for (; k < end; k++) {
             stored_piece p = h5pack_stored_piece(&s->located, k);
-            if ((rc = place_chunk(s, slab, k - first, &p, bytes, dst, sc, cost, err, err_len)))
+            if ((rc = place_chunk(s, chunk, k - first, &p, bytes, dst, sc, cost, err, err_len)))
                 return rc;
             bytes += p.size;
         }
@@ -93,7 +93,7 @@ static int read_located(chunk_source *s, uint64_t slab, uint8_t *dst, chunksrc_s
 /* H5Dread_chunk writes as many bytes as the chunk index says, which in a damaged file need not be the
  * stored size the buffer was sized by (the index answered differently, or the probe learnt the size in
  * another process): ask the capture driver what the read would be first. */
-static int check_read_size(chunk_source *s, uint64_t slab, uint64_t r, uint64_t stored, const hsize_t *offset,
+static int check_read_size(chunk_source *s, uint64_t chunk, uint64_t r, uint64_t stored, const hsize_t *offset,
                            char *err, size_t err_len)
 {
     uint64_t addr = 0, size = 0;
@@ -102,48 +102,48 @@ static int check_read_size(chunk_source *s, uint64_t slab, uint64_t r, uint64_t 
     if (rc == -2 || (rc == 0 && size == stored))
         return 0;
     if (rc != 0)
-        return h5pack_chunksrc_fail_read(s, slab, "cannot find the chunk in the chunk index", err, err_len);
+        return h5pack_chunksrc_fail_read(s, chunk, "cannot find the chunk in the chunk index", err, err_len);
     char why[160];
     snprintf(why, sizeof why, "the chunk index is damaged: HDF5 would read %llu, expected %llu",
              (unsigned long long)size, (unsigned long long)stored);
-    return fail_h5_chunk(s, slab, r, H5PACK_ECORRUPT, why, err, err_len);
+    return fail_h5_chunk(s, chunk, r, H5PACK_ECORRUPT, why, err, err_len);
 }
 
 /* Under the lock: HDF5 chunk R's stored size (asked now, in the same lock as the read: a size remembered
  * from earlier can differ from what H5Dread_chunk writes in a damaged file) and its stored bytes. */
-static int fetch_locked(chunk_source *s, uint64_t slab, uint64_t r, uint8_t *dst, chunksrc_scratch *sc,
+static int fetch_locked(chunk_source *s, uint64_t chunk, uint64_t r, uint8_t *dst, chunksrc_scratch *sc,
                         stored_piece *p, const uint8_t **bytes, char *err, size_t err_len)
 {
     hsize_t offset[4];
     uint32_t mask = 0;
-    if (h5pack_chunksrc_h5_stored_locked(s, slab, r, &p->size) != 0)
-        return h5pack_chunksrc_fail_read(s, slab, "cannot find the chunk's stored size", err, err_len);
+    if (h5pack_chunksrc_h5_stored_locked(s, chunk, r, &p->size) != 0)
+        return h5pack_chunksrc_fail_read(s, chunk, "cannot find the chunk's stored size", err, err_len);
     if (p->size == 0)
         return 0; /* never written: the fill value */
     if (p->size > 2 * s->h5_chunk_bytes + 65536) {
         char why[160];
         snprintf(why, sizeof why, "stored size %llu is implausible for %llu bytes", (unsigned long long)p->size,
                  (unsigned long long)s->h5_chunk_bytes);
-        return fail_h5_chunk(s, slab, r, H5PACK_ECORRUPT, why, err, err_len);
+        return fail_h5_chunk(s, chunk, r, H5PACK_ECORRUPT, why, err, err_len);
     }
     uint8_t *buf = s->whole && !s->g.compressed && p->size == s->g.chunk_bytes
-                       ? dst /* the pixels, filling the slab: read into place */
+                       ? dst /* the pixels, filling the chunk: read into place */
                        : h5pack_stored_bytes_room(sc, (size_t)p->size);
     if (!buf)
-        return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)slab);
-    h5pack_chunksrc_chunk_offset(s, slab, r, offset);
-    int rc = check_read_size(s, slab, r, p->size, offset, err, err_len);
+        return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "chunk %llu: out of memory", (unsigned long long)chunk);
+    h5pack_chunksrc_chunk_offset(s, chunk, r, offset);
+    int rc = check_read_size(s, chunk, r, p->size, offset, err, err_len);
     if (rc)
         return rc;
     if (H5Dread_chunk(s->dset, H5P_DEFAULT, offset, &mask, buf) < 0)
-        return h5pack_chunksrc_fail_read(s, slab, "raw chunk read failed", err, err_len);
+        return h5pack_chunksrc_fail_read(s, chunk, "raw chunk read failed", err, err_len);
     *bytes = buf;
     p->deflated = s->deflate_index >= 0 && !(mask & (1u << s->deflate_index));
     return 0;
 }
 
-/* A slab whose chunks are not located: each through H5Dread_chunk under the lock, unpacked outside it. */
-static int read_unlocated(chunk_source *s, uint64_t slab, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
+/* A chunk whose chunks are not located: each through H5Dread_chunk under the lock, unpacked outside it. */
+static int read_unlocated(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                           char *err, size_t err_len)
 {
     for (uint64_t r = 0; r < s->cps; r++) {
@@ -152,7 +152,7 @@ static int read_unlocated(chunk_source *s, uint64_t slab, uint8_t *dst, chunksrc
         const uint8_t *bytes = NULL;
         double t0 = h5pack_clock_s();
         h5pack_h5_enter(&q);
-        int rc = fetch_locked(s, slab, r, dst, sc, &p, &bytes, err, err_len);
+        int rc = fetch_locked(s, chunk, r, dst, sc, &p, &bytes, err, err_len);
         h5pack_h5_leave(&q);
         cost->read_s += h5pack_clock_s() - t0;
         if (rc)
@@ -160,7 +160,7 @@ static int read_unlocated(chunk_source *s, uint64_t slab, uint8_t *dst, chunksrc
         cost->bytes_read += p.size;
         if (bytes == dst && !p.deflated)
             continue; /* read into place */
-        if ((rc = place_chunk(s, slab, r, &p, bytes, dst, sc, cost, err, err_len)))
+        if ((rc = place_chunk(s, chunk, r, &p, bytes, dst, sc, cost, err, err_len)))
             return rc;
     }
     return 0;

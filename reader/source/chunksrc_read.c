@@ -1,8 +1,8 @@
-/* chunksrc_read.c - reads one chunk's (slab's) decompressed bytes, from any thread (see chunksrc.h):
+/* chunksrc_read.c - reads one chunk's (chunk's) decompressed bytes, from any thread (see chunksrc.h):
  *   implicit / contiguous: a read from the store at a computed address, no HDF5 call, no lock;
  *   raw: chunksrc_raw.c;
- *   hdf5: H5Dread of the slab's rows under the mutex (HDF5 applies and checks the filters).
- * Also the stored sizes (per slab: its HDF5 chunks' summed) and the per-thread scratch. */
+ *   hdf5: H5Dread of the chunk's rows under the mutex (HDF5 applies and checks the filters).
+ * Also the stored sizes (per chunk: its HDF5 chunks' summed) and the per-thread scratch. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,12 +20,12 @@ void h5pack_chunksrc_scratch_free(chunksrc_scratch *sc)
     h5pack_stored_scratch_free(sc);
 }
 
-int h5pack_chunksrc_h5_stored_locked(chunk_source *s, uint64_t slab, uint64_t r, uint64_t *size)
+int h5pack_chunksrc_h5_stored_locked(chunk_source *s, uint64_t chunk, uint64_t r, uint64_t *size)
 {
     hsize_t offset[4], bytes = 0;
     unsigned mask = 0;
     haddr_t addr = HADDR_UNDEF;
-    h5pack_chunksrc_chunk_offset(s, slab, r, offset);
+    h5pack_chunksrc_chunk_offset(s, chunk, r, offset);
     /* The by-coordinate lookup tells an unwritten chunk (undefined address) from a failure. */
     if (H5Dget_chunk_storage_size(s->dset, offset, &bytes) < 0) {
         if (H5Dget_chunk_info_by_coord(s->dset, offset, &mask, &addr, &bytes) < 0 || addr != HADDR_UNDEF)
@@ -58,10 +58,10 @@ uint64_t h5pack_chunksrc_stored_bytes(const chunk_source *s, uint64_t chunk)
 {
     if (chunk >= s->g.n_chunks)
         return 0;
-    if (s->g.ragged)
-        return h5pack_chunksrc_ragged_stored(s, chunk);
+    if (s->g.several_sizes)
+        return h5pack_chunksrc_several_sizes_stored(s, chunk);
     if (!s->stored)
-        return h5pack_chunksrc_unit_len(s, chunk);
+        return h5pack_chunksrc_chunk_len(s, chunk);
     uint64_t known = __atomic_load_n(&s->stored[chunk], __ATOMIC_RELAXED);
     if (known != 0)
         return known - 1;
@@ -87,10 +87,10 @@ int h5pack_chunksrc_fail_chunk(const chunk_source *s, uint64_t chunk, int rc, co
 static int read_range(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_cost *cost, char *err,
                       size_t err_len)
 {
-    uint64_t len = h5pack_chunksrc_unit_len(s, chunk);
+    uint64_t len = h5pack_chunksrc_chunk_len(s, chunk);
     char why[256];
     double t0 = h5pack_clock_s();
-    int rc = s->st->ops->read(s->st, s->base_addr + h5pack_chunksrc_unit_start(s, chunk), dst, (size_t)len, why,
+    int rc = s->st->ops->read(s->st, s->base_addr + h5pack_chunksrc_chunk_start(s, chunk), dst, (size_t)len, why,
                               sizeof why);
     if (rc)
         return h5pack_chunksrc_fail_chunk(s, chunk, rc, why, err, err_len);
@@ -115,8 +115,8 @@ static int read_hyperslab_locked(chunk_source *s, uint64_t chunk, uint8_t *dst, 
     int rc = 0;
     H5Sget_simple_extent_dims(s->fspace, count, NULL); /* the dataset's rank: 4, or 3 for gray images */
     count[0] = h5pack_chunksrc_chunk_samples(s, chunk);
-    if (s->g.ragged) /* the chunk's byte range of the 1-D store */
-        start[0] = h5pack_chunksrc_unit_start(s, chunk), count[0] = h5pack_chunksrc_unit_len(s, chunk);
+    if (s->g.several_sizes) /* the chunk's byte range of the 1-D store */
+        start[0] = h5pack_chunksrc_chunk_start(s, chunk), count[0] = h5pack_chunksrc_chunk_len(s, chunk);
     hid_t mem = H5Screate_simple(s->rank, count, NULL);
     if (mem < 0 || H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
         rc = h5pack_chunksrc_fail_read(s, chunk, "cannot select the chunk", err, err_len);
@@ -140,7 +140,7 @@ static int read_hdf5(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_c
         /* HDF5 reads and inflates in one call: the time counts as reading. */
         cost->read_s += dt;
         if (s->g.compressed)
-            cost->bytes_inflated += s->g.ragged ? h5pack_chunksrc_unit_len(s, chunk) : s->g.chunk_bytes;
+            cost->bytes_inflated += s->g.several_sizes ? h5pack_chunksrc_chunk_len(s, chunk) : s->g.chunk_bytes;
     }
     return rc;
 }
@@ -161,7 +161,7 @@ int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc
         if (!sc && !own)
             return h5pack_chunksrc_fail(s, H5PACK_ENOMEM, err, err_len, "out of memory");
         chunk_read_cost none = {0, 0, 0, 0};
-        int rc = s->g.ragged ? h5pack_chunksrc_read_ragged_raw(s, chunk, dst, sc ? sc : own, cost ? cost : &none,
+        int rc = s->g.several_sizes ? h5pack_chunksrc_read_several_sizes_raw(s, chunk, dst, sc ? sc : own, cost ? cost : &none,
                                                                err, err_len)
                              : h5pack_chunksrc_read_raw(s, chunk, dst, sc ? sc : own, cost, err, err_len);
         h5pack_chunksrc_scratch_free(own);

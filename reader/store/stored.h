@@ -1,6 +1,6 @@
 /* stored.h - the stored chunks of a dataset: where each HDF5 chunk's bytes lie in the store, and getting
  * them back as pixels (read, and inflate what the deflate filter wrote) from any thread, without HDF5 and
- * without a lock. Every storage kind reads through it: whole images (one chunk each, or slabs of chunks
+ * without a lock. Every storage kind reads through it: whole images (one chunk each, or chunks of chunks
  * that split images), images of several sizes (runs of a 1-D store), tiles (one chunk each).
  *
  * Where chunks lie is learnt once, at open, under HDF5's lock:

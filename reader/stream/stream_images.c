@@ -50,7 +50,7 @@ static int create_backend(image_stream *s, const h5pack_config *c, const float *
     if (rc)
         return rc;
     bp.channels = g->channels, bp.height = g->height, bp.width = g->width;
-    bp.in_image_bytes = g->ragged ? g->image_bytes : 0; /* the largest image, not largest h x largest w */
+    bp.in_image_bytes = g->several_sizes ? g->image_bytes : 0; /* the largest image, not largest h x largest w */
     bp.in_layout = g->layout;
     bp.out_layout = c->output_layout == H5PACK_LAYOUT_AUTO ? g->layout : c->output_layout;
     bp.dtype = c->dtype;
@@ -94,7 +94,7 @@ static void fill_info(image_stream *s, const h5pack_config *cfg, const float *me
 static int check_several_sizes(const h5pack_config *c, const char *path, const source_geometry *g, char *err,
                                size_t err_len)
 {
-    if (!g->ragged)
+    if (!g->several_sizes)
         return 0;
     if (c->crop == H5PACK_CROP_NONE || !c->output_height || !c->output_width)
         return h5pack_errf(H5PACK_EINVAL, err, err_len, "%s: images of several sizes (largest %ux%u) are "

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "check.h"
 #include "naive.h"
 
 typedef struct rs_case {
-    aug_plan_params pp;
+    aug_crops_params pp;
     size_t count;
     uint32_t oh, ow;
     uint8_t *in;    /* count stored images */
@@ -23,10 +23,10 @@ typedef struct rs_case {
     size_t out_bytes;
 } rs_case;
 
-static inline aug_plan_params rs_params(uint32_t C, uint32_t H, uint32_t W, int out_type, int in_nhwc, int out_nhwc,
+static inline aug_crops_params rs_params(uint32_t C, uint32_t H, uint32_t W, int out_type, int in_nhwc, int out_nhwc,
                                         int mode, int flip)
 {
-    aug_plan_params pp;
+    aug_crops_params pp;
     memset(&pp, 0, sizeof pp);
     pp.C = C, pp.H = H, pp.W = W;
     pp.in_nhwc = in_nhwc, pp.out_nhwc = out_nhwc, pp.out_type = out_type;
@@ -43,7 +43,7 @@ static inline aug_plan_params rs_params(uint32_t C, uint32_t H, uint32_t W, int 
 }
 
 /* Plans COUNT random images for PP at OH x OW with KEY. */
-static inline rs_case rs_make(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key)
+static inline rs_case rs_make(aug_crops_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key)
 {
     rs_case k;
     k.pp = pp, k.count = count, k.oh = oh, k.ow = ow, k.dims = NULL;
@@ -58,14 +58,14 @@ static inline rs_case rs_make(aug_plan_params pp, size_t count, uint32_t oh, uin
     CHECK(bytes <= h5pack_aug_blob_capacity(&pp, count, oh, ow));
     k.blob = malloc(bytes);
     CHECK(k.blob);
-    h5pack_aug_plan(&pp, key, count, oh, ow, k.src, k.blob, &k.job);
+    h5pack_aug_crops(&pp, key, count, oh, ow, k.src, k.blob, &k.job);
     k.out_bytes = count * pp.C * oh * ow * h5pack_dtype_bytes(pp.out_type);
     return k;
 }
 
 /* The same with images of several sizes: image i is DIMS[2i] x DIMS[2i+1] (each at most PP's H x W),
- * stored one after the other at its own size, planned with h5pack_aug_plan_sized. */
-static inline rs_case rs_make_sized(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key,
+ * stored one after the other at its own size, planned with h5pack_aug_crops_sized. */
+static inline rs_case rs_make_sized(aug_crops_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key,
                                     const uint32_t *dims)
 {
     rs_case k;
@@ -83,7 +83,7 @@ static inline rs_case rs_make_sized(aug_plan_params pp, size_t count, uint32_t o
         k.src[i] = (uint64_t)(uintptr_t)(k.in + at);
     k.blob = malloc(h5pack_aug_blob_bytes(&pp, count, oh, ow));
     CHECK(k.blob);
-    h5pack_aug_plan_sized(&pp, key, count, oh, ow, k.src, k.dims, k.blob, &k.job);
+    h5pack_aug_crops_sized(&pp, key, count, oh, ow, k.src, k.dims, k.blob, &k.job);
     k.out_bytes = count * pp.C * oh * ow * h5pack_dtype_bytes(pp.out_type);
     return k;
 }

@@ -6,7 +6,7 @@
  * refill of its slot) and carries the given labels, with and without a resizing crop. */
 #include <stdlib.h>
 
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "backend_resample.h"
 #include "check.h"
 #include "naive.h"
@@ -35,8 +35,8 @@ static backend *create(const backend_params *p)
 static void *expected_crop(const backend_params *p, const uint8_t *const *srcs, size_t count, uint64_t key,
                            uint32_t oh, uint32_t ow, aug_job *job_out, void **blob_out)
 {
-    aug_plan_params pp;
-    h5pack_backend_plan_params(p, &pp);
+    aug_crops_params pp;
+    h5pack_backend_crop_params(p, &pp);
     uint64_t addrs[64];
     for (size_t i = 0; i < count; i++)
         addrs[i] = (uint64_t)(uintptr_t)srcs[i];
@@ -44,7 +44,7 @@ static void *expected_crop(const backend_params *p, const uint8_t *const *srcs, 
     void *out = malloc(count * h5pack_backend_image_bytes_at(p, oh, ow));
     float *scratch = NULL;
     CHECK(blob && out);
-    h5pack_aug_plan(&pp, key, count, oh, ow, addrs, blob, job_out);
+    h5pack_aug_crops(&pp, key, count, oh, ow, addrs, blob, job_out);
     job_out->out = out;
     scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(job_out));
     CHECK(scratch);

@@ -14,7 +14,7 @@
 static size_t check_covers(const aug_job *job, const aug_job *j, uint32_t i, const char *what)
 {
     src_prefetch pf;
-    h5pack_src_prefetch_plan(&pf, job, i, (const uint8_t *)(uintptr_t)j->images[i].src);
+    h5pack_src_prefetch_region(&pf, job, i, (const uint8_t *)(uintptr_t)j->images[i].src);
     CHECK_MSG(pf.base != NULL, "%s, image %u: an empty plan", what, i);
     uint32_t planes = j->in_nhwc ? 1 : j->C, px = j->in_nhwc ? j->C : 1;
     int32_t row_lo = INT32_MAX, row_hi = 0;
@@ -49,7 +49,7 @@ static void test_region_covers_taps(void)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++)
             for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-                aug_plan_params pp = rs_params(3, sizes[s][0], sizes[s][1], H5PACK_DTYPE_FLOAT32, in_nhwc, 0, mode, 1);
+                aug_crops_params pp = rs_params(3, sizes[s][0], sizes[s][1], H5PACK_DTYPE_FLOAT32, in_nhwc, 0, mode, 1);
                 rs_case k = rs_make(pp, 12, sizes[s][2], sizes[s][3], 7 + s * 4 + (uint64_t)mode * 2 + (uint64_t)in_nhwc);
                 char what[128];
                 snprintf(what, sizeof what, "%ux%u -> %ux%u, crop %d, %s", sizes[s][0], sizes[s][1], sizes[s][2],
@@ -60,7 +60,7 @@ static void test_region_covers_taps(void)
             }
     const uint32_t dims[] = {37, 45, 12, 80, 64, 9, 5, 5, 64, 80, 40, 33};
     for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-        aug_plan_params pp = rs_params(3, 64, 80, H5PACK_DTYPE_FLOAT32, in_nhwc, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
+        aug_crops_params pp = rs_params(3, 64, 80, H5PACK_DTYPE_FLOAT32, in_nhwc, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
         rs_case k = rs_make_sized(pp, 6, 31, 29, 55 + (uint64_t)in_nhwc, dims);
         for (uint32_t i = 0; i < k.count; i++, images++) {
             aug_job own; /* the taps' view of the image; the plan takes the whole job */
@@ -75,10 +75,10 @@ static void test_region_covers_taps(void)
 /* A crop of a large source asks for its first rows only, at most 512 KiB, still from the box's top. */
 static void test_large_source_capped(void)
 {
-    aug_plan_params pp = rs_params(3, 1200, 1600, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_CENTER, 0);
+    aug_crops_params pp = rs_params(3, 1200, 1600, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_CENTER, 0);
     rs_case k = rs_make(pp, 1, 224, 224, 17);
     src_prefetch pf;
-    h5pack_src_prefetch_plan(&pf, &k.job, 0, k.in);
+    h5pack_src_prefetch_region(&pf, &k.job, 0, k.in);
     size_t bytes = (size_t)pf.rows * pf.planes * (pf.byte1 - pf.byte0);
     CHECK_MSG(pf.base && bytes <= ((size_t)512 << 10) && bytes > ((size_t)256 << 10),
               "a 1200x1600 centre crop asks for %zu bytes", bytes);
@@ -88,11 +88,11 @@ static void test_large_source_capped(void)
 
 static void test_steps_ask_for_all_once(void)
 {
-    aug_plan_params pp = rs_params(3, 256, 256, H5PACK_DTYPE_FLOAT32, 0, 0, H5PACK_CROP_RANDOM_RESIZED, 0);
+    aug_crops_params pp = rs_params(3, 256, 256, H5PACK_DTYPE_FLOAT32, 0, 0, H5PACK_CROP_RANDOM_RESIZED, 0);
     rs_case k = rs_make(pp, 4, 224, 224, 3);
     for (uint32_t i = 0; i < k.count; i++) {
         src_prefetch pf;
-        h5pack_src_prefetch_plan(&pf, &k.job, i, (const uint8_t *)(uintptr_t)k.job.images[i].src);
+        h5pack_src_prefetch_region(&pf, &k.job, i, (const uint8_t *)(uintptr_t)k.job.images[i].src);
         CHECK(pf.rows > 0 && pf.planes == 3);
         uint32_t before = 0;
         for (uint32_t y = 0; y < k.oh; y++) {
@@ -120,7 +120,7 @@ static void resample_with_next(rs_case *k, void *out, const int *next_of, float 
     for (uint32_t i = 0; i < k->count; i++) {
         src_prefetch next;
         if (next_of[i] >= 0)
-            h5pack_src_prefetch_plan(&next, &k->job, (uint32_t)next_of[i],
+            h5pack_src_prefetch_region(&next, &k->job, (uint32_t)next_of[i],
                                      (const uint8_t *)(uintptr_t)k->job.images[next_of[i]].src);
         else
             h5pack_src_prefetch_none(&next);
@@ -133,7 +133,7 @@ static void test_output_unchanged(void)
     int cases = 0;
     for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-            aug_plan_params pp = rs_params(3, 96, 128, type, in_nhwc, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
+            aug_crops_params pp = rs_params(3, 96, 128, type, in_nhwc, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
             rs_case k = rs_make(pp, 8, 56, 64, 21 + (uint64_t)type * 2 + (uint64_t)in_nhwc);
             uint8_t *plain = malloc(k.out_bytes), *with = malloc(k.out_bytes);
             float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
@@ -160,17 +160,17 @@ static void test_output_unchanged(void)
 
 static void test_turned_off(void)
 {
-    aug_plan_params pp = rs_params(3, 64, 64, H5PACK_DTYPE_FLOAT32, 0, 0, H5PACK_CROP_RANDOM_RESIZED, 0);
+    aug_crops_params pp = rs_params(3, 64, 64, H5PACK_DTYPE_FLOAT32, 0, 0, H5PACK_CROP_RANDOM_RESIZED, 0);
     rs_case k = rs_make(pp, 2, 32, 32, 5);
     src_prefetch pf;
     const uint8_t *src = (const uint8_t *)(uintptr_t)k.job.images[1].src;
     h5pack_src_prefetch_set_enabled(0);
-    h5pack_src_prefetch_plan(&pf, &k.job, 1, src);
+    h5pack_src_prefetch_region(&pf, &k.job, 1, src);
     CHECK(pf.base == NULL && pf.rows == 0);
     h5pack_src_prefetch_set_enabled(1);
-    h5pack_src_prefetch_plan(&pf, &k.job, 1, src);
+    h5pack_src_prefetch_region(&pf, &k.job, 1, src);
     CHECK(pf.base == src && pf.rows > 0);
-    h5pack_src_prefetch_plan(&pf, &k.job, 1, NULL); /* no source: nothing */
+    h5pack_src_prefetch_region(&pf, &k.job, 1, NULL); /* no source: nothing */
     CHECK(pf.base == NULL);
     rs_free(&k);
 }

@@ -15,7 +15,7 @@
 
 #include <stdlib.h>
 
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "backend_resample.h"
 #include "check.h"
 #include "h5fixture.h"

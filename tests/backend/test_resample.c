@@ -131,7 +131,7 @@ static void test_rrc_properties(void)
 
 static void test_same_key_same_job(void)
 {
-    aug_plan_params pp = rs_params(3, 40, 50, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
+    aug_crops_params pp = rs_params(3, 40, 50, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_RANDOM_RESIZED, 1);
     rs_case a = rs_make(pp, 16, 20, 20, 99), b = rs_make(pp, 16, 20, 20, 99), c = rs_make(pp, 16, 20, 20, 100);
     size_t bytes = h5pack_aug_blob_bytes(&pp, 16, 20, 20);
     int boxes_differ = 0, flips = 0;
@@ -168,7 +168,7 @@ static void test_plan_shares_taps_exactly(void)
 {
     int images = 0;
     for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++) {
-        aug_plan_params pp = rs_params(3, 256, 200, H5PACK_DTYPE_FLOAT32, 1, 0, mode, 1);
+        aug_crops_params pp = rs_params(3, 256, 200, H5PACK_DTYPE_FLOAT32, 1, 0, mode, 1);
         rs_case k = rs_make(pp, 300, 224, 96, 4242);
         const aug_job *j = &k.job;
         int32_t *pairs = malloc(sizeof(int32_t) * 2 * 224);
@@ -222,9 +222,9 @@ static int same_plan(const aug_job *a, const aug_job *b)
            memcmp(a->wy, b->wy, n[1]) == 0 && memcmp(a->rx, b->rx, n[2]) == 0 && memcmp(a->wx, b->wx, n[3]) == 0;
 }
 
-/* Planning each image's taps on its own (h5pack_aug_plan_boxes, then h5pack_aug_plan_taps in any order
+/* Planning each image's taps on its own (h5pack_aug_crop_boxes, then h5pack_aug_crop_taps in any order
  * with a memo per planner, one of which keeps taps across jobs: what the CPU backend's workers do) gives
- * the blob that h5pack_aug_plan_sized gives, byte for byte: boxes, computed taps, copied and kept ones. Images of one size and of several (which
+ * the blob that h5pack_aug_crops_sized gives, byte for byte: boxes, computed taps, copied and kept ones. Images of one size and of several (which
  * come in runs, so that centre crops copy too), random resized and centre crops. */
 static void test_plan_taps_in_any_order(void)
 {
@@ -237,14 +237,14 @@ static void test_plan_taps_in_any_order(void)
     int jobs = 0;
     for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++)
         for (int sized = 0; sized < 2; sized++, jobs++) {
-            aug_plan_params pp = rs_params(3, 256, 200, H5PACK_DTYPE_FLOAT32, 1, 0, mode, 1);
+            aug_crops_params pp = rs_params(3, 256, 200, H5PACK_DTYPE_FLOAT32, 1, 0, mode, 1);
             size_t bytes = h5pack_aug_blob_bytes(&pp, COUNT, oh, ow);
             uint8_t *whole = calloc(1, bytes), *parts = calloc(1, bytes);
             aug_tap_memo *memos = malloc(PLANNERS * sizeof *memos);
             CHECK(whole && parts && memos);
             aug_job a, b;
-            h5pack_aug_plan_sized(&pp, 77 + (uint64_t)jobs, COUNT, oh, ow, src, sized ? dims : NULL, whole, &a);
-            h5pack_aug_plan_boxes(&pp, 77 + (uint64_t)jobs, COUNT, oh, ow, src, sized ? dims : NULL, parts, &b);
+            h5pack_aug_crops_sized(&pp, 77 + (uint64_t)jobs, COUNT, oh, ow, src, sized ? dims : NULL, whole, &a);
+            h5pack_aug_crop_boxes(&pp, 77 + (uint64_t)jobs, COUNT, oh, ow, src, sized ? dims : NULL, parts, &b);
             for (uint32_t i = 0; i < COUNT; i++)
                 order[i] = i;
             for (uint32_t i = COUNT - 1; i > 0; i--) { /* a shuffled order, as chunks arrive */
@@ -259,7 +259,7 @@ static void test_plan_taps_in_any_order(void)
                 for (int m = 0; m < PLANNERS; m++)
                     h5pack_aug_tap_memo_new_job(&memos[m]);
                 for (uint32_t g = 0; g < COUNT; g++)
-                    h5pack_aug_plan_taps(&pp, &b, order[g], &memos[(g + (uint32_t)pass) % PLANNERS]);
+                    h5pack_aug_crop_taps(&pp, &b, order[g], &memos[(g + (uint32_t)pass) % PLANNERS]);
                 CHECK_MSG(same_plan(&a, &b), "mode %d, sized %d, pass %d: the plans differ", mode, sized, pass);
             }
             CHECK(memcmp(whole, parts, bytes) == 0); /* the padding between the arrays too */
@@ -348,7 +348,7 @@ static void test_cpu_exact(void)
         for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type += 3)
             for (int layouts = 0; layouts < 4; layouts++)
                 for (int flip = 0; flip < 2; flip++) {
-                    aug_plan_params pp =
+                    aug_crops_params pp =
                         rs_params(3, 37, 45, type, layouts & 1, layouts >> 1, H5PACK_CROP_RANDOM_RESIZED, flip);
                     rs_case k = rs_make(pp, 6, 19, 23, 1000 + (uint64_t)cases++);
                     void *out = malloc(k.out_bytes);
@@ -423,7 +423,7 @@ static void test_simd_equals_scalar(void)
                 for (int layouts = 0; layouts < 4; layouts++)
                     for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++) {
                         int flip = (cases & 1) != 0;
-                        aug_plan_params pp = rs_params(C, shapes[s][0], shapes[s][1], type, layouts & 1, layouts >> 1,
+                        aug_crops_params pp = rs_params(C, shapes[s][0], shapes[s][1], type, layouts & 1, layouts >> 1,
                                                        mode, flip);
                         for (int c = 0; c < 4 && cases % 5 >= 3; c++) { /* float16 subnormals; overflow */
                             pp.nscale[c] *= cases % 5 == 3 ? 1e-6f : 1e3f;
@@ -445,7 +445,7 @@ static void test_simd_equals_scalar(void)
 /* Centre crop of the whole image at its own size: every tap is 1, the output is the input. */
 static void test_identity(void)
 {
-    aug_plan_params pp = rs_params(3, 12, 9, H5PACK_DTYPE_UINT8, 1, 0, H5PACK_CROP_CENTER, 0);
+    aug_crops_params pp = rs_params(3, 12, 9, H5PACK_DTYPE_UINT8, 1, 0, H5PACK_CROP_CENTER, 0);
     pp.crop.center_ratio = 1.0;
     rs_case k = rs_make(pp, 2, 12, 9, 5); /* 12 x 9 output: box is the whole 12 x 9 image */
     uint8_t *out = malloc(k.out_bytes);
@@ -474,7 +474,7 @@ static void test_several_sizes(void)
     for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++)
             for (int simd = 0; simd <= h5pack_resample_best_pass(); simd++) {
-                aug_plan_params pp = rs_params(3, 64, 80, type, in_nhwc, 0, H5PACK_CROP_CENTER, 0);
+                aug_crops_params pp = rs_params(3, 64, 80, type, in_nhwc, 0, H5PACK_CROP_CENTER, 0);
                 rs_case k = rs_make_sized(pp, n, 24, 20, 99, dims);
                 uint8_t *mixed = malloc(k.out_bytes);
                 float *scratch = malloc(sizeof(float) * h5pack_resample_scratch_floats(&k.job));
@@ -483,7 +483,7 @@ static void test_several_sizes(void)
                 h5pack_resample_images_with(&k.job, 0, (uint32_t)n, scratch, simd);
                 size_t one = k.out_bytes / n;
                 for (size_t i = 0; i < n; i++) {
-                    aug_plan_params own =
+                    aug_crops_params own =
                         rs_params(3, dims[2 * i], dims[2 * i + 1], type, in_nhwc, 0, H5PACK_CROP_CENTER, 0);
                     rs_case a = rs_make(own, 1, 24, 20, 99);
                     memcpy(a.in, (const uint8_t *)(uintptr_t)k.src[i], (size_t)3 * dims[2 * i] * dims[2 * i + 1]);
@@ -503,7 +503,7 @@ static void test_several_sizes(void)
                 rs_free(&k);
             }
     for (int layouts = 0; layouts < 4 && h5pack_resample_avx2_supported(); layouts++) {
-        aug_plan_params pp =
+        aug_crops_params pp =
             rs_params(3, 64, 80, H5PACK_DTYPE_FLOAT32, layouts & 1, layouts >> 1, H5PACK_CROP_RANDOM_RESIZED, 1);
         rs_case k = rs_make_sized(pp, n, 31, 29, 1234 + (uint64_t)layouts, dims);
         CHECK_MSG(simd_equals_scalar(&k, n), "several sizes, layouts %d: a SIMD pass differs from scalar", layouts);
@@ -535,7 +535,7 @@ static int common_crops_taken(pass_takes takes, size_t (*work_bytes)(const aug_j
     int taken = 0;
     for (int mode = H5PACK_CROP_RANDOM_RESIZED; mode <= H5PACK_CROP_CENTER; mode++)
         for (int in_nhwc = 0; in_nhwc < 2; in_nhwc++) {
-            aug_plan_params pp = rs_params(3, 256, 256, H5PACK_DTYPE_FLOAT32, in_nhwc, 0, mode, 1);
+            aug_crops_params pp = rs_params(3, 256, 256, H5PACK_DTYPE_FLOAT32, in_nhwc, 0, mode, 1);
             rs_case k = rs_make(pp, 32, 224, 224, 31 + (uint64_t)in_nhwc);
             void *work = aligned_alloc(align, (work_bytes(&k.job) + align - 1) / align * align);
             void *out = malloc(k.out_bytes);
@@ -559,7 +559,7 @@ static void test_fixed_takes_common_crops(void)
         return;
     }
     int taken = common_crops_taken(fixed_takes, h5pack_resample_fixed_work_bytes, 32, "integer");
-    aug_plan_params pp = rs_params(3, 64, 300, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_CENTER, 0);
+    aug_crops_params pp = rs_params(3, 64, 300, H5PACK_DTYPE_FLOAT32, 1, 0, H5PACK_CROP_CENTER, 0);
     rs_case k = rs_make(pp, 1, 8, 9, 5); /* the 64 rows resized to about 9: 7 source pixels per output */
     void *work = aligned_alloc(32, (h5pack_resample_fixed_work_bytes(&k.job) + 31) / 32 * 32);
     CHECK(work && fixed_takes(&k.job, 0, work) == -1);
@@ -580,7 +580,7 @@ static void test_avx512_takes_common_crops(void)
     /* stored h, w, output h, w, NHWC output: a 7x downscale; what it takes, but NHWC */
     static const uint32_t refused[][5] = {{64, 300, 8, 9, 0}, {256, 256, 224, 224, 1}};
     for (size_t r = 0; r < 2; r++) {
-        aug_plan_params pp = rs_params(3, refused[r][0], refused[r][1], H5PACK_DTYPE_FLOAT32, 1, (int)refused[r][4],
+        aug_crops_params pp = rs_params(3, refused[r][0], refused[r][1], H5PACK_DTYPE_FLOAT32, 1, (int)refused[r][4],
                                        H5PACK_CROP_CENTER, 0);
         rs_case k = rs_make(pp, 1, refused[r][2], refused[r][3], 5);
         void *work = aligned_alloc(64, (h5pack_resample_avx512_work_bytes(&k.job) + 63) / 64 * 64);

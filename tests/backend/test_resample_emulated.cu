@@ -13,7 +13,7 @@ extern "C" {
 }
 #include "resample_cases.h"
 
-static int check_case(aug_plan_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key, uint32_t nt,
+static int check_case(aug_crops_params pp, size_t count, uint32_t oh, uint32_t ow, uint64_t key, uint32_t nt,
                       uint32_t force_tile_w, const uint32_t *dims = nullptr, uint32_t generic = 0)
 {
     rs_case k = dims ? rs_make_sized(pp, count, oh, ow, key, dims) : rs_make(pp, count, oh, ow, key);
@@ -56,7 +56,7 @@ int main(void)
                 for (int lo = 0; lo < 2; lo++)
                     for (int mode : {H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER})
                         for (uint32_t nt : {256u, 37u}) {
-                            aug_plan_params pp = rs_params(s[0], s[1], s[2], type, li, lo, mode, ((cases / 2) & 1));
+                            aug_crops_params pp = rs_params(s[0], s[1], s[2], type, li, lo, mode, ((cases / 2) & 1));
                             for (uint32_t generic : {0u, 1u}) // the same draws through both loop forms
                                 cases += check_case(pp, 5, s[3], s[4], 0xBEEF00ull + (uint64_t)cases / 2 * 2, nt,
                                                     s[5], nullptr, generic);
@@ -66,7 +66,7 @@ int main(void)
     for (int type = H5PACK_DTYPE_FLOAT32; type <= H5PACK_DTYPE_UINT8; type++)
         for (int li = 0; li < 2; li++)
             for (int mode : {H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER}) {
-                aug_plan_params pp = rs_params(3, 64, 80, type, li, 1 - li, mode, ((cases / 2) & 1));
+                aug_crops_params pp = rs_params(3, 64, 80, type, li, 1 - li, mode, ((cases / 2) & 1));
                 for (uint32_t generic : {0u, 1u})
                     cases += check_case(pp, 5, 24, 20, 0xCAFE00ull + (uint64_t)cases / 2 * 2, 64u, 0, dims, generic);
             }

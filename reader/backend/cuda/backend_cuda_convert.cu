@@ -70,10 +70,10 @@ static int launch_resample(cuda_backend *cb, cuda_slot *s, const backend_job &jo
                            char *err, size_t err_len)
 {
     aug_job host; // the boxes, then each image's taps (copies of the slot's kept ones where it has them)
-    h5pack_aug_plan_boxes(&cb->pp, job.key, job.count, s->out_h, s->out_w, addrs, job.dims, s->geo_host, &host);
+    h5pack_aug_crop_boxes(&cb->pp, job.key, job.count, s->out_h, s->out_w, addrs, job.dims, s->geo_host, &host);
     h5pack_aug_tap_memo_new_job(s->taps);
     for (size_t i = 0; i < job.count; i++)
-        h5pack_aug_plan_taps(&cb->pp, &host, i, s->taps);
+        h5pack_aug_crop_taps(&cb->pp, &host, i, s->taps);
     h5pack_backend_job_boxes(&host, s->boxes);
     rsk_args a;
     if (rsk_plan(host, &a) != 0)

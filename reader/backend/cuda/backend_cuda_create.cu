@@ -239,7 +239,7 @@ extern "C" int h5pack_backend_cuda_create(const backend_params *p, backend **out
     pthread_mutex_init(&cb->timing_lock, NULL);
     pthread_mutex_init(&cb->fail_lock, NULL);
     h5pack_backend_sizes_init(&cb->base, p);
-    h5pack_backend_plan_params(p, &cb->pp);
+    h5pack_backend_crop_params(p, &cb->pp);
     // Sizes and the memory cap first: a wrong configuration is reported the same with or without a GPU.
     if ((rc = plan_sizes(cb, err, err_len)) != H5PACK_OK || (rc = select_device(p, name, sizeof name, err, err_len)) != H5PACK_OK)
         goto fail;

@@ -9,7 +9,7 @@
 #include <pthread.h>
 
 extern "C" {
-#include "augment_plan.h"
+#include "augment_crops.h"
 #include "backend.h"
 }
 
@@ -40,7 +40,7 @@ struct cuda_slot {
 struct cuda_backend {
     backend base;
     backend_params p;
-    aug_plan_params pp;
+    aug_crops_params pp;
     size_t in_image_bytes;
     size_t in_slot_bytes, labels_slot_bytes, out_slot_bytes, geo_slot_bytes;
     int out_buffers;                     // 1 or 2 (backend_params.output_buffers)

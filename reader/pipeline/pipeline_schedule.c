@@ -1,4 +1,4 @@
-/* pipeline_plan.c - the worker side's bookkeeping steps: planning the next batch (in order, one worker at
+/* pipeline_schedule.c - the worker side's bookkeeping steps: planning the next batch (in order, one worker at
  * a time) into a free entry, ahead of the ring, and binding planned batches (in order) to the backend's
  * ring slots as the consumer releases them (scheme in pipeline_impl.h). */
 #include <stdio.h>
@@ -54,7 +54,7 @@ int h5pack_pipeline_planning_done(const pipeline *p)
     return p->plan_failed || p->nothing_left || (p->total_batches && p->next_ticket >= p->total_batches);
 }
 
-int h5pack_pipeline_can_plan(const pipeline *p)
+int h5pack_pipeline_can_schedule(const pipeline *p)
 {
     return !p->planning && !h5pack_pipeline_planning_done(p) &&
            h5pack_pipeline_entry(p, p->next_ticket)->state == RING_FREE;
@@ -75,7 +75,7 @@ static void reset_entry(ring_entry *e, uint64_t ticket)
  * change (computing the next epoch's order) never holds up the other workers or the consumer; only one
  * worker plans at a time (p->planning), which keeps the plan sequential. Afterwards its loads can run,
  * or the batch is published with the planning error. */
-void h5pack_pipeline_plan_batch(pipeline *p)
+void h5pack_pipeline_schedule_batch(pipeline *p)
 {
     uint64_t t = p->next_ticket++;
     ring_entry *e = h5pack_pipeline_entry(p, t);
@@ -127,8 +127,8 @@ void h5pack_pipeline_bind_batch(pipeline *p)
     pthread_mutex_unlock(&p->lock);
     uint8_t *in = p->pp.be->ops->host_input(p->pp.be, slot);
     int64_t *labels = p->pp.be->ops->host_labels(p->pp.be, slot);
-    if (p->direct_crops) /* before any of its images is resampled (its uses are claimed after this) */
-        h5pack_backend_cpu_plan_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch,
+    if (p->one_pass_crops) /* before any of its images is resampled (its uses are claimed after this) */
+        h5pack_backend_cpu_bind_crops(p->pp.be, slot, h5pack_pipeline_batch_key(p, e, 0), e->count, e->epoch,
                                       h5pack_pipeline_sizes(p, slot, e->indices, e->count));
     pthread_mutex_lock(&p->lock);
     e->host_in = in, e->host_labels = labels;

@@ -1,8 +1,8 @@
-/* chunksrc_slab.c - the reader's chunk when HDF5 chunks split images (h5py's chunks=True picks shapes
- * such as (188,1,28,23) for 218x178 RGB images): the slab of every HDF5 chunk of rows [i*k, (i+1)*k),
- * k the chunk's extent along the sample axis. A slab holds k whole images, so the planner, the order and
- * the cache work on slabs exactly as on whole-image chunks; this file knows where each HDF5 chunk of a
- * slab sits (4-D coordinates in file order) and copies ("scatters") its block into the slab's images,
+/* chunksrc_split.c - the reader's chunk when HDF5 chunks split images (h5py's chunks=True picks shapes
+ * such as (188,1,28,23) for 218x178 RGB images): the chunk of every HDF5 chunk of rows [i*k, (i+1)*k),
+ * k the chunk's extent along the sample axis. A chunk holds k whole images, so the planner, the order and
+ * the cache work on chunks exactly as on whole-image chunks; this file knows where each HDF5 chunk of a
+ * chunk sits (4-D coordinates in file order) and copies ("scatters") its block into the chunk's images,
  * clipping edge chunks that reach beyond the extent (HDF5 stores them full size).
  *
  * 3-D (N,H,W) datasets are gray images: the shape gets a channel axis of 1 inserted (after N for NCHW,
@@ -13,7 +13,7 @@
 
 /* HDF5's own limit on one chunk (bytes, elements): a larger one is a damaged header. */
 #define SLAB_MAX_HDF5_CHUNK_BYTES ((uint64_t)0xffffffffu)
-/* A slab is one read unit (and one cache slot): beyond this it cannot be a practical one. */
+/* A chunk is one read unit (and one cache slot): beyond this it cannot be a practical one. */
 #define SLAB_MAX_BYTES ((uint64_t)4 << 30)
 
 void h5pack_chunksrc_expand_dims(const chunk_source *s, const hsize_t *file_dims, hsize_t *out4)
@@ -35,23 +35,23 @@ int h5pack_chunksrc_file_coords(const chunk_source *s, const uint64_t *v4, hsize
     return j;
 }
 
-void h5pack_chunksrc_chunk_origin(const chunk_source *s, uint64_t slab, uint64_t r, uint64_t *o4)
+void h5pack_chunksrc_chunk_origin(const chunk_source *s, uint64_t chunk, uint64_t r, uint64_t *o4)
 {
     o4[3] = (r % s->grid[3]) * s->cdims[3];
     r /= s->grid[3];
     o4[2] = (r % s->grid[2]) * s->cdims[2];
     o4[1] = (r / s->grid[2]) * s->cdims[1];
-    o4[0] = slab * s->cdims[0];
+    o4[0] = chunk * s->cdims[0];
 }
 
-int h5pack_chunksrc_chunk_offset(const chunk_source *s, uint64_t slab, uint64_t r, hsize_t *offset)
+int h5pack_chunksrc_chunk_offset(const chunk_source *s, uint64_t chunk, uint64_t r, hsize_t *offset)
 {
     uint64_t o4[4];
-    h5pack_chunksrc_chunk_origin(s, slab, r, o4);
+    h5pack_chunksrc_chunk_origin(s, chunk, r, o4);
     return h5pack_chunksrc_file_coords(s, o4, offset);
 }
 
-int h5pack_chunksrc_set_slabs(chunk_source *s, const char *name, const hsize_t *cdims4, char *err, size_t err_len)
+int h5pack_chunksrc_set_split(chunk_source *s, const char *name, const hsize_t *cdims4, char *err, size_t err_len)
 {
     char cshape[128];
     hsize_t file_cdims[4];
@@ -103,7 +103,7 @@ int h5pack_chunksrc_set_slabs(chunk_source *s, const char *name, const hsize_t *
 typedef struct block_copy {
     uint64_t rows, e[4];          /* extent of the copied block (e[0] unused) */
     uint64_t src_stride[4];       /* bytes between steps along each axis in the chunk */
-    uint64_t dst_stride[4];       /* ... and in the slab */
+    uint64_t dst_stride[4];       /* ... and in the chunk */
 } block_copy;
 
 /* h5py's chunks make runs of a few dozen bytes (a (188,1,28,23) chunk: 23): fixed-size copies the
@@ -143,12 +143,12 @@ static void copy_block(const block_copy *b, const uint8_t *src, uint8_t *dst, in
             }
 }
 
-void h5pack_chunksrc_scatter(const chunk_source *s, uint64_t slab, uint64_t r, const uint8_t *chunk, uint8_t *dst)
+void h5pack_chunksrc_scatter(const chunk_source *s, uint64_t chunk, uint64_t r, const uint8_t *pixels, uint8_t *dst)
 {
     uint64_t o[4];
     block_copy b;
-    h5pack_chunksrc_chunk_origin(s, slab, r, o);
-    b.rows = h5pack_chunksrc_chunk_samples(s, slab);
+    h5pack_chunksrc_chunk_origin(s, chunk, r, o);
+    b.rows = h5pack_chunksrc_chunk_samples(s, chunk);
     for (int i = 1; i < 4; i++)
         b.e[i] = s->dims[i] - o[i] < s->cdims[i] ? s->dims[i] - o[i] : s->cdims[i];
     b.src_stride[3] = b.dst_stride[3] = 1;
@@ -156,5 +156,5 @@ void h5pack_chunksrc_scatter(const chunk_source *s, uint64_t slab, uint64_t r, c
         b.src_stride[i] = b.src_stride[i + 1] * s->cdims[i + 1];
         b.dst_stride[i] = b.dst_stride[i + 1] * s->dims[i + 1];
     }
-    copy_block(&b, chunk, dst + (o[1] * s->dims[2] + o[2]) * s->dims[3] + o[3], chunk == NULL, s->fill_byte);
+    copy_block(&b, pixels, dst + (o[1] * s->dims[2] + o[2]) * s->dims[3] + o[3], pixels == NULL, s->fill_byte);
 }

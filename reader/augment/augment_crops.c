@@ -1,5 +1,5 @@
-/* augment_plan.c - a delivery's resampling job on the host; see augment_plan.h. */
-#include "augment_plan.h"
+/* augment_crops.c - a delivery's resampling job on the host; see augment_crops.h. */
+#include "augment_crops.h"
 
 #include <string.h>
 
@@ -16,7 +16,7 @@ typedef struct blob_layout {
     uint32_t ky, kx;
 } blob_layout;
 
-static blob_layout layout_of(const aug_plan_params *pp, size_t count, uint32_t oh, uint32_t ow)
+static blob_layout layout_of(const aug_crops_params *pp, size_t count, uint32_t oh, uint32_t ow)
 {
     blob_layout l;
     /* A box is never larger than the stored image: its taps are bounded by those of the whole image. */
@@ -30,7 +30,7 @@ static blob_layout layout_of(const aug_plan_params *pp, size_t count, uint32_t o
     return l;
 }
 
-size_t h5pack_aug_blob_bytes(const aug_plan_params *pp, size_t count, uint32_t oh, uint32_t ow)
+size_t h5pack_aug_blob_bytes(const aug_crops_params *pp, size_t count, uint32_t oh, uint32_t ow)
 {
     return layout_of(pp, count, oh, ow).total;
 }
@@ -42,14 +42,14 @@ static size_t axis_words_bound(uint32_t in, uint32_t max_o)
     return 7 * (size_t)max_o + 2 * (size_t)in;
 }
 
-size_t h5pack_aug_blob_capacity(const aug_plan_params *pp, size_t count, uint32_t max_h, uint32_t max_w)
+size_t h5pack_aug_blob_capacity(const aug_crops_params *pp, size_t count, uint32_t max_h, uint32_t max_w)
 {
     size_t words = axis_words_bound(pp->H, max_h) + axis_words_bound(pp->W, max_w);
     return count * (sizeof(aug_image) + 4 * words) + 5 * BLOB_ALIGN;
 }
 
 /* The box of an H x W source. */
-static aug_box draw_box(const aug_plan_params *pp, uint64_t h, uint32_t H, uint32_t W, uint32_t oh, uint32_t ow)
+static aug_box draw_box(const aug_crops_params *pp, uint64_t h, uint32_t H, uint32_t W, uint32_t oh, uint32_t ow)
 {
     if (pp->crop.mode == H5PACK_CROP_CENTER)
         return h5pack_aug_center_box(H, W, oh, ow, pp->crop.center_ratio);
@@ -57,10 +57,10 @@ static aug_box draw_box(const aug_plan_params *pp, uint64_t h, uint32_t H, uint3
     return h5pack_aug_rrc_box(H, W, &pp->crop, &r);
 }
 
-void h5pack_aug_plan(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+void h5pack_aug_crops(const aug_crops_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                      const uint64_t *src, void *blob, aug_job *job)
 {
-    h5pack_aug_plan_sized(pp, key, count, oh, ow, src, NULL, blob, job);
+    h5pack_aug_crops_sized(pp, key, count, oh, ow, src, NULL, blob, job);
 }
 
 /* The taps of one axis of a delivery: per image, OUT (first, count) pairs and OUT * K weights. */
@@ -72,7 +72,7 @@ typedef struct axis_taps {
 
 static axis_taps axis_of(const aug_job *job, int y_axis)
 {
-    /* the job points into its planner's blob, which is writable (h5pack_aug_plan_boxes) */
+    /* the job points into its planner's blob, which is writable (h5pack_aug_crop_boxes) */
     axis_taps a = {(int32_t *)(uintptr_t)(y_axis ? job->ry : job->rx), (float *)(uintptr_t)(y_axis ? job->wy : job->wx),
                    y_axis ? job->out_h : job->out_w, y_axis ? job->ky : job->kx};
     return a;
@@ -110,7 +110,7 @@ static void rrc_axis_taps(const axis_taps *a, size_t i, const aug_image *images,
         h5pack_kept_taps_put(kept, (uint32_t)length, (uint32_t)offset, pairs, w);
 }
 
-void h5pack_aug_plan_boxes(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+void h5pack_aug_crop_boxes(const aug_crops_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                            const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job)
 {
     blob_layout l = layout_of(pp, count, oh, ow);
@@ -156,7 +156,7 @@ void h5pack_aug_tap_memo_free(aug_tap_memo *memo)
     h5pack_kept_taps_free(&memo->kept[0]), h5pack_kept_taps_free(&memo->kept[1]);
 }
 
-void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t i, aug_tap_memo *memo)
+void h5pack_aug_crop_taps(const aug_crops_params *pp, const aug_job *job, size_t i, aug_tap_memo *memo)
 {
     axis_taps ya = axis_of(job, 1), xa = axis_of(job, 0);
     const aug_image *im = &job->images[i];
@@ -189,14 +189,14 @@ void h5pack_aug_plan_taps(const aug_plan_params *pp, const aug_job *job, size_t 
     rrc_axis_taps(&xa, i, job->images, 0, memo->seen_w, kx);
 }
 
-void h5pack_aug_plan_sized(const aug_plan_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
+void h5pack_aug_crops_sized(const aug_crops_params *pp, uint64_t key, size_t count, uint32_t oh, uint32_t ow,
                            const uint64_t *src, const uint32_t *dims, void *blob, aug_job *job)
 {
-    h5pack_aug_plan_boxes(pp, key, count, oh, ow, src, dims, blob, job);
+    h5pack_aug_crop_boxes(pp, key, count, oh, ow, src, dims, blob, job);
     aug_tap_memo memo;
     h5pack_aug_tap_memo_init(&memo, 0);
     for (size_t i = 0; i < count; i++)
-        h5pack_aug_plan_taps(pp, job, i, &memo);
+        h5pack_aug_crop_taps(pp, job, i, &memo);
 }
 
 aug_job h5pack_aug_job_moved(const aug_job *job, const void *host_blob, uint64_t device_blob)

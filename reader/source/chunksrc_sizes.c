@@ -1,4 +1,4 @@
-/* chunksrc_ragged.c - images of several sizes (format version 2, docs/format.md): the 1-D byte store, its
+/* chunksrc_sizes.c - images of several sizes (format version 2, docs/format.md): the 1-D byte store, its
  * tables, and the reader's chunks over it. A reader chunk is K consecutive images (K fixed, from the
  * file's chunk_bytes and the mean image), so every part of the reader that maps image i to chunk i / K
  * stays as it is; only the bytes differ per chunk: chunk c is the byte range from its first image to the
@@ -9,46 +9,46 @@
 #include "chunksrc_impl.h"
 #include "format.h"
 
-#define RAGGED_DEFAULT_CHUNK_BYTES (2u << 20)
+#define SEVERAL_SIZES_CHUNK_BYTES (2u << 20)
 
 static uint64_t image_bytes_at(const chunk_source *s, uint64_t i)
 {
     return (uint64_t)s->img_hw[2 * i] * s->img_hw[2 * i + 1] * s->g.channels;
 }
 
-uint64_t h5pack_chunksrc_unit_start(const chunk_source *s, uint64_t chunk)
+uint64_t h5pack_chunksrc_chunk_start(const chunk_source *s, uint64_t chunk)
 {
-    if (!s->g.ragged)
+    if (!s->g.several_sizes)
         return chunk * s->g.chunk_bytes;
     return s->img_offset[chunk * s->g.samples_per_chunk];
 }
 
-uint64_t h5pack_chunksrc_unit_len(const chunk_source *s, uint64_t chunk)
+uint64_t h5pack_chunksrc_chunk_len(const chunk_source *s, uint64_t chunk)
 {
     uint64_t n = h5pack_chunksrc_chunk_samples(s, chunk);
-    if (!s->g.ragged)
+    if (!s->g.several_sizes)
         return n * s->g.image_bytes;
     uint64_t first = chunk * s->g.samples_per_chunk, last = first + n - 1;
     return s->img_offset[last] + image_bytes_at(s, last) - s->img_offset[first];
 }
 
-uint64_t h5pack_chunksrc_ragged_stored(const chunk_source *s, uint64_t chunk)
+uint64_t h5pack_chunksrc_several_sizes_stored(const chunk_source *s, uint64_t chunk)
 {
-    return (uint64_t)((double)h5pack_chunksrc_unit_len(s, chunk) * s->stored_ratio + 0.5);
+    return (uint64_t)((double)h5pack_chunksrc_chunk_len(s, chunk) * s->stored_ratio + 0.5);
 }
 
 uint64_t h5pack_chunksrc_image_offset(const chunk_source *s, uint64_t i)
 {
     uint64_t k = s->g.samples_per_chunk;
-    if (!s->g.ragged)
+    if (!s->g.several_sizes)
         return (i % k) * s->g.image_bytes;
     return s->img_offset[i] - s->img_offset[i / k * k];
 }
 
 void h5pack_chunksrc_image_size(const chunk_source *s, uint64_t i, uint32_t *h, uint32_t *w)
 {
-    *h = s->g.ragged ? s->img_hw[2 * i] : s->g.height;
-    *w = s->g.ragged ? s->img_hw[2 * i + 1] : s->g.width;
+    *h = s->g.several_sizes ? s->img_hw[2 * i] : s->g.height;
+    *w = s->g.several_sizes ? s->img_hw[2 * i + 1] : s->g.width;
 }
 
 /* ---- open ---------------------------------------------------------------------------------------- */
@@ -137,14 +137,14 @@ static void set_units(chunk_source *s)
     int64_t target = 0;
     uint64_t sum = s->g.pixel_bytes, n = s->g.n_samples;
     if (h5pack_h5_read_int_attr(s->file, H5PACK_ATTR_CHUNK_BYTES, &target, NULL, 0) <= 0 || target <= 0)
-        target = RAGGED_DEFAULT_CHUNK_BYTES;
+        target = SEVERAL_SIZES_CHUNK_BYTES;
     uint64_t mean = sum / n ? sum / n : 1, k = ((uint64_t)target + mean / 2) / mean;
     k = k < 1 ? 1 : k > n ? n : k;
     s->g.samples_per_chunk = k;
     s->g.n_chunks = (n + k - 1) / k;
     s->g.chunks_per_slab = 1;
     for (uint64_t c = 0; c < s->g.n_chunks; c++) {
-        uint64_t len = h5pack_chunksrc_unit_len(s, c);
+        uint64_t len = h5pack_chunksrc_chunk_len(s, c);
         s->g.chunk_bytes = len > s->g.chunk_bytes ? len : s->g.chunk_bytes;
     }
 }
@@ -172,9 +172,9 @@ static int store_is_contiguous(chunk_source *s, hid_t dcpl, uint64_t total, uint
     return 1;
 }
 
-/* A compressed store: runs do not start at HDF5 chunk boundaries, so the chunk two runs share would be
- * inflated for each. Reopens the dataset with an HDF5 chunk cache of a few chunks (the reader's own cache
- * is off elsewhere), which keeps such a chunk for the neighbouring run. 0, or -1. */
+/* A compressed store: reader chunks do not start at HDF5 chunk boundaries, so the HDF5 chunk two of them
+ * share would be inflated for each. Reopens the dataset with an HDF5 chunk cache of a few chunks (the
+ * reader's own cache is off elsewhere), which keeps such a chunk for the neighbouring reader chunk. 0, or -1. */
 static int keep_boundary_chunks(chunk_source *s, uint64_t chunk_bytes)
 {
     char name[256];
@@ -199,7 +199,7 @@ static int keep_boundary_chunks(chunk_source *s, uint64_t chunk_bytes)
 
 /* pread from the file where the store is contiguous in it (unfiltered: implicit chunk index, or no chunks),
  * else H5Dread of the byte range under the lock (HDF5 inflates and checks). */
-static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t err_len)
+static int choose_several_sizes_path(chunk_source *s, uint64_t total, char *err, size_t err_len)
 {
     hid_t dcpl = H5Dget_create_plist(s->dset);
     if (dcpl < 0)
@@ -218,7 +218,7 @@ static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t
     int deflate_only = chunked && f.n == 1 && f.deflate == 1 && H5Pget_chunk(dcpl, 1, &h5_cb) == 1;
     if (chunked && store_is_contiguous(s, dcpl, total, &base)) {
         s->g.path = H5PACK_READ_CONTIGUOUS;
-    } else if (deflate_only && h5pack_chunksrc_ragged_locate(s, total, (uint64_t)h5_cb, f.deflate_index) == 0) {
+    } else if (deflate_only && h5pack_chunksrc_several_sizes_locate(s, total, (uint64_t)h5_cb, f.deflate_index) == 0) {
         s->g.path = H5PACK_READ_RAW_DEFLATE; /* every chunk located: read + libdeflate in the workers */
         s->g.located = 1;
     } else if (!chunked && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0 &&
@@ -242,7 +242,7 @@ static int choose_ragged_path(chunk_source *s, uint64_t total, char *err, size_t
     return 0;
 }
 
-int h5pack_chunksrc_open_ragged(chunk_source *s, const char *name, char *err, size_t err_len)
+int h5pack_chunksrc_open_several_sizes(chunk_source *s, const char *name, char *err, size_t err_len)
 {
     int64_t channels = 0;
     hsize_t total = 0;
@@ -255,14 +255,14 @@ int h5pack_chunksrc_open_ragged(chunk_source *s, const char *name, char *err, si
         channels > H5PACK_MAX_CHANNELS)
         return h5pack_chunksrc_fail(s, H5PACK_EFORMAT, err, err_len, "root attribute %s missing or not 1..%d",
                                     H5PACK_ATTR_CHANNELS, H5PACK_MAX_CHANNELS);
-    s->g.ragged = 1;
+    s->g.several_sizes = 1;
     s->g.channels = (uint32_t)channels;
     s->g.layout = H5PACK_LAYOUT_NHWC;
     s->g.rank = s->rank = 1;
     int rc = read_image_tables(s, total, err, err_len);
     if (!rc) {
         set_units(s);
-        rc = choose_ragged_path(s, total, err, err_len);
+        rc = choose_several_sizes_path(s, total, err, err_len);
     }
     return rc;
 }
