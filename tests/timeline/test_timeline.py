@@ -28,7 +28,9 @@ N, BATCH = 64, 8
 
 
 def make_file(path):
-    with h5py.File(path, "w") as f:
+    # the latest format, as h5pack writes: no forked probe of its metadata (an old-format file is probed
+    # in a child process, which a threaded, sanitized process can stall: issue 41)
+    with h5py.File(path, "w", libver="latest") as f:
         f.create_dataset("images", data=np.random.default_rng(0).integers(0, 255, (N, 3, 16, 16), dtype=np.uint8),
                          chunks=(8, 3, 16, 16))
         f.create_dataset("labels", data=np.arange(N) % 5)
