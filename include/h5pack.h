@@ -123,6 +123,19 @@ H5PACK_API const char *h5pack_strerror(int code);
 H5PACK_API int h5pack_read_image(const char *path, uint64_t index, uint8_t *out, size_t out_len, uint64_t dims[3],
                                  char *err, size_t err_len);
 
+/* ---- a file's names --------------------------------------------------------------------------------- */
+
+/* Reads rows [START, START + COUNT) of the one-dimensional string dataset DATASET of PATH (e.g. "classes",
+ * "filenames", "label_names": docs/format.md), variable- or fixed-length, as NUL-terminated UTF-8 strings
+ * packed one after another into OUT (OUT_LEN bytes). *ROWS gets the dataset's row count (always, also with
+ * OUT NULL) and *NEEDED the bytes the asked rows take with their NULs (COUNT = UINT64_MAX: to the last row).
+ * With OUT NULL or OUT_LEN < *NEEDED, H5PACK_OK is returned all the same (OUT's content is then
+ * unspecified): call again with a buffer of *NEEDED bytes. For programs and bindings without an HDF5 library of their own (h5pack.info in Python).
+ * Returns H5PACK_OK or, with the file, the dataset and the reason in ERR (may be NULL): ENOTFOUND (no such
+ * file or dataset), EFORMAT (not a one-dimensional string dataset), EINVAL (START past the end), EIO. */
+H5PACK_API int h5pack_read_strings(const char *path, const char *dataset, uint64_t start, uint64_t count, char *out,
+                                   size_t out_len, uint64_t *rows, size_t *needed, char *err, size_t err_len);
+
 /* ---- sizes typed by people ------------------------------------------------------------------------ */
 
 /* Parses a size or count as h5pack's programs take them on their command lines ("4096", "64K", "1.5G",
@@ -485,6 +498,36 @@ H5PACK_API int h5pack_set_output_size(h5pack_reader *r, uint32_t height, uint32_
  * A batch released already (or a stale copy of an earlier delivery) is H5PACK_ESTATE; one from another
  * reader is H5PACK_EINVAL; the message says which. */
 H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch);
+
+/* Takes a delivered batch's image memory (the BYTES at batch->data, host or device) out of the reader
+ * for the caller: *OUT owns it from now on, and the values stay as delivered until
+ * h5pack_detached_free(*OUT), also after h5pack_release, h5pack_close and h5pack_trim. The reader gives the
+ * ring entry new memory before it next fills it (so a detach costs one allocation, never a copy of the
+ * batch). Where the reader delivers the same memory again (the later echoes of a batch), it copies the
+ * values into its new memory and sets *COPIED (COPIED may be NULL): the caller's memory is the delivered
+ * one all the same.
+ * Bindings use it to hand batches to frameworks whose arrays cannot be moved onto new memory (NumPy, JAX,
+ * TensorFlow through DLPack) when the user keeps them. The batch is still released as usual (labels,
+ * indices and boxes stay the reader's). Host memory of the CPU backend for now: the CUDA backend and
+ * patches answer ESTATE, saying so (bindings then keep the batch unreleased while it is used).
+ * Consumer thread. Returns H5PACK_OK, ESTATE (batch released already, or a reader that cannot hand its
+ * memory over yet), EINVAL or ENOMEM. */
+typedef struct h5pack_detached h5pack_detached;
+H5PACK_API int h5pack_detach(h5pack_reader *r, const h5pack_batch *batch, h5pack_detached **out, int *copied);
+
+/* The memory h5pack_detach took (NULL: none), and its byte count. */
+H5PACK_API void *h5pack_detached_data(const h5pack_detached *d);
+H5PACK_API size_t h5pack_detached_bytes(const h5pack_detached *d);
+
+/* Frees it; any thread, any time (after the reader's close too). NULL is a no-op. */
+H5PACK_API void h5pack_detached_free(h5pack_detached *d);
+
+/* For bindings that hand batches to a framework through DLPack (the "dltensor" capsule; DLPack 0.8's
+ * DLManagedTensor): a deleter that runs no interpreter code. It sets *(uint64_t *)manager_ctx to 1, a flag
+ * the binding reads to learn that the framework let go of the memory. A deleter written in the binding's
+ * language would run on the framework's threads or inside its error handling (the Python binding's did,
+ * with an exception pending). Any thread. NULL is a no-op. */
+H5PACK_API void h5pack_dlpack_mark_released(void *managed_tensor);
 
 /* Counters since open (an output struct: h5pack_stats st = H5PACK_STATS_INIT). Read amplification =
  * bytes_read / bytes_needed, where bytes_needed is the stored size of the distinct chunks the delivered

@@ -172,6 +172,61 @@ H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
     return r->stream->ops->release(r->stream, &batch->token, r->err, ERR_LEN); /* token: in every release */
 }
 
+struct h5pack_detached {
+    backend_detached mem;
+};
+
+H5PACK_API int h5pack_detach(h5pack_reader *r, const h5pack_batch *batch, h5pack_detached **out, int *copied)
+{
+    int rc = check_usable(r), copy = 0;
+    if (rc)
+        return rc;
+    if (!batch || !out) {
+        snprintf(r->err, ERR_LEN, "h5pack_detach: batch and out must not be NULL");
+        return H5PACK_EINVAL;
+    }
+    *out = NULL;
+    if ((rc = h5pack_abi_check(batch, &h5pack_abi_batch, r->err, ERR_LEN)))
+        return rc;
+    if (!r->stream->ops->detach) {
+        snprintf(r->err, ERR_LEN, "h5pack_detach: batches of %s cannot be handed over yet", r->stream->ops->name);
+        return H5PACK_ESTATE;
+    }
+    h5pack_detached *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(r->err, ERR_LEN, "h5pack_detach: out of memory");
+        return H5PACK_ENOMEM;
+    }
+    rc = r->stream->ops->detach(r->stream, batch->token, &d->mem, &copy, r->err, ERR_LEN);
+    if (rc) {
+        free(d);
+        return rc;
+    }
+    if (copied)
+        *copied = copy;
+    *out = d;
+    return H5PACK_OK;
+}
+
+H5PACK_API void *h5pack_detached_data(const h5pack_detached *d)
+{
+    return d ? d->mem.mem : NULL;
+}
+
+H5PACK_API size_t h5pack_detached_bytes(const h5pack_detached *d)
+{
+    return d ? d->mem.bytes : 0;
+}
+
+H5PACK_API void h5pack_detached_free(h5pack_detached *d)
+{
+    if (!d)
+        return;
+    if (d->mem.free_fn)
+        d->mem.free_fn(d->mem.mem, d->mem.owner);
+    free(d);
+}
+
 H5PACK_API int h5pack_stats_get(const h5pack_reader *r, h5pack_stats *stats)
 {
     if (!r || !stats || r->open_rc < 0 || !r->stream)

@@ -94,6 +94,15 @@ typedef struct backend_box {
 
 typedef struct backend backend;
 
+/* Memory a backend handed over (h5pack_detach): freed with free_fn(mem, owner), on any thread, after the
+ * backend is gone too (OWNER: what the backend needs for that, e.g. the ring block the memory lies in). */
+typedef struct backend_detached {
+    void *mem;
+    size_t bytes;
+    void *owner;
+    void (*free_fn)(void *mem, void *owner);
+} backend_detached;
+
 /* Errors: every op that can fail returns a negative h5pack_error code and writes its detail into
  * (err, err_len) (err may be NULL when err_len is 0), as the rest of the reader does. A backend whose
  * device failed stays failed: every later op returns the same code with the FIRST failure's text, so the
@@ -122,6 +131,12 @@ typedef struct backend_ops {
     /* Busy seconds (convert, copy) and device bytes allocated, for the stats. */
     void (*times)(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes);
     void (*destroy)(backend *b);
+    /* h5pack_detach: hands SLOT's delivered memory (the batch's data) to the caller in *OUT and gives the
+     * slot new memory now; with MORE_ECHOES (the reader delivers this slot's memory again: later echoes of
+     * the batch) the delivered values are copied into the new memory and *COPIED set. Consumer thread, the
+     * slot delivered and unreleased (no worker touches it). NULL: the backend cannot (the caller says so). */
+    int (*detach)(backend *b, int slot, int more_echoes, backend_detached *out, int *copied, char *err,
+                  size_t err_len);
 } backend_ops;
 
 /* Output size per epoch (progressive resizing): h[0] x w[0] before from[1], then h[k] x w[k] from epoch

@@ -47,15 +47,30 @@ struct cpu_crop_memo {
     aug_tap_memo taps;
 };
 
+/* One allocation for every slot's buffer of a kind (kept for the next reader as a whole: kept_buffers.h),
+ * shared with the memory h5pack_detach handed over from it: freed or kept when the last of them lets go. */
+typedef struct ring_block {
+    uint8_t *mem;
+    size_t bytes;
+    _Atomic int refs;
+} ring_block;
+
+/* Each slot's buffer: its part of the block, or memory of its own after a detach took the part away. */
+typedef struct slot_memory {
+    ring_block *block; /* NULL: none of this kind */
+    uint8_t **at;      /* per slot */
+    uint8_t *own;      /* per slot: 1 when at[slot] is its own allocation, not the block's */
+} slot_memory;
+
 typedef struct cpu_backend {
     backend base;
     backend_params p;
     aug_crops_params pp;
     size_t in_image_bytes;
     size_t in_slot_bytes, out_slot_bytes; /* rounded up to CPU_ALIGN */
-    uint8_t *inputs;                      /* slots x in_slot_bytes */
+    slot_memory inputs;                   /* per slot in_slot_bytes (none on the one-pass path) */
     int64_t *labels;                      /* slots x batch_size */
-    uint8_t *outputs;                     /* slots x out_slot_bytes */
+    slot_memory outputs;                  /* per slot out_slot_bytes (none with pass-through) */
     uint8_t *pool;                        /* pool_batches x batch_size images */
     size_t pool_bytes;
     cpu_slot *slot_state;
@@ -79,7 +94,7 @@ static size_t round_up(size_t n, size_t a)
 static uint8_t *cpu_host_input(backend *b, int slot)
 {
     cpu_backend *cb = cpu_of(b);
-    return cb->inputs ? cb->inputs + (size_t)slot * cb->in_slot_bytes : NULL; /* none on the one-pass path */
+    return cb->inputs.block ? cb->inputs.at[slot] : NULL; /* none on the one-pass path */
 }
 
 /* A slot's label rows, rounded up so that every slot's buffer stays 64-byte aligned. */
@@ -96,9 +111,7 @@ static int64_t *cpu_host_labels(backend *b, int slot)
 
 static void *cpu_output_of(cpu_backend *cb, int slot)
 {
-    if (cb->passthrough)
-        return cb->inputs + (size_t)slot * cb->in_slot_bytes;
-    return cb->outputs + (size_t)slot * cb->out_slot_bytes;
+    return cb->passthrough ? cb->inputs.at[slot] : cb->outputs.at[slot];
 }
 
 static int check_call(cpu_backend *cb, int slot, size_t count, char *err, size_t err_len)
@@ -121,7 +134,7 @@ static int resolve_sources(cpu_backend *cb, int slot, const backend_job *job, ch
             return h5pack_errf(H5PACK_EINVAL, err, err_len, "cpu backend: image %zu: no source %d/%u", i,
                                         src.buf, src.image);
         const uint8_t *base = pooled ? cb->pool + (size_t)(src.buf - cb->p.slots) * cb->p.batch_size * cb->in_image_bytes
-                                     : cb->inputs + (size_t)src.buf * cb->in_slot_bytes;
+                                     : cb->inputs.block ? cb->inputs.at[src.buf] : NULL; /* one-pass: none */
         s->srcs[i] = base + (size_t)src.image * cb->in_image_bytes;
         s->addrs[i] = (uint64_t)(uintptr_t)s->srcs[i];
     }
@@ -292,6 +305,8 @@ static void cpu_times(backend *b, double *convert_s, double *copy_s, uint64_t *d
         *device_bytes = 0;
 }
 
+static void slot_memory_free(slot_memory *m, int slots);
+
 static void cpu_destroy(backend *b)
 {
     cpu_backend *cb = cpu_of(b);
@@ -303,16 +318,20 @@ static void cpu_destroy(backend *b)
     }
     free(cb->slot_state);
     /* the large ones kept for the next reader of the same sizes (kept_buffers.h) */
-    h5pack_kept_give(cb->inputs, (size_t)cb->p.slots * cb->in_slot_bytes);
-    h5pack_kept_give(cb->outputs, (size_t)cb->p.slots * cb->out_slot_bytes);
+    slot_memory_free(&cb->inputs, cb->p.slots);
+    slot_memory_free(&cb->outputs, cb->p.slots);
     h5pack_kept_give(cb->pool, cb->pool_bytes);
     free(cb->labels);
     h5pack_backend_sizes_destroy(b);
     free(cb);
 }
 
+static int cpu_detach(backend *b, int slot, int more_echoes, backend_detached *out, int *copied, char *err,
+                      size_t err_len);
+
 static const backend_ops cpu_ops = {cpu_host_input, cpu_host_labels, cpu_submit,   cpu_resubmit, cpu_pool_store,
-                                    cpu_output,     cpu_release,     cpu_geometry, cpu_times,    cpu_destroy};
+                                    cpu_output,     cpu_release,     cpu_geometry, cpu_times,    cpu_destroy,
+                                    cpu_detach};
 
 const backend_conv *h5pack_backend_cpu_one_pass(backend *b)
 {
@@ -432,6 +451,79 @@ static void *alloc_ring(size_t bytes)
     return ptr ? ptr : alloc_aligned(bytes);
 }
 
+static void block_drop(ring_block *block)
+{
+    if (block && atomic_fetch_sub(&block->refs, 1) == 1) {
+        h5pack_kept_give(block->mem, block->bytes);
+        free(block);
+    }
+}
+
+/* SLOTS buffers of BYTES in one block (a closed reader's when it has one: alloc_ring); 0 or -1. */
+static int slot_memory_alloc(slot_memory *m, int slots, size_t bytes)
+{
+    m->block = calloc(1, sizeof *m->block);
+    m->at = calloc((size_t)slots, sizeof *m->at);
+    m->own = calloc((size_t)slots, 1);
+    if (!m->block || !m->at || !m->own || !(m->block->mem = alloc_ring((size_t)slots * bytes)))
+        return -1;
+    m->block->bytes = (size_t)slots * bytes;
+    atomic_init(&m->block->refs, 1);
+    for (int i = 0; i < slots; i++)
+        m->at[i] = m->block->mem + (size_t)i * bytes;
+    return 0;
+}
+
+static void slot_memory_free(slot_memory *m, int slots)
+{
+    for (int i = 0; m->own && i < slots; i++)
+        if (m->own[i])
+            free(m->at[i]);
+    if (m->block && !m->block->mem) { /* a failed alloc: nothing to keep */
+        free(m->block);
+        m->block = NULL;
+    }
+    block_drop(m->block);
+    free(m->at), free(m->own);
+}
+
+/* free_fn of handed-over memory: a part of a ring block (OWNER) lets the block go; memory of its own is freed. */
+static void detached_free(void *mem, void *owner)
+{
+    if (owner)
+        block_drop(owner);
+    else
+        free(mem);
+}
+
+/* The slot's delivered memory goes to the caller; the slot takes new memory now (no worker touches a
+ * delivered slot, so the swap needs no lock), with the values copied when the reader delivers them again. */
+static int cpu_detach(backend *b, int slot, int more_echoes, backend_detached *out, int *copied, char *err,
+                      size_t err_len)
+{
+    cpu_backend *cb = cpu_of(b);
+    int rc = check_call(cb, slot, 0, err, err_len);
+    if (rc)
+        return rc;
+    slot_memory *m = cb->passthrough ? &cb->inputs : &cb->outputs;
+    size_t bytes = cb->passthrough ? cb->in_slot_bytes : cb->out_slot_bytes;
+    uint8_t *fresh = alloc_aligned(bytes);
+    if (!fresh)
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cpu backend: no memory for a new batch buffer of %zu bytes",
+                           bytes);
+    *copied = more_echoes;
+    if (more_echoes)
+        memcpy(fresh, m->at[slot], bytes);
+    *out = (backend_detached){.mem = m->at[slot], .bytes = bytes, .owner = m->own[slot] ? NULL : m->block,
+                              .free_fn = detached_free};
+    if (!m->own[slot])
+        atomic_fetch_add(&m->block->refs, 1); /* the handed-over part keeps the block */
+    m->at[slot] = fresh, m->own[slot] = 1;
+    if (cb->p.crop != H5PACK_CROP_NONE) /* the one-pass crop plan of the slot writes there */
+        cb->slot_state[slot].aj.out = cpu_output_of(cb, slot);
+    return H5PACK_OK;
+}
+
 /* The per-slot bookkeeping; 0 or -1 without memory. */
 static int alloc_slots(cpu_backend *cb)
 {
@@ -480,13 +572,12 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
     if (p->crop != H5PACK_CROP_NONE)
         cb->blob_bytes = h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width);
     size_t slots = (size_t)p->slots, pool_bytes = (size_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
-    cb->inputs = cb->one_pass ? NULL : alloc_ring(slots * cb->in_slot_bytes);
+    int inputs_ok = cb->one_pass || slot_memory_alloc(&cb->inputs, p->slots, cb->in_slot_bytes) == 0;
+    int outputs_ok = cb->passthrough || slot_memory_alloc(&cb->outputs, p->slots, cb->out_slot_bytes) == 0;
     cb->labels = alloc_aligned(slots * label_slot_bytes(p));
-    cb->outputs = cb->passthrough ? NULL : alloc_ring(slots * cb->out_slot_bytes);
     cb->pool = pool_bytes ? alloc_ring(pool_bytes) : NULL;
     cb->pool_bytes = pool_bytes;
-    if ((!cb->one_pass && !cb->inputs) || !cb->labels || (!cb->passthrough && !cb->outputs) || (pool_bytes && !cb->pool) ||
-        alloc_slots(cb) != 0)
+    if (!inputs_ok || !outputs_ok || !cb->labels || (pool_bytes && !cb->pool) || alloc_slots(cb) != 0)
         goto nomem;
     atomic_init(&cb->convert_ns, 0);
     cb->base.ops = &cpu_ops;

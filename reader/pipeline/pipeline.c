@@ -201,29 +201,40 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
     return deliver(p, (int)(e - p->ring), echo, batch, err, err_len);
 }
 
-int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len)
+/* The ring entry of the delivery TOKEN names, or NULL with the reason (WHO: the caller, for the message). */
+static ring_entry *delivered_entry(pipeline *p, uint64_t t, const char *who, int *rc, char *err, size_t err_len)
 {
-    uint64_t t = *token, slot = h5pack_token_slot(t);
+    uint64_t slot = h5pack_token_slot(t);
+    *rc = H5PACK_ESTATE;
     if (t == 0) {
-        snprintf(err, err_len, "h5pack_release: the batch holds no delivery (released already, or its h5pack_next "
-                               "did not return H5PACK_OK)");
-        return H5PACK_ESTATE;
+        snprintf(err, err_len, "%s: the batch holds no delivery (released already, or its h5pack_next did not "
+                               "return H5PACK_OK)", who);
+        return NULL;
     }
     if (!h5pack_token_has_tag(t, p->token_tag)) {
-        snprintf(err, err_len, "h5pack_release: the batch is not from this reader (its token belongs to another "
-                               "h5pack_reader, or was not set by h5pack_next)");
-        return H5PACK_EINVAL;
+        snprintf(err, err_len, "%s: the batch is not from this reader (its token belongs to another h5pack_reader, "
+                               "or was not set by h5pack_next)", who);
+        *rc = H5PACK_EINVAL;
+        return NULL;
     }
     if (slot >= (uint64_t)p->depth || p->ring[slot].token != t) {
-        snprintf(err, err_len, "h5pack_release: the batch was released already (a stale copy of an earlier "
-                               "delivery)");
-        return H5PACK_ESTATE;
+        snprintf(err, err_len, "%s: the batch was released already (a stale copy of an earlier delivery)", who);
+        return NULL;
     }
-    ring_entry *e = &p->ring[slot];
+    *rc = H5PACK_OK;
+    return &p->ring[slot];
+}
+
+int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len)
+{
+    int rc;
+    ring_entry *e = delivered_entry(p, *token, "h5pack_release", &rc, err, err_len);
+    if (!e)
+        return rc;
     e->token = 0;
     *token = 0;
     char detail[256] = "";
-    int rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e), detail, sizeof detail);
+    rc = p->pp.be->ops->release(p->pp.be, h5pack_pipeline_ring_slot(p, e), detail, sizeof detail);
     if (rc)
         snprintf(err, err_len, "the backend could not release the batch: %s",
                  detail[0] ? detail : h5pack_strerror(rc));
@@ -231,6 +242,21 @@ int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_
         return rc; /* more echoes of this batch to come: the slot stays ours */
     free_entry(p, e);
     return rc;
+}
+
+int h5pack_pipeline_detach(pipeline *p, uint64_t token, backend_detached *out, int *copied, char *err, size_t err_len)
+{
+    int rc;
+    ring_entry *e = delivered_entry(p, token, "h5pack_detach", &rc, err, err_len);
+    if (!e)
+        return rc;
+    backend *be = p->pp.be;
+    if (!be->ops->detach)
+        return h5pack_errf(H5PACK_ESTATE, err, err_len, "h5pack_detach: the %s backend cannot hand its batch memory "
+                           "over yet", be->name);
+    /* later echoes of this batch are delivered from the same slot: the backend keeps their values */
+    return be->ops->detach(be, h5pack_pipeline_ring_slot(p, e), e->echoes_delivered < p->pp.echo, out, copied, err,
+                           err_len);
 }
 
 void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)

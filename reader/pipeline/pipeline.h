@@ -49,6 +49,9 @@ int h5pack_pipeline_next(pipeline *p, h5pack_batch *batch, char *err, size_t err
  * H5PACK_EINVAL. A backend failure to release is returned after the slot was given back anyway. */
 int h5pack_pipeline_release(pipeline *p, uint64_t *token, char *err, size_t err_len);
 
+/* h5pack_detach of the delivery TOKEN names (not released): the backend hands its memory over (backend.h). */
+int h5pack_pipeline_detach(pipeline *p, uint64_t token, backend_detached *out, int *copied, char *err, size_t err_len);
+
 /* The epoch from which a change of the output size applies: the one after the last delivered batch's
  * (0 before the first batch). */
 uint64_t h5pack_pipeline_next_epoch(const pipeline *p);

@@ -35,6 +35,8 @@ typedef struct stream_ops {
     int (*describe)(const char *path, const h5pack_config *cfg, h5pack_file_desc *out, char *err, size_t err_len);
     int (*next)(stream *s, h5pack_batch *batch, char *err, size_t err_len);
     int (*release)(stream *s, uint64_t *token, char *err, size_t err_len);
+    /* h5pack_detach of the delivery TOKEN: its memory to *OUT (backend.h). NULL: this kind cannot. */
+    int (*detach)(stream *s, uint64_t token, backend_detached *out, int *copied, char *err, size_t err_len);
     /* The counters of the delivered batches (h5pack_stats_get derives the ratios and elapsed time). */
     void (*stats)(stream *s, h5pack_stats *st);
     /* Image I's stored size (I < info.n_samples). */

@@ -186,6 +186,12 @@ static int images_release(stream *base, uint64_t *token, char *err, size_t err_l
     return h5pack_pipeline_release(((image_stream *)base)->pipe, token, err, err_len);
 }
 
+static int images_detach(stream *base, uint64_t token, backend_detached *out, int *copied, char *err,
+                         size_t err_len)
+{
+    return h5pack_pipeline_detach(((image_stream *)base)->pipe, token, out, copied, err, err_len);
+}
+
 static void images_stats(stream *base, h5pack_stats *st)
 {
     h5pack_pipeline_stats(((image_stream *)base)->pipe, st);
@@ -214,6 +220,7 @@ const stream_ops h5pack_stream_images_ops = {
     .describe = images_describe,
     .next = images_next,
     .release = images_release,
+    .detach = images_detach,
     .stats = images_stats,
     .image_shape = images_image_shape,
     .set_output_size = images_set_output_size,
