@@ -10,7 +10,8 @@
 #   h5pack_test(NAME name COMMAND program arg ...     any command (a script, a shell pipeline, or the
 #                                                     program of another h5pack_test: test_<name>)
 #               [LABELS ...] [TIMEOUT ...] [ENV ...])
-#   h5pack_python_test(NAME name SCRIPT file.py [ARGS arg ...] [LABELS ...] [TIMEOUT ...] [ENV ...])
+#   h5pack_python_test(NAME name SCRIPT file.py [ARGS arg ...] [LABELS ...] [TIMEOUT ...] [ENV ...]
+#                      [PYTHON interpreter])  PYTHON defaults to H5PACK_TEST_PYTHON
 #                                                     TIMEOUT defaults to 120 s (the slowest Python test takes
 #                                                     about 10 s, also under ASan)
 #
@@ -21,6 +22,9 @@
 # check(), the failure count and the exit status every Python test shares) on PYTHONPATH.
 
 set(H5PACK_TEST_PYTHON /usr/bin/python3 CACHE FILEPATH "python3 with numpy, h5py and torch for the tests")
+# The venv of cmake/install-frameworks.sh: numpy, jax (CPU) and tensorflow-cpu, no torch, no h5py.
+set(H5PACK_FRAMEWORKS_PYTHON ${PROJECT_SOURCE_DIR}/build-venv-frameworks/bin/python CACHE FILEPATH
+    "python3 with numpy, jax and tensorflow (no torch) for the framework front-end tests")
 
 function(_h5pack_test_properties name)
   cmake_parse_arguments(P "" "TIMEOUT" "LABELS;ENV" ${ARGN})
@@ -85,9 +89,12 @@ if(H5PACK_SANITIZE MATCHES "address" AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
 endif()
 
 function(h5pack_python_test)
-  cmake_parse_arguments(T "" "NAME;SCRIPT;TIMEOUT" "ARGS;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;SCRIPT;TIMEOUT;PYTHON" "ARGS;LABELS;ENV" ${ARGN})
   if(NOT T_NAME OR NOT T_SCRIPT)
     message(FATAL_ERROR "h5pack_python_test: NAME and SCRIPT are required")
+  endif()
+  if(NOT T_PYTHON)
+    set(T_PYTHON ${H5PACK_TEST_PYTHON})
   endif()
   if(NOT IS_ABSOLUTE "${T_SCRIPT}")
     set(T_SCRIPT ${CMAKE_CURRENT_SOURCE_DIR}/${T_SCRIPT})
@@ -95,7 +102,7 @@ function(h5pack_python_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
-  add_test(NAME ${T_NAME} COMMAND ${H5PACK_TEST_PYTHON} ${T_SCRIPT} ${T_ARGS}
+  add_test(NAME ${T_NAME} COMMAND ${T_PYTHON} ${T_SCRIPT} ${T_ARGS}
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   list(APPEND T_ENV "PYTHONPATH=${PROJECT_SOURCE_DIR}/python:${PROJECT_SOURCE_DIR}/tests/pyhelp")
   if(H5PACK_PYTHON_PRELOAD MATCHES "asan" AND "nosan" IN_LIST T_LABELS)

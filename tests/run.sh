@@ -8,6 +8,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash cmake/install-deps.sh --with-python --with-mpi || { echo "could not install the dependencies" >&2; exit 1; }
+# numpy, jax (CPU) and tensorflow-cpu in a venv without torch: the framework front-ends' test must run here.
+bash cmake/install-frameworks.sh || echo "could not make the frameworks venv (PyPI): python_frameworks will fail" >&2
+export H5PACK_REQUIRE_FRAMEWORKS=1
 jobs=$(nproc)
 # The memcheck test (valgrind over a generated corpus, label "memcheck", in the plain build) fails
 # instead of skipping when valgrind or PIL is missing: here it must run.

@@ -1,11 +1,13 @@
 """Copy-on-hold: batches stay zero-copy while the user lets them go, and keep their values when the user
-holds them (docs/python.md, "Zero copy").
+holds them (docs/python.md, "Zero copy"). Shared by every front-end; how a held batch moves off the reader's
+memory is the front-end's (_stream.Stream._move_held).
 
 Every delivered image tensor is watched through two weak references: to the tensor itself, and to the
 exporter of the reader's memory (the ctypes buffer or CUDA array interface object that its storage keeps
 alive). When the reader needs the buffer back (the next batch, close, a reopen):
-  - the tensor still exists: it is moved onto a private copy in place (Tensor.set_ with a clone, on the
-    current stream on the GPU), so the user's tensor keeps its values;
+  - the array still exists: PyTorch moves the tensor onto a private copy in place (Tensor.set_ with a
+    clone, on the current stream on the GPU); NumPy, JAX and TensorFlow arrays, which cannot move, take
+    the memory itself from the reader (h5pack_detach: no copy, the reader's ring gets new memory);
   - the exporter still exists after that: some other tensor (a view such as images[0]) still reads the
     reader's memory, which cannot be moved: the buffer is not given back until that view is gone
     (pinned), and the loader raises when pinned buffers would leave the reader without one to fill.
@@ -19,7 +21,8 @@ LIVE = weakref.WeakSet()  # open loaders, closed at exit by close_live
 @atexit.register
 def close_live():
     """At interpreter exit, before finalisation: every loader still open is closed as close() does (its
-    timeline's last partial interval written; held batches moved onto copies while torch is intact)."""
+    timeline's last partial interval written; held batches moved off its memory while the frameworks are
+    intact)."""
     for loader in list(LIVE):
         try:
             loader.close()
@@ -38,21 +41,12 @@ class Held:
         self.images = weakref.ref(images)
         self.exporter = weakref.ref(exporter)
 
-    def secure(self):
-        """Moves a still referenced image tensor onto its own copy. Returns True when nothing reads the
-        reader's memory any more (the buffer may be given back)."""
-        t = self.images()
-        if t is not None:
-            t.set_(t.clone())  # clone keeps the strides (channels_last too)
-            del t
-        return self.exporter() is None
-
     def unused(self):
         """True when neither the image tensor nor any view of the reader's memory is left."""
         return self.images() is None and self.exporter() is None
 
     def in_use(self):
-        """True while a view still reads the reader's memory (after secure())."""
+        """True while a view still reads the reader's memory (after the front-end's move)."""
         return self.exporter() is not None
 
 

@@ -3,7 +3,7 @@ import ctypes
 import os
 
 from . import _lib
-from .loader import H5packError, H5packValueError, lib
+from ._core import H5packError, H5packValueError, lib
 
 
 def _call(path, index, out, out_len, dims):

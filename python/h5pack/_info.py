@@ -4,7 +4,7 @@ import ctypes
 import os
 
 from . import _lib, _params
-from .loader import _default_config, error_from, lib
+from ._core import default_config as _default_config, error_from, lib
 
 # What info() reports, in this order: the file's facts (h5pack_file_desc's names, layout as input_layout).
 _FACTS = ("n_samples", "channels", "height", "width", "input_layout", "has_labels", "n_classes", "samples_per_chunk",
@@ -29,7 +29,8 @@ def _facts(desc):
 
 def info(path, images="images", labels="labels", input_layout="auto"):
     """What libh5pack finds in PATH (shape, chunks, labels, classes count, ...) as a dict, without
-    starting a reader. ``mean``/``std`` are the file's stored per-channel values (None for a file without
+    starting a reader; ``classes`` the class names (None without them), ``filenames`` the source file
+    names, a sequence read on demand (None without them); no h5py needed. ``mean``/``std`` are the file's stored per-channel values (None for a file without
     them), not a normalisation default. A file of huge images in tiles gives its ``tile`` and image
     count, with ``height``/``width`` None (each image has its own). ``input_layout`` ("nchw" or "nhwc")
     as for Loader: for a file whose layout its shape leaves open."""
@@ -39,6 +40,12 @@ def info(path, images="images", labels="labels", input_layout="auto"):
     if rc < 0:
         raise error_from(rc, detail, "h5pack.info")
     d = _facts(desc)
+    # the names, without h5py: classes as a list, file names read on demand (1.28M need not be loaded)
+    from ._names import Names, read_strings, row_count
+
+    d["classes"] = read_strings(path, "classes")
+    rows = row_count(path, "filenames")
+    d["filenames"] = Names(path, "filenames", rows) if rows is not None else None
     if d["tile"]:  # images in tiles, each its own size (Patches.image_shape(i))
         d["height"] = d["width"] = None
     return d

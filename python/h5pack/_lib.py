@@ -19,6 +19,15 @@ MAX_CHANNELS = 4
 ORDERS, DEVICES, DTYPES, LAYOUTS, NORMS, CROPS, ECHO_MODES, PATCH_MODES = {}, {}, {}, {}, {}, {}, {}, {}
 _ENUM_FIELDS = {"order": ORDERS, "device": DEVICES, "dtype": DTYPES, "output_layout": LAYOUTS, "norm": NORMS,
                 "crop": CROPS, "echo_mode": ECHO_MODES, "patch_mode": PATCH_MODES}
+# bytes per element of each output dtype, by name (the table gives the names and values)
+_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "uint8": 1}
+
+
+def dtype_bytes(value):
+    """Bytes per element of the h5pack_dtype VALUE."""
+    return _DTYPE_BYTES[{v: k for k, v in DTYPES.items()}[value]]
+
+
 OK, END, EINVAL, ENOTFOUND, ESTATE, EINTERNAL = 0, 1, -1, -7, -10, -11
 
 _c_size = ctypes.c_size_t
@@ -240,6 +249,12 @@ def _declare(lib, config, structs):
                                              P(ctypes.c_uint64), ctypes.c_char_p, _c_size]),
         "h5pack_describe": (ctypes.c_int, [ctypes.c_char_p, P(config), P(structs["h5pack_file_desc"]),
                                            ctypes.c_char_p, _c_size]),
+        "h5pack_read_strings": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, _u64, _u64, ctypes.c_char_p, _c_size,
+                                               P(_u64), P(_c_size), ctypes.c_char_p, _c_size]),
+        "h5pack_detach": (ctypes.c_int, [ctypes.c_void_p, P(Batch), P(ctypes.c_void_p), P(ctypes.c_int)]),
+        "h5pack_detached_data": (ctypes.c_void_p, [ctypes.c_void_p]),
+        "h5pack_detached_free": (None, [ctypes.c_void_p]),
+        "h5pack_dlpack_mark_released": (None, [ctypes.c_void_p]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

@@ -147,12 +147,19 @@ def _enum(alias, value):
 
 
 def _dtype(alias, value):
-    """A dtype name, or torch's dtype of that name (torch.float16)."""
+    """A dtype name, or a framework's dtype of that name: torch.float16, numpy.float16 or np.dtype("float16"),
+    jnp.bfloat16, tf.float16."""
+    names = _lib.PARAMS["dtype"].enum_names
     text = str(value)
     if text.startswith("torch."):
-        if text[6:] not in _lib.PARAMS["dtype"].enum_names:
+        if text[6:] not in names:
             raise ValueError(f"dtype={value}: the reader writes torch.float32, float16, bfloat16 or uint8")
         value = text[6:]
+    elif not isinstance(value, str):  # numpy / JAX scalar types (__name__), numpy and TF dtypes (.name)
+        name = getattr(value, "name", None) or getattr(value, "__name__", None)
+        if not isinstance(name, str) or name not in names:
+            raise ValueError(f"dtype={value!r}: the reader writes {', '.join(names)}")
+        value = name
     return _enum(alias, value)
 
 

@@ -91,12 +91,12 @@ def _env_int(name):
         raise ValueError(f"${name}={value!r}: expected an integer (as torchrun sets it)") from None
 
 
-def job_rank_world(rank, world):
-    """RANK and WORLD as given, else the job's: torch.distributed's when initialised, else $RANK and
-    $WORLD_SIZE (torchrun, SLURM wrappers), else 0 and 1."""
+def job_rank_world(rank, world, torch_job=True):
+    """RANK and WORLD as given, else the job's: torch.distributed's when initialised (TORCH_JOB: only the
+    PyTorch front-end asks torch), else $RANK and $WORLD_SIZE (torchrun, SLURM wrappers), else 0 and 1."""
     if rank is not None and world is not None:
         return rank, world
-    dist = _distributed()
+    dist = _distributed() if torch_job else None
     if dist is not None:
         job_rank, job_world = dist.get_rank(), dist.get_world_size()
     else:

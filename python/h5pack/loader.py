@@ -1,84 +1,19 @@
-"""h5pack.Loader: a DataLoader-like iterable over an h5pack file, backed by libh5pack through ctypes."""
-import collections
-import ctypes
-import os
-import re
-import sys
-import weakref
+"""h5pack.Loader: the PyTorch front-end, a DataLoader-like iterable over an h5pack file (torch tensors over
+the reader's memory). The loader itself, without a framework, is _stream.Stream."""
+try:
+    import torch
+except ImportError as _e:  # the PyTorch front-end: the others need no torch (docs/frameworks.md)
+    raise ImportError(f"h5pack.Loader is PyTorch's front-end and needs torch ({_e}): pip install torch, or use "
+                      f"h5pack.numpy.Loader, h5pack.jax.Loader or h5pack.tf.dataset") from None
 
-import torch
-
-from . import _convert, _copy_on_hold, _dataloader_args, _labels, _lib, _norm, _params, _resume, _sizes, _tensors
-from ._structs import _info_dict, _struct_dict
-
-_LIB = None
-
-
-def lib():
-    """The loaded libh5pack (loaded on first use, so `import h5pack` works before a build)."""
-    global _LIB
-    if _LIB is None:
-        _LIB = _lib.load()
-    return _LIB
+from . import _labels, _tensors
+from ._core import H5packError, H5packValueError, default_config, error_from, lib, version  # noqa: F401
+from ._core import open_reader as _open  # noqa: F401  (older name, kept for scripts that used it)
+from ._core import default_config as _default_config  # noqa: F401
+from ._stream import Stream
 
 
-class H5packError(RuntimeError):
-    """A libh5pack failure: .code is the negative h5pack_error code, the message has the library's detail."""
-
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-
-
-class H5packValueError(H5packError, ValueError):
-    """H5PACK_EINVAL: a value the library refused (it names the field); a ValueError as well, so bad
-    options raise ValueError whether Python or the library catches them."""
-
-
-def _error(code, reader, what):
-    """The exception for CODE, with the library's detail for READER (h5pack_last_error)."""
-    return error_from(code, (lib().h5pack_last_error(reader) or b"").decode(errors="replace"), what)
-
-
-def error_from(code, detail, what):
-    """The exception for CODE: "WHAT: " then the library's DETAIL (its generic text when there is none);
-    refused values (EINVAL) as H5packValueError, named by the keywords the user wrote."""
-    generic = lib().h5pack_strerror(code).decode()
-    text = detail or generic
-    if code == _lib.EINVAL:
-        for param, keyword in _params.LIBRARY_NAMES.items():
-            text = re.sub(rf"\b{param}\b", keyword, text)
-    cls = H5packValueError if code == _lib.EINVAL else H5packError
-    return cls(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
-
-
-def _open(path, cfg, caller="h5pack.Loader"):
-    reader = ctypes.c_void_p()
-    rc = lib().h5pack_open(os.fsencode(path), ctypes.byref(cfg), ctypes.byref(reader))
-    if rc < 0:
-        detail = (lib().h5pack_last_error(reader) or b"").decode(errors="replace")
-        named = os.fspath(path) in detail  # the library's detail names the file: once is enough
-        err = _error(rc, reader, caller if named else f"{caller}: {os.fspath(path)}")
-        lib().h5pack_close(reader)
-        raise err
-    return reader
-
-
-def _default_config():
-    """h5pack_config with the library's defaults (H5PACK_CONFIG_DEFAULTS)."""
-    library = lib()  # builds _lib.Config from the library's parameter table
-    cfg = _lib.Config()
-    rc = library.h5pack_config_init(ctypes.byref(cfg))
-    if rc < 0:
-        raise _error(rc, None, "h5pack_config_init")
-    return cfg
-
-
-def version():
-    return lib().h5pack_version_string().decode()
-
-
-class Loader:
+class Loader(Stream):
     """Iterable over shuffled, normalised batches of an h5pack file, like a torch DataLoader.
 
     Each ``for`` over the loader is one epoch: ``len(loader)`` = batches_per_epoch * echo batches of
@@ -128,104 +63,29 @@ class Loader:
     ``device="auto"`` (or ``"cuda"``) then takes GPU ``LOCAL_RANK`` when torchrun set it.
     """
 
-    def __init__(self, path, batch_size=256, order="chunk", cache="1G", echo=1, device="auto", seed=0,
-                 rank=None, world=None, epochs=None, threads=None, dtype="float32", layout="nchw", norm="imagenet",
-                 flip=False, crop_padding=0, drop_last=False, window=None, prefetch=4, keep=None, copy=False,
-                 return_indices=False, images="images", labels="labels", device_memory_limit=0, crop=None,
-                 output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
-                 echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
-                 timeline_interval=None, input_layout="auto", memory_format=None, patch=None, overlap=0,
-                 patch_mode=None, patches_per_epoch=None, **dataloader_args):
-        _dataloader_args.refuse(dataloader_args, f"h5pack.{type(self).__name__}")
-        self._reader, self._api_name = None, f"h5pack.{type(self).__name__}"  # Loader or Patches, in messages
-        self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
-        self._held = collections.deque()  # _copy_on_hold.Held of the deliveries not given back yet
-        self._pinned = []  # given back by the user but still read through views (_copy_on_hold.py)
-        self.path = os.fspath(path)
-        # the keywords that set parameters, as called: the alias map (_params.py) says what each sets
-        called = locals()
-        given = {k: v for k, v in called.items() if k in _params.BY_KEYWORD}
-        given["rank"], given["world"] = _resume.job_rank_world(rank, world)
-        given["layout"] = self._memory_format(memory_format, layout)
-        if patch and patch_mode is None:
-            given["patch_mode"] = "random"  # training patches unless told otherwise (Patches: sliding)
-        cfg = _default_config()
-        _params.configure(cfg, given)
-        self._norm_values = _norm.count(norm)
-        self._set_device(cfg, device)
-        self._echo_factor, self._gpu = max(1, cfg.echo), cfg.gpu_id
-        self._keep = self._keep_option(keep, int(cfg.prefetch), int(cfg.echo), copy)
-        self._copy, self._return_indices = copy, bool(with_indices or return_indices)
-        self._copies = 0  # held image tensors moved onto their own copy (copy-on-hold), for tests and stats
-        self._last_boxes = self._last_where = None
-        self._cfg, self._ranks_checked, self._live_iter = cfg, False, None
-        self._restored = False  # load_state_dict put the stream mid-epoch on purpose: the next for continues
-        self._sizes = _sizes.OutputSizes((cfg.output_height, cfg.output_width))  # set_output_size's, for reopens
-        self._open_at(0, 0, 0)
-        _copy_on_hold.LIVE.add(self)
-        channels, given = int(self._info.channels), self._norm_values
-        if given not in (None, 1, channels):
-            self.close()
-            raise ValueError(f"norm=(mean, std) has {given} values each, but {self.path} has {channels} "
-                             f"channels: give {channels}, or one for every channel")
+    _torch_job = True
 
-    def _open_at(self, epoch, batch, echo):
-        """(Re)opens the reader so that its first delivery is echo ECHO of batch BATCH of epoch EPOCH; if
-        that fails, the loader stays where it was (and the error is raised)."""
-        e = self._echo_factor
-        before = (self._epochs_done, self._pos // e, self._pos % e) if self._reader is not None else None
-        if self._reader is not None:
-            self._stats_before = self.stats()  # counted on: stats() covers every reader of this loader
-        self.close()  # first: two readers at once would hold two caches
-        self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, batch, echo
-        size = self._sizes.reopened_at(epoch)
-        if size is not None:  # the size in effect at EPOCH; the maximum stays the first open's
-            if not (self._cfg.max_output_height or self._cfg.max_output_width):
-                self._cfg.max_output_height, self._cfg.max_output_width = (self._info.max_output_height,
-                                                                            self._info.max_output_width)
-            self._cfg.output_height, self._cfg.output_width = size
-        try:
-            self._reader = _open(self.path, self._cfg, self._api_name)
-        except H5packError:
-            if before is not None:
-                self._open_at(*before)
-            raise
-        self._info = _lib.Info()
-        rc = lib().h5pack_info_get(self._reader, ctypes.byref(self._info))
-        if rc < 0:
-            raise _error(rc, self._reader, f"{self.path}: info")
-        self._shape = self._sample_shape()
-        self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
-        self._deliveries = 0  # this reader's: _next_batch gives buffers back in its ring's order
-        # a reopen (resume, set_epoch) continues this very file, whatever other readers hold meanwhile
-        written = lib().h5pack_timeline_path(self._reader)
-        if written:
-            self._timeline_file = written  # kept alive while cfg points at it
-            self._cfg.timeline_path, self._cfg.timeline_append = written, 1
+    @property
+    def _framework(self):  # h5pack.Loader or h5pack.Patches, in messages
+        return f"h5pack.{type(self).__name__}"
+    _copy_call = ".clone()"
 
-    # ---- configuration ------------------------------------------------------------------------------
+    def __init__(self, path, *args, memory_format=None, **kwargs):
+        self._memory_format_arg = memory_format
+        super().__init__(path, *args, **kwargs)
 
-    @staticmethod
-    def _keep_option(keep, prefetch, echo, copy):
-        """How many still-referenced batches are held zero-copy: by default prefetch - 1, so the one a plain
-        `for x, y in loader` still binds while the next is fetched is not copied (batches nobody
-        references go back at once); echoes share their batch's buffers, so there each delivery goes back
-        before the next, and so does every batch with a ring of one buffer (prefetch=1)."""
-        most = max(1, prefetch - 1)
-        keep = (most if echo <= 1 else 1) if keep is None else keep
-        keep = _convert.int_option(keep, "keep", 0, _convert.I32_MAX)
-        if not 1 <= keep <= most:
-            raise ValueError(f"keep={keep} must be between 1 and {'prefetch - 1 = ' if prefetch > 1 else ''}{most}")
-        if keep > 1 and echo > 1 and not copy:
-            # The reader delivers the echoes of a batch in the same buffers and refuses the next echo while
-            # the previous delivery is held: keep > 1 would fail at the second batch.
-            raise ValueError(f"keep={keep} with echo={echo}: the echoes of a batch share its buffers, so each "
-                             f"is valid only until the next one; use keep=1 (and .clone()) or copy=True")
-        return keep
+    def __getitem__(self, index):
+        raise TypeError("h5pack.Loader is not a Dataset and yields whole batches: iterate it directly "
+                        "(for images, labels in loader) instead of wrapping it in torch.utils.data.DataLoader; "
+                        "its threads=, order=, batch_size=, crop=/flip= and device= take the place of the "
+                        "DataLoader's workers, sampler, batching, transforms and pin_memory")
 
-    def _memory_format(self, memory_format, layout):
+    # ---- torch's side of the front-end interface (_stream.py) -------------------------------------------
+
+    def _reader_layout(self, layout):
         """memory_format=torch.channels_last: (B, C, H, W) tensors with channels-last strides (the reader
         writes NHWC); returns the layout the reader writes."""
+        memory_format = self._memory_format_arg
         if memory_format in (None, torch.contiguous_format):
             self._channels_last = False
             return layout
@@ -239,6 +99,8 @@ class Loader:
 
     def _set_device(self, cfg, device):
         """The device the library was given (cfg.device, cfg.gpu_id), as torch can use it."""
+        from . import _lib, _resume
+
         torch_cuda = torch.cuda.is_available()
         if cfg.device == _lib.DEVICES["auto"] and not torch_cuda:
             cfg.device = _lib.DEVICES["cpu"]  # tensors torch could not use: let the library stay on the CPU
@@ -254,135 +116,41 @@ class Loader:
             # in the config means "no stream to order against".
             cfg.cuda_stream = stream or 1
 
-    def _sample_shape(self, height=None, width=None):
-        i = self._info
-        h, w = height or i.output_height or i.height, width or i.output_width or i.width
-        return (i.channels, h, w) if i.output_layout == 0 else (h, w, i.channels)
+    def _images(self, b, shape, strides):
+        dt = self._info.dtype
+        if self._channels_last:  # NHWC memory seen as (B, C, H, W)
+            n, h, w, c = shape
+            shape, strides = (n, c, h, w), (h * w * c, 1, w * c, c)
+        if b.on_device:
+            return _tensors.device_tensor(b.data, b.bytes, dt, shape, self._gpu, self, strides)
+        return _tensors.host_tensor(b.data, b.bytes, dt, shape, self, strides)
 
-    # ---- iteration ----------------------------------------------------------------------------------
+    def _host_ints(self, raw, dtype, shape):
+        dtype = {"int32": torch.int32, "int64": torch.int64}[dtype]
+        if not raw:
+            return torch.zeros(shape, dtype=dtype)
+        return torch.frombuffer(bytearray(raw), dtype=dtype).view(shape)
 
-    def __len__(self):
-        return int(self._info.batches_per_epoch * self._echo_factor)
+    def _labels(self, b):
+        # labels (B,) or (B, K), int64 or float32, as the file's labels (N,) / (N, K) are; a copy
+        return _labels.batch_labels(b, self._info, self._gpu)
 
-    def __getitem__(self, index):
-        raise TypeError("h5pack.Loader is not a Dataset and yields whole batches: iterate it directly "
-                        "(for images, labels in loader) instead of wrapping it in torch.utils.data.DataLoader; "
-                        "its threads=, order=, batch_size=, crop=/flip= and device= take the place of the "
-                        "DataLoader's workers, sampler, batching, transforms and pin_memory")
+    def _clone_images(self, images):
+        return images.clone()
 
-    def _check_open(self):
-        """ESTATE after close(): iterating, repositioning, resizing and stats need the reader (a closed
-        loader is never reopened behind the caller's back)."""
-        if self._reader is None:
-            raise H5packError(_lib.ESTATE, f"{self.path}: the loader is closed")
+    def _move_held(self, held):
+        """A tensor the user still holds moves onto a private copy in place (Tensor.set_ with a clone, on
+        the current stream on the GPU): the user's tensor keeps its values. True when nothing reads the
+        reader's memory any more; a view (images[0]) cannot be moved: False."""
+        t = held.images()
+        if t is not None:
+            t.set_(t.clone())  # clone keeps the strides (channels_last too)
+            del t
+        return held.exporter() is None
 
-    @property
-    def _iterating(self):
-        """An iterator of this loader exists and has not finished (it may not have started yet)."""
-        it = self._live_iter() if self._live_iter is not None else None
-        return it is not None and it.gi_frame is not None
-
-    def __iter__(self):
-        self._check_open()
-        if self._iterating:
-            raise RuntimeError(f"{self._api_name}: one iteration at a time (an earlier for loop or "
-                               "iter() of this loader is still alive: zip(loader, loader) cannot work; finish or "
-                               "drop it)")
-        if not self._ranks_checked:  # once: every rank of a torch.distributed job must share the order
-            _resume.distributed_check(self._info.order_fingerprint, self.path, int(self._cfg.rank),
-                                      int(self._cfg.world))
-            self._ranks_checked = True
-        if self._pos and not self._restored:  # an earlier for stopped mid-epoch (break, a peek, an error):
-            self._open_at(self._epochs_done + 1, 0, 0)  # like DataLoader, this for is a whole new epoch
-        self._restored = False
-        it = self._epoch_iter()
-        self._live_iter = weakref.ref(it)
-        return it
-
-    def _epoch_iter(self):
-        per_epoch = len(self)
-        while self._pos < per_epoch:
-            batch = self._next_batch()
-            if batch is None:
-                return
-            self._pos += 1
-            last = self._pos == per_epoch
-            if last:
-                self._pos, self._epochs_done = 0, self._epochs_done + 1
-            yield batch
-            del batch  # the generator's own reference would keep the batch "in use" (and copied)
-            if last:
-                return
-
-    def _next_batch(self):
-        self._check_open()  # closed inside the loop, or next() on an iterator of a closed loader
-        size = self._sizes.due(self._epochs_done) if self._pos == 0 else None
-        if size is not None:  # asked before the last reopen for this epoch: nothing of it is delivered yet
-            rc = lib().h5pack_set_output_size(self._reader, *size)
-            if rc < 0:
-                raise _error(rc, self._reader, f"{self.path}: set_output_size({size}) for epoch {self._epochs_done}")
-        self._give_back_unpinned()
-        self._give_back_unused()
-        # the buffer the next delivery takes must go back however few batches are held (e.g. the first
-        # batch kept for a look at the end: it moves onto its own copy then)
-        reused = self._reused_delivery()
-        while self._held and (len(self._held) + len(self._pinned) >= self._keep or self._held[0].delivery <= reused):
-            self._give_back(self._held.popleft())
-        self._check_room()
-        b = _lib.Batch()
-        rc = lib().h5pack_next(self._reader, ctypes.byref(b))
-        if rc == _lib.END:
-            return None
-        if rc < 0:
-            raise _error(rc, self._reader, f"{self.path}: next batch")
-        self._deliveries += 1
-        if b.epoch != self._epochs_done:
-            self._release(b)
-            raise H5packError(_lib.EINTERNAL, f"{self.path}: batch of epoch {b.epoch} where epoch {self._epochs_done} "
-                                   f"was expected (internal error)")
-        self._follow_stream(consumer_waits=True)
-        out, exporter = self._wrap(b)
-        if self._copy:
-            try:
-                return (out[0].clone(),) + out[1:]  # labels and indices are copies already
-            finally:
-                del exporter
-                self._release(b)
-        self._held.append(_copy_on_hold.Held(b, out[0], exporter, self._deliveries - 1))
-        return out
-
-    def _give_back_unused(self):
-        """Batches nothing references any more go back now, whatever keep says: no copy is needed."""
-        for held in [h for h in self._held if h.unused()]:
-            self._held.remove(held)
-            self._release(held.batch)
-
-    def _give_back(self, held):
-        """The reader wants HELD's buffer: a tensor the user still holds moves onto its own copy first."""
-        self._copies += held.images() is not None
-        if held.secure():
-            self._release(held.batch)
-        else:
-            self._pinned.append(held)
-
-    def _give_back_unpinned(self):
-        for held in [h for h in self._pinned if not h.in_use()]:
-            self._pinned.remove(held)
-            self._release(held.batch)
-
-    def _reused_delivery(self):  # whose buffer the next delivery takes: the ring refills in delivery order
-        return self._deliveries - int(self._cfg.prefetch)
-
-    def _check_room(self):
-        """The reader fills a buffer only when the consumer holds at most prefetch - 1 of them."""
-        prefetch = int(self._cfg.prefetch)
-        if self._pinned and (len(self._held) + len(self._pinned) + 1 > prefetch - 1 or
-                             min(h.delivery for h in self._pinned) <= self._reused_delivery()):
-            raise RuntimeError(
-                f"{self.path}: {len(self._pinned)} earlier batches are still read through views of their "
-                f"images (e.g. images[0] or images.view(...) kept in a list), which the loader cannot move "
-                f"off the reader's {prefetch} buffers; keep .clone() of such views, keep the batch tensor "
-                f"itself (it is copied when its buffer is needed), or pass copy=True")
+    def _before_close(self, held):
+        if self._stream is not None and any(getattr(h.images(), "is_cuda", False) for h in held):
+            torch.cuda.current_stream(self._stream.device).synchronize()  # the copies read the reader's memory
 
     def _follow_stream(self, consumer_waits):
         """The reader orders its work against the stream that was current at open. When the caller's
@@ -394,181 +162,3 @@ class Loader:
         current = torch.cuda.current_stream(self._stream.device)
         if current != self._stream:
             (current.wait_stream(self._stream) if consumer_waits else self._stream.wait_stream(current))
-
-    def _release(self, b):
-        self._follow_stream(consumer_waits=False)
-        rc = lib().h5pack_release(self._reader, ctypes.byref(b))
-        if rc < 0:
-            raise _error(rc, self._reader, f"{self.path}: release")
-
-    def _wrap(self, b):
-        dt = self._info.dtype
-        sample = self._sample_shape(b.height, b.width)  # the size can change per epoch (set_output_size)
-        shape, strides = (b.count,) + sample, None
-        if self._channels_last:  # NHWC memory seen as (B, C, H, W)
-            h, w, c = sample
-            shape, strides = (b.count, c, h, w), (h * w * c, 1, w * c, c)
-        expected = b.count * sample[0] * sample[1] * sample[2] * _tensors.element_size(dt)
-        self._last_boxes = _tensors.host_boxes(b.boxes, b.count)
-        self._last_where = _tensors.host_int64(b.where, 3 * b.count).view(b.count, 3) if b.where else None
-        if b.bytes != expected:
-            raise H5packError(_lib.EINTERNAL, f"{self.path}: batch holds {b.bytes} bytes, expected {expected}")
-        if b.on_device:
-            images, exporter = _tensors.device_tensor(b.data, b.bytes, dt, shape, self._gpu, self, strides)
-        else:
-            images, exporter = _tensors.host_tensor(b.data, b.bytes, dt, shape, self, strides)
-        # labels (B,) or (B, K), int64 or float32, as the file's labels (N,) / (N, K) are; a copy
-        labels = _labels.batch_labels(b, self._info, self._gpu)
-        if not self._return_indices:
-            return (images, labels), exporter
-        return (images, labels, _tensors.host_int64(b.indices, b.count)), exporter
-
-    # ---- information and lifetime ----------------------------------------------------------------
-
-    @property
-    def info(self):
-        """What the reader found and decided at open (h5pack_info) as a dict."""
-        return _info_dict(self._info)
-
-    @property
-    def last_boxes(self):
-        """(B, 5) int32 tensor of the latest batch: each image's crop box in the stored image and its flip,
-        as columns y, x, height, width, flip (a copy: valid after the batch is released). None before the
-        first batch."""
-        return self._last_boxes
-
-    @property
-    def last_where(self):
-        """Patches (``patch=S``): (B, 3) int64 tensor of the latest batch, each patch's (image, y, x): the
-        top-left corner in its image (a copy). None before the first batch and for whole images."""
-        return self._last_where
-
-    def image_shape(self, i):
-        """(height, width) of image I as stored (its own for images of several sizes and in tiles)."""
-        self._check_open()
-        h, w = ctypes.c_uint32(), ctypes.c_uint32()
-        rc = lib().h5pack_image_shape(self._reader, int(i), ctypes.byref(h), ctypes.byref(w))
-        if rc < 0:
-            raise _error(rc, self._reader, f"{self.path}: image_shape({i})")
-        return int(h.value), int(w.value)
-
-    def set_output_size(self, size):
-        """With a resizing crop: deliver SIZE (int or (h, w)) from the next epoch on (the epoch after the
-        last batch yielded), at most max_output_size. Progressive resizing without reopening; a reopen
-        into that epoch or a later one (the next ``for`` after a ``break``, ``set_epoch``) keeps it."""
-        self._check_open()
-        h, w = _params.output_size(size, "size")
-        rc = lib().h5pack_set_output_size(self._reader, h, w)
-        if rc < 0:
-            raise _error(rc, self._reader, f"{self.path}: set_output_size({size!r})")
-        # the library's rule: from the epoch after the last delivered batch's (the current one when the
-        # loader stands at an epoch's start)
-        self._sizes.asked(self._epochs_done + (1 if self._pos else 0), (h, w))
-
-    @property
-    def epoch(self):
-        """The epoch the next batch belongs to: epochs completed since epoch 0 (across a resume too)."""
-        return self._epochs_done
-
-    # ---- resume (docs/python.md, "Resume") --------------------------------------------------------------
-
-    @property
-    def fingerprint(self):
-        """h5pack_info.order_fingerprint as 16 hex digits: equal on every rank of one job, and between a
-        run and its resume (rank, threads and prefetch do not enter it; the cache only through the chunk
-        order's window, which it sizes when ``window`` is left out)."""
-        return _resume.fingerprint_text(self._info.order_fingerprint)
-
-    def state_dict(self):
-        """Where the stream stands: the position (epoch, batch, echo) of the NEXT batch to deliver, the
-        fingerprint and the settings it hashes, as plain JSON-serialisable data. Save it with the model's."""
-        e = self._echo_factor
-        return _resume.make_state(self._epochs_done, self._pos // e, self._pos % e, self._info.order_fingerprint,
-                                  _resume.settings(self._cfg, self._info))
-
-    def load_state_dict(self, state_dict):
-        """Continues the stream saved by state_dict(): the next ``for`` yields the rest of the interrupted
-        epoch (the very batches, augmentation and echoes the uninterrupted run would have), later loops the
-        following epochs. ValueError when the state was saved with other order settings (it names them).
-        Reopens the reader: batches held from this loader become invalid; stats() go on counting."""
-        self._check_open()
-        if self._iterating:
-            raise RuntimeError("h5pack.Loader.load_state_dict: not while a for loop over the loader runs")
-        epoch, batch, echo = _resume.check_state(state_dict, self._info.order_fingerprint,
-                                                 _resume.settings(self._cfg, self._info), self.path)
-        self._open_at(epoch, batch, echo)
-        self._restored = True
-
-    def set_epoch(self, epoch):
-        """DistributedSampler's convention: the next ``for`` runs epoch EPOCH from its first batch. When the
-        loader already stands in that epoch at its start, or mid-way after load_state_dict, nothing
-        changes, so calling set_epoch(e) before each epoch also works after a resume; otherwise (another
-        epoch, or this one left mid-way by a ``break``) the reader reopens at the epoch's first batch
-        (stats() go on counting)."""
-        epoch = _convert.int_option(epoch, "set_epoch: epoch", 0, _convert._U64_MAX)
-        self._check_open()
-        if self._iterating:
-            raise RuntimeError("h5pack.Loader.set_epoch: not while a for loop over the loader runs")
-        if epoch != self._epochs_done or (self._pos and not self._restored):
-            self._open_at(epoch, 0, 0)
-
-    def stats_struct(self):
-        self._check_open()
-        s = _lib.Stats()
-        rc = lib().h5pack_stats_get(self._reader, ctypes.byref(s))
-        if rc < 0:
-            raise _error(rc, self._reader, f"{self.path}: stats")
-        return s
-
-    # h5pack_stats fields that describe the reader now rather than count: not summed over reopens
-    _STATE_STATS = ("hit_rate", "read_amplification", "stall_fraction", "cache_bytes_used", "device_bytes")
-
-    def stats(self):
-        """Counters (h5pack_stats) as a dict since the Loader was made, summed over the readers that
-        load_state_dict / set_epoch opened; hit_rate, read_amplification and stall_fraction (stall_s /
-        elapsed_s) of those sums. stats_struct() is the current reader's own h5pack_stats."""
-        d = _struct_dict(self.stats_struct())
-        for k, v in self._stats_before.items():
-            if k not in self._STATE_STATS:
-                d[k] += v
-        uses = d["chunk_hits"] + d["chunk_misses"]
-        d["hit_rate"] = d["chunk_hits"] / uses if uses else 0.0
-        d["read_amplification"] = d["bytes_read"] / d["bytes_needed"] if d["bytes_needed"] else 0.0
-        d["stall_fraction"] = d["stall_s"] / d["elapsed_s"] if d["elapsed_s"] > 0 else 0.0
-        return d
-
-    def close(self):
-        """Closes the reader. Batch tensors the user still holds keep their values (moved onto their own
-        copies first); if views still read the reader's memory, its release waits until they are gone.
-        Safe to call twice; also done by ``with`` and by garbage collection."""
-        if self._reader is None:
-            return
-        reader, self._reader = self._reader, None
-        held = list(self._held) + self._pinned
-        self._held.clear(), self._pinned.clear()  # h5pack_close frees unreleased batches too
-        gpu_copies = any(getattr(h.images(), "is_cuda", False) for h in held)
-        in_use = [h.exporter() for h in held if not h.secure()]
-        if gpu_copies:  # the copies read the reader's memory: done before it is freed
-            torch.cuda.current_stream(self._stream.device).synchronize()
-        if in_use:
-            _copy_on_hold.DeferredClose(reader, [e for e in in_use if e is not None], lambda: _LIB)
-        else:
-            lib().h5pack_close(reader)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        # Loaders open at exit were closed by _copy_on_hold.close_live (atexit, torch whole); in finalisation
-        # torch may be half torn down (moving a held batch then crashed): the process is ending, its memory
-        # goes with it.
-        if getattr(self, "_reader", None) is not None and _LIB is not None and not sys.is_finalizing():
-            self.close()
-
-    def __repr__(self):
-        i = self._info
-        return (f"h5pack.{type(self).__name__}({self.path!r}, samples={i.n_samples}, shape={self._shape}, "
-                f"batches_per_epoch={len(self)}, device={i.device_name.decode(errors='replace')!r})")

@@ -1,6 +1,9 @@
 """Sliding-window inference over huge images in tiles (docs/patches.md): h5pack.Patches streams every
 window of every image, h5pack.Stitcher puts per-patch outputs back together into per-image maps."""
-import torch
+try:
+    import torch
+except ImportError as _e:  # the PyTorch front-end: the others need no torch (docs/frameworks.md)
+    raise ImportError(f"h5pack.Patches and h5pack.Stitcher are PyTorch's and need torch ({_e}): pip install torch") from None
 
 from .loader import Loader
 

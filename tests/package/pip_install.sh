@@ -3,6 +3,7 @@
 #   1. python3 -m venv --system-site-packages A && A/bin/pip install SRC   (scikit-build-core from the
 #      package registry; numpy, h5py and torch from the system)
 #   2. A/bin/pip wheel SRC, installed into a second venv B: no source tree needed
+#   3. the wheel in a venv C without the system's packages, numpy from PyPI: no torch, no h5py
 # and in each venv, from a folder outside the tree with PYTHONPATH and H5PACK_LIBRARY unset: h5pack and
 # h5pack-stats on the venv's PATH convert and describe a generated folder, and `import h5pack` finds the
 # package's own libh5pack and streams the file. The CUDA backend is left out of these builds (time: the
@@ -59,4 +60,25 @@ assert n == 30, n
 print(f"{h5pack.__file__}: {n} images through its own {own}")
 PY
 done
-echo "pip: install from the tree and from a wheel, programs and package work without the tree"
+step "venv C: the wheel with numpy alone (no system packages: no torch, no h5py)"
+"$py" -m venv "$work/C"
+"$work/C/bin/pip" install -q numpy || fail "numpy into venv C"
+"$work/C/bin/pip" install -q --no-index "$wheel" || fail "installing the wheel into venv C"
+(cd "$work/elsewhere" && "$work/C/bin/python" - A.h5 <<'PY') || fail "C: import h5pack without torch"
+import sys
+import h5pack
+import h5pack.numpy
+info = h5pack.info(sys.argv[1])
+n = sum(len(labels) for _, labels in h5pack.numpy.Loader(sys.argv[1], batch_size=8))
+others = [m for m in ("torch", "h5py", "jax", "tensorflow") if m in sys.modules]
+assert n == 30 and not others, (n, others)
+assert len(info["classes"]) == 3 and len(info["filenames"]) == 30, info
+print(f"numpy alone: {n} images through h5pack.numpy.Loader, classes {info['classes']}")
+try:
+    h5pack.Loader(sys.argv[1])
+except ImportError as e:
+    print(f"h5pack.Loader without torch: ImportError ({e})")
+else:
+    raise SystemExit("h5pack.Loader worked without torch?")
+PY
+echo "pip: install from the tree and from a wheel, programs and package work without the tree; numpy alone suffices"
