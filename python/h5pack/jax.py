@@ -216,6 +216,11 @@ class Loader:
         if column[0] is None:
             return None
         jax = _jax()
+        if isinstance(column[0], np.ndarray) and not self._copies_to:  # labels, indices: small, one transfer
+            spec = self.sharding.spec
+            sharding = jax.sharding.NamedSharding(self.sharding.mesh,
+                                                  jax.sharding.PartitionSpec(spec[0] if spec else None))
+            return jax.make_array_from_process_local_data(sharding, np.concatenate(column))
         parts = [self._on_device(x, d) for x, d in zip(column, self._devices)]
         parts += [jax.device_put(parts[self._devices.index(src)], d) for d, src in self._copies_to.items()]
         shape = (column[0].shape[0] * self._shards_in_array,) + tuple(column[0].shape[1:])

@@ -190,6 +190,23 @@ def test_jax_sharded(path):
     again.close()
     loader.close()
 
+    # two processes of two devices each (jax.process_index / process_count as a 2-process job would say):
+    # the four shards' readers split every epoch, each index once across the processes
+    real = jax.process_index, jax.process_count
+    seen = []
+    try:
+        for process in (0, 1):
+            jax.process_index, jax.process_count = (lambda p=process: p), (lambda: 2)
+            with h5pack.jax.Loader(path, devices=devices[2 * process:2 * process + 2], with_indices=True,
+                                   **dict(kw, batch_size=16)) as part:
+                ranks = [(int(s._cfg.rank), int(s._cfg.world)) for s in part._streams]
+                check(ranks == [(2 * process, 4), (2 * process + 1, 4)], f"process {process}'s shards are ranks {ranks}")
+                seen += [int(i) for _, _, idx in part for i in np.asarray(idx)]
+    finally:
+        jax.process_index, jax.process_count = real
+    check(sorted(set(seen)) == list(range(100)) and len(seen) - len(set(seen)) < 4,
+          f"2 processes x 2 devices: every index in the epoch ({len(seen)} rows, {len(set(seen))} distinct)")
+
     mesh = jax.sharding.Mesh(np.array(devices), ("data",))
     sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("data"))
     with h5pack.jax.Loader(path, sharding=sharding, with_indices=True, **kw) as by_sharding:
