@@ -103,11 +103,10 @@ class Stream:
             return True
         handle, copied = ctypes.c_void_p(), ctypes.c_int(0)
         rc = lib().h5pack_detach(self._reader, ctypes.byref(held.batch), ctypes.byref(handle), ctypes.byref(copied))
+        if rc == _lib.ESTATE:  # a reader that cannot hand memory over yet (CUDA, patches): the batch stays
+            return False       # unreleased while it is used (pinned), as a PyTorch view's does
         if rc < 0:
             raise reader_error(rc, self._reader, f"{self.path}: keeping a held batch")
-        if copied.value:  # the reader still needs its memory: the arrays must move, which they cannot
-            lib().h5pack_detached_free(handle)
-            return False
         weakref.finalize(exporter, _free_detached, handle.value)
         self._detached += 1
         return True
