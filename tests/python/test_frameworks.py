@@ -132,6 +132,19 @@ def test_jax_one_device(path):
             n += 1
         check(n == len(expected), f"{n} batches, {len(expected)} expected")
 
+    # kept jax.Arrays keep their values after more batches and after close (the memory handed over)
+    loader = h5pack.jax.Loader(path, with_indices=True, device="cpu", prefetch=3, **kw)
+    kept = [images for images, _, _ in loader]
+    loader.close()
+    import h5pack as _h5pack
+    _h5pack.trim()
+    check(all(np.array_equal(np.asarray(k), e[0]) for k, e in zip(kept, expected)) and len(kept) == len(expected),
+          "every kept jax.Array keeps its values after close and trim")
+    sums = [(float(jax.numpy.sum(k)), float(e[0].sum())) for k, e in zip(kept, expected)]
+    check(all(abs(a - b) <= 1e-4 * abs(b) + 1e-2 for a, b in sums), f"jax computes on kept arrays after close {sums[:2]}")
+    del kept, images, labels, idx  # (the first loop's last batch too)
+    check(_dlpack_exports() == 0, f"no DLPack export left once the arrays are gone ({_dlpack_exports()})")
+
 
 def test_jax_sharded(path):
     jax = need("jax")
@@ -250,6 +263,11 @@ def test_tf(path):
               "tf batch equals the numpy loader's")
         n += 1
     check(n == len(expected), f"{n} tf batches of {len(expected)}")
+    keeping = h5pack.tf.dataset(path, with_indices=True, prefetch=3, **kw)
+    kept = [images for images, _, _ in keeping]
+    h5pack.tf.stream_of(keeping).close()
+    check(all(np.array_equal(k.numpy(), e[0]) for k, e in zip(kept, expected)),
+          "kept tf.Tensors keep their values after close")
 
     strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     check(strategy.num_replicas_in_sync == 2, "2 replicas")
@@ -276,6 +294,15 @@ def test_tf(path):
             seen += ids.numpy().tolist()
     check(sorted(seen) == list(range(100)), f"every index once per epoch across replicas ({len(seen)} rows)")
     check(len(devices) == 2, f"each replica's share on its own device: {sorted(devices)}")
+
+
+def _dlpack_exports():
+    import gc
+
+    from h5pack import _dlpack
+
+    gc.collect()
+    return _dlpack.exported_count()
 
 
 def _capsule_data(capsule):
