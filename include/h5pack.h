@@ -131,8 +131,11 @@ H5PACK_API int h5pack_read_image(const char *path, uint64_t index, uint8_t *out,
  * OUT NULL) and *NEEDED the bytes the asked rows take with their NULs (COUNT = UINT64_MAX: to the last row).
  * With OUT NULL or OUT_LEN < *NEEDED, H5PACK_OK is returned all the same (OUT's content is then
  * unspecified): call again with a buffer of *NEEDED bytes. For programs and bindings without an HDF5 library of their own (h5pack.info in Python).
+ * HDF5 1.10.8 trusts what has no checksum (the heap of variable-length strings, an older-format file's
+ * metadata): those reads run in a child process, so a damaged file is an error, never a crash here.
  * Returns H5PACK_OK or, with the file, the dataset and the reason in ERR (may be NULL): ENOTFOUND (no such
- * file or dataset), EFORMAT (not a one-dimensional string dataset), EINVAL (START past the end), EIO. */
+ * file or dataset), EFORMAT (not a one-dimensional string dataset), EINVAL (START past the end), ECORRUPT
+ * (truncated or damaged), EIO. */
 H5PACK_API int h5pack_read_strings(const char *path, const char *dataset, uint64_t start, uint64_t count, char *out,
                                    size_t out_len, uint64_t *rows, size_t *needed, char *err, size_t err_len);
 
@@ -508,10 +511,10 @@ H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch);
  * one all the same.
  * Bindings use it to hand batches to frameworks whose arrays cannot be moved onto new memory (NumPy, JAX,
  * TensorFlow through DLPack) when the user keeps them. The batch is still released as usual (labels,
- * indices and boxes stay the reader's). Host memory of the CPU backend for now: the CUDA backend and
- * patches answer ESTATE, saying so (bindings then keep the batch unreleased while it is used).
- * Consumer thread. Returns H5PACK_OK, ESTATE (batch released already, or a reader that cannot hand its
- * memory over yet), EINVAL or ENOMEM. */
+ * indices and boxes stay the reader's). On the GPU the memory is device memory of config.gpu_id, freed
+ * with cudaFree by h5pack_detached_free: work queued on it must be finished or ordered before that.
+ * Whole images and patches, CPU and CUDA backends. Consumer thread. Returns H5PACK_OK, ESTATE (batch
+ * released already, or handed over already), EINVAL (another reader's batch), ENOMEM or ECUDA. */
 typedef struct h5pack_detached h5pack_detached;
 H5PACK_API int h5pack_detach(h5pack_reader *r, const h5pack_batch *batch, h5pack_detached **out, int *copied);
 

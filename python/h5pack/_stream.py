@@ -103,7 +103,7 @@ class Stream:
             return True
         handle, copied = ctypes.c_void_p(), ctypes.c_int(0)
         rc = lib().h5pack_detach(self._reader, ctypes.byref(held.batch), ctypes.byref(handle), ctypes.byref(copied))
-        if rc == _lib.ESTATE:  # a reader that cannot hand memory over yet (CUDA, patches): the batch stays
+        if rc == _lib.ESTATE:  # a reader that cannot hand this memory over: the batch stays
             return False       # unreleased while it is used (pinned), as a PyTorch view's does
         if rc < 0:
             raise reader_error(rc, self._reader, f"{self.path}: keeping a held batch")

@@ -172,6 +172,7 @@ H5PACK_API int h5pack_release(h5pack_reader *r, h5pack_batch *batch)
     return r->stream->ops->release(r->stream, &batch->token, r->err, ERR_LEN); /* token: in every release */
 }
 
+/* Memory a stream's backend handed over; owns it until h5pack_detached_free. */
 struct h5pack_detached {
     backend_detached mem;
 };
@@ -223,7 +224,7 @@ H5PACK_API void h5pack_detached_free(h5pack_detached *d)
     if (!d)
         return;
     if (d->mem.free_fn)
-        d->mem.free_fn(d->mem.mem, d->mem.owner);
+        d->mem.free_fn(&d->mem);
     free(d);
 }
 

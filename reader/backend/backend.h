@@ -13,6 +13,8 @@
  *   consumer: output(slot, &batch)   -> data pointer, event; makes config.cuda_stream wait
  *   consumer: release(slot)          -> records on the user's stream; slot's outputs may be reused
  *   consumer: resubmit(slot, job of echo e) for each further echo, then output/release again
+ *   consumer: detach(slot) between an output and its release (h5pack_detach): the delivered output
+ *             memory is the caller's from then on, the slot has new memory
  * Sample echo (backend_job.sources): the worker's submit only takes the uint8 batch in (job.convert 0);
  * the consumer composes each delivery from several slots' inputs and the pool (pool_store keeps a
  * slot's images past its release) and converts it with resubmit.
@@ -94,13 +96,15 @@ typedef struct backend_box {
 
 typedef struct backend backend;
 
-/* Memory a backend handed over (h5pack_detach): freed with free_fn(mem, owner), on any thread, after the
- * backend is gone too (OWNER: what the backend needs for that, e.g. the ring block the memory lies in). */
+/* Memory a backend handed over (h5pack_detach): BYTES at MEM (host memory, or device memory of GPU
+ * DEVICE), freed with free_fn(the struct itself) on any thread, also after the backend is gone. OWNER:
+ * what free_fn needs beside (e.g. the ring block the memory is a part of). */
 typedef struct backend_detached {
     void *mem;
     size_t bytes;
     void *owner;
-    void (*free_fn)(void *mem, void *owner);
+    int device;
+    void (*free_fn)(const struct backend_detached *d);
 } backend_detached;
 
 /* Errors: every op that can fail returns a negative h5pack_error code and writes its detail into
@@ -131,10 +135,14 @@ typedef struct backend_ops {
     /* Busy seconds (convert, copy) and device bytes allocated, for the stats. */
     void (*times)(backend *b, double *convert_s, double *copy_s, uint64_t *device_bytes);
     void (*destroy)(backend *b);
-    /* h5pack_detach: hands SLOT's delivered memory (the batch's data) to the caller in *OUT and gives the
-     * slot new memory now; with MORE_ECHOES (the reader delivers this slot's memory again: later echoes of
-     * the batch) the delivered values are copied into the new memory and *COPIED set. Consumer thread, the
-     * slot delivered and unreleased (no worker touches it). NULL: the backend cannot (the caller says so). */
+    /* h5pack_detach: hands the memory of SLOT's delivered output (the batch's data) to the caller in *OUT
+     * and gives the slot new memory now, so a later fill never waits for or fails on an allocation. With
+     * MORE_ECHOES (the slot is delivered again for this batch: resubmit follows) the backend copies the
+     * values into the new memory only where that delivery reads them rather than converting anew (the
+     * CPU's uint8 pass-through, whose output is its input), and then sets *COPIED (else 0). Consumer
+     * thread, between output and release (no worker touches the slot: its next fill is bound after the
+     * release, under the pipeline's lock, which orders it after the new pointer). H5PACK_ENOMEM (nothing
+     * changed) or a device failure. NULL: the backend cannot (the caller says so). */
     int (*detach)(backend *b, int slot, int more_echoes, backend_detached *out, int *copied, char *err,
                   size_t err_len);
 } backend_ops;

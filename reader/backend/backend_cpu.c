@@ -6,13 +6,13 @@
  * over config.threads OpenMP threads. uint8 output in the input's layout, without a resizing crop or
  * sample echo, needs no conversion at all: the consumer gets the input buffer itself. On the one-pass
  * path (backend_convert.h) the workers convert straight from the chunks into a slot's output and
- * submit only records the job and its boxes. */
+ * submit only records the job and its boxes. The slots' buffers and h5pack_detach's hand-over of one of
+ * them are ring_memory.h's. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #ifdef H5PACK_HAVE_OPENMP
 #include <omp.h>
@@ -23,7 +23,7 @@
 #include "backend_convert.h"
 #include "backend_resample.h"
 #include "clock.h"
-#include "kept_buffers.h"
+#include "ring_memory.h"
 
 #define CPU_ALIGN 64
 
@@ -47,30 +47,15 @@ struct cpu_crop_memo {
     aug_tap_memo taps;
 };
 
-/* One allocation for every slot's buffer of a kind (kept for the next reader as a whole: kept_buffers.h),
- * shared with the memory h5pack_detach handed over from it: freed or kept when the last of them lets go. */
-typedef struct ring_block {
-    uint8_t *mem;
-    size_t bytes;
-    _Atomic int refs;
-} ring_block;
-
-/* Each slot's buffer: its part of the block, or memory of its own after a detach took the part away. */
-typedef struct slot_memory {
-    ring_block *block; /* NULL: none of this kind */
-    uint8_t **at;      /* per slot */
-    uint8_t *own;      /* per slot: 1 when at[slot] is its own allocation, not the block's */
-} slot_memory;
-
 typedef struct cpu_backend {
     backend base;
     backend_params p;
     aug_crops_params pp;
     size_t in_image_bytes;
     size_t in_slot_bytes, out_slot_bytes; /* rounded up to CPU_ALIGN */
-    slot_memory inputs;                   /* per slot in_slot_bytes (none on the one-pass path) */
+    ring_memory inputs;                   /* per slot in_slot_bytes (none on the one-pass path) */
     int64_t *labels;                      /* slots x batch_size */
-    slot_memory outputs;                  /* per slot out_slot_bytes (none with pass-through) */
+    ring_memory outputs;                  /* per slot out_slot_bytes (none with pass-through) */
     uint8_t *pool;                        /* pool_batches x batch_size images */
     size_t pool_bytes;
     cpu_slot *slot_state;
@@ -305,8 +290,6 @@ static void cpu_times(backend *b, double *convert_s, double *copy_s, uint64_t *d
         *device_bytes = 0;
 }
 
-static void slot_memory_free(slot_memory *m, int slots);
-
 static void cpu_destroy(backend *b)
 {
     cpu_backend *cb = cpu_of(b);
@@ -317,9 +300,9 @@ static void cpu_destroy(backend *b)
         free(s->sources), free(s->srcs), free(s->addrs), free(s->boxes), free(s->dims), free(s->blob);
     }
     free(cb->slot_state);
-    /* the large ones kept for the next reader of the same sizes (kept_buffers.h) */
-    slot_memory_free(&cb->inputs, cb->p.slots);
-    slot_memory_free(&cb->outputs, cb->p.slots);
+    /* the large ones kept for the next reader of the same sizes (ring_memory.h) */
+    h5pack_ring_memory_free(&cb->inputs);
+    h5pack_ring_memory_free(&cb->outputs);
     h5pack_kept_give(cb->pool, cb->pool_bytes);
     free(cb->labels);
     h5pack_backend_sizes_destroy(b);
@@ -425,79 +408,9 @@ void h5pack_backend_cpu_add_convert_ns(backend *b, uint64_t ns)
     atomic_fetch_add(&cpu_of(b)->convert_ns, ns);
 }
 
-/* Buffers of at least HUGE_MIN bytes are aligned to huge pages and asked for them (Linux THP in
- * "madvise" mode, the common default): a float32 batch of 256 CelebA images is 119 MB, 29,000 small
- * pages whose first-touch faults and TLB misses otherwise cost the first epoch about a third more. */
-#define HUGE_PAGE ((size_t)2 << 20)
-#define HUGE_MIN KEPT_MIN_BYTES /* so a kept buffer (kept_buffers.h) is always huge-page aligned */
-
-static void *alloc_aligned(size_t bytes)
-{
-    void *ptr = NULL;
-    size_t align = bytes >= HUGE_MIN ? HUGE_PAGE : CPU_ALIGN;
-    if (posix_memalign(&ptr, align, bytes ? bytes : CPU_ALIGN) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    if (bytes >= HUGE_MIN) /* a hint: without THP the buffer simply keeps small pages */
-        (void)madvise(ptr, bytes, MADV_HUGEPAGE);
-#endif
-    return ptr;
-}
-
-/* A ring buffer: a closed reader's of the same size (kept_buffers.h, its pages already there), else new. */
-static void *alloc_ring(size_t bytes)
-{
-    void *ptr = h5pack_kept_take(bytes);
-    return ptr ? ptr : alloc_aligned(bytes);
-}
-
-static void block_drop(ring_block *block)
-{
-    if (block && atomic_fetch_sub(&block->refs, 1) == 1) {
-        h5pack_kept_give(block->mem, block->bytes);
-        free(block);
-    }
-}
-
-/* SLOTS buffers of BYTES in one block (a closed reader's when it has one: alloc_ring); 0 or -1. */
-static int slot_memory_alloc(slot_memory *m, int slots, size_t bytes)
-{
-    m->block = calloc(1, sizeof *m->block);
-    m->at = calloc((size_t)slots, sizeof *m->at);
-    m->own = calloc((size_t)slots, 1);
-    if (!m->block || !m->at || !m->own || !(m->block->mem = alloc_ring((size_t)slots * bytes)))
-        return -1;
-    m->block->bytes = (size_t)slots * bytes;
-    atomic_init(&m->block->refs, 1);
-    for (int i = 0; i < slots; i++)
-        m->at[i] = m->block->mem + (size_t)i * bytes;
-    return 0;
-}
-
-static void slot_memory_free(slot_memory *m, int slots)
-{
-    for (int i = 0; m->own && i < slots; i++)
-        if (m->own[i])
-            free(m->at[i]);
-    if (m->block && !m->block->mem) { /* a failed alloc: nothing to keep */
-        free(m->block);
-        m->block = NULL;
-    }
-    block_drop(m->block);
-    free(m->at), free(m->own);
-}
-
-/* free_fn of handed-over memory: a part of a ring block (OWNER) lets the block go; memory of its own is freed. */
-static void detached_free(void *mem, void *owner)
-{
-    if (owner)
-        block_drop(owner);
-    else
-        free(mem);
-}
-
-/* The slot's delivered memory goes to the caller; the slot takes new memory now (no worker touches a
- * delivered slot, so the swap needs no lock), with the values copied when the reader delivers them again. */
+/* The slot's delivered output memory goes to the caller (pass-through: its input, which a later echo
+ * delivers again, so that one keeps a copy); converting paths write a later delivery whole, so its new
+ * memory needs no values. */
 static int cpu_detach(backend *b, int slot, int more_echoes, backend_detached *out, int *copied, char *err,
                       size_t err_len)
 {
@@ -505,22 +418,12 @@ static int cpu_detach(backend *b, int slot, int more_echoes, backend_detached *o
     int rc = check_call(cb, slot, 0, err, err_len);
     if (rc)
         return rc;
-    slot_memory *m = cb->passthrough ? &cb->inputs : &cb->outputs;
-    size_t bytes = cb->passthrough ? cb->in_slot_bytes : cb->out_slot_bytes;
-    uint8_t *fresh = alloc_aligned(bytes);
-    if (!fresh)
-        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cpu backend: no memory for a new batch buffer of %zu bytes",
-                           bytes);
-    *copied = more_echoes;
-    if (more_echoes)
-        memcpy(fresh, m->at[slot], bytes);
-    *out = (backend_detached){.mem = m->at[slot], .bytes = bytes, .owner = m->own[slot] ? NULL : m->block,
-                              .free_fn = detached_free};
-    if (!m->own[slot])
-        atomic_fetch_add(&m->block->refs, 1); /* the handed-over part keeps the block */
-    m->at[slot] = fresh, m->own[slot] = 1;
-    if (cb->p.crop != H5PACK_CROP_NONE) /* the one-pass crop plan of the slot writes there */
-        cb->slot_state[slot].aj.out = cpu_output_of(cb, slot);
+    ring_memory *m = cb->passthrough ? &cb->inputs : &cb->outputs;
+    int keep_values = cb->passthrough && more_echoes;
+    if (h5pack_ring_memory_detach(m, slot, keep_values, out) != 0)
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cpu backend: no memory for a new batch buffer of %zu "
+                           "bytes", m->slot_bytes);
+    *copied = keep_values;
     return H5PACK_OK;
 }
 
@@ -572,10 +475,10 @@ int h5pack_backend_cpu_create(const backend_params *p, backend **out, char *err,
     if (p->crop != H5PACK_CROP_NONE)
         cb->blob_bytes = h5pack_aug_blob_capacity(&cb->pp, p->batch_size, p->max_out_height, p->max_out_width);
     size_t slots = (size_t)p->slots, pool_bytes = (size_t)p->pool_batches * p->batch_size * cb->in_image_bytes;
-    int inputs_ok = cb->one_pass || slot_memory_alloc(&cb->inputs, p->slots, cb->in_slot_bytes) == 0;
-    int outputs_ok = cb->passthrough || slot_memory_alloc(&cb->outputs, p->slots, cb->out_slot_bytes) == 0;
-    cb->labels = alloc_aligned(slots * label_slot_bytes(p));
-    cb->pool = pool_bytes ? alloc_ring(pool_bytes) : NULL;
+    int inputs_ok = cb->one_pass || h5pack_ring_memory_alloc(&cb->inputs, p->slots, cb->in_slot_bytes) == 0;
+    int outputs_ok = cb->passthrough || h5pack_ring_memory_alloc(&cb->outputs, p->slots, cb->out_slot_bytes) == 0;
+    cb->labels = h5pack_ring_alloc_aligned(slots * label_slot_bytes(p));
+    cb->pool = pool_bytes ? h5pack_ring_alloc(pool_bytes) : NULL;
     cb->pool_bytes = pool_bytes;
     if (!inputs_ok || !outputs_ok || !cb->labels || (pool_bytes && !cb->pool) || alloc_slots(cb) != 0)
         goto nomem;

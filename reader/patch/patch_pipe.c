@@ -149,6 +149,7 @@ static int deliver(patch_pipe *p, patch_entry *e, int slot, h5pack_batch *batch,
     batch->indices = e->indices, batch->where = e->where;
     batch->count = e->count, batch->epoch = e->epoch, batch->index = e->index;
     batch->token = e->token = h5pack_token_make(p->token_tag, ++p->deliveries, slot);
+    e->detached = 0;
     return 0;
 }
 
@@ -212,6 +213,30 @@ int h5pack_patch_pipe_release(patch_pipe *p, uint64_t *token, char *err, size_t 
     pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->lock);
     return 0;
+}
+
+int h5pack_patch_pipe_detach(patch_pipe *p, uint64_t token, backend_detached *out, int *copied, char *err,
+                             size_t err_len)
+{
+    int slot = (int)h5pack_token_slot(token), held = 0;
+    if (token != 0 && !h5pack_token_has_tag(token, p->token_tag))
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "h5pack_detach: the batch is not from this reader");
+    if (token != 0 && slot < p->pp.prefetch) {
+        pthread_mutex_lock(&p->lock); /* (the planning thread reads the states under it) */
+        held = p->ring[slot].state == PATCH_DELIVERED && p->ring[slot].token == token;
+        pthread_mutex_unlock(&p->lock);
+    }
+    if (!held)
+        return h5pack_errf(H5PACK_ESTATE, err, err_len, "h5pack_detach: the batch holds no delivery (released "
+                           "already, or its h5pack_next did not return H5PACK_OK)");
+    patch_entry *e = &p->ring[slot];
+    if (e->detached) /* the slot holds new memory now, not this delivery's */
+        return h5pack_errf(H5PACK_ESTATE, err, err_len, "h5pack_detach: this delivery's memory was handed over "
+                           "already");
+    /* the planning thread fills this slot again only after the release (wait_free, under the lock) */
+    int rc = p->pp.be->ops->detach(p->pp.be, slot, 0, out, copied, err, err_len);
+    e->detached = rc == H5PACK_OK;
+    return rc;
 }
 
 void h5pack_patch_pipe_stats(const patch_pipe *p, h5pack_stats *st)

@@ -35,6 +35,11 @@ int h5pack_patch_pipe_start(const patch_pipe_params *pp, patch_pipe **out, char 
 int h5pack_patch_pipe_next(patch_pipe *p, h5pack_batch *batch, char *err, size_t err_len);
 int h5pack_patch_pipe_release(patch_pipe *p, uint64_t *token, char *err, size_t err_len);
 
+/* h5pack_detach of the delivery TOKEN (held, not released): the backend hands its slot's memory over
+ * (backend.h; patches have no echoes, so nothing is copied). */
+int h5pack_patch_pipe_detach(patch_pipe *p, uint64_t token, backend_detached *out, int *copied, char *err,
+                             size_t err_len);
+
 /* Counters of the delivered batches (hits and misses count tiles). */
 void h5pack_patch_pipe_stats(const patch_pipe *p, h5pack_stats *st);
 

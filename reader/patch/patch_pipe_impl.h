@@ -53,6 +53,7 @@ typedef struct patch_entry {
     size_t count;
     int64_t *where;     /* batch_size x 3 */
     uint64_t *indices;  /* batch_size: each patch's image */
+    int detached;       /* consumer: the delivery under `token` handed its memory over (h5pack_detach) */
     int rc;
     char err[384];
     patch_counts counts;

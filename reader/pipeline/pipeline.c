@@ -80,6 +80,7 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
     batch->echo = echo;
     batch->token = e->token = new_token(p, slot); /* the entry; the backend's ring slot follows from its ticket */
     e->echoes_delivered = echo + 1;
+    e->detached = 0;
     p->samples += e->count;
     if (echo + 1 == p->pp.echo && e->index + 1 == p->batches_per_epoch)
         p->epochs_completed++;
@@ -251,12 +252,17 @@ int h5pack_pipeline_detach(pipeline *p, uint64_t token, backend_detached *out, i
     if (!e)
         return rc;
     backend *be = p->pp.be;
+    if (e->detached) /* the slot holds new memory now, not this delivery's */
+        return h5pack_errf(H5PACK_ESTATE, err, err_len, "h5pack_detach: this delivery's memory was handed over "
+                           "already");
     if (!be->ops->detach)
         return h5pack_errf(H5PACK_ESTATE, err, err_len, "h5pack_detach: the %s backend cannot hand its batch memory "
                            "over yet", be->name);
-    /* later echoes of this batch are delivered from the same slot: the backend keeps their values */
-    return be->ops->detach(be, h5pack_pipeline_ring_slot(p, e), e->echoes_delivered < p->pp.echo, out, copied, err,
-                           err_len);
+    /* the slot's later deliveries of this batch (echoes) follow this one: the backend knows what they read */
+    rc = be->ops->detach(be, h5pack_pipeline_ring_slot(p, e), e->echoes_delivered < p->pp.echo, out, copied, err,
+                         err_len);
+    e->detached = rc == H5PACK_OK;
+    return rc;
 }
 
 void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)

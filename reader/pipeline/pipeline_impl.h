@@ -71,6 +71,7 @@ typedef struct ring_entry {
     /* consumer only */
     uint64_t token;         /* the consumer holds a delivered (echo of this) batch under this token; 0 = not */
     uint32_t echoes_delivered;
+    int detached;           /* the delivery under `token` handed its memory over (h5pack_detach) */
 } ring_entry;
 
 /* A use a worker claimed before running it: with direct crops, each worker claims its next use while it

@@ -264,6 +264,12 @@ static int patches_release(stream *base, uint64_t *token, char *err, size_t err_
     return h5pack_patch_pipe_release(((patch_stream *)base)->pipe, token, err, err_len);
 }
 
+static int patches_detach(stream *base, uint64_t token, backend_detached *out, int *copied, char *err,
+                          size_t err_len)
+{
+    return h5pack_patch_pipe_detach(((patch_stream *)base)->pipe, token, out, copied, err, err_len);
+}
+
 static void patches_stats(stream *base, h5pack_stats *st)
 {
     h5pack_patch_pipe_stats(((patch_stream *)base)->pipe, st);
@@ -290,6 +296,7 @@ const stream_ops h5pack_stream_patches_ops = {
     .describe = patches_describe,
     .next = patches_next,
     .release = patches_release,
+    .detach = patches_detach,
     .stats = patches_stats,
     .image_shape = patches_image_shape,
     .set_output_size = patches_set_output_size,

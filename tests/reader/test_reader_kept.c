@@ -1,5 +1,5 @@
 /* test_reader_kept.c - a closed reader's ring is kept for the next reader of the same sizes
- * (reader/backend/kept_buffers.h, h5pack_trim in h5pack.h):
+ * (reader/backend/ring_memory.h, h5pack_trim in h5pack.h):
  *   - a reader given another file's kept ring delivers exactly what it delivers in fresh memory;
  *   - the ring stays allocated after close, h5pack_trim() frees it, H5PACK_NO_KEEP=1 frees it at close;
  *   - a reader of other (kept) sizes frees the kept ring before allocating its own (never both at once).

@@ -18,8 +18,10 @@
 // kernel waits only for the consumer's use of echo e-2, so it runs while the consumer's step on echo
 // e-1 does (no bubble between the echoes of a batch on the GPU).
 // Waiting on an event that was never recorded is a no-op, so the first use of a slot needs no case.
+//   detach      (h5pack_detach) the delivered output buffer becomes the caller's; a new one (cudaMalloc)
+//               takes its place in the slot.
 // All memory (pinned ring, device ring, geometry buffers, pool, tables) is allocated once at creation
-// (backend_cuda_create.cu) and never grows.
+// (backend_cuda_create.cu) and never grows; only a detach replaces an output buffer.
 #include <stdio.h>
 #include <string.h>
 
@@ -234,6 +236,52 @@ static void cuda_times(backend *b, double *convert_s, double *copy_s, uint64_t *
         *device_bytes = cb->device_bytes;
 }
 
+// free_fn of an output buffer handed over: cudaFree on its GPU, from any thread, the caller's current
+// device kept. A failure (the runtime already unloaded at exit: nothing left to free) leaves no error
+// behind for the caller's next CUDA call.
+static void cuda_detached_free(const backend_detached *d)
+{
+    cuda_device_restore keep(d->device);
+    if (cudaSetDevice(d->device) != cudaSuccess || cudaFree(d->mem) != cudaSuccess)
+        cudaGetLastError();
+}
+
+// The delivered output buffer goes to the caller as it is: its kernel stays ordered before the consumer
+// (batch->cuda_event, the user's stream), and the slot's later conversions write the new buffer. The
+// kernels read only the inputs (also uint8 output is converted into the output buffer), so the echoes
+// still to come need no copy.
+static int cuda_detach(backend *b, int slot, int more_echoes, backend_detached *out, int *copied, char *err,
+                       size_t err_len)
+{
+    (void)more_echoes;
+    cuda_backend *cb = cuda_of(b);
+    int rc = check_call(cb, slot, 0, err, err_len);
+    if (rc || (rc = failed_code(cb, err, err_len)))
+        return rc;
+    cuda_device_restore keep(cb->p.gpu_id);
+    HOT_CHECK(cb, cudaSetDevice(cb->p.gpu_id));
+    void *fresh = NULL;
+    cudaError_t e = cudaMalloc(&fresh, cb->out_slot_bytes);
+    if (e == cudaErrorMemoryAllocation) { // not sticky: the reader goes on with the buffer it has
+        cudaGetLastError();
+        return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cuda backend (GPU %d): no device memory for a new batch "
+                           "buffer of %zu bytes", cb->p.gpu_id, cb->out_slot_bytes);
+    }
+    if (e != cudaSuccess)
+        return h5pack_cuda_fail(cb, "cudaMalloc of a new batch buffer", e, err, err_len);
+    cuda_slot *s = &cb->slots[slot];
+    out->mem = s->dev_out[s->out_k];
+    out->bytes = cb->out_slot_bytes;
+    out->owner = NULL;
+    out->device = cb->p.gpu_id;
+    out->free_fn = cuda_detached_free;
+    s->dev_out[s->out_k] = fresh;
+    if (cb->out_buffers == 1)
+        s->dev_out[1 - s->out_k] = fresh; // one buffer named twice (backend_cuda_impl.cuh)
+    *copied = 0;
+    return H5PACK_OK;
+}
+
 } // namespace
 
 extern "C" int h5pack_cuda_fail(cuda_backend *cb, const char *what, cudaError_t e, char *err, size_t err_len)
@@ -250,4 +298,5 @@ extern "C" int h5pack_cuda_fail(cuda_backend *cb, const char *what, cudaError_t 
 
 extern "C" const backend_ops h5pack_cuda_ops = {
     cuda_host_input, cuda_host_labels, cuda_submit,   cuda_resubmit, cuda_pool_store,
-    cuda_output,     cuda_release,     cuda_geometry, cuda_times,    h5pack_cuda_destroy};
+    cuda_output,     cuda_release,     cuda_geometry, cuda_times,    h5pack_cuda_destroy,
+    cuda_detach};

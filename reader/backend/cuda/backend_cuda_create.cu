@@ -1,7 +1,8 @@
 // backend_cuda_create.cu - creation and teardown of the CUDA backend: device selection, the sizes of
 // the ring (checked against device_memory_limit before anything is allocated), one pinned and one
-// device block carved into per-slot buffers (input, labels, output sized for the largest output size,
-// geometry), the sample-echo pool, the value table, streams and events.
+// device block carved into per-slot buffers (input, labels, geometry), the sample-echo pool, the value
+// table, each slot's output buffers (sized for the largest output size; allocations of their own, since
+// h5pack_detach hands one over to the caller), streams and events.
 #include <new>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ static int plan_sizes(cuda_backend *cb, char *err, size_t err_len)
     cb->device_bytes = slots * (cb->in_slot_bytes + cb->labels_slot_bytes + cb->out_buffers * cb->out_slot_bytes +
                                 cb->geo_slot_bytes) +
                        round_up(sizeof(uint32_t) * H5PACK_MAX_CHANNELS * 256, ALIGN) + cb->base.pool_bytes;
+    cb->device_block_bytes = cb->device_bytes - slots * cb->out_buffers * cb->out_slot_bytes;
     cb->base.pinned_bytes = slots * (cb->in_slot_bytes + cb->labels_slot_bytes + cb->geo_slot_bytes);
     if (p->device_memory_limit && cb->device_bytes > p->device_memory_limit) {
         snprintf(err, err_len,
@@ -110,12 +112,35 @@ static void place_slots(cuda_backend *cb)
         s->geo_host = host, host += cb->geo_slot_bytes;
         s->dev_in = dev, dev += cb->in_slot_bytes;
         s->dev_labels = (int64_t *)dev, dev += cb->labels_slot_bytes;
-        s->dev_out[0] = dev, dev += cb->out_slot_bytes;
-        s->dev_out[1] = cb->out_buffers == 2 ? dev : s->dev_out[0], dev += (cb->out_buffers - 1) * cb->out_slot_bytes;
         s->geo_dev = dev, dev += cb->geo_slot_bytes;
     }
     cb->dev_table = dev;
     cb->dev_pool = dev + round_up(sizeof(uint32_t) * H5PACK_MAX_CHANNELS * 256, ALIGN);
+}
+
+// Every slot's output buffers, one cudaMalloc each (cudaMalloc aligns to at least 256 bytes).
+static cudaError_t alloc_outputs(cuda_backend *cb)
+{
+    for (int i = 0; i < cb->p.slots; i++) {
+        cuda_slot *s = &cb->slots[i];
+        for (int k = 0; k < cb->out_buffers; k++) {
+            cudaError_t e = cudaMalloc(&s->dev_out[k], cb->out_slot_bytes);
+            if (e != cudaSuccess)
+                return e;
+        }
+        if (cb->out_buffers == 1)
+            s->dev_out[1] = s->dev_out[0];
+    }
+    return cudaSuccess;
+}
+
+// (dev_out[1] is dev_out[0] again with one buffer; a failed creation may have allocated only some.)
+static void free_outputs(cuda_backend *cb, cuda_slot *s)
+{
+    for (int k = 0; k < cb->out_buffers; k++)
+        if (s->dev_out[k])
+            cudaFree(s->dev_out[k]);
+    s->dev_out[0] = s->dev_out[1] = NULL;
 }
 
 // The value table of the output dtype, uploaded once (float32 as bit patterns, 16-bit as patterns).
@@ -192,8 +217,10 @@ extern "C" void h5pack_cuda_destroy(backend *b)
     if (cb->compute_stream)
         cudaStreamSynchronize(cb->compute_stream);
     if (cb->slots)
-        for (int i = 0; i < cb->p.slots; i++)
+        for (int i = 0; i < cb->p.slots; i++) {
+            free_outputs(cb, &cb->slots[i]); // (the ones handed over are the callers': not here any more)
             destroy_slot(&cb->slots[i]);
+        }
     if (cb->copy_stream)
         cudaStreamDestroy(cb->copy_stream);
     if (cb->compute_stream)
@@ -250,8 +277,9 @@ extern "C" int h5pack_backend_cuda_create(const backend_params *p, backend **out
         goto fail;
     }
     SETUP_CHECK(cudaHostAlloc(&cb->pinned, cb->base.pinned_bytes, cudaHostAllocPortable));
-    SETUP_CHECK(cudaMalloc(&cb->device_mem, cb->device_bytes));
+    SETUP_CHECK(cudaMalloc(&cb->device_mem, cb->device_block_bytes));
     place_slots(cb);
+    SETUP_CHECK(alloc_outputs(cb));
     SETUP_CHECK(upload_table(cb));
     SETUP_CHECK(cudaStreamCreateWithFlags(&cb->copy_stream, cudaStreamNonBlocking));
     SETUP_CHECK(cudaStreamCreateWithFlags(&cb->compute_stream, cudaStreamNonBlocking));

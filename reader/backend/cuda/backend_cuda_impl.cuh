@@ -18,7 +18,8 @@ struct cuda_slot {
     int64_t *host_labels;
     uint8_t *dev_in;
     int64_t *dev_labels;
-    void *dev_out[2];                    // the output buffers (the same one twice without batch echo)
+    void *dev_out[2];                    // the output buffers (the same one twice without batch echo), each
+                                         // an allocation of its own: h5pack_detach hands one over
     int out_k;                           // the buffer of the last conversion
     uint8_t *geo_host, *geo_dev;         // a delivery's geometry, source addresses and composed labels
     cudaEvent_t copied, ready;           // no timing
@@ -46,7 +47,8 @@ struct cuda_backend {
     int out_buffers;                     // 1 or 2 (backend_params.output_buffers)
     size_t geo_srcs_off, geo_labels_off; // offsets in a geometry buffer (the resizing blob is at 0)
     cudaStream_t copy_stream, compute_stream, user_stream;
-    void *pinned, *device_mem;
+    void *pinned, *device_mem;           // device_mem: every device buffer but the outputs
+    size_t device_block_bytes;
     void *dev_table;
     uint8_t *dev_pool;                   // pool_batches x batch_size images (sample echo)
     cuda_slot *slots;
