@@ -1,6 +1,7 @@
 """What every front-end (PyTorch, NumPy, JAX, TensorFlow) shares and none of them imports a framework for:
 the loaded library, its errors as exceptions, opening a reader, the default config."""
 import ctypes
+import importlib
 import os
 import re
 
@@ -76,3 +77,12 @@ def default_config():
 
 def version():
     return lib().h5pack_version_string().decode()
+
+
+def framework(module, front_end, install):
+    """MODULE imported for FRONT_END, or ImportError saying what to INSTALL (each front-end imports its
+    framework only when it is used)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(f"{front_end} needs {module} ({e}): {install}") from None

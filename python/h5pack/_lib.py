@@ -23,9 +23,17 @@ _ENUM_FIELDS = {"order": ORDERS, "device": DEVICES, "dtype": DTYPES, "output_lay
 _DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "uint8": 1}
 
 
+def dtype_name(value):
+    """The name of the h5pack_dtype VALUE."""
+    for name, v in DTYPES.items():
+        if v == value:
+            return name
+    raise KeyError(value)
+
+
 def dtype_bytes(value):
     """Bytes per element of the h5pack_dtype VALUE."""
-    return _DTYPE_BYTES[{v: k for k, v in DTYPES.items()}[value]]
+    return _DTYPE_BYTES[dtype_name(value)]
 
 
 OK, END, EINVAL, ENOTFOUND, ESTATE, EINTERNAL = 0, 1, -1, -7, -10, -11

@@ -71,18 +71,3 @@ def device_tensor(address, nbytes, h5_dtype, shape, gpu_id, owner, strides=None)
     if dtype == torch.bfloat16:
         base = base.view(torch.bfloat16)  # exported as int16: same bytes
     return _on_memory_of(base, h5_dtype, shape, strides), array
-
-
-def host_int64(address, count):
-    """A copy of COUNT int64 values (the uint64 sample indices, all < 2**63) in host memory."""
-    if not address or not count:
-        return torch.zeros(count, dtype=torch.int64)
-    return torch.frombuffer(bytearray(ctypes.string_at(address, count * 8)), dtype=torch.int64)
-
-
-def host_boxes(address, count):
-    """A (COUNT, 5) int32 copy of the batch's h5pack_crop_box array (y, x, height, width, flip)."""
-    if not address or not count:
-        return torch.zeros((count, 5), dtype=torch.int32)
-    raw = ctypes.string_at(address, count * 5 * 4)
-    return torch.frombuffer(bytearray(raw), dtype=torch.int32).view(count, 5)

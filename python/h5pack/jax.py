@@ -10,15 +10,12 @@ import numpy as np
 
 from . import _dlpack, _lib, _shards
 from .numpy import batch_labels, host_ints, numpy_dtype
+from ._core import framework
 from ._stream import Stream
 
 
 def _jax():
-    try:
-        import jax
-    except ImportError as e:
-        raise ImportError(f"h5pack.jax needs JAX ({e}): pip install jax (CPU) or 'jax[cuda12]'") from None
-    return jax
+    return framework("jax", "h5pack.jax", "pip install jax (CPU) or 'jax[cuda12]'")
 
 
 class _DeviceStream(Stream):

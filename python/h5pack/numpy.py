@@ -23,7 +23,7 @@ _NUMPY_DTYPES = {"float32": np.float32, "float16": np.float16, "uint8": np.uint8
 
 def numpy_dtype(h5_dtype):
     """The numpy dtype of the h5pack_dtype value H5_DTYPE."""
-    name = {v: k for k, v in _lib.DTYPES.items()}[h5_dtype]
+    name = _lib.dtype_name(h5_dtype)
     if name == "bfloat16":
         try:
             import ml_dtypes  # shipped with jax; TensorFlow has its own

@@ -10,17 +10,14 @@ without a copy (docs/frameworks.md).
 """
 import threading
 
-from . import _dlpack, _lib
+from . import _dlpack
 from .numpy import batch_labels, host_ints, host_only, numpy_dtype
+from ._core import framework
 from ._stream import Stream
 
 
 def _tf():
-    try:
-        import tensorflow as tf
-    except ImportError as e:
-        raise ImportError(f"h5pack.tf needs TensorFlow ({e}): pip install tensorflow-cpu (or tensorflow)") from None
-    return tf
+    return framework("tensorflow", "h5pack.tf", "pip install tensorflow-cpu (or tensorflow)")
 
 
 class _TFStream(Stream):
