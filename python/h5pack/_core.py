@@ -53,6 +53,31 @@ def error_from(code, detail, what):
     return cls(code, f"{what}: {text}" if text.startswith(generic) else f"{what}: {generic}: {text}")
 
 
+def file_identity(path):
+    """What tells a local file from another put under its name (device, inode, size, modification time);
+    None for a location that is not a local path (mem://, URLs) or that cannot be stat'ed."""
+    path = os.fspath(path)
+    if "://" in path:
+        path = path[7:] if path.startswith("file://") else None
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        return None
+    return None if st is None else (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def check_same_file(path, identity, what):
+    """Raises H5packError when PATH is no longer the file IDENTITY (file_identity) described: a later open
+    would read another file's bytes under the same name (replaced, rewritten, truncated)."""
+    now = file_identity(path)
+    if identity is None or now == identity:
+        return
+    how = ("replaced by another file" if now is None or now[:2] != identity[:2] else
+           f"resized from {identity[2]} to {now[2]} bytes" if now[2] != identity[2] else "rewritten")
+    raise H5packError(_lib.ECORRUPT, f"{what}: {os.fspath(path)}: the file changed since it was first opened "
+                      f"({how}); open a new loader to read the new file")
+
+
 def open_reader(path, cfg, caller="h5pack.Loader"):
     reader = ctypes.c_void_p()
     rc = lib().h5pack_open(os.fsencode(path), ctypes.byref(cfg), ctypes.byref(reader))

@@ -36,7 +36,7 @@ def dtype_bytes(value):
     return _DTYPE_BYTES[dtype_name(value)]
 
 
-OK, END, EINVAL, ENOTFOUND, ESTATE, EINTERNAL = 0, 1, -1, -7, -10, -11
+OK, END, EINVAL, ECORRUPT, ENOTFOUND, ESTATE, EINTERNAL = 0, 1, -1, -6, -7, -10, -11
 
 _c_size = ctypes.c_size_t
 _u64, _u32 = ctypes.c_uint64, ctypes.c_uint32

@@ -4,7 +4,7 @@ import ctypes
 import os
 
 from . import _lib
-from ._core import error_from, lib
+from ._core import check_same_file, error_from, file_identity, lib
 
 
 def read_strings(path, dataset, start=0, count=None, guess=64):
@@ -46,6 +46,7 @@ class Names(collections.abc.Sequence):
     def __init__(self, path, dataset, rows):
         self.path, self.dataset, self._rows = os.fspath(path), dataset, rows
         self._block, self._cached = None, []
+        self._file = file_identity(self.path)  # rows read later must come from this very file
 
     def __len__(self):
         return self._rows
@@ -54,6 +55,7 @@ class Names(collections.abc.Sequence):
         if isinstance(i, slice):
             start, stop, step = i.indices(self._rows)
             if step == 1:
+                check_same_file(self.path, self._file, f"h5pack.info: {self.dataset}")
                 return read_strings(self.path, self.dataset, start, max(0, stop - start)) or []
             return [self[k] for k in range(start, stop, step)]
         i = int(i) + (self._rows if int(i) < 0 else 0)
@@ -61,6 +63,7 @@ class Names(collections.abc.Sequence):
             raise IndexError(f"{self.dataset}[{i}]: {self._rows} rows")
         block = i // self._BLOCK
         if block != self._block:
+            check_same_file(self.path, self._file, f"h5pack.info: {self.dataset}")
             self._cached = read_strings(self.path, self.dataset, block * self._BLOCK,
                                         min(self._BLOCK, self._rows - block * self._BLOCK))
             self._block = block

@@ -11,6 +11,7 @@
 #include "errtext.h"
 #include "h5pack.h"
 #include "reader_impl.h"
+#include "store.h"
 #include "timeline.h"
 
 static char *copy_string(const char *s)
@@ -127,6 +128,18 @@ static int check_usable(h5pack_reader *r)
     return 0;
 }
 
+/* A batch read from a file that changed since open (truncated, rewritten) may hold zeros or another
+ * file's bytes: it goes back to the ring and the change is the error. */
+static int refuse_if_file_changed(h5pack_reader *r, h5pack_batch *b)
+{
+    int rc = h5pack_store_check(r->stream->st, r->err, ERR_LEN);
+    if (rc) {
+        char ignored[ERR_LEN];
+        r->stream->ops->release(r->stream, &b->token, ignored, sizeof ignored);
+    }
+    return rc;
+}
+
 H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
 {
     int rc = check_usable(r);
@@ -142,6 +155,8 @@ H5PACK_API int h5pack_next(h5pack_reader *r, h5pack_batch *batch)
     h5pack_batch own;
     h5pack_timeline_enter(r->timeline);
     rc = r->stream->ops->next(r->stream, &own, r->err, ERR_LEN);
+    if (rc == H5PACK_OK)
+        rc = refuse_if_file_changed(r, &own);
     h5pack_timeline_leave(r->timeline, rc == H5PACK_OK ? &own : NULL);
     if (rc != H5PACK_OK) /* a cleared batch (token 0): h5pack_release rejects it cleanly */
         memset(&own, 0, sizeof own);

@@ -67,6 +67,9 @@ int h5pack_tilesrc_is_tiled(const char *path);
 
 const tile_geometry *h5pack_tilesrc_geometry(const tile_source *s);
 
+/* The store S reads its bytes from (store.h). */
+struct store *h5pack_tilesrc_store(const tile_source *s);
+
 /* Whether unfiltered tiles are lent zero-copy (the store has views). */
 int h5pack_tilesrc_has_views(const tile_source *s);
 const tile_image *h5pack_tilesrc_image(const tile_source *s, uint64_t i);

@@ -326,6 +326,11 @@ int h5pack_tilesrc_is_tiled(const char *path)
     return !strcmp(storage, H5PACK_STORAGE_TEXT_TILED);
 }
 
+struct store *h5pack_tilesrc_store(const tile_source *s)
+{
+    return s->st;
+}
+
 int h5pack_tilesrc_has_views(const tile_source *s)
 {
     return h5pack_store_has_views(s->st);

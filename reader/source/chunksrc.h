@@ -92,6 +92,9 @@ int h5pack_chunksrc_open(const char *path, const char *images, const char *label
 
 const source_geometry *h5pack_chunksrc_geometry(const chunk_source *s);
 
+/* The store S reads its bytes from (store.h). */
+struct store *h5pack_chunksrc_store(const chunk_source *s);
+
 /* All N x K integer labels as int64, row-major (read once at open), or NULL without labels or when they
  * are floating point. */
 const int64_t *h5pack_chunksrc_labels(const chunk_source *s);

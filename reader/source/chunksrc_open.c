@@ -450,6 +450,11 @@ const source_geometry *h5pack_chunksrc_geometry(const chunk_source *s)
     return &s->g;
 }
 
+struct store *h5pack_chunksrc_store(const chunk_source *s)
+{
+    return s->st;
+}
+
 const int64_t *h5pack_chunksrc_labels(const chunk_source *s)
 {
     return s->labels;

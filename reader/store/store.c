@@ -70,6 +70,15 @@ int h5pack_store_read(store *s, uint64_t offset, void *dst, size_t len, const ch
     return rc;
 }
 
+int h5pack_store_check(store *s, char *err, size_t err_len)
+{
+    char why[256] = "";
+    int rc = s && s->ops->check ? s->ops->check(s, why, sizeof why) : 0;
+    if (rc)
+        h5pack_errf(rc, err, err_len, "%s: %s", s->location, why);
+    return rc;
+}
+
 const uint8_t *h5pack_store_view(store *s, uint64_t offset, uint64_t len)
 {
     return s->ops->view && offset <= s->size && len <= s->size - offset ? s->ops->view(s, offset, len) : NULL;

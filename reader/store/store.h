@@ -23,6 +23,9 @@ typedef struct store_ops {
     /* Exactly LEN bytes at OFFSET into DST: 0, or EIO (the transport failed) / ECORRUPT (the object ends
      * before OFFSET + LEN), with the reason in ERR. */
     int (*read)(store *s, uint64_t offset, void *dst, size_t len, char *err, size_t err_len);
+    /* Optional (NULL: the object cannot change). 0 while the object is as it was at open, else ECORRUPT
+     * (or EIO) with what changed in ERR. */
+    int (*check)(store *s, char *err, size_t err_len);
     /* Optional (NULL: no views). A pointer to [OFFSET, OFFSET + LEN) readable without faults that could
      * kill the process (a mapped file's pages brought in), or NULL: read it instead. Valid until close. */
     const uint8_t *(*view)(store *s, uint64_t offset, uint64_t len);
@@ -54,6 +57,9 @@ void h5pack_store_close(store *s);
 
 /* S->ops->read with WHAT (e.g. "chunk 12") before the reason in ERR; the code as read returns. */
 int h5pack_store_read(store *s, uint64_t offset, void *dst, size_t len, const char *what, char *err, size_t err_len);
+
+/* S->ops->check with S's location before the reason in ERR: 0 while S is as it was at open. */
+int h5pack_store_check(store *s, char *err, size_t err_len);
 
 /* Views when S offers them, else NULL; unview and advise_large are no-ops then. */
 const uint8_t *h5pack_store_view(store *s, uint64_t offset, uint64_t len);

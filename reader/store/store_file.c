@@ -4,8 +4,14 @@
  * it was at open, and a view first populates its pages (MADV_POPULATE_READ: the page cache lookups and
  * faults happen there, in the loading thread, the pixels untouched); that fails with EFAULT where a touch
  * would raise SIGBUS (the file was truncated since), and the caller then reads instead, which reports it.
- * A truncation between the populate and the copy still raises SIGBUS (docs/reader.md). A kernel without
- * MADV_POPULATE_READ (before 5.14) could not report it: no map there. H5PACK_NO_MMAP=1: no map. */
+ * A truncation after the populate (a batch copied later from a cache slot) raises SIGBUS when the copy
+ * touches the lost pages: the map is guarded (map_guard.h), the copy reads zeros and the file counts as
+ * changed, which h5pack_store_check reports. A kernel without MADV_POPULATE_READ (before 5.14) could not
+ * report it: no map there. H5PACK_NO_MMAP=1: no map.
+ *
+ * Changes after open: each check compares the file's size and modification time with those at open, so
+ * a file truncated, rewritten in place (cp over it) or appended to is an error, not pixels of another
+ * file. A file replaced by a rename is not a change: the open descriptor keeps reading the old one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,6 +24,7 @@
 #include "env.h"
 #include "errtext.h"
 #include "h5pack.h"
+#include "map_guard.h"
 #include "store_list.h"
 
 #ifndef MADV_POPULATE_READ
@@ -28,6 +35,8 @@ typedef struct file_store {
     store base; /* first: the store API sees this */
     int fd;
     const uint8_t *map; /* the whole file, or NULL */
+    int guard;          /* the map's (map_guard.h), -1 without */
+    struct timespec mtime; /* at open */
 } file_store;
 
 static const char *path_of(const char *location)
@@ -59,7 +68,8 @@ static void map_file(file_store *f)
     if (m == MAP_FAILED)
         return;
     f->map = m;
-    if (populate(f, 0, 1) != 0) { /* no MADV_POPULATE_READ: a truncated file could not be reported */
+    /* without MADV_POPULATE_READ a truncated file could not be reported; without a guard it would kill */
+    if (populate(f, 0, 1) != 0 || (f->guard = h5pack_map_guard_add(m, (size_t)f->base.size, f->fd)) < 0) {
         munmap(m, (size_t)f->base.size);
         f->map = NULL;
     }
@@ -74,6 +84,7 @@ static int file_open(const char *location, store **out, char *err, size_t err_le
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "out of memory");
     }
     f->base.ops = &h5pack_store_file_ops;
+    f->guard = -1;
     int rc = 0;
     if ((f->fd = open(path_of(location), O_RDONLY | O_CLOEXEC)) < 0)
         rc = h5pack_errf(errno == ENOENT || errno == ENOTDIR ? H5PACK_ENOTFOUND : H5PACK_EIO, err, err_len,
@@ -90,6 +101,7 @@ static int file_open(const char *location, store **out, char *err, size_t err_le
         return rc;
     }
     f->base.size = (uint64_t)st.st_size;
+    f->mtime = st.st_mtim;
     map_file(f);
     *out = &f->base;
     return 0;
@@ -105,11 +117,34 @@ static int file_read(store *s, uint64_t offset, void *dst, size_t len, char *err
             continue;
         if (n < 0)
             return h5pack_errf(H5PACK_EIO, err, err_len, "read failed: %s", strerror(errno));
-        if (n == 0)
+        if (n == 0) {
+            struct stat st;
+            if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < s->size)
+                return h5pack_errf(H5PACK_ECORRUPT, err, err_len, "the file changed while being read: truncated "
+                                   "to %llu bytes (%llu at open)", (unsigned long long)st.st_size,
+                                   (unsigned long long)s->size);
             return h5pack_errf(H5PACK_ECORRUPT, err, err_len, "file truncated: got %zu of %zu bytes at offset %llu",
                                done, len, (unsigned long long)offset);
+        }
         done += (size_t)n;
     }
+    return 0;
+}
+
+static int file_check(store *s, char *err, size_t err_len)
+{
+    file_store *f = (file_store *)s;
+    struct stat st;
+    if (fstat(f->fd, &st) != 0)
+        return h5pack_errf(H5PACK_EIO, err, err_len, "cannot stat: %s", strerror(errno));
+    if ((uint64_t)st.st_size != s->size || h5pack_map_guard_hit(f->guard))
+        return h5pack_errf(H5PACK_ECORRUPT, err, err_len, "the file changed while being read: %s to %llu bytes "
+                           "(%llu at open); its batches since are refused: reopen it once it is written whole",
+                           (uint64_t)st.st_size < s->size ? "truncated" : "resized", (unsigned long long)st.st_size,
+                           (unsigned long long)s->size);
+    if (st.st_mtim.tv_sec != f->mtime.tv_sec || st.st_mtim.tv_nsec != f->mtime.tv_nsec)
+        return h5pack_errf(H5PACK_ECORRUPT, err, err_len, "the file changed while being read: written since open "
+                           "(its modification time changed); reopen it once it is written whole");
     return 0;
 }
 
@@ -166,8 +201,10 @@ static void file_unlock(store *s)
 static void file_close(store *s)
 {
     file_store *f = (file_store *)s;
-    if (f->map)
+    if (f->map) {
+        h5pack_map_guard_remove(f->guard);
         munmap((void *)f->map, (size_t)f->base.size);
+    }
     if (f->fd >= 0)
         close(f->fd);
     free(f->base.location);
@@ -178,6 +215,7 @@ const store_ops h5pack_store_file_ops = {
     .name = "file",
     .open = file_open,
     .read = file_read,
+    .check = file_check,
     .view = file_view,
     .unview = file_unview,
     .advise_large = file_advise_large,

@@ -49,6 +49,7 @@ typedef struct stream_ops {
 struct stream {
     const stream_ops *ops;
     backend *be; /* where its batches are converted (the timeline reads its device times) */
+    struct store *st; /* the file it reads: h5pack_next checks it is unchanged before handing a batch out */
 };
 
 #define H5PACK_STREAM_DECLARE(name) extern const stream_ops h5pack_stream_##name##_ops;

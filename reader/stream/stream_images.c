@@ -131,6 +131,7 @@ static int start(image_stream *s, const char *path, const h5pack_config *cfg, h5
     if (rc)
         return rc;
     const source_geometry *g = h5pack_chunksrc_geometry(s->src);
+    s->base.st = h5pack_chunksrc_store(s->src);
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     if ((rc = check_channels(path, g, err, err_len)) || (rc = check_several_sizes(cfg, path, g, err, err_len)) ||
         (rc = h5pack_reader_resolve_setup(cfg, g, &s->setup, err, err_len)) ||

@@ -209,6 +209,7 @@ static int start(patch_stream *s, const char *path, const h5pack_config *c, h5pa
     if (rc || (rc = h5pack_tilesrc_open(path, labels_of(c), &s->tiles, err, err_len)))
         return rc;
     const tile_geometry *g = h5pack_tilesrc_geometry(s->tiles);
+    s->base.st = h5pack_tilesrc_store(s->tiles);
     if ((rc = make_windows(s->tiles, c, &s->windows, err, err_len)) ||
         (rc = resolve_norm(g, c, mean, std, err, err_len)) || (rc = create_backend(s, c, mean, std, &bp, err, err_len)))
         return rc;

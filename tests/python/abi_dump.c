@@ -235,8 +235,10 @@ int main(void)
            H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER);
     printf("enum.echo_mode.batch %d\nenum.echo_mode.sample %d\n", H5PACK_ECHO_BATCH, H5PACK_ECHO_SAMPLE);
     printf("enum.patch_mode.sliding %d\nenum.patch_mode.random %d\n", H5PACK_PATCH_SLIDING, H5PACK_PATCH_RANDOM);
-    printf("const.OK %d\nconst.END %d\nconst.EINVAL %d\nconst.ESTATE %d\nconst.EINTERNAL %d\nconst.MAX_CHANNELS %d\n",
-           H5PACK_OK, H5PACK_END, H5PACK_EINVAL, H5PACK_ESTATE, H5PACK_EINTERNAL, H5PACK_MAX_CHANNELS);
+    printf("const.OK %d\nconst.END %d\nconst.EINVAL %d\nconst.ECORRUPT %d\nconst.ENOTFOUND %d\nconst.ESTATE %d\n"
+           "const.EINTERNAL %d\nconst.MAX_CHANNELS %d\n",
+           H5PACK_OK, H5PACK_END, H5PACK_EINVAL, H5PACK_ECORRUPT, H5PACK_ENOTFOUND, H5PACK_ESTATE, H5PACK_EINTERNAL,
+           H5PACK_MAX_CHANNELS);
     /* The header's version, which the library (h5pack.__version__) must report. */
     printf("version.major %d\nversion.minor %d\nversion.patch %d\n", H5PACK_VERSION_MAJOR, H5PACK_VERSION_MINOR,
            H5PACK_VERSION_PATCH);

@@ -32,7 +32,7 @@ def py_layout():
                          ("echo_mode", _lib.ECHO_MODES), ("patch_mode", _lib.PATCH_MODES)):
         for name, value in table.items():
             d[f"enum.{ename}.{name}"] = value
-    for name in ("OK", "END", "EINVAL", "ESTATE", "EINTERNAL", "MAX_CHANNELS"):
+    for name in ("OK", "END", "EINVAL", "ECORRUPT", "ENOTFOUND", "ESTATE", "EINTERNAL", "MAX_CHANNELS"):
         d[f"const.{name}"] = getattr(_lib, name)
     return d
 
