@@ -157,7 +157,40 @@ static const sim_row *find_row(const sim_facts *f, uint64_t cache, h5pack_order 
     return NULL;
 }
 
-/* Smallest listed cache where Belady reads each chunk once per epoch, for order O. */
+/* The window the chunk order should mix at least (docs/reader.md): 16 chunks, or every chunk of a smaller
+ * file. A derived window under it is what a small cache costs in shuffling, not in bytes. */
+static uint64_t window_wanted(const sim_facts *f)
+{
+    return f->n_chunks && f->n_chunks < 16 ? f->n_chunks : 16;
+}
+
+/* Whether row R shuffles as well as the order promises: for the chunk order, a window of window_wanted. */
+static int shuffles_fully(const sim_facts *f, const sim_row *r)
+{
+    return r->order != H5PACK_ORDER_CHUNK || r->r.window >= window_wanted(f);
+}
+
+/* A listed cache that reads each chunk once but mixes fewer chunks than wanted, the largest such. */
+static void advise_narrow_window(const sim_facts *f, h5pack_order o, const sim_row *enough, advice *a)
+{
+    const sim_row *narrow = NULL;
+    for (int i = 0; i < f->n_rows; i++) {
+        const sim_row *r = &f->rows[i];
+        if (r->order == o && r->policy == H5PACK_POLICY_BELADY && !shuffles_fully(f, r) &&
+            (!narrow || r->cache_bytes > narrow->cache_bytes))
+            narrow = r;
+    }
+    char s1[32], s2[32];
+    if (narrow)
+        advice_add(a, "order chunk: smaller caches read each chunk once too, but mix fewer chunks: %s gives a window "
+                      "of %zu chunk(s) (%llu wanted), so consecutive batches share chunks and shuffling weakens%s%s.",
+                   size_text(narrow->cache_bytes, s1, sizeof s1), narrow->r.window,
+                   (unsigned long long)window_wanted(f), enough ? "; take at least " : "",
+                   enough ? size_text(enough->cache_bytes, s2, sizeof s2) : "");
+}
+
+/* Smallest listed cache where Belady reads each chunk once per epoch, for order O, and (chunk order) mixes
+ * the window wanted. */
 static void advise_enough_cache(const sim_facts *f, h5pack_order o, advice *a)
 {
     const sim_row *best = NULL, *enough = NULL;
@@ -167,17 +200,19 @@ static void advise_enough_cache(const sim_facts *f, h5pack_order o, advice *a)
             continue;
         if (!best || r->r.read_amplification < best->r.read_amplification)
             best = r;
-        if (r->r.read_amplification <= 1.01 && (!enough || r->cache_bytes < enough->cache_bytes))
+        if (r->r.read_amplification <= 1.01 && shuffles_fully(f, r) && (!enough || r->cache_bytes < enough->cache_bytes))
             enough = r;
     }
     char s1[32], s2[32];
+    if (o == H5PACK_ORDER_CHUNK && !f->window)
+        advise_narrow_window(f, o, enough, a);
     if (enough) {
         advice_add(a, "order %s: a cache of %s already reads each chunk at most once per epoch (read amplification "
                       "%.2f; hit rate %.3f%s). More cache only keeps chunks across epochs%s.", order_name(o),
                    size_text(enough->cache_bytes, s1, sizeof s1), enough->r.read_amplification, enough->r.hit_rate,
                    enough->r.hit_rate == 0.0 ? ": each chunk is used by one batch only, so there is nothing to hit" : "",
                    o == H5PACK_ORDER_CHUNK ? " and widens the chunk order's window (better shuffling)" : "");
-    } else if (best) {
+    } else if (best && best->r.read_amplification > 1.01) {
         uint64_t need = f->n_chunks * f->chunk_bytes; /* the chunk order only re-reads with an explicit --window */
         if (o == H5PACK_ORDER_CHUNK && f->window && f->window < f->n_chunks)
             need = (f->window + chunks_per_batch(f->batch, f->samples_per_chunk)) * f->chunk_bytes;

@@ -22,9 +22,10 @@ from ._core import H5packError, H5packValueError, lib, version
 from ._convert import parse_size
 from ._images import read_image
 from ._info import info
+from ._shuffle import ShuffleWarning
 
 __all__ = ["Loader", "Patches", "Stitcher", "H5packError", "H5packValueError", "info", "version", "parse_size",
-           "read_image", "trim", "lib", "numpy", "jax", "tf"]
+           "read_image", "trim", "lib", "numpy", "jax", "tf", "ShuffleWarning"]
 
 # name -> (module, attribute or None for the module itself): imported on first use, so that a framework
 # is imported only by the user who asks for its front-end

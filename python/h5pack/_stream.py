@@ -19,8 +19,9 @@ import os
 import sys
 import weakref
 
-from . import _convert, _copy_on_hold, _dataloader_args, _dlpack, _lib, _norm, _params, _resume, _sizes
-from ._core import H5packError, default_config, lib, loaded, open_reader, reader_error
+from . import _convert, _copy_on_hold, _dataloader_args, _dlpack, _lib, _norm, _params, _resume, _shuffle, _sizes
+from ._core import (H5packError, check_same_file, default_config, file_identity, lib, loaded, open_reader,
+                    reader_error)
 from ._structs import _info_dict, _struct_dict
 
 
@@ -64,6 +65,7 @@ class Stream:
         self._restored = False  # load_state_dict put the stream mid-epoch on purpose: the next for continues
         self._sizes = _sizes.OutputSizes((cfg.output_height, cfg.output_width))  # set_output_size's, for reopens
         self._open_at(0, 0, 0)
+        _shuffle.warn_if_narrow(self._info, cfg, self.path, cache)
         _copy_on_hold.LIVE.add(self)
         channels, given = int(self._info.channels), self._norm_values
         if given not in (None, 1, channels):
@@ -146,6 +148,10 @@ class Stream:
                 self._cfg.max_output_height, self._cfg.max_output_width = (self._info.max_output_height,
                                                                             self._info.max_output_width)
             self._cfg.output_height, self._cfg.output_width = size
+        if before is None:
+            self._file = file_identity(self.path)  # a reopen (next epoch, resume) must read this very file
+        else:
+            check_same_file(self.path, self._file, self._api_name)
         try:
             self._reader = open_reader(self.path, self._cfg, self._api_name)
         except H5packError:
