@@ -120,29 +120,44 @@ def job_gpu(current, count):
     return local if local is not None and 0 <= local < count else current
 
 
-def distributed_check(fingerprint, path, rank, world):
+def settings_differing(gathered_settings):
+    """"NAME: ranks [..] V, ranks [..] W" for each setting whose value is not the same on every rank."""
+    parts = []
+    for name in sorted({k for s in gathered_settings for k in s}):
+        values = {}
+        for job_rank, s in enumerate(gathered_settings):
+            values.setdefault(repr(s.get(name)), []).append(job_rank)
+        if len(values) > 1:
+            parts.append(f"{name}: " + ", ".join(f"ranks {ranks} {v}" for v, ranks in values.items()))
+    return "; ".join(parts)
+
+
+def distributed_check(fingerprint, path, rank, world, settings=None):
     """When torch.distributed is initialised and the loader's WORLD is the job's (and above 1): all ranks'
     fingerprints and loader ranks (all_gather_object, once); raises RuntimeError naming the ranks whose
     order differs, or the processes that opened the same RANK (their shares would be the same).
     The decision depends on nothing that differs between ranks (not the rank: a permutation of ranks, or
     rank=LOCAL_RANK on several nodes by mistake, would send only some ranks into the collective). A
     loader of world 1 (validation on rank 0 alone, say) shares no order with the others and joins none.
+    SETTINGS (name -> value: what the order depends on) name the settings that differ in the error.
     Returns the number of ranks checked (0: none)."""
     dist = _distributed()
     if dist is None or world != dist.get_world_size() or world == 1:
         return 0
     gathered = [None] * world
-    dist.all_gather_object(gathered, (fingerprint_text(fingerprint), int(rank)))
+    dist.all_gather_object(gathered, (fingerprint_text(fingerprint), int(rank), dict(settings or {})))
     groups, shares = {}, {}
-    for job_rank, (fp, loader_rank) in enumerate(gathered):
+    for job_rank, (fp, loader_rank, _) in enumerate(gathered):
         groups.setdefault(fp, []).append(job_rank)
         shares.setdefault(loader_rank, []).append(job_rank)
     if len(groups) > 1:
         ours = fingerprint_text(fingerprint)
         listing = "; ".join(f"ranks {ranks}: {fp}" for fp, ranks in groups.items())
         others = sorted(r for fp, ranks in groups.items() if fp != ours for r in ranks)
+        differing = settings_differing([s for _, _, s in gathered])
+        differing = f" Differing: {differing}." if differing else " (no setting the loaders report differs: the file?)"
         raise RuntimeError(f"{path}: the ranks' h5pack.Loader orders differ (order_fingerprint {listing}); rank "
-                           f"{dist.get_rank()} disagrees with ranks {others}. Every rank must open the file with "
+                           f"{dist.get_rank()} disagrees with ranks {others}.{differing} Every rank must open the file with "
                            f"the same seed, order, window (or cache: the window follows it when left out), world, "
                            f"batch_size, drop_last, echo and augmentation settings (only rank, threads and "
                            f"prefetch may differ)")

@@ -171,6 +171,18 @@ class Stream:
             self._timeline_file = written  # kept alive while cfg points at it
             self._cfg.timeline_path, self._cfg.timeline_append = written, 1
 
+    _ORDER_FIELDS = ("seed", "order", "batch_size", "world", "drop_last", "echo", "echo_mode", "crop",
+                     "random_flip", "random_crop_padding", "scale_min", "scale_max", "ratio_min", "ratio_max",
+                     "center_ratio", "output_height", "output_width", "patch_size")
+
+    def _order_settings(self):
+        """What the order and the draws depend on, by name, for the ranks' check (the window used, the file's
+        size and sample count included): the fields of order_fingerprint a user sets."""
+        s = {f: getattr(self._cfg, f) for f in self._ORDER_FIELDS if hasattr(self._cfg, f)}
+        s.update(window=int(self._info.window), samples=int(self._info.n_samples),
+                 file_bytes=(self._file or (None, None, None))[2])
+        return s
+
     def _sample_shape(self, height=None, width=None):
         i = self._info
         h, w = height or i.output_height or i.height, width or i.output_width or i.width
@@ -201,7 +213,7 @@ class Stream:
                                "drop it)")
         if not self._ranks_checked and self._torch_job:  # once: every rank of a torch.distributed job
             _resume.distributed_check(self._info.order_fingerprint, self.path, int(self._cfg.rank),  # must share
-                                      int(self._cfg.world))                                      # the order
+                                      int(self._cfg.world), self._order_settings())              # the order
             self._ranks_checked = True
         if self._pos and not self._restored:  # an earlier for stopped mid-epoch (break, a peek, an error):
             self._open_at(self._epochs_done + 1, 0, 0)  # like DataLoader, this for is a whole new epoch

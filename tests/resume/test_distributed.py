@@ -136,6 +136,8 @@ def main():
         small = run(tmp, "cache")
         assert small[0]["fingerprint"] != small[1]["fingerprint"], small
         assert all("orders differ" in r.get("error", "") for r in small), small
+        assert all("Differing: window: ranks [0] 3, ranks [1] 10." in r["error"]
+                   for r in small), small  # the error names the settings that differ, with each rank's value
         bad = run(tmp, "differ")
         assert bad[0]["fingerprint"] != bad[1]["fingerprint"], bad
         for r in bad:
@@ -143,6 +145,7 @@ def main():
             msg = r.get("error", "")
             assert "orders differ" in msg and "ranks [0]" in msg and "ranks [1]" in msg, msg
             assert f"rank {r['rank']} disagrees with ranks [{1 - r['rank']}]" in msg, msg
+            assert "Differing: seed: ranks [0] 5, ranks [1] 6." in msg, msg
     print("ranks agree with different threads/caches and with rank/world from the job (torch.distributed or "
           "$RANK/$WORLD_SIZE); another seed or a cache that sizes another window raises on every rank")
     return 0
