@@ -29,6 +29,7 @@
 #define H5PACK_ATTR_CHANNELS "channels"
 #define H5PACK_ATTR_RESIZE_MODE "resize_mode"
 #define H5PACK_ATTR_JPEG_SCALE "jpeg_scale"
+#define H5PACK_ATTR_ALPHA "alpha" /* --alpha: drop, black or white (PNG transparency) */
 #define H5PACK_ATTR_MEAN "mean"
 #define H5PACK_ATTR_STD "std"
 #define H5PACK_ATTR_CHUNK_IMAGES "chunk_images"

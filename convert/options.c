@@ -87,6 +87,27 @@ int parse_labels_sep(const char *s, char *sep)
     return -1;
 }
 
+int parse_alpha(const char *s, image_alpha *alpha)
+{
+    static const struct { const char *name; image_alpha alpha; } modes[] = {
+        {"drop", IMAGE_ALPHA_DROP}, {"black", IMAGE_ALPHA_BLACK}, {"white", IMAGE_ALPHA_WHITE}};
+    for (size_t i = 0; s && i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(s, modes[i].name) == 0) {
+            *alpha = modes[i].alpha;
+            return 0;
+        }
+    return -1;
+}
+
+const char *alpha_mode_name(image_alpha alpha)
+{
+    switch (alpha) {
+    case IMAGE_ALPHA_BLACK: return "black";
+    case IMAGE_ALPHA_WHITE: return "white";
+    default: return "drop";
+    }
+}
+
 const char *resize_mode_name(resize_mode mode)
 {
     switch (mode) {
@@ -110,7 +131,7 @@ typedef enum opt_id {
     OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
     OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
     OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP, OPT_MAX_SIDE,
-    OPT_TILES, OPT_TILE
+    OPT_TILES, OPT_TILE, OPT_ALPHA
 } opt_id;
 
 typedef struct opt_spec {
@@ -129,7 +150,7 @@ static const opt_spec option_table[] = {
     {"strict", 0, 0, OPT_STRICT},      {"force", 'f', 0, OPT_FORCE},       {"max-pixels", 0, 1, OPT_MAX_PIXELS},
     {"labels", 0, 1, OPT_LABELS},      {"jpeg-scale", 0, 1, OPT_JPEG_SCALE},
     {"labels-sep", 0, 1, OPT_LABELS_SEP}, {"labels-skip", 0, 1, OPT_LABELS_SKIP}, {"max-side", 0, 1, OPT_MAX_SIDE},
-    {"tiles", 0, 0, OPT_TILES},        {"tile", 0, 1, OPT_TILE},
+    {"tiles", 0, 0, OPT_TILES},        {"tile", 0, 1, OPT_TILE},           {"alpha", 0, 1, OPT_ALPHA},
 };
 
 static const opt_spec *find_long(const char *name, size_t len)
@@ -186,6 +207,10 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         if (strcmp(value, "exact") != 0 && strcmp(value, "dct") != 0)
             return fail(err, len, "--jpeg-scale: expected exact or dct, got '%s'", value);
         o->jpeg_dct = strcmp(value, "dct") == 0;
+        break;
+    case OPT_ALPHA:
+        if (parse_alpha(value, &o->alpha) != 0)
+            return fail(err, len, "--alpha: expected drop, black or white, got '%s'", value);
         break;
     case OPT_CHANNELS:
         if (strcmp(value, "3") != 0 && strcmp(value, "1") != 0)
@@ -382,6 +407,9 @@ void options_print_usage(FILE *f)
             "                      them at a reduced M/8 scale first (like PIL's draft()): faster for\n"
             "                      sources several times the target, pixels within ~1 level on average\n"
             "  --channels 3|1      RGB (default) or gray\n"
+            "  --alpha MODE        PNG transparency: drop (default: PIL's convert('RGB'), as torchvision\n"
+            "                      loads it; a transparent pixel keeps its colour), black or white\n"
+            "                      (composited on that background)\n"
             "  --max-pixels N      reject images over N pixels before decoding them (default 178956970,\n"
             "                      PIL's decompression-bomb limit; with --tiles 10^10: bands make it safe)\n"
             "  --tiles             huge images (slides, satellite scenes): each image whole at its own size,\n"

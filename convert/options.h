@@ -47,13 +47,14 @@ typedef struct pack_options {
     int tiles;                /* --tiles: every image whole at its own size, its own dataset in tiles of TILE */
     uint32_t tile;            /* --tile T (default PACK_DEFAULT_TILE) */
     int max_pixels_given;     /* --max-pixels was on the command line (--tiles raises the default) */
+    image_alpha alpha;        /* --alpha drop (default: PIL's convert('RGB')) | black | white */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \
     {                                                                                                   \
         .resize = RESIZE_CROP, .channels = 3, .batch = PACK_DEFAULT_BATCH, .compress = COMPRESS_NONE,   \
         .gzip_level = PACK_DEFAULT_GZIP_LEVEL, .verbosity = 1, .max_pixels = PACK_DEFAULT_MAX_PIXELS,   \
-        .tile = PACK_DEFAULT_TILE                                                                        \
+        .tile = PACK_DEFAULT_TILE, .alpha = IMAGE_ALPHA_DROP                                             \
     }
 
 typedef enum options_result {
@@ -83,6 +84,10 @@ int parse_compress(const char *s, compress_kind *kind, int *level);
 int parse_resize(const char *s, resize_mode *mode);
 
 const char *resize_mode_name(resize_mode mode);
+
+/* "drop" | "black" | "white" -> 0, else -1; and back (the file's alpha attribute). */
+int parse_alpha(const char *s, image_alpha *alpha);
+const char *alpha_mode_name(image_alpha alpha);
 
 /* Writes "gzip:4" / "none" into BUF. */
 void compression_text(const pack_options *o, char *buf, size_t len);

@@ -191,6 +191,7 @@ static int setup_geometry(pack_ctx *c, char *err, size_t len)
     c->job.opts.mode = o->resize;
     c->job.opts.max_pixels = o->max_pixels;
     c->job.opts.dct_scaling = o->jpeg_dct;
+    c->job.opts.alpha = o->alpha;
     c->job.channels = o->channels;
     c->job.nhwc = o->layout_nhwc;
     c->job.height = o->height;
@@ -215,6 +216,7 @@ static pack_status setup_tiles(pack_ctx *c, char *err, size_t len)
     c->job.src_dir = o->src_dir;
     c->job.opts.channels = c->job.channels = o->channels;
     c->job.opts.max_pixels = o->max_pixels;
+    c->job.opts.alpha = o->alpha;
     c->job.nhwc = 1;
     c->chunk.images = 0;
     c->chunk.target_bytes = (uint64_t)o->tile * o->tile * o->channels;

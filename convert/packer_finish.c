@@ -124,6 +124,7 @@ int pack_write_metadata(pack_ctx *c, char *err, size_t len)
                                        : c->o->max_side ? "max_side"
                                                         : "none",
                         .jpeg_scale = !resized ? "none" : c->o->jpeg_dct ? "dct" : "exact",
+                        .alpha = alpha_mode_name(c->o->alpha),
                         .chunk_images = (int64_t)c->chunk.images,
                         .chunk_target_bytes = (int64_t)c->chunk.target_bytes,
                         .batch_size = (int64_t)c->o->batch, .seed = (int64_t)c->o->seed,

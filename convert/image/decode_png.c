@@ -4,12 +4,14 @@
  *   (libpng's own 1,000,000-pixel width/height limits are lifted so that our limit decides).
  * - Every PNG kind becomes 8-bit: 1/2/4-bit gray expanded to 0..255, palette expanded, 16-bit reduced
  *   to its high byte (what PIL does for 16-bit RGB), interlaced images de-interlaced.
- * - Alpha (an alpha channel or tRNS transparency) is composited on black: c * a / 255, rounded like PIL.
+ * - Alpha (an alpha channel or tRNS transparency) is dropped by default, as PIL's convert('RGB') and
+ *   convert('L') drop it (torchvision's loader), or composited on black or white (opts->alpha, --alpha).
  * - Colour to gray (channels 1) uses PIL's convert('L') weights; gAMA/iCCP are ignored, as PIL does.
- * - A bad CRC in a critical chunk, a damaged zlib stream or data that ends early is IMAGE_CORRUPT with
- *   libpng's message. Chunks after the image data (IEND included) are not read: the pixels are complete
- *   and checked when the last row is decoded. Warnings (a bad CRC in an ancillary chunk: libpng drops
- *   the chunk) are ignored. */
+ * - A bad CRC in any chunk before the image data (ancillary ones too: PIL refuses those files), a damaged
+ *   zlib stream or data that ends early is IMAGE_CORRUPT with libpng's message. Chunks after the image
+ *   data (IEND included) are not read, as PIL does not check them: the pixels are complete and checked
+ *   when the last row is decoded. Other warnings (an ancillary chunk libpng finds invalid and drops) are
+ *   ignored. */
 #include "image_internal.h"
 
 #include <png.h>
@@ -57,7 +59,7 @@ static void read_from_memory(png_structp png, png_bytep dst, size_t n)
     job->pos += n;
 }
 
-/* 8-bit output with gray kept gray unless RGB is wanted; alpha kept for our compositing. */
+/* 8-bit output with gray kept gray unless RGB is wanted; alpha kept for image_png_to_channels (--alpha). */
 static void set_transforms(png_job *job, int bit_depth, int color_type)
 {
     png_structp png = job->png;
@@ -100,7 +102,7 @@ static image_status run_libpng(png_job *job)
     if (setjmp(png_jmpbuf(job->png)))
         return IMAGE_CORRUPT; /* job->msg holds libpng's message */
     png_set_read_fn(job->png, job, read_from_memory);
-    png_set_user_limits(job->png, 0x7fffffffu, 0x7fffffffu);
+    image_png_setup(job->png);
     png_read_info(job->png, job->info);
     png_uint_32 w = 0, h = 0;
     int bit_depth = 0, color_type = 0;
@@ -117,22 +119,40 @@ static image_status run_libpng(png_job *job)
     return IMAGE_OK;
 }
 
-/* In place: SRC_CHANNELS (1..4, alpha last when 2 or 4) -> CHANNELS (1 or 3), alpha composited on black. */
-void image_png_to_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint32_t channels)
+/* One colour sample C of alpha A as MODE says: kept (PIL's convert drops alpha), or composited on black or
+ * white; both are c*a/255 + bg*(255-a)/255 rounded to nearest, Image.alpha_composite's result exactly. */
+static inline uint8_t alpha_sample(uint8_t c, uint8_t a, image_alpha mode)
+{
+    if (mode == IMAGE_ALPHA_BLACK)
+        return image_muldiv255(c, a);
+    if (mode == IMAGE_ALPHA_WHITE)
+        return (uint8_t)(255u - image_muldiv255(255u - c, a));
+    return c;
+}
+
+/* In place: SRC_CHANNELS (1..4, alpha last when 2 or 4) -> CHANNELS (1 or 3), alpha handled as MODE says. */
+void image_png_to_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint32_t channels, image_alpha mode)
 {
     int alpha = src_channels == 2 || src_channels == 4;
     uint32_t color = alpha ? src_channels - 1 : src_channels;
     for (size_t i = 0; i < npix; i++) {
         const uint8_t *s = px + i * src_channels; /* reads stay ahead of writes */
-        uint8_t a = alpha ? s[color] : 255;
         uint8_t c[3];
         for (uint32_t k = 0; k < color; k++)
-            c[k] = alpha ? image_muldiv255(s[k], a) : s[k];
+            c[k] = alpha ? alpha_sample(s[k], s[color], mode) : s[k];
         if (channels == 1)
             px[i] = color == 3 ? image_rgb_to_luma(c[0], c[1], c[2]) : c[0];
         else
             memcpy(px + 3 * i, c, 3); /* color == 3 here: gray was expanded by libpng */
     }
+}
+
+void image_png_setup(png_structp png)
+{
+    png_set_user_limits(png, 0x7fffffffu, 0x7fffffffu);
+    /* A bad CRC in an ancillary chunk is an error, not a warning that drops the chunk: PIL refuses such a
+     * file ("broken PNG file (bad header checksum in b'tEXt')"), so torchvision never trains on it. */
+    png_set_crc_action(png, PNG_CRC_DEFAULT, PNG_CRC_ERROR_QUIT);
 }
 
 static image_status libpng_failure(const png_job *job, char *why, size_t why_len)
@@ -157,7 +177,7 @@ image_status image_decode_png(const uint8_t *data, size_t len, const decode_opts
             st = libpng_failure(&job, why, why_len);
         goto fail;
     }
-    image_png_to_channels(job.pixels, (size_t)job.width * job.height, job.src_channels, opts->channels);
+    image_png_to_channels(job.pixels, (size_t)job.width * job.height, job.src_channels, opts->channels, opts->alpha);
     out->pixels = job.pixels;
     out->width = job.width;
     out->height = job.height;

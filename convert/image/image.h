@@ -35,6 +35,13 @@ typedef enum image_format { IMAGE_FORMAT_UNKNOWN = 0, IMAGE_FORMAT_JPEG, IMAGE_F
 /* Format from the first bytes (magic numbers), not from the file name. */
 image_format image_sniff(const uint8_t *data, size_t len);
 
+/* What becomes of a PNG's alpha (an alpha channel or tRNS transparency): --alpha. */
+typedef enum image_alpha {
+    IMAGE_ALPHA_DROP = 0, /* dropped, as PIL's convert('RGB') / convert('L') (torchvision's loader) */
+    IMAGE_ALPHA_BLACK,    /* composited on black: c*a/255, rounded like PIL */
+    IMAGE_ALPHA_WHITE     /* composited on white: 255 - (255-c)*a/255, Image.alpha_composite's result */
+} image_alpha;
+
 typedef struct decode_opts {
     uint32_t channels;     /* 3 (RGB) or 1 (gray) */
     uint32_t target_h;     /* 0 = no target: full-size decode */
@@ -45,14 +52,15 @@ typedef struct decode_opts {
     int dct_scaling;       /* 1: a JPEG may be decoded at a reduced M/8 scale for the target (--jpeg-scale
                               dct: faster for sources several times the target, pixels close to PIL's);
                               0 (default): full-size decode, so decode + fit equals PIL's exactly */
+    image_alpha alpha;     /* PNG alpha: dropped (default, 0) or composited on black or white */
 } decode_opts;
 
 /* Decodes DATA (LEN bytes) into *out (caller frees with image_free). On failure returns the status and
  * writes a one-line reason (decoder's message included) into WHY. EXIF orientation is NOT applied (as
- * PIL's Image.open and torchvision's ImageFolder do not): documented in docs/images.md. Alpha is
- * composited on black, CMYK/YCCK JPEG become RGB, 16-bit PNG keeps the high byte. With a target and
- * dct_scaling, a JPEG may come back DCT-scaled (never below what the target needs): call image_fit()
- * afterwards. */
+ * PIL's Image.open and torchvision's ImageFolder do not): documented in docs/images.md. PNG alpha is
+ * dropped or composited as opts->alpha says, CMYK/YCCK JPEG become RGB, 16-bit PNG keeps the high byte.
+ * With a target and dct_scaling, a JPEG may come back DCT-scaled (never below what the target needs): call
+ * image_fit() afterwards. */
 image_status image_decode(const uint8_t *data, size_t len, const decode_opts *opts, image_u8 *out, char *why,
                           size_t why_len);
 

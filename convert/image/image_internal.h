@@ -37,8 +37,14 @@ image_status image_decode_png(const uint8_t *data, size_t len, const decode_opts
                               size_t why_len);
 
 /* In place: NPIX PNG pixels of SRC_CHANNELS (1..4, alpha last when 2 or 4) -> CHANNELS (1 or 3), alpha
- * composited on black as PIL does (decode_png.c; also the tiles' band reader). */
-void image_png_to_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint32_t channels);
+ * dropped as PIL's convert() does or composited on black or white (MODE; decode_png.c; also the tiles' band
+ * reader). */
+void image_png_to_channels(uint8_t *px, size_t npix, uint32_t src_channels, uint32_t channels, image_alpha mode);
+
+/* The libpng reader's settings both PNG decoders share: no size limit of libpng's own (max_pixels decides),
+ * a bad CRC in an ancillary chunk an error (as PIL). PNG is libpng's png_structp (png.h not needed here). */
+struct png_struct_def;
+void image_png_setup(struct png_struct_def *png);
 
 /* libjpeg's message MSG (a WARNING libjpeg recovered from, or an error) as a status: IMAGE_OK for the
  * harmless warnings, IMAGE_UNSUPPORTED or IMAGE_CORRUPT with the reason (STAGE: "header", "data"). */
@@ -61,7 +67,7 @@ static inline uint8_t image_rgb_to_luma(uint8_t r, uint8_t g, uint8_t b)
     return (uint8_t)(((uint32_t)r * 19595u + (uint32_t)g * 38470u + (uint32_t)b * 7471u + 0x8000u) >> 16);
 }
 
-/* a*b/255 rounded as PIL's MULDIV255 (used for CMYK -> RGB and compositing on black). */
+/* a*b/255 rounded as PIL's MULDIV255 (used for CMYK -> RGB and compositing on black or white). */
 static inline uint8_t image_muldiv255(uint32_t a, uint32_t b)
 {
     uint32_t t = a * b + 128u;

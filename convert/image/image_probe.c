@@ -11,14 +11,20 @@
 
 #define PROBE_PREFIX_BYTES (64u << 10)
 
+/* The header read as the decoder reads it: a harmless warning (junk bytes between markers, an unknown JFIF
+ * revision, ...) still gives the size, since the decode accepts it too (and PIL opens such a file). */
 static int jpeg_header_size(const uint8_t *data, size_t len, uint32_t *h, uint32_t *w)
 {
     tjhandle tj = tjInitDecompress();
-    int width = 0, height = 0, subsamp = 0, colorspace = 0;
-    int rc = tj && tjDecompressHeader3(tj, data, (unsigned long)len, &width, &height, &subsamp, &colorspace) == 0 &&
-                     width > 0 && height > 0 ? 0 : -1;
-    if (tj)
+    int width = 0, height = 0, subsamp = 0, colorspace = 0, rc = -1;
+    if (tj) {
+        rc = tjDecompressHeader3(tj, data, (unsigned long)len, &width, &height, &subsamp, &colorspace);
+        if (rc != 0 && tjGetErrorCode(tj) == TJERR_WARNING &&
+            image_jpeg_message_status(tjGetErrorStr2(tj), 1, "header", NULL, 0) == IMAGE_OK)
+            rc = 0;
         tjDestroy(tj);
+    }
+    rc = rc == 0 && width > 0 && height > 0 ? 0 : -1;
     if (rc == 0)
         *h = (uint32_t)height, *w = (uint32_t)width;
     return rc;

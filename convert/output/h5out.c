@@ -488,6 +488,7 @@ static int write_tuning_attrs(hid_t file, const h5out_metadata *m, uint32_t chan
 {
     return attr_string(file, H5PACK_ATTR_RESIZE_MODE, m->resize_mode) ||
            attr_string(file, H5PACK_ATTR_JPEG_SCALE, m->jpeg_scale) ||
+           attr_string(file, H5PACK_ATTR_ALPHA, m->alpha) ||
            write_attr(file, H5PACK_ATTR_MEAN, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->mean) ||
            write_attr(file, H5PACK_ATTR_STD, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, channels, m->std) ||
            (!ragged && attr_i64(file, H5PACK_ATTR_CHUNK_IMAGES, m->chunk_images)) ||

@@ -50,6 +50,7 @@ typedef struct h5out_metadata {
     const skip_list *skipped;
     const char *resize_mode;     /* "crop", "stretch", "pad", "none" */
     const char *jpeg_scale;      /* "exact", "dct" (--jpeg-scale), "none" (no --size) */
+    const char *alpha;           /* "drop", "black", "white" (--alpha): what became of PNG transparency */
     double mean[3], std[3];
     int64_t chunk_images, chunk_target_bytes, batch_size, seed;
     const char *chunk_reason;

@@ -1,7 +1,8 @@
 /* band_png.c - PNG rows through libpng's row API (band.h), with decode_png.c's transforms: 8-bit,
- * palette and gray expanded, tRNS as alpha, alpha composited on black (image_png_to_channels), so the
- * rows are the pixels image_decode_png and PIL give. An interlaced PNG delivers its rows only after its
- * last pass: it is decoded whole when that fits BAND_PNG_WHOLE_BYTES, and refused above. */
+ * palette and gray expanded, tRNS as alpha, alpha dropped or composited as --alpha says
+ * (image_png_to_channels), so the rows are the pixels image_decode_png and PIL give. An interlaced PNG
+ * delivers its rows only after its last pass: it is decoded whole when that fits BAND_PNG_WHOLE_BYTES,
+ * and refused above. */
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ typedef struct png_band {
     png_infop info;
     char msg[200];
     uint32_t width, height, next_row, src_channels, channels;
+    image_alpha alpha;
     uint8_t *row;   /* one row as libpng gives it */
     uint8_t *whole; /* interlaced: every row (src_channels bytes a pixel) */
 } png_band;
@@ -49,7 +51,7 @@ static image_status png_read_band(void *state, uint8_t *dst, uint32_t rows, char
             memcpy(b->row, b->whole + (size_t)b->next_row * src_row, src_row);
         else
             png_read_row(b->png, b->row, NULL);
-        image_png_to_channels(b->row, b->width, b->src_channels, b->channels);
+        image_png_to_channels(b->row, b->width, b->src_channels, b->channels, b->alpha);
         memcpy(dst + (size_t)r * out_row, b->row, out_row);
     }
     return IMAGE_OK;
@@ -119,7 +121,7 @@ image_status band_open_png(FILE *f, const decode_opts *opts, void **state, const
     png_band *b = calloc(1, sizeof *b);
     if (!b)
         return IMAGE_NOMEM;
-    b->channels = opts->channels, b->f = f;
+    b->channels = opts->channels, b->alpha = opts->alpha, b->f = f;
     b->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, b, on_png_error, on_png_warning);
     b->info = b->png ? png_create_info_struct(b->png) : NULL;
     if (!b->png || !b->info) {
@@ -132,7 +134,7 @@ image_status band_open_png(FILE *f, const decode_opts *opts, void **state, const
         return st;
     }
     png_init_io(b->png, f);
-    png_set_user_limits(b->png, 0x7fffffffu, 0x7fffffffu);
+    image_png_setup(b->png);
     png_read_info(b->png, b->info);
     png_uint_32 pw = 0, ph = 0;
     int bit_depth = 0, color_type = 0, interlace = 0;

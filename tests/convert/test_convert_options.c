@@ -151,9 +151,35 @@ static void test_max_side(void)
     expect_error(5, dct, "needs --size HxW or --max-side N");
 }
 
+/* --alpha drop (default) | black | white, with --tiles too; the names the file's attribute records. */
+static void test_alpha(void)
+{
+    pack_options o;
+    char err[256] = "";
+    const char *none[] = {"h5pack", "in", "out"};
+    CHECK_EQ_INT(parse(&o, err, 3, none), OPTIONS_RUN);
+    CHECK_EQ_INT(o.alpha, IMAGE_ALPHA_DROP);
+    const char *names[] = {"drop", "black", "white"};
+    const image_alpha modes[] = {IMAGE_ALPHA_DROP, IMAGE_ALPHA_BLACK, IMAGE_ALPHA_WHITE};
+    for (int i = 0; i < 3; i++) {
+        const char *a[] = {"h5pack", "--tiles", "--alpha", names[i], "in", "out"};
+        CHECK_EQ_INT(parse(&o, err, 6, a), OPTIONS_RUN);
+        CHECK_EQ_INT(o.alpha, modes[i]);
+        CHECK(strcmp(alpha_mode_name(o.alpha), names[i]) == 0);
+    }
+    const char *eq[] = {"h5pack", "--alpha=white", "in", "out"};
+    CHECK_EQ_INT(parse(&o, err, 4, eq), OPTIONS_RUN);
+    CHECK_EQ_INT(o.alpha, IMAGE_ALPHA_WHITE);
+    const char *bad[] = {"h5pack", "--alpha", "Black", "in", "out"};
+    expect_error(5, bad, "--alpha: expected drop, black or white, got 'Black'");
+    const char *missing[] = {"h5pack", "in", "out", "--alpha"};
+    expect_error(4, missing, "needs a value");
+}
+
 int main(void)
 {
     test_counts();
+    test_alpha();
     test_max_side();
     test_sizes();
     test_compress();

@@ -105,7 +105,7 @@ static void check_pixels(const packed_file *pf, const pack_options *o, long row,
 {
     char p[1024];
     snprintf(p, sizeof p, "%s/%s", o->src_dir, rel);
-    decode_opts d = {o->channels, o->height, o->width, o->resize, o->max_pixels, o->jpeg_dct};
+    decode_opts d = {o->channels, o->height, o->width, o->resize, o->max_pixels, o->jpeg_dct, o->alpha};
     image_u8 src = {0}, fit = {0};
     char why[256];
     CHECK_MSG(image_load(p, &d, &src, why, sizeof why) == IMAGE_OK, "%s: %s", rel, why);

@@ -1,7 +1,7 @@
 /* image_dump - test helper: decodes (and optionally fits) one image with the converter's image code and
  * writes the pixels raw, so the python checks in tests/image can compare them with PIL.
  *   image_dump IN OUT.raw [--channels 1|3] [--size HxW] [--mode crop|stretch|pad] [--no-dct]
- *                         [--max-pixels N]
+ *                         [--max-pixels N] [--alpha drop|black|white]
  * Prints one line: "status=<n> width=<w> height=<h> channels=<c> decoded=<dw>x<dh> why=<reason>".
  * --no-dct decodes at full size (no DCT scaling) before fitting. Exit 0 whenever the call returned. */
 #include "image.h"
@@ -29,10 +29,15 @@ static int write_raw(const char *path, const image_u8 *img)
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
+static image_alpha parse_alpha_arg(const char *s)
+{
+    return strcmp(s, "black") == 0 ? IMAGE_ALPHA_BLACK : strcmp(s, "white") == 0 ? IMAGE_ALPHA_WHITE : IMAGE_ALPHA_DROP;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: image_dump IN OUT.raw [--channels C] [--size HxW] [--mode M] [--no-dct]\n");
+        fprintf(stderr, "usage: image_dump IN OUT.raw [--channels C] [--size HxW] [--mode M] [--no-dct] [--alpha A]\n");
         return 2;
     }
     decode_opts o = {.channels = 3, .mode = RESIZE_CROP, .max_pixels = 1ull << 28};
@@ -49,6 +54,8 @@ int main(int argc, char **argv)
             dct = 0;
         else if (strcmp(argv[i], "--max-pixels") == 0 && i + 1 < argc)
             o.max_pixels = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--alpha") == 0 && i + 1 < argc)
+            o.alpha = parse_alpha_arg(argv[++i]);
         else {
             fprintf(stderr, "image_dump: unknown argument %s\n", argv[i]);
             return 2;

@@ -86,34 +86,46 @@ static void test_ycck(void)
     free(b.data);
 }
 
+/* One PNG sample C of alpha A as MODE wants it: PIL's convert() keeps C; black/white composite (exact rounding). */
+static uint8_t expected_sample(uint8_t c, uint8_t a, image_alpha mode)
+{
+    if (mode == IMAGE_ALPHA_DROP)
+        return c;
+    uint32_t bg = mode == IMAGE_ALPHA_WHITE ? 255u : 0u;
+    return (uint8_t)((2u * ((uint32_t)c * a + bg * (255u - a)) + 255u) / 510u); /* round(x / 255) */
+}
+
 static void test_png_roundtrip(void)
 {
-    uint32_t formats[] = {PNG_FORMAT_RGB, PNG_FORMAT_GRAY, PNG_FORMAT_RGBA};
-    for (int f = 0; f < 3; f++) {
+    uint32_t formats[] = {PNG_FORMAT_RGB, PNG_FORMAT_GRAY, PNG_FORMAT_RGBA, PNG_FORMAT_GA};
+    for (int f = 0; f < 4; f++) {
         blob b = make_png_fmt(33, 21, formats[f]);
         uint32_t c = PNG_IMAGE_SAMPLE_CHANNELS(formats[f]);
         uint8_t *src = make_pixels(33, 21, c);
-        for (uint32_t channels = 1; channels <= 3; channels += 2) {
-            decode_opts o = default_opts();
-            o.channels = channels;
-            image_u8 img = decode_ok(&b, &o);
-            for (size_t i = 0; i < (size_t)33 * 21; i++) {
-                const uint8_t *s = src + i * c;
-                uint8_t a = c == 4 ? s[3] : 255;
-                uint8_t rgb[3];
-                for (int k = 0; k < 3; k++)
-                    rgb[k] = image_muldiv255(s[c >= 3 ? k : 0], a);
-                if (channels == 3)
-                    CHECK(memcmp(img.pixels + 3 * i, rgb, 3) == 0);
-                else
-                    CHECK_EQ_INT(img.pixels[i], c >= 3 ? image_rgb_to_luma(rgb[0], rgb[1], rgb[2]) : rgb[0]);
+        for (int mode = IMAGE_ALPHA_DROP; mode <= IMAGE_ALPHA_WHITE; mode++) {
+            for (uint32_t channels = 1; channels <= 3; channels += 2) {
+                decode_opts o = default_opts();
+                o.channels = channels;
+                o.alpha = (image_alpha)mode;
+                image_u8 img = decode_ok(&b, &o);
+                for (size_t i = 0; i < (size_t)33 * 21; i++) {
+                    const uint8_t *s = src + i * c;
+                    uint8_t a = c == 4 || c == 2 ? s[c - 1] : 255;
+                    uint8_t rgb[3];
+                    for (int k = 0; k < 3; k++)
+                        rgb[k] = expected_sample(s[c >= 3 ? k : 0], a, (image_alpha)mode);
+                    if (channels == 3)
+                        CHECK(memcmp(img.pixels + 3 * i, rgb, 3) == 0);
+                    else
+                        CHECK_EQ_INT(img.pixels[i], c >= 3 ? image_rgb_to_luma(rgb[0], rgb[1], rgb[2]) : rgb[0]);
+                }
+                image_free(&img);
             }
-            image_free(&img);
         }
         free(src);
         free(b.data);
     }
-    printf("PNG RGB/gray/RGBA -> RGB and gray: exact (alpha composited on black)\n");
+    printf("PNG RGB/gray/RGBA/gray+alpha -> RGB and gray: exact (alpha dropped, or on black or white)\n");
 }
 
 static void test_max_pixels_boundary(void)

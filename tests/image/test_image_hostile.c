@@ -147,6 +147,22 @@ static void test_jpeg_scan_bomb(void)
     free(b.data);
 }
 
+/* The header probe (packing images of several sizes) reads the size of a JPEG whose header reading warned
+ * harmlessly, as the decode accepts it (and PIL opens it): not "its header gives no size". */
+static void probe_after_harmless_warning(const blob *b, uint32_t want_h, uint32_t want_w)
+{
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/h5pack-probe-XXXXXX", tmp);
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, b->data, b->len) == (ssize_t)b->len && close(fd) == 0);
+    decode_opts o = default_opts();
+    uint32_t h = 0, w = 0;
+    CHECK_MSG(image_probe_size(path, &o, &h, &w) == 0, "probe of a JPEG with a harmless header warning failed");
+    CHECK(h == want_h && w == want_w);
+    unlink(path);
+}
+
 /* Harmless irregularity: junk bytes between two markers (libjpeg warns, every pixel is there): accepted. */
 static void test_jpeg_extraneous_bytes(void)
 {
@@ -165,6 +181,7 @@ static void test_jpeg_extraneous_bytes(void)
     CHECK_EQ_INT(image_decode(b.data, b.len, &o, &a, why, sizeof why), IMAGE_OK);
     CHECK_EQ_INT(image_decode(junk.data, junk.len, &o, &c, why, sizeof why), IMAGE_OK);
     CHECK(memcmp(a.pixels, c.pixels, (size_t)64 * 48 * 3) == 0); /* same pixels as without the junk */
+    probe_after_harmless_warning(&junk, 48, 64);
     image_free(&a);
     image_free(&c);
     free(junk.data);
@@ -234,6 +251,44 @@ static void test_png_damage(void)
     blob no_iend = blob_copy(b.data, b.len - 12);
     expect("png_without_iend.png", &no_iend, &o, IMAGE_OK, NULL);
     free(no_iend.data);
+    free(b.data);
+}
+
+/* B with a tEXt chunk inserted at byte AT (a chunk boundary), its CRC correct or not. */
+static blob png_with_text(const blob *b, size_t at, int bad_crc)
+{
+    static const char text[] = "Comment\0made by a camera";
+    size_t len = sizeof text - 1, chunk = 12 + len;
+    blob out = {malloc(b->len + chunk), b->len + chunk};
+    CHECK(out.data != NULL);
+    memcpy(out.data, b->data, at);
+    put_be32(out.data + at, (uint32_t)len);
+    memcpy(out.data + at + 4, "tEXt", 4);
+    memcpy(out.data + at + 8, text, len);
+    png_fix_crc(&out, (long)at + 4);
+    if (bad_crc)
+        out.data[at + 8 + len] ^= 0x40;
+    memcpy(out.data + at + chunk, b->data + at, b->len - at);
+    return out;
+}
+
+/* A bad CRC in an ancillary chunk before the image data: PIL refuses the file ("broken PNG file (bad header
+ * checksum in b'tEXt')"), so the converter does too. After the image data, neither reads the chunk. */
+static void test_png_ancillary_crc(void)
+{
+    decode_opts o = default_opts();
+    blob b = make_png(64, 48);
+    long idat = blob_find(&b, "IDAT", 4), iend = blob_find(&b, "IEND", 4);
+    CHECK(idat > 0 && iend > idat);
+    blob t = png_with_text(&b, (size_t)idat - 4, 0);
+    expect("png_text_chunk.png", &t, &o, IMAGE_OK, NULL);
+    free(t.data);
+    t = png_with_text(&b, (size_t)idat - 4, 1);
+    expect("png_text_bad_crc_before_idat.png", &t, &o, IMAGE_CORRUPT, "tEXt: CRC error");
+    free(t.data);
+    t = png_with_text(&b, (size_t)iend - 4, 1);
+    expect("png_text_bad_crc_after_idat.png", &t, &o, IMAGE_OK, NULL);
+    free(t.data);
     free(b.data);
 }
 
@@ -374,6 +429,7 @@ int main(int argc, char **argv)
     test_other_formats();
     test_png_damage();
     test_png_bad_zlib();
+    test_png_ancillary_crc();
     test_mutations();
     test_channels_invalid();
     test_files();
