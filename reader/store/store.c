@@ -90,6 +90,12 @@ void h5pack_store_unview(store *s, uint64_t offset, uint64_t len)
         s->ops->unview(s, offset, len);
 }
 
+void h5pack_store_limit_views(store *s, uint64_t bytes)
+{
+    if (s->ops->limit_views)
+        s->ops->limit_views(s, bytes);
+}
+
 void h5pack_store_advise_large(store *s)
 {
     if (s->ops->advise_large)

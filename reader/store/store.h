@@ -32,6 +32,9 @@ typedef struct store_ops {
     /* Optional. The view of [OFFSET, OFFSET + LEN) is no longer used: memory it holds may be given back
      * (a later view or a reader still copying from it brings it in again). */
     void (*unview)(store *s, uint64_t offset, uint64_t len);
+    /* Optional. The views lent at once may hold at most BYTES of memory (0: no limit); a view past it is
+     * refused (NULL), and the caller reads instead. Set once, before views are taken. */
+    void (*limit_views)(store *s, uint64_t bytes);
     /* Optional. Reads will cover large runs of the object: ask for large pages where that helps. */
     void (*advise_large)(store *s);
     /* Optional (NULL: no locking). HDF5's file locking while HDF5 has the object open: a shared lock that
@@ -65,6 +68,7 @@ int h5pack_store_check(store *s, char *err, size_t err_len);
 const uint8_t *h5pack_store_view(store *s, uint64_t offset, uint64_t len);
 void h5pack_store_unview(store *s, uint64_t offset, uint64_t len);
 void h5pack_store_advise_large(store *s);
+void h5pack_store_limit_views(store *s, uint64_t bytes);
 int h5pack_store_has_views(const store *s);
 
 /* 1 when S holds an HDF5 file (the signature at 0, 512, 1024, 2048, ...), 0 when not, -1 when S cannot

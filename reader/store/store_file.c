@@ -25,6 +25,7 @@
 #include "errtext.h"
 #include "h5pack.h"
 #include "map_guard.h"
+#include "view_budget.h"
 #include "store_list.h"
 
 #ifndef MADV_POPULATE_READ
@@ -37,6 +38,7 @@ typedef struct file_store {
     const uint8_t *map; /* the whole file, or NULL */
     int guard;          /* the map's (map_guard.h), -1 without */
     struct timespec mtime; /* at open */
+    view_budget views;     /* what the lent views may hold resident (view_budget.h) */
 } file_store;
 
 static const char *path_of(const char *location)
@@ -60,6 +62,8 @@ static int populate(const file_store *f, uint64_t offset, uint64_t len)
     return rc;
 }
 
+static void drop_pages(void *ctx, uint64_t offset, uint64_t len);
+
 static void map_file(file_store *f)
 {
     if (f->base.size == 0 || sizeof(size_t) < 8 || h5pack_env_flag("H5PACK_NO_MMAP"))
@@ -72,6 +76,8 @@ static void map_file(file_store *f)
     if (populate(f, 0, 1) != 0 || (f->guard = h5pack_map_guard_add(m, (size_t)f->base.size, f->fd)) < 0) {
         munmap(m, (size_t)f->base.size);
         f->map = NULL;
+    } else {
+        drop_pages(f, 0, 1); /* the probe's page (a whole folio, maybe) is nobody's view */
     }
 }
 
@@ -148,26 +154,47 @@ static int file_check(store *s, char *err, size_t err_len)
     return 0;
 }
 
-static const uint8_t *file_view(store *s, uint64_t offset, uint64_t len)
-{
-    file_store *f = (file_store *)s;
-    if (!f->map || (len > 0 && populate(f, offset, len) != 0))
-        return NULL;
-    return f->map + offset;
-}
-
 /* Every page the range touches, the ones it shares with its neighbours too: on a read-only shared map
  * MADV_DONTNEED only drops page-table entries (the page cache keeps the pages), and a neighbour still in
  * use faults its page back in; keeping shared pages instead would leave two pages per range resident. */
-static void file_unview(store *s, uint64_t offset, uint64_t len)
+static void drop_pages(void *ctx, uint64_t offset, uint64_t len)
 {
-    file_store *f = (file_store *)s;
-    if (!f->map || len == 0)
-        return;
+    file_store *f = ctx;
     uint64_t first = offset / page_size() * page_size();
     uint64_t last = (offset + len + page_size() - 1) / page_size() * page_size();
     last = last < f->base.size ? last : f->base.size;
-    madvise((void *)(f->map + first), (size_t)(last - first), MADV_DONTNEED);
+    if (last > first)
+        madvise((void *)(f->map + first), (size_t)(last - first), MADV_DONTNEED);
+}
+
+static const uint8_t *file_view(store *s, uint64_t offset, uint64_t len)
+{
+    file_store *f = (file_store *)s;
+    if (!f->map)
+        return NULL;
+    if (len == 0) /* the map's address, no view */
+        return f->map + offset;
+    if (h5pack_view_budget_take(&f->views, offset, len) != 0)
+        return NULL; /* the views hold what they may: the caller reads instead */
+    if (populate(f, offset, len) != 0) {
+        h5pack_view_budget_give(&f->views, offset, len, drop_pages, f);
+        return NULL;
+    }
+    return f->map + offset;
+}
+
+static void file_unview(store *s, uint64_t offset, uint64_t len)
+{
+    file_store *f = (file_store *)s;
+    if (f->map && len > 0)
+        h5pack_view_budget_give(&f->views, offset, len, drop_pages, f);
+}
+
+static void file_limit_views(store *s, uint64_t bytes)
+{
+    file_store *f = (file_store *)s;
+    if (f->map)
+        (void)h5pack_view_budget_init(&f->views, f->base.size, bytes); /* no memory: no limit */
 }
 
 /* A hint for pages not in the page cache yet: read ahead in 2 MiB folios, each then mapped by one
@@ -205,6 +232,7 @@ static void file_close(store *s)
         h5pack_map_guard_remove(f->guard);
         munmap((void *)f->map, (size_t)f->base.size);
     }
+    h5pack_view_budget_free(&f->views);
     if (f->fd >= 0)
         close(f->fd);
     free(f->base.location);
@@ -218,6 +246,7 @@ const store_ops h5pack_store_file_ops = {
     .check = file_check,
     .view = file_view,
     .unview = file_unview,
+    .limit_views = file_limit_views,
     .advise_large = file_advise_large,
     .lock = file_lock,
     .unlock = file_unlock,

@@ -11,6 +11,7 @@
 #include "errtext.h"
 #include "pipeline.h"
 #include "resolve.h"
+#include "store.h"
 #include "resume.h"
 #include "stream.h"
 
@@ -132,6 +133,7 @@ static int start(image_stream *s, const char *path, const h5pack_config *cfg, h5
         return rc;
     const source_geometry *g = h5pack_chunksrc_geometry(s->src);
     s->base.st = h5pack_chunksrc_store(s->src);
+    h5pack_store_limit_views(s->base.st, cfg->cache_bytes); /* lent chunks are the cache's memory */
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     if ((rc = check_channels(path, g, err, err_len)) || (rc = check_several_sizes(cfg, path, g, err, err_len)) ||
         (rc = h5pack_reader_resolve_setup(cfg, g, &s->setup, err, err_len)) ||

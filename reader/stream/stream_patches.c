@@ -12,6 +12,7 @@
 #include "patch_pipe.h"
 #include "patch_windows.h"
 #include "resolve.h"
+#include "store.h"
 #include "stream.h"
 #include "tilesrc.h"
 
@@ -210,6 +211,7 @@ static int start(patch_stream *s, const char *path, const h5pack_config *c, h5pa
         return rc;
     const tile_geometry *g = h5pack_tilesrc_geometry(s->tiles);
     s->base.st = h5pack_tilesrc_store(s->tiles);
+    h5pack_store_limit_views(s->base.st, c->cache_bytes); /* lent tiles are the cache's memory */
     if ((rc = make_windows(s->tiles, c, &s->windows, err, err_len)) ||
         (rc = resolve_norm(g, c, mean, std, err, err_len)) || (rc = create_backend(s, c, mean, std, &bp, err, err_len)))
         return rc;

@@ -117,6 +117,68 @@ static void test_chunk_source(void)
     check_through_memory("contiguous", &tf, H5PACK_READ_CONTIGUOUS);
 }
 
+/* Rss (KiB) of the mapping of the file named NAME in /proc/self/smaps, -1 without one. */
+static long mapping_rss_kib(const char *name)
+{
+    char line[1024];
+    long rss = -1;
+    int in_it = 0;
+    FILE *f = fopen("/proc/self/smaps", "r");
+    CHECK(f != NULL);
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2)
+            in_it = strstr(line, name) != NULL;
+        else if (in_it && !strncmp(line, "Rss:", 4))
+            rss = strtol(line + 4, NULL, 10);
+    }
+    fclose(f);
+    return rss;
+}
+
+/* A limit on what lent views hold (view_budget.h): views are counted by the 2 MiB units they touch, one
+ * past the limit is refused (the caller reads instead), and a unit's pages leave when its last view ends. */
+static void test_view_limit(void)
+{
+    const char *path = file_in("views");
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    static uint8_t block[1 << 20];
+    for (int i = 0; i < 8; i++) { /* 8 MiB = 4 units */
+        memset(block, i + 1, sizeof block);
+        CHECK(fwrite(block, 1, sizeof block, f) == sizeof block);
+    }
+    CHECK_OK(fclose(f));
+    char err[512];
+    store *st = NULL;
+    CHECK_OK(h5pack_store_open(path, &st, err, sizeof err));
+    if (!h5pack_store_has_views(st)) { /* H5PACK_NO_MMAP, or a kernel without MADV_POPULATE_READ */
+        printf("view limit: skipped (no views here)\n");
+        h5pack_store_close(st);
+        return;
+    }
+    const uint64_t MiB = 1 << 20;
+    h5pack_store_limit_views(st, 4 * MiB); /* two units */
+    const uint8_t *a = h5pack_store_view(st, 100, MiB);         /* unit 0 */
+    const uint8_t *b = h5pack_store_view(st, MiB, 200);         /* unit 0 again: free */
+    const uint8_t *c = h5pack_store_view(st, 2 * MiB + 7, 300); /* unit 1 */
+    CHECK(a && b && c && a[0] == 1 && b[0] == 2 && c[0] == 3);
+    CHECK_MSG(h5pack_store_view(st, 4 * MiB, 10) == NULL, "a third unit past the limit is refused");
+    CHECK_MSG(h5pack_store_view(st, 2 * MiB - 5, 10) != NULL, "a view across units 0 and 1, both held, is free");
+    h5pack_store_unview(st, 2 * MiB - 5, 10);
+    CHECK_MSG(h5pack_store_view(st, 4 * MiB - 5, 10) == NULL, "one reaching unit 2 is not");
+    h5pack_store_unview(st, 100, MiB);
+    h5pack_store_unview(st, MiB, 200); /* unit 0 has no view left: its pages go */
+    const uint8_t *d = h5pack_store_view(st, 4 * MiB, 10); /* unit 2: room again */
+    CHECK_MSG(d && d[0] == 5, "after unit 0 went, unit 2 is lent");
+    h5pack_store_unview(st, 4 * MiB, 10);
+    h5pack_store_unview(st, 2 * MiB + 7, 300);
+    long rss = mapping_rss_kib("views.h5");
+    CHECK_MSG(rss >= 0 && rss <= 8, "every view ended: %ld KiB of the map still resident", rss);
+    h5pack_store_close(st);
+    printf("view limit: 2 units lent, a third refused, lent again once one was given back, %ld KiB left\n", rss);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "%s", h5fix_tmpdir("store"));
@@ -125,6 +187,7 @@ int main(void)
     test_locations(file_in("plain"));
     test_same_bytes(file_in("plain"));
     test_chunk_source();
+    test_view_limit();
     printf("store: locations, bytes and views of the file and memory stores, every read path through mem://\n");
     return 0;
 }
