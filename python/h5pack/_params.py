@@ -216,8 +216,17 @@ def _device(alias, value):
 
 
 def _norm_values(alias, value):
+    """A name (imagenet, file, none), or the (mean, std) pair that makes the table's "custom": the name
+    "custom" alone would normalise with the defaults 0 and 1, i.e. not at all."""
     if isinstance(value, str):
-        return enum_value("norm", value, alias.keyword), KEEP, KEEP
+        if value.lower() == "custom":
+            raise ValueError(f"{alias.keyword}='custom': give the values instead, norm=(mean, std) in [0, 1] units "
+                             f"(e.g. norm=((0.5, 0.5, 0.5), (0.25, 0.25, 0.25)))")
+        try:
+            return enum_value("norm", value, alias.keyword), KEEP, KEEP
+        except ValueError as e:  # the table's names include custom, which the Loader spells as the pair
+            e.args = (str(e).replace("imagenet/file/custom/none", "imagenet/file/none or a (mean, std) pair"),)
+            raise
     mean, std = _norm.custom(value, _lib.MAX_CHANNELS)
     return enum_value("norm", "custom", alias.keyword), mean, std
 

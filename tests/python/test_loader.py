@@ -456,6 +456,8 @@ class Errors(unittest.TestCase):
                 ({"flip": 2}, "flip=2: invalid configuration: random_flip must be 0 .. 1"),
                 ({"echo": 0}, f"echo=0: invalid configuration: echo must be 1 .. {u32}"),
                 ({"order": "shuffled"}, "invalid configuration: order must be one of sequential/random/chunk"),
+                ({"norm": "custom"}, "norm='custom': give the values instead, norm=(mean, std)"),  # not "none"
+                ({"norm": "bogus"}, "norm must be one of imagenet/file/none or a (mean, std) pair"),
                 ({"crop": "center", "output_size": (8, 65537)},
                  "output_size=(8, 65537): invalid configuration: output_width must be 0 .. 65536"),
                 ({"timeline_interval": -1},

@@ -138,6 +138,8 @@ def loader_keywords(settings):
             kwargs[alias.keyword] = value
         elif alias.convert in ("size", "range") and all(p in settings for p in alias.params):
             kwargs[alias.keyword] = tuple(settings[p] for p in alias.params)
+        elif param == "norm" and value == "custom":  # the Loader's custom norm is the (mean, std) pair
+            return None
         elif param == alias.params[0] and isinstance(value, str):  # device, norm: by name
             kwargs[alias.keyword] = value
         else:
