@@ -109,7 +109,7 @@ class Stream:
             return False       # unreleased while it is used (pinned), as a PyTorch view's does
         if rc < 0:
             raise reader_error(rc, self._reader, f"{self.path}: keeping a held batch")
-        weakref.finalize(exporter, _free_detached, handle.value)
+        weakref.finalize(exporter, _free_detached, handle.value).atexit = False  # the process frees it then
         self._detached += 1
         return True
 
@@ -490,7 +490,7 @@ def _bytes_at(address, nbytes):
     return ctypes.string_at(address, nbytes) if address and nbytes else b""
 
 
-def _free_detached(handle):
+def _free_detached(handle, loaded=loaded):  # bound now: at interpreter exit the module's names may be gone
     library = loaded()
     if library is not None:
         library.h5pack_detached_free(handle)
