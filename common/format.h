@@ -42,6 +42,7 @@
 #define H5PACK_ATTR_SEED "seed"
 #define H5PACK_ATTR_STORAGE "storage"         /* "ragged" or "tiled" (version 2); absent: one size */
 #define H5PACK_ATTR_MAX_SIDE "max_side"       /* --max-side N (0: images kept at their own size) */
+#define H5PACK_ATTR_SHORT_SIDE "short_side"   /* --short-side S: shorter side resized to S (0: not used) */
 #define H5PACK_ATTR_TILE "tile"               /* storage "tiled": T, each image chunked (T,T,C) (smaller images: whole) */
 #define H5PACK_ATTR_CHUNK_BYTES "chunk_bytes" /* ragged: bytes per chunk of the 1-D images dataset */
 

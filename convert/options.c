@@ -131,7 +131,7 @@ typedef enum opt_id {
     OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
     OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
     OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP, OPT_MAX_SIDE,
-    OPT_TILES, OPT_TILE, OPT_ALPHA
+    OPT_TILES, OPT_TILE, OPT_ALPHA, OPT_SHORT_SIDE
 } opt_id;
 
 typedef struct opt_spec {
@@ -151,6 +151,7 @@ static const opt_spec option_table[] = {
     {"labels", 0, 1, OPT_LABELS},      {"jpeg-scale", 0, 1, OPT_JPEG_SCALE},
     {"labels-sep", 0, 1, OPT_LABELS_SEP}, {"labels-skip", 0, 1, OPT_LABELS_SKIP}, {"max-side", 0, 1, OPT_MAX_SIDE},
     {"tiles", 0, 0, OPT_TILES},        {"tile", 0, 1, OPT_TILE},           {"alpha", 0, 1, OPT_ALPHA},
+    {"short-side", 0, 1, OPT_SHORT_SIDE},
 };
 
 static const opt_spec *find_long(const char *name, size_t len)
@@ -198,6 +199,11 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
         if (take_count("--max-side", value, 1, 65535, "a side length 1..65535", &v, err, len) != OPTIONS_RUN)
             return OPTIONS_ERROR;
         o->max_side = (uint32_t)v;
+        break;
+    case OPT_SHORT_SIDE:
+        if (take_count("--short-side", value, 1, 65535, "a side length 1..65535", &v, err, len) != OPTIONS_RUN)
+            return OPTIONS_ERROR;
+        o->short_side = (uint32_t)v;
         break;
     case OPT_RESIZE:
         if (parse_resize(value, &o->resize) != 0)
@@ -344,13 +350,29 @@ static options_result check_tiles(pack_options *o, char *err, size_t len)
 {
     if (!o->tiles)
         return OPTIONS_RUN;
-    const char *clash = o->height ? "--size" : o->max_side ? "--max-side" : o->layout_given ? "--layout"
-                        : o->chunk_images ? "--chunk" : NULL;
+    const char *clash = o->height ? "--size" : o->max_side ? "--max-side" : o->short_side ? "--short-side"
+                        : o->layout_given ? "--layout" : o->chunk_images ? "--chunk" : NULL;
     if (clash)
         return fail(err, len, "--tiles stores every image whole at its own size, in tiles of --tile T: %s does not "
                     "apply", clash);
     if (!o->max_pixels_given)
         o->max_pixels = PACK_TILES_MAX_PIXELS;
+    return OPTIONS_RUN;
+}
+
+/* --size, --max-side and --short-side each decide the stored size: one at most. The message says what each
+ * one does, so that the user can pick. */
+static options_result check_sizing(const pack_options *o, char *err, size_t len)
+{
+    if (o->max_side && o->height)
+        return fail(err, len, "--max-side and --size both size the images: give one (--size HxW: one size for "
+                    "all; --max-side N: each keeps its aspect)");
+    if (o->short_side && o->height)
+        return fail(err, len, "--short-side and --size both size the images: give one (--size HxW: one size for "
+                    "all; --short-side S: each keeps its aspect, its shorter side S)");
+    if (o->short_side && o->max_side)
+        return fail(err, len, "--short-side and --max-side both size the images: give one (--short-side S: the "
+                    "shorter side becomes S, as torchvision's Resize(S); --max-side N: the longer side at most N)");
     return OPTIONS_RUN;
 }
 
@@ -378,13 +400,12 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
                     npos == 0 ? "SRC_DIR and OUT.h5" : "OUT.h5");
     if ((o->labels_sep || o->labels_skip) && !o->labels_csv)
         return fail(err, err_len, "--labels-%s needs --labels FILE", o->labels_sep ? "sep" : "skip");
-    if (o->max_side && o->height)
-        return fail(err, err_len, "--max-side and --size both size the images: give one (--size HxW: one size for "
-                    "all; --max-side N: each keeps its aspect)");
+    if (check_sizing(o, err, err_len) != OPTIONS_RUN)
+        return OPTIONS_ERROR;
     if (o->resize != RESIZE_CROP && o->height == 0)
         return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
-    if (o->jpeg_dct && o->height == 0 && !o->max_side) /* DCT scaling only serves a resize */
-        return fail(err, err_len, "--jpeg-scale dct needs --size HxW or --max-side N");
+    if (o->jpeg_dct && o->height == 0 && !o->max_side && !o->short_side) /* DCT scaling only serves a resize */
+        return fail(err, err_len, "--jpeg-scale dct needs --size HxW, --max-side N or --short-side S");
     return check_tiles(o, err, err_len);
 }
 
@@ -400,12 +421,16 @@ void options_print_usage(FILE *f)
             "                      its own size (images of several sizes are stored HWC one after the\n"
             "                      other: docs/format.md, \"Images of several sizes\")\n"
             "  --max-side N        keep each image's aspect; resize those whose longer side exceeds N so\n"
-            "                      that it is N (PIL's resize(BILINEAR), exactly)\n"
+            "                      that it is N (PIL's resize(BILINEAR), exactly); smaller ones are kept\n"
+            "  --short-side S      keep each image's aspect; resize every image so that its shorter side is\n"
+            "                      S, smaller ones up too: torchvision's Resize(S) (PIL's BILINEAR, exactly).\n"
+            "                      Validation sets: --short-side 256, then the reader's centre crop to 224\n"
             "  --resize MODE       crop (default: scale the shorter side, centre crop), stretch, pad\n"
-            "  --jpeg-scale MODE   with --size or --max-side: exact (default) decodes JPEGs at full size,\n"
-            "                      then resizes: the pixels of PIL's decode + resize(BILINEAR); dct decodes\n"
-            "                      them at a reduced M/8 scale first (like PIL's draft()): faster for\n"
-            "                      sources several times the target, pixels within ~1 level on average\n"
+            "  --jpeg-scale MODE   with --size, --max-side or --short-side: exact (default) decodes JPEGs\n"
+            "                      at full size, then resizes: the pixels of PIL's decode +\n"
+            "                      resize(BILINEAR); dct decodes them at a reduced M/8 scale first (like\n"
+            "                      PIL's draft()): faster for sources several times the target, pixels\n"
+            "                      within ~1 level on average\n"
             "  --channels 3|1      RGB (default) or gray\n"
             "  --alpha MODE        PNG transparency: drop (default: PIL's convert('RGB'), as torchvision\n"
             "                      loads it; a transparent pixel keeps its colour), black or white\n"

@@ -43,6 +43,8 @@ typedef struct pack_options {
     char labels_sep;          /* --labels-sep: ',' ';' '\t' or ' ' (runs of blanks); 0: by file name */
     uint64_t labels_skip;     /* --labels-skip N: lines above the header */
     uint32_t max_side;        /* --max-side N: images keep their aspect, the longer side at most N (0: none) */
+    uint32_t short_side;      /* --short-side S: images keep their aspect, the shorter side exactly S, as
+                                 torchvision's Resize(S) (0: none) */
     int layout_given;         /* --layout was on the command line (images of several sizes say it does not apply) */
     int tiles;                /* --tiles: every image whole at its own size, its own dataset in tiles of TILE */
     uint32_t tile;            /* --tile T (default PACK_DEFAULT_TILE) */

@@ -26,8 +26,10 @@
 typedef struct ragged_place {
     uint64_t offset;        /* first byte */
     uint32_t height, width; /* stored size */
-    int resize;             /* 1: --max-side resizes it to that size */
+    int resize;             /* 1: --max-side or --short-side resizes it to that size */
     int too_long;           /* 1: a side above RAGGED_MAX_SIDE (height x width say which): skipped, no bytes */
+    int too_many_pixels;    /* 1: --short-side grows it past --max-pixels (height x width say so): skipped,
+                               no bytes, before any memory is allocated for it */
 } ragged_place;
 
 /* The longest side an image of several sizes may have (the reader's limit, chunksrc_ragged.c). */

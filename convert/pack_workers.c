@@ -73,6 +73,20 @@ void pipeline_wake_placer_if_worth(pack_pipeline *p)
         pthread_cond_signal(&p->main_cv);
 }
 
+/* The reason a place the size plan refused gives (size_plan.c): a side the reader cannot index, or an image
+ * that --short-side would grow past --max-pixels. */
+static void refused_place(const ragged_place *r, uint64_t max_pixels, decoded_image *img)
+{
+    img->outcome = DECODE_SKIP;
+    if (r->too_long)
+        snprintf(img->reason, sizeof img->reason, "too large: %ux%u, a side above %u cannot be stored (use "
+                 "--max-side or --size)", r->height, r->width, RAGGED_MAX_SIDE);
+    else
+        snprintf(img->reason, sizeof img->reason, "too large: --short-side makes it %ux%u = %llu pixels, above the "
+                 "limit of %llu (--max-pixels)", r->height, r->width, (unsigned long long)r->height * r->width,
+                 (unsigned long long)max_pixels);
+}
+
 static void worker_decode(pack_pipeline *p)
 {
     size_t pos = p->next_decode++;
@@ -80,12 +94,9 @@ static void worker_decode(pack_pipeline *p)
     s->state = SLOT_BUSY;
     pthread_mutex_unlock(&p->mu);
     const pipeline_config *cfg = p->cfg;
-    if (cfg->ragged && cfg->ragged[pos].too_long) {
-        const ragged_place *r = &cfg->ragged[pos];
-        s->img.outcome = DECODE_SKIP;
-        snprintf(s->img.reason, sizeof s->img.reason, "too large: %ux%u, a side above %u cannot be stored (use "
-                 "--max-side or --size)", r->height, r->width, RAGGED_MAX_SIDE);
-    } else if (cfg->ragged) {
+    if (cfg->ragged && (cfg->ragged[pos].too_long || cfg->ragged[pos].too_many_pixels))
+        refused_place(&cfg->ragged[pos], cfg->job.opts.max_pixels, &s->img);
+    else if (cfg->ragged) {
         const ragged_place *r = &cfg->ragged[pos];
         decode_entry_sized(&cfg->job, cfg->entries[cfg->order[pos]].relpath, r->height, r->width, r->resize, &s->img,
                            &s->cap);

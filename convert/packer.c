@@ -157,18 +157,34 @@ static int probe_size(pack_ctx *c, char *err, size_t len)
     return -1;
 }
 
-/* No --size: reads every header. One size for all (and no --max-side): an ordinary file of that size;
- * else images of several sizes, each at its place (size_plan.h). No header gave a size: the first image
- * that decodes says (probe_size), or why none does. */
+/* With --max-side or --short-side every image's place comes from its header, and an image without one is
+ * skipped: when no header gave a size that can be stored, nothing can be converted. (Without a rule, the
+ * first image that decodes gives the size instead: probe_size.) */
+static int no_storable_size(pack_ctx *c, char *err, size_t len)
+{
+    size_plan_free(&c->sizes);
+    snprintf(err, len, "no image could be converted: none of the %zu image headers gives a size that can be "
+             "stored with --%s %u (sides up to %u, at most %llu pixels: --max-pixels)", c->scan.n_entries,
+             c->o->short_side ? "short-side" : "max-side", c->o->short_side ? c->o->short_side : c->o->max_side,
+             RAGGED_MAX_SIDE, (unsigned long long)c->o->max_pixels);
+    return -1;
+}
+
+/* No --size: reads every header. One size for all (and no --max-side or --short-side): an ordinary file of
+ * that size; else images of several sizes, each at its place (size_plan.h). No header gave a size: the
+ * first image that decodes says (probe_size), or why none does. */
 static int plan_own_sizes(pack_ctx *c, char *err, size_t len)
 {
     const pack_options *o = c->o;
     double t0 = h5pack_clock_s();
+    size_rule rule = {.max_side = o->max_side, .short_side = o->short_side};
     if (size_plan_make(o->src_dir, c->scan.entries, c->order, c->scan.n_entries, &c->job.opts, o->channels,
-                       o->max_side, c->rep->threads, &c->sizes, err, len) != 0)
+                       &rule, c->rep->threads, &c->sizes, err, len) != 0)
         return -1;
     pack_detail(o, "image headers read: %zu of %zu give a size, %.3f s", c->sizes.sized, c->scan.n_entries,
            h5pack_clock_s() - t0);
+    if (c->sizes.sized == 0 && (o->max_side || o->short_side))
+        return no_storable_size(c, err, len);
     if (c->sizes.sized == 0 || c->sizes.one_size) {
         uint32_t h = c->sizes.height, w = c->sizes.width;
         size_plan_free(&c->sizes);
@@ -234,6 +250,10 @@ static void print_ragged_plan(const pack_ctx *c)
     if (c->o->max_side)
         pack_info(c->o, "images of several sizes, longer side at most %u (largest %ux%u): %s of pixels, stored HWC one "
              "after the other", c->o->max_side, z->max_height, z->max_width, total);
+    else if (c->o->short_side)
+        pack_info(c->o, "images of several sizes, shorter side %u as torchvision's Resize(%u), smaller ones enlarged "
+             "(largest %ux%u): %s of pixels, stored HWC one after the other", c->o->short_side, c->o->short_side,
+             z->max_height, z->max_width, total);
     else
         pack_info(c->o, "images of several sizes, each kept as it is (largest %ux%u): %s of pixels, stored HWC one "
              "after the other", z->max_height, z->max_width, total);

@@ -98,6 +98,15 @@ static label_value *table_rows(const pack_ctx *c, uint64_t n)
     return v;
 }
 
+/* The resize_mode attribute (docs/format.md): the --resize mode with --size, else the rule of images of
+ * several sizes, else "none" (every image kept as decoded). */
+static const char *resize_mode_text(const pack_options *o)
+{
+    if (o->height)
+        return resize_mode_name(o->resize);
+    return o->max_side ? "max_side" : o->short_side ? "short_side" : "none";
+}
+
 int pack_write_metadata(pack_ctx *c, char *err, size_t len)
 {
     uint64_t n = c->pres.converted;
@@ -116,13 +125,11 @@ int pack_write_metadata(pack_ctx *c, char *err, size_t len)
         names[i] = c->scan.entries[c->pres.kept[i]].name;
     }
     compression_text(c->o, compression, sizeof compression);
-    int resized = c->o->height || c->o->max_side;
+    int resized = c->o->height || c->o->max_side || c->o->short_side;
     h5out_metadata m = {.n = n, .has_classes = c->rep->has_classes, .labels = labels,
                         .classes = (const char *const *)c->scan.classes, .n_classes = (uint32_t)c->scan.n_classes,
                         .filenames = names, .skipped = &c->rep->skipped,
-                        .resize_mode = c->o->height     ? resize_mode_name(c->o->resize)
-                                       : c->o->max_side ? "max_side"
-                                                        : "none",
+                        .resize_mode = resize_mode_text(c->o),
                         .jpeg_scale = !resized ? "none" : c->o->jpeg_dct ? "dct" : "exact",
                         .alpha = alpha_mode_name(c->o->alpha),
                         .chunk_images = (int64_t)c->chunk.images,
@@ -130,7 +137,7 @@ int pack_write_metadata(pack_ctx *c, char *err, size_t len)
                         .batch_size = (int64_t)c->o->batch, .seed = (int64_t)c->o->seed,
                         .chunk_reason = c->chunk.reason, .compression = compression, .checksum = c->o->checksum,
                         .shuffled = !c->o->keep_order, .offsets = c->pres.offsets, .shapes = c->pres.shapes,
-                        .max_side = c->o->max_side};
+                        .max_side = c->o->max_side, .short_side = c->o->short_side};
     memcpy(m.mean, c->rep->mean, sizeof m.mean);
     memcpy(m.std, c->rep->std, sizeof m.std);
     if (rows) {

@@ -79,8 +79,33 @@ static int probe_all(probe_job *j, int threads, char *err, size_t len)
     return rc;
 }
 
-/* Places in packed order, one after the other, with the --max-side rule applied. */
-static void lay_out(const uint32_t *hw, size_t n, uint32_t channels, uint32_t max_side, size_plan *p)
+/* The stored size of an H x W image under RULE. */
+static void stored_size(const size_rule *rule, uint32_t h, uint32_t w, uint32_t *out_h, uint32_t *out_w)
+{
+    if (rule->short_side)
+        image_short_side_size(h, w, rule->short_side, out_h, out_w);
+    else
+        image_max_side_size(h, w, rule->max_side, out_h, out_w);
+}
+
+/* A place that cannot be stored: a side the reader cannot index, or (--short-side growing a small image)
+ * more pixels than --max-pixels allows, which would otherwise allocate the grown image. Marks it and returns
+ * 1. The header's own size passed --max-pixels already (image_probe_size). */
+static int refuse_place(ragged_place *r, uint64_t max_pixels)
+{
+    if (r->height > RAGGED_MAX_SIDE || r->width > RAGGED_MAX_SIDE)
+        r->too_long = 1;
+    else if ((uint64_t)r->height * r->width > max_pixels)
+        r->too_many_pixels = 1;
+    else
+        return 0;
+    r->resize = 0;
+    return 1;
+}
+
+/* Places in packed order, one after the other, with RULE applied. */
+static void lay_out(const uint32_t *hw, size_t n, uint32_t channels, const size_rule *rule, uint64_t max_pixels,
+                    size_plan *p)
 {
     uint64_t offset = 0;
     p->one_size = 1;
@@ -90,10 +115,9 @@ static void lay_out(const uint32_t *hw, size_t n, uint32_t channels, uint32_t ma
         r->offset = offset;
         if (h == 0) /* no size from the header: no bytes (a decode that succeeds after all is skipped) */
             continue;
-        image_max_side_size(h, w, max_side, &r->height, &r->width);
+        stored_size(rule, h, w, &r->height, &r->width);
         r->resize = r->height != h || r->width != w;
-        if (r->height > RAGGED_MAX_SIDE || r->width > RAGGED_MAX_SIDE) { /* skipped when its turn comes */
-            r->too_long = 1, r->resize = 0;
+        if (refuse_place(r, max_pixels)) { /* skipped when its turn comes */
             p->one_size = 0; /* the skip needs the places: no one-size file */
             continue;
         }
@@ -106,12 +130,12 @@ static void lay_out(const uint32_t *hw, size_t n, uint32_t channels, uint32_t ma
         p->max_width = r->width > p->max_width ? r->width : p->max_width;
     }
     p->total_bytes = offset;
-    if (max_side) /* asked for: the images keep their aspect, whatever their sizes turn out to be */
+    if (rule->max_side || rule->short_side) /* asked for: the images keep their aspect, whatever their sizes */
         p->one_size = 0;
 }
 
 int size_plan_make(const char *src_dir, const scan_entry *entries, const size_t *order, size_t n,
-                   const decode_opts *opts, uint32_t channels, uint32_t max_side, int threads, size_plan *out,
+                   const decode_opts *opts, uint32_t channels, const size_rule *rule, int threads, size_plan *out,
                    char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
@@ -126,7 +150,7 @@ int size_plan_make(const char *src_dir, const scan_entry *entries, const size_t 
     }
     int rc = probe_all(&j, threads > 0 ? threads : 1, err, err_len);
     if (rc == 0)
-        lay_out(j.hw, n, channels, max_side, out);
+        lay_out(j.hw, n, channels, rule, opts->max_pixels, out);
     free(j.hw);
     if (rc != 0)
         size_plan_free(out);

@@ -84,4 +84,10 @@ int image_probe_size(const char *path, const decode_opts *opts, uint32_t *h, uin
  * the longer side becomes N and the shorter one keeps the aspect, rounded half up, at least 1. */
 void image_max_side_size(uint32_t h, uint32_t w, uint32_t max_side, uint32_t *out_h, uint32_t *out_w);
 
+/* The size an H x W image is stored at with --short-side S: torchvision's Resize(S) rule
+ * (transforms.functional._compute_resized_output_size): the shorter side becomes S, the longer one
+ * int(S * long / short), truncated; a square's sides both S. Smaller images grow to it as well, as
+ * torchvision's do. A longer side past UINT32_MAX is clamped there (such an image is skipped as too large). */
+void image_short_side_size(uint32_t h, uint32_t w, uint32_t short_side, uint32_t *out_h, uint32_t *out_w);
+
 #endif

@@ -103,3 +103,22 @@ void image_max_side_size(uint32_t h, uint32_t w, uint32_t max_side, uint32_t *ou
     else
         *out_h = (uint32_t)scaled, *out_w = max_side;
 }
+
+void image_short_side_size(uint32_t h, uint32_t w, uint32_t short_side, uint32_t *out_h, uint32_t *out_w)
+{
+    if (short_side == 0 || h == 0 || w == 0) {
+        *out_h = h, *out_w = w;
+        return;
+    }
+    /* torchvision: short, long = (w, h) if w <= h else (h, w); new_long = int(S * long / short). Integer
+     * division gives the same value: S * long < 2^47 is exact in a double, and the quotient's rounding
+     * error (below quotient * 2^-53 < 2^-6 / short) is smaller than its distance to any integer it is not
+     * (at least 1 / short), so the rounded quotient never crosses an integer. */
+    uint32_t shorter = w <= h ? w : h, longer = w <= h ? h : w;
+    uint64_t scaled = (uint64_t)short_side * longer / shorter;
+    uint32_t grown = scaled > UINT32_MAX ? UINT32_MAX : (uint32_t)scaled;
+    if (w <= h)
+        *out_h = grown, *out_w = short_side;
+    else
+        *out_h = short_side, *out_w = grown;
+}

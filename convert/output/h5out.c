@@ -472,6 +472,7 @@ static int write_ragged(hid_t file, const h5out_geometry *g, const h5out_metadat
            write_dataset(file, H5PACK_DS_IMAGE_SHAPES, 2, shape_dims, H5T_STD_I64LE, H5T_NATIVE_UINT32, m->shapes) ||
            attr_string(file, H5PACK_ATTR_STORAGE, H5PACK_STORAGE_TEXT_RAGGED) ||
            attr_i32(file, H5PACK_ATTR_MAX_SIDE, (int32_t)m->max_side) ||
+           attr_i32(file, H5PACK_ATTR_SHORT_SIDE, (int32_t)m->short_side) ||
            attr_i64(file, H5PACK_ATTR_CHUNK_BYTES, (int64_t)g->chunk_bytes);
 }
 

@@ -61,6 +61,7 @@ typedef struct h5out_metadata {
     const uint64_t *offsets;     /* n */
     const uint32_t *shapes;      /* n x 2 */
     uint32_t max_side;           /* --max-side, 0 = none */
+    uint32_t short_side;         /* --short-side, 0 = none */
 } h5out_metadata;
 
 /* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "image.h"
 #include "options.h"
 
 static options_result parse(pack_options *o, char *err, int argc, const char **argv)
@@ -148,7 +149,55 @@ static void test_max_side(void)
     const char *both[] = {"h5pack", "--max-side", "256", "--size", "224x224", "in", "out"};
     expect_error(7, both, "--max-side and --size");
     const char *dct[] = {"h5pack", "--jpeg-scale", "dct", "in", "out"};
-    expect_error(5, dct, "needs --size HxW or --max-side N");
+    expect_error(5, dct, "needs --size HxW, --max-side N or --short-side S");
+}
+
+/* --short-side S: 1..65535, not with --size nor --max-side (each decides the stored size) nor --tiles; it
+ * makes --jpeg-scale dct meaningful. */
+static void test_short_side(void)
+{
+    pack_options o;
+    char err[256] = "";
+    const char *ok[] = {"h5pack", "--short-side=256", "--jpeg-scale", "dct", "in", "out"};
+    CHECK_EQ_INT(parse(&o, err, 6, ok), OPTIONS_RUN);
+    CHECK_EQ_INT((int)o.short_side, 256);
+    CHECK_EQ_INT((int)o.max_side, 0);
+    CHECK_EQ_INT(o.jpeg_dct, 1);
+    const char *zero[] = {"h5pack", "--short-side", "0", "in", "out"};
+    expect_error(5, zero, "--short-side: expected a side length 1..65535");
+    const char *big[] = {"h5pack", "--short-side", "65536", "in", "out"};
+    expect_error(5, big, "--short-side");
+    const char *size[] = {"h5pack", "--short-side", "256", "--size", "224x224", "in", "out"};
+    expect_error(7, size, "--short-side and --size both size the images");
+    const char *max[] = {"h5pack", "--max-side", "300", "--short-side", "256", "in", "out"};
+    expect_error(7, max, "--short-side and --max-side both size the images");
+    const char *tiles[] = {"h5pack", "--tiles", "--short-side", "256", "in", "out"};
+    expect_error(6, tiles, "--short-side does not apply");
+}
+
+/* The stored sizes of --short-side: torchvision's Resize(S) (the longer side int(S * long / short),
+ * truncated; w <= h decides which side is the shorter), smaller images enlarged; --max-side for contrast. */
+static void test_side_sizes(void)
+{
+    static const struct { uint32_t h, w, s, want_h, want_w; } cases[] = {
+        {375, 500, 256, 256, 341},   /* 341.33 */
+        {300, 500, 256, 256, 426},   /* 426.67: truncated, not rounded */
+        {500, 300, 256, 426, 256},   /* portrait */
+        {400, 400, 256, 256, 256},   /* square */
+        {256, 381, 256, 256, 381},   /* the shorter side is S already: unchanged */
+        {100, 150, 256, 256, 384},   /* smaller: enlarged, as torchvision does */
+        {1, 100000, 65535, 65535, UINT32_MAX}, /* 6.5e9: clamped (then skipped as too large) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t h = 0, w = 0;
+        image_short_side_size(cases[i].h, cases[i].w, cases[i].s, &h, &w);
+        CHECK_EQ_INT((long long)h, (long long)cases[i].want_h);
+        CHECK_EQ_INT((long long)w, (long long)cases[i].want_w);
+    }
+    uint32_t h = 0, w = 0;
+    image_max_side_size(100, 150, 256, &h, &w); /* --max-side keeps smaller images as they are */
+    CHECK_EQ_INT((int)h, 100);
+    CHECK_EQ_INT((int)w, 150);
 }
 
 /* --alpha drop (default) | black | white, with --tiles too; the names the file's attribute records. */
@@ -181,6 +230,8 @@ int main(void)
     test_counts();
     test_alpha();
     test_max_side();
+    test_short_side();
+    test_side_sizes();
     test_sizes();
     test_compress();
     test_full_lines();
