@@ -1,6 +1,7 @@
 /* plot.c - plot layout shared by the SVG and PNG writers, and the choice between them (by extension) for
  * every plot of the tool. */
 #include "plot.h"
+#include "raster.h"
 #include "sizes.h"
 #include "surface.h"
 
@@ -19,12 +20,85 @@ static double y_top(plot_axis y, const plot_series *s, int n)
     return y == PLOT_Y_RATE ? 1.0 : top > 0 ? top * 1.05 : 1.0;
 }
 
-void plot_frame_init(plot_frame *f, plot_axis y, const plot_series *s, int n)
+/* Advance widths of DejaVu Sans, hundredths of an em rounded up, for ' ' .. '~'. */
+static const unsigned char dejavu_sans[95] = {
+    32, 41, 46, 84, 64, 96, 78, 28, 40, 40, 50, 84, 32, 37, 32, 34, 64, 64, 64, 64, 64, 64, 64, 64,
+    64, 64, 34, 34, 84, 84, 84, 54, 100, 69, 69, 70, 78, 64, 58, 78, 76, 30, 30, 66, 56, 87, 75, 79,
+    61, 79, 70, 64, 62, 74, 69, 99, 69, 62, 69, 40, 34, 40, 84, 50, 50, 62, 64, 55, 64, 62, 36, 64,
+    64, 28, 28, 58, 28, 98, 64, 62, 64, 64, 42, 53, 40, 64, 60, 82, 60, 60, 53, 64, 34, 64, 84};
+
+double plot_text_estimate(const char *text, double size)
 {
-    f->width = 860, f->height = 520, f->left = y == PLOT_Y_BYTES ? 110 : 70, f->right = 240, f->top = 50;
-    f->bottom = 60, f->y = y, f->ymax = y_top(y, s, n);
-    if (f->top + 20 + 24 * n > f->height - f->bottom) /* room for the legend (24 px a line in the PNG) */
-        f->height = f->top + 20 + 24 * n + f->bottom;
+    double em = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p >= 0x20 && *p < 0x7f)
+            em += dejavu_sans[*p - 0x20] / 100.0;
+        else if (*p >= 0xc0) /* the first byte of a UTF-8 character; continuation bytes add nothing */
+            em += 1.0;
+    }
+    return em * size;
+}
+
+static double text_width(const char *text, int format, int size)
+{
+    return format == PLOT_SVG ? plot_text_estimate(text, size) : plot_text_width(text, size);
+}
+
+void plot_fit_text(const char *text, int format, int size, double max_w, char *out, size_t len)
+{
+    if (!len)
+        return;
+    size_t n = strlen(text);
+    /* a caller's snprintf may have cut the last UTF-8 character short: drop what is left of it */
+    size_t lead = n;
+    while (lead > 0 && n - lead < 4 && ((unsigned char)text[lead - 1] & 0xc0) == 0x80)
+        lead--;
+    if (lead > 0 && (unsigned char)text[lead - 1] >= 0xc0) {
+        unsigned char c = (unsigned char)text[lead - 1];
+        size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+        if (n - (lead - 1) < want)
+            n = lead - 1;
+    }
+    snprintf(out, len, "%.*s", (int)n, text);
+    if (strlen(out) == n && text_width(out, format, size) <= max_w)
+        return;
+    /* keep HEAD bytes of the start and as many of the end, fewer until it fits (or nothing but "...") */
+    for (size_t keep = n / 2; ; keep--) {
+        size_t head = keep, tail = n - keep;
+        while (head > 0 && ((unsigned char)text[head] & 0xc0) == 0x80) /* not inside a UTF-8 character */
+            head--;
+        while (tail < n && ((unsigned char)text[tail] & 0xc0) == 0x80)
+            tail++;
+        if (head + 3 + (n - tail) < len) {
+            snprintf(out, len, "%.*s...%.*s", (int)head, text, (int)(n - tail), text + tail);
+            if (text_width(out, format, size) <= max_w || keep == 0)
+                return;
+        }
+        if (keep == 0) {
+            snprintf(out, len, "...");
+            return;
+        }
+    }
+}
+
+void plot_frame_init(plot_frame *f, plot_axis y, const plot_series *s, int n, int format)
+{
+    f->left = y == PLOT_Y_BYTES ? 110 : 70, f->right = 240, f->top = 50, f->bottom = 60;
+    int area = 860 - f->left - f->right; /* the plot area's width, whatever the legend needs */
+    /* the legend's widest label, after the swatch, and a margin after it */
+    double widest = 0;
+    for (int i = 0; i < n; i++) {
+        double w = format == PLOT_SVG ? plot_text_estimate(s[i].label, PLOT_SVG_LEGEND_SIZE)
+                                      : plot_text_width(s[i].label, PLOT_PNG_LEGEND_SCALE);
+        widest = w > widest ? w : widest;
+    }
+    int need = (int)ceil(widest) + (format == PLOT_SVG ? PLOT_SVG_LEGEND_TEXT : PLOT_PNG_LEGEND_TEXT) + 12;
+    f->right = need > f->right ? need : f->right;
+    f->width = f->left + area + f->right, f->height = 520;
+    f->y = y, f->ymax = y_top(y, s, n);
+    int pitch = format == PLOT_SVG ? PLOT_SVG_LEGEND_PITCH : PLOT_PNG_LEGEND_PITCH;
+    if (f->top + 20 + pitch * n > f->height - f->bottom) /* room for the legend's lines */
+        f->height = f->top + 20 + pitch * n + f->bottom;
     f->xmin = INFINITY, f->xmax = -INFINITY;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < s[i].n; k++) {

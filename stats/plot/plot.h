@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define PLOT_MAX_POINTS 32
-#define PLOT_MAX_SERIES 24 /* legend entries that fit the frame (it grows with them) */
+#define PLOT_MAX_SERIES 24 /* legend entries that fit the frame (it grows with them, down and to the right) */
 
 typedef struct plot_series {
     char label[64];
@@ -32,6 +32,18 @@ int plot_write(const char *path, const char *title, plot_axis y, const plot_seri
 enum { PLOT_SVG = 0, PLOT_PNG = 1 };
 int plot_format_of(const char *path, char *err, size_t err_len);
 
+/* The legend, right of the plot area, one line per series: a swatch PLOT_<FORMAT>_LEGEND_GAP after the
+ * area's right edge, the label PLOT_<FORMAT>_LEGEND_TEXT after it (SVG units / PNG pixels), lines
+ * PLOT_<FORMAT>_LEGEND_PITCH apart from top + 10. The frame's right margin holds the widest label. */
+#define PLOT_SVG_LEGEND_GAP 20
+#define PLOT_SVG_LEGEND_TEXT 58 /* the swatch is 30 long */
+#define PLOT_SVG_LEGEND_PITCH 22
+#define PLOT_SVG_LEGEND_SIZE 12 /* font size of the labels */
+#define PLOT_PNG_LEGEND_GAP 12
+#define PLOT_PNG_LEGEND_TEXT 42 /* the swatch is 24 long */
+#define PLOT_PNG_LEGEND_PITCH 24
+#define PLOT_PNG_LEGEND_SCALE 2 /* glyph scale of the labels (12 pixels a character) */
+
 /* Shared layout: pixel position of a data point. */
 typedef struct plot_frame {
     int width, height, left, right, top, bottom; /* plot area: [left, width-right] x [top, height-bottom] */
@@ -40,7 +52,17 @@ typedef struct plot_frame {
     plot_axis y;
 } plot_frame;
 
-void plot_frame_init(plot_frame *f, plot_axis y, const plot_series *s, int n);
+/* The layout of S's plot in FORMAT (PLOT_SVG or PLOT_PNG): 860 x 520 with a plot area 550 wide (510 for
+ * bytes), taller for many series and wider for long labels, so that the whole legend lies inside. */
+void plot_frame_init(plot_frame *f, plot_axis y, const plot_series *s, int n, int format);
+/* Width of TEXT in the SVG's sans-serif at font SIZE: the advance widths of DejaVu Sans (the usual
+ * sans-serif on Linux, wider than Arial, Helvetica and Liberation Sans), rounded up; any other character
+ * (UTF-8) counts as 1 em. The layout's upper estimate of how wide a viewer draws the text. */
+double plot_text_estimate(const char *text, double size);
+/* TEXT into OUT (LEN bytes), its middle replaced by "..." (at UTF-8 character boundaries) where it would
+ * be wider than MAX_W: SVG units at font SIZE (plot_text_estimate) for PLOT_SVG, pixels at glyph scale
+ * SIZE (plot_text_width) for PLOT_PNG. Titles that name long paths stay inside the image. */
+void plot_fit_text(const char *text, int format, int size, double max_w, char *out, size_t len);
 /* Label and name of the y axis: tick T of 0..10 (every second one is drawn) and the axis title. */
 void plot_y_tick_label(const plot_frame *f, int t, char *buf, size_t len);
 const char *plot_y_title(const plot_frame *f);

@@ -39,23 +39,23 @@ static void draw_series(plot_canvas *c, const plot_frame *fr, const plot_series 
                        (int)plot_py(fr, s->y[k + 1]), color, 2, dash);
     for (int k = 0; k < s->n; k++)
         plot_fill_rect(c, (int)plot_px(fr, s->x[k]) - 3, (int)plot_py(fr, s->y[k]) - 3, 7, 7, color);
-    int ly = fr->top + 10 + 24 * i, lx = fr->width - fr->right + 12;
+    int ly = fr->top + 10 + PLOT_PNG_LEGEND_PITCH * i, lx = fr->width - fr->right + PLOT_PNG_LEGEND_GAP;
     plot_draw_line(c, lx, ly, lx + 24, ly, color, 2, dash);
-    plot_draw_text(c, lx + 30, ly - 7, s->label, 2, 0x000000);
+    plot_draw_text(c, fr->width - fr->right + PLOT_PNG_LEGEND_TEXT, ly - 7, s->label, PLOT_PNG_LEGEND_SCALE, 0x000000);
 }
 
 int plot_write_png(const char *path, const char *title, plot_axis y, const plot_series *s, int n, char *err,
                    size_t err_len)
 {
     plot_frame fr;
-    plot_frame_init(&fr, y, s, n);
+    plot_frame_init(&fr, y, s, n, PLOT_PNG);
     plot_canvas c;
     if (plot_canvas_init(&c, fr.width, fr.height) != 0) {
         snprintf(err, err_len, "%s: out of memory", path);
         return -1;
     }
-    char t[80];
-    snprintf(t, sizeof t, "%s", title); /* at 12 px per character, 70 fit */
+    char t[1200]; /* a long path in the title: its middle elided, so it stays inside the image */
+    plot_fit_text(title, PLOT_PNG, 2, fr.width - 40, t, sizeof t);
     plot_draw_text(&c, 20, 14, t, 2, 0x000000);
     draw_axes(&c, &fr, s, n);
     for (int i = 0; i < n; i++)

@@ -75,10 +75,11 @@ static void svg_series(FILE *f, const plot_frame *fr, const plot_series *s, int 
         else
             fprintf(f, ": %.0f bytes</title></circle>\n", s->y[k]);
     }
-    int ly = fr->top + 10 + 22 * i, lx = fr->width - fr->right + 20;
+    int ly = fr->top + 10 + PLOT_SVG_LEGEND_PITCH * i, lx = fr->width - fr->right + PLOT_SVG_LEGEND_GAP;
     fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#%06x\" stroke-width=\"2\"%s/>\n", lx, ly,
             lx + 30, ly, c, dash);
-    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", lx + 38, ly + 4);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"%d\">", fr->width - fr->right + PLOT_SVG_LEGEND_TEXT, ly + 4,
+            PLOT_SVG_LEGEND_SIZE);
     plot_xml_text(f, s->label);
     fprintf(f, "</text>\n");
 }
@@ -92,13 +93,15 @@ int plot_write_svg(const char *path, const char *title, plot_axis y, const plot_
         return -1;
     }
     plot_frame fr;
-    plot_frame_init(&fr, y, s, n);
+    plot_frame_init(&fr, y, s, n, PLOT_SVG);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
             fr.width, fr.height, fr.width, fr.height);
+    char fitted[1200]; /* a long path in the title: its middle elided, so it stays inside the image */
+    plot_fit_text(title, PLOT_SVG, 15, fr.width - 20, fitted, sizeof fitted);
     fprintf(f, "<text x=\"%d\" y=\"25\" font-size=\"15\" text-anchor=\"middle\">", fr.width / 2);
-    plot_xml_text(f, title);
+    plot_xml_text(f, fitted);
     fprintf(f, "</text>\n");
     svg_axes(f, &fr, s, n);
     for (int i = 0; i < n; i++)

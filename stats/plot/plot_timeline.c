@@ -186,7 +186,14 @@ int plot_timeline_write(const char *path, const char *title, const timeline_csv 
         free(xy);
         return -1;
     }
-    out.ops->text(&out, W / 2, 25, title, 15, PLOT_ANCHOR_MIDDLE, 0);
+    /* a long CSV path in the title: its middle elided so that it stays inside the page (in the PNG the
+     * size-15 text is drawn at glyph scale (15 * zoom + 5) / 10, as surface_png.c maps sizes) */
+    char fitted[1200];
+    if (plot_format_of(path, err, err_len) == PLOT_PNG)
+        plot_fit_text(title, PLOT_PNG, (15 * PLOT_PNG_ZOOM + 5) / 10, (W - 20) * PLOT_PNG_ZOOM, fitted, sizeof fitted);
+    else
+        plot_fit_text(title, PLOT_SVG, 15, W - 20, fitted, sizeof fitted);
+    out.ops->text(&out, W / 2, 25, fitted, 15, PLOT_ANCHOR_MIDDLE, 0);
     /* rows end at t_s: the first row's interval starts at t_s - dt_s, about 0 (the open) */
     frame f = {.t0 = 0, .t1 = c->t[c->n - 1] > 0 ? c->t[c->n - 1] : 1, .ymax = 1, .top = TOP};
     for (int i = 0; i < np; i++) {
