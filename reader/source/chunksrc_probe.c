@@ -1,23 +1,27 @@
-/* chunksrc_probe.c - opens the file once in a forked child before opening it here (isolate.h: why, and
- * why the fork is safe). A file the child opened cleanly takes the same code paths here. The child also
- * looks up every chunk's stored size (that walks the whole chunk index, the metadata later reads depend
- * on) and sends the sizes back, so the parent never needs to ask again (up to PROBE_MAX_SIZES chunks;
- * beyond that the parent learns sizes as reads ask for them).
+/* chunksrc_probe.c - opens the file once in the helper process before opening it here (isolate.h: why
+ * another process, and which). A file the helper opened cleanly takes the same code paths here. The
+ * helper also looks up every chunk's stored size (that walks the whole chunk index, the metadata later
+ * reads depend on) and sends the sizes back, so this process never needs to ask again (up to
+ * PROBE_MAX_SIZES chunks; beyond that the reader learns sizes as reads ask for them).
  *
  * When: files in the latest format (superblock version 2 or 3, what h5pack writes) checksum all their
- * metadata, so damage is caught by HDF5 itself: no probe, no fork. Older-format files (h5py's default,
- * superblock 0/1) and files whose superblock we cannot find are probed. H5PACK_PROBE=always probes
- * every file (a file crafted with valid checksums), H5PACK_PROBE=never none (debugging). */
+ * metadata, so damage is caught by HDF5 itself: no probe. Older-format files (h5py's default, superblock
+ * 0/1) and files whose superblock we cannot find are probed. H5PACK_PROBE=always probes every file (a
+ * file crafted with valid checksums), H5PACK_PROBE=never none (debugging).
+ *
+ * The job "probe": arguments LOCATION SIZE IMAGES HINT [LABELS] (no LABELS: NULL); reply: a probe_header,
+ * its n_stored sizes, PROBE_MAGIC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chunksrc_impl.h"
 #include "isolate.h"
 
 #define PROBE_MAGIC 0x68357062u /* "h5pb" */
 #define PROBE_BLOCK 4096           /* stored sizes per message block */
-#define PROBE_MAX_SIZES ((uint64_t)1 << 20) /* the child learns at most this many (8 MiB); the rest lazily */
+#define PROBE_MAX_SIZES ((uint64_t)1 << 20) /* the helper learns at most this many (8 MiB); the rest lazily */
 
 typedef struct probe_header {
     uint32_t magic;
@@ -26,16 +30,13 @@ typedef struct probe_header {
     char err[1024];
 } probe_header;
 
-/* What the probe's two sides share: the open's arguments (the child's copy) and the reply (the parent's). */
+/* This process's side: the reply as it arrives. */
 typedef struct probe_job {
-    store *st;
-    const char *path, *images, *labels;
-    h5pack_layout hint;
     probe_header h;
     uint64_t *stored;
 } probe_job;
 
-/* Sends the sizes as they are learnt, a block at a time: the parent's timeout is for silence, so a
+/* Sends the sizes as they are learnt, a block at a time: the waiting side's limit is on silence, so a
  * large index that takes long to walk is fine, and a walk stuck in a loop is caught. */
 static int send_stored_sizes(int fd, chunk_source *s, uint64_t n)
 {
@@ -51,17 +52,23 @@ static int send_stored_sizes(int fd, chunk_source *s, uint64_t n)
     return 0;
 }
 
-static void probe_child(int fd, void *ctx)
+void h5pack_chunksrc_probe_job(int fd, int n, char **args)
 {
-    probe_job *j = ctx;
     probe_header h;
     chunk_source *s = NULL;
+    store *st = NULL;
     uint32_t trailer = PROBE_MAGIC;
     h5pack_h5_quiet q;
+    if (n < 4 || n > 5)
+        _exit(2);
+    const char *path = args[0], *images = args[2], *labels = n > 4 ? args[4] : NULL;
+    h5pack_layout hint = (h5pack_layout)(unsigned)h5pack_isolate_arg_u64(args[3]);
     memset(&h, 0, sizeof h);
     h.magic = PROBE_MAGIC;
     h5pack_h5_quiet_begin(&q);
-    h.rc = h5pack_chunksrc_open_in_process(j->st, j->path, j->images, j->labels, j->hint, &s, h.err, sizeof h.err);
+    h.rc = h5pack_isolate_open_store(path, args[1], &st, h.err, sizeof h.err);
+    if (h.rc == 0)
+        h.rc = h5pack_chunksrc_open_in_process(st, path, images, labels, hint, &s, h.err, sizeof h.err);
     if (h.rc == 0 && s->stored)
         h.n_stored = s->g.n_chunks < PROBE_MAX_SIZES ? s->g.n_chunks : PROBE_MAX_SIZES;
     if (h5pack_isolate_write(fd, &h, sizeof h) != 0 || (h.n_stored && send_stored_sizes(fd, s, h.n_stored) != 0))
@@ -69,7 +76,7 @@ static void probe_child(int fd, void *ctx)
     h5pack_isolate_write(fd, &trailer, sizeof trailer);
 }
 
-/* 1: header, sizes and trailer all arrived; 0: the reply ended early; -2: the child fell silent. */
+/* 1: header, sizes and trailer all arrived; 0: the reply ended early; -2: the helper fell silent. */
 static int probe_reply(int fd, int silence_ms, void *ctx)
 {
     probe_job *j = ctx;
@@ -101,9 +108,13 @@ int h5pack_chunksrc_probe(store *st, const char *path, const char *images, const
     *n_stored = 0;
     if (!h5pack_isolate_wanted(st))
         return 0;
-    probe_job j = {.st = st, .path = path, .images = images, .labels = labels, .hint = hint};
-    int rc = h5pack_isolate_run(path, "reading the file's metadata", probe_child, probe_reply, &j, err, err_len);
-    if (rc == 1) /* no child (no pipe, no fork): open without the probe */
+    probe_job j = {.stored = NULL};
+    char size[24], layout[16];
+    snprintf(size, sizeof size, "%llu", (unsigned long long)st->size);
+    snprintf(layout, sizeof layout, "%u", (unsigned)hint);
+    const char *args[] = {"probe", path, size, images, layout, labels, NULL}; /* labels NULL ends them early */
+    int rc = h5pack_isolate_run(path, "reading the file's metadata", args, probe_reply, &j, err, err_len);
+    if (rc == 1) /* no helper: open without the probe */
         rc = 0;
     else if (rc == 0 && j.h.rc != 0) {
         if (err && err_len)

@@ -7,13 +7,17 @@
  *
  * Damaged files (isolate.h): HDF5 1.10.8 can crash on what carries no checksum, which is the metadata of
  * old-format files (h5py's default) and, in every format, the global heap that holds variable-length
- * strings and the heap references in the dataset's rows. So those reads run in a forked child, which
- * streams the strings back through a pipe: old-format files always, latest-format files (h5pack's) when
- * variable-length rows are read. Fixed-length rows of a latest-format file, and row counts, are read here.
- * H5PACK_PROBE=always|never overrides, as for the reader's open. */
+ * strings and the heap references in the dataset's rows. So those reads run in the helper process
+ * (h5pack-isolate), which streams the strings back through a pipe: old-format files always, latest-format
+ * files (h5pack's) when variable-length rows are read. Fixed-length rows of a latest-format file, and row
+ * counts, are read here. H5PACK_PROBE=always|never overrides, as for the reader's open.
+ *
+ * The job "strings": arguments LOCATION SIZE DATASET START COUNT OUT_LEN (0: only measure); reply: frames
+ * of the rows' bytes, then a strings_reply. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errtext.h"
 #include "h5glue.h"
@@ -23,17 +27,17 @@
 #include "store_h5.h"
 
 #define ROWS_PER_BLOCK 4096
-#define STAGE_BYTES 65536            /* a child sends the strings in frames of at most this many bytes */
+#define STAGE_BYTES 65536            /* the helper sends the strings in frames of at most this many bytes */
 #define REPLY_MAGIC 0x68357273u      /* "h5rs" */
-#define NO_CHILD 1                   /* read_isolated: no child could be started (never an h5pack code) */
+#define NO_HELPER 1                  /* read_isolated: no helper could be run (never an h5pack code) */
 
-/* The child's frames: a header, then LEN bytes. */
+/* The helper's frames: a header, then LEN bytes. */
 enum { FRAME_BEAT = 'b', FRAME_DATA = 'd', FRAME_END = 'e' };
 typedef struct frame {
     uint32_t kind, len;
 } frame;
 
-/* The child's last frame: what the call returns. */
+/* The helper's last frame: what the call returns. */
 typedef struct strings_reply {
     uint32_t magic;
     int32_t rc;
@@ -44,20 +48,20 @@ typedef struct strings_reply {
 typedef struct strings_job {
     const char *path, *dataset;
     uint64_t start, count;  /* rows asked (count clipped to the dataset once its rows are known) */
-    char *out;              /* NULL: only measure */
-    size_t out_len, needed; /* needed: bytes of the asked rows with their NULs */
+    char *out;              /* where the rows go (in the helper NULL: they go to the pipe) */
+    size_t out_len, needed; /* out_len 0: only measure; needed: bytes of the asked rows with their NULs */
     uint64_t rows;          /* the dataset's rows */
     char *err;
     size_t err_len;
     int vlen_here;          /* 1: variable-length rows may be read in this process */
-    int vlen_later;         /* set when they were not: a child reads them */
-    store *st;              /* the file's bytes (in a child: its own copy) */
-    /* in a child: the pipe to the parent, and OUT's bytes not sent yet */
+    int vlen_later;         /* set when they were not: the helper reads them */
+    store *st;              /* the file's bytes */
+    /* in the helper: the pipe to the caller's process, and OUT's bytes not sent yet */
     int fd;
     char *stage;
     size_t staged;
-    int broken;             /* the pipe failed: the parent is gone or gave up */
-    /* in the parent: OUT's bytes received from the child, and its reply */
+    int broken;             /* the pipe failed: the caller's process is gone or gave up */
+    /* in the caller's process: OUT's bytes received from the helper, and its reply */
     size_t got;
     strings_reply reply;
 } strings_job;
@@ -72,7 +76,8 @@ static void send_frame(strings_job *j, uint32_t kind, const void *data, uint32_t
         j->broken = 1;
 }
 
-/* In a child: sends what is staged (or, with nothing staged, a beat: the parent's limit is on silence). */
+/* In the helper: sends what is staged (or, with nothing staged, a beat: the waiting side's limit is on
+ * silence). */
 static void flush_stage(strings_job *j)
 {
     if (j->fd < 0)
@@ -100,7 +105,7 @@ static void put_bytes(strings_job *j, const char *s, size_t len)
  * bytes either way: a too-small OUT is filled with whole rows only, and nothing is written past it. */
 static void append(strings_job *j, const char *s, size_t len)
 {
-    if (j->out && j->needed + len + 1 <= j->out_len) {
+    if (j->needed + len + 1 <= j->out_len) {
         put_bytes(j, s, len);
         j->needed += len;
         put_bytes(j, "", 1);
@@ -262,7 +267,7 @@ static int read_file(strings_job *j, hid_t file)
     return rc;
 }
 
-/* The whole read through HDF5 in this process (or a child), under the lock. */
+/* The whole read through HDF5 in this process (or the helper), under the lock. */
 static int read_here(strings_job *j)
 {
     h5pack_h5_quiet q;
@@ -288,27 +293,37 @@ static int read_here(strings_job *j)
     return rc;
 }
 
-/* ---- in a child (isolate.h) ------------------------------------------------------------------------- */
+/* ---- in the helper (isolate.h) ---------------------------------------------------------------------- */
 
-static void strings_child(int fd, void *ctx)
+/* The read of J (its store open, or failed to open with R's result) streamed to FD. */
+static void serve(strings_job *j, int fd, strings_reply *r)
 {
-    strings_job *j = ctx;
+    j->fd = fd, j->err = r->err, j->err_len = sizeof r->err, j->vlen_here = 1, j->needed = 0;
+    j->stage = j->out_len ? malloc(STAGE_BYTES) : NULL;
+    if (r->rc == H5PACK_OK && j->out_len && !j->stage)
+        r->rc = h5pack_errf(H5PACK_ENOMEM, r->err, sizeof r->err, "%s: out of memory", j->path);
+    else if (r->rc == H5PACK_OK)
+        r->rc = read_here(j);
+    flush_stage(j);
+    r->rows = j->rows, r->needed = j->needed;
+    send_frame(j, FRAME_END, r, sizeof *r);
+}
+
+void h5pack_read_strings_job(int fd, int n, char **args)
+{
+    if (n != 6)
+        _exit(2);
+    strings_job j = {.path = args[0], .dataset = args[2], .start = h5pack_isolate_arg_u64(args[3]),
+                     .count = h5pack_isolate_arg_u64(args[4]), .out_len = (size_t)h5pack_isolate_arg_u64(args[5])};
     strings_reply r;
     memset(&r, 0, sizeof r);
     r.magic = REPLY_MAGIC;
-    j->fd = fd, j->err = r.err, j->err_len = sizeof r.err, j->vlen_here = 1, j->needed = 0;
-    j->stage = j->out ? malloc(STAGE_BYTES) : NULL;
-    if (j->out && !j->stage)
-        r.rc = h5pack_errf(H5PACK_ENOMEM, r.err, sizeof r.err, "%s: out of memory", j->path);
-    else
-        r.rc = read_here(j);
-    flush_stage(j);
-    r.rows = j->rows, r.needed = j->needed;
-    send_frame(j, FRAME_END, &r, sizeof r);
+    r.rc = h5pack_isolate_open_store(j.path, args[1], &j.st, r.err, sizeof r.err);
+    serve(&j, fd, &r);
 }
 
 /* 1: the whole reply arrived (OUT's bytes in place, the result in j->reply); 0: it ended early or broke
- * the protocol; -2: the child fell silent. */
+ * the protocol; -2: the helper fell silent. */
 static int strings_parent(int fd, int silence_ms, void *ctx)
 {
     strings_job *j = ctx;
@@ -336,15 +351,20 @@ static int strings_parent(int fd, int silence_ms, void *ctx)
     }
 }
 
-/* The whole read in a child: its strings into OUT, its result as the call's. Returns NO_CHILD when no
- * child could be started (the caller reads here). */
+/* The whole read in the helper: its strings into OUT, its result as the call's. Returns NO_HELPER when
+ * no helper could be run (the caller reads here). */
 static int read_isolated(strings_job *j)
 {
+    char size[24], start[24], count[24], out_len[24];
+    snprintf(size, sizeof size, "%llu", (unsigned long long)j->st->size);
+    snprintf(start, sizeof start, "%llu", (unsigned long long)j->start);
+    snprintf(count, sizeof count, "%llu", (unsigned long long)j->count);
+    snprintf(out_len, sizeof out_len, "%zu", j->out_len);
+    const char *args[] = {"strings", j->path, size, j->dataset, start, count, out_len, NULL};
     j->needed = 0, j->vlen_later = 0, j->got = 0;
-    int rc = h5pack_isolate_run(j->path, "reading the strings", strings_child, strings_parent, j, j->err,
-                                j->err_len);
+    int rc = h5pack_isolate_run(j->path, "reading the strings", args, strings_parent, j, j->err, j->err_len);
     if (rc != 0)
-        return rc == 1 ? NO_CHILD : rc;
+        return rc == 1 ? NO_HELPER : rc;
     if (j->reply.rc != H5PACK_OK && j->err && j->err_len)
         snprintf(j->err, j->err_len, "%s", j->reply.err);
     j->rows = j->reply.rows, j->needed = (size_t)j->reply.needed;
@@ -386,7 +406,7 @@ H5PACK_API int h5pack_read_strings(const char *path, const char *dataset, uint64
     if (isolate) {
         j.count = count;
         rc = read_isolated(&j);
-        if (rc == NO_CHILD) { /* as with H5PACK_PROBE=never */
+        if (rc == NO_HELPER) { /* as with H5PACK_PROBE=never */
             j.count = count, j.needed = 0, j.vlen_here = 1, j.fd = -1;
             rc = read_here(&j);
         }
