@@ -45,17 +45,19 @@ H5PACK_HD uint64_t rng_next(rng_state *r)
 }
 
 /* Uniform integer in [0, n), 1 <= n < 2^32, without modulo bias (Lemire's multiply-shift with
- * rejection); larger n falls back to rejection on the 64-bit value. */
+ * rejection, the division only when a draw may be rejected: the same numbers as dividing every time);
+ * larger n falls back to rejection on the 64-bit value. */
 H5PACK_HD uint64_t rng_below(rng_state *r, uint64_t n)
 {
     if (n <= 0xFFFFFFFFull) {
         uint32_t n32 = (uint32_t)n;
-        uint32_t reject_below = (uint32_t)(0u - n32) % n32; /* 2^32 mod n */
-        for (;;) {
-            uint64_t m = (rng_next(r) >> 32) * n32;
-            if ((uint32_t)m >= reject_below)
-                return m >> 32;
+        uint64_t m = (rng_next(r) >> 32) * n32;
+        if ((uint32_t)m < n32) { /* only then can it fall below 2^32 mod n (< n): the division is rare */
+            uint32_t reject_below = (uint32_t)(0u - n32) % n32; /* 2^32 mod n */
+            while ((uint32_t)m < reject_below)
+                m = (rng_next(r) >> 32) * n32;
         }
+        return m >> 32;
     }
     uint64_t reject_below = (0 - n) % n; /* 2^64 mod n */
     for (;;) {

@@ -229,8 +229,10 @@ typedef struct h5pack_config {
                                    set here is used as given (larger than the cache: chunks re-read) */
     uint64_t seed;              /* 0: seed of every shuffle and augmentation draw */
     uint32_t rank;              /* 0 */
-    uint32_t world;             /* 1: ranks share one global order; each gets ceil(N/world) samples
-                                   (padded from the start of the order, as DistributedSampler does) */
+    uint32_t world;             /* 1: ranks share one global order, cut into global batches of
+                                   batch_size x world (the same batches however that is split); each
+                                   rank gets ceil(N/world) samples (the last batch padded from the start
+                                   of the order, as DistributedSampler does) */
     int drop_last;              /* 0: keep the short last batch; 1: drop it (and the padding) */
     uint32_t echo;              /* 1: deliver each batch this many times (batch echoing); 1 = off.
                                    Echoes reuse the batch (no second read or copy) with fresh
@@ -262,8 +264,9 @@ typedef struct h5pack_config {
     double center_ratio;        /* 0.875 (224/256): centre crop's fraction of the shorter side */
     h5pack_echo_mode echo_mode; /* H5PACK_ECHO_BATCH */
     /* Resume (docs/reader.md, "Exact resume"): the first delivery is batch start_batch of epoch
-       start_epoch (this rank's batch.index numbering), echo start_echo of it; everything from there on
-       (order, augmentation draws, echoes) equals the uninterrupted run's. All 0 = from the start.
+       start_epoch (batch.index numbering; or the position start_sample names), echo start_echo of it;
+       everything from there on (order, augmentation draws, echoes) equals the uninterrupted run's (of any
+       split of the same global batch). All 0 = from the start.
        start_batch >= batches_per_epoch or start_echo >= echo is H5PACK_EINVAL. `epochs` still counts
        from epoch 0: the run ends after epoch epochs - 1 (a start at or past it delivers nothing). */
     uint64_t start_epoch;       /* 0 */
@@ -286,6 +289,15 @@ typedef struct h5pack_config {
     h5pack_patch_mode patch_mode; /* H5PACK_PATCH_SLIDING */
     uint64_t patches_per_epoch; /* 0: RANDOM mode's draws per epoch (0 = the windows of a grid without
                                    overlap over every image) */
+    /* Resume in another world (docs/reader.md, "Exact resume"): 0, or instead of start_batch, the
+       position in epoch start_epoch's order of the first sample not yet delivered, counted over the whole
+       job (0 .. samples in the file; batch.index * batch_size * world for an uninterrupted run). The rest
+       of that epoch is shared among this run's ranks, in global batches of batch_size x world numbered so
+       that the last is the epoch's last; a position that leaves nothing (the file's sample count, or with
+       drop_last less than a global batch) starts epoch start_epoch + 1. With the global batch of the run
+       that saved it, the batches (and start_echo) continue that run's exactly; with another, start at the
+       next batch's position with start_echo 0. Whole images only (not with patch_size). */
+    uint64_t start_sample;      /* 0 */
 } h5pack_config;
 
 /* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
@@ -302,7 +314,8 @@ typedef struct h5pack_config {
         .scale_max = 1.0, .ratio_min = 0.75, .ratio_max = 4.0 / 3.0, .center_ratio = 0.875,               \
         .echo_mode = H5PACK_ECHO_BATCH, .start_epoch = 0, .start_batch = 0, .start_echo = 0,             \
         .timeline_path = NULL, .timeline_interval_s = 0, .timeline_append = 0, .patch_size = 0,          \
-        .patch_overlap = 0, .patch_mode = H5PACK_PATCH_SLIDING, .patches_per_epoch = 0                   \
+        .patch_overlap = 0, .patch_mode = H5PACK_PATCH_SLIDING, .patches_per_epoch = 0,                  \
+        .start_sample = 0                                                                                 \
     }
 
 /* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
@@ -412,10 +425,12 @@ typedef struct h5pack_info {
     h5pack_echo_mode echo_mode;  /* as configured (SAMPLE with echo 1 delivers like BATCH) */
     int ring_slots;              /* batch buffers in the ring: prefetch, raised to echo + 1 for sample echo */
     uint64_t echo_pool_bytes;    /* sample echo's pool (device memory on the GPU, included in device_bytes) */
-    uint64_t order_fingerprint;  /* hash of everything the epoch order and the draws depend on (file
-                                    geometry, seed, order, window, world, batch size, drop_last, echo and
-                                    its mode, crop, flip, padding; not rank, threads or cache): ranks of
-                                    one job must agree (docs/reader.md, "Distributed training") */
+    uint64_t order_fingerprint;  /* hash of everything the epoch order and the draws depend on but the
+                                    split of the global batch (file geometry, seed, order, window,
+                                    drop_last, echo and its mode, crop, flip, padding; not rank, world,
+                                    batch size, threads or cache): a checkpoint loads into a reader of the
+                                    same value in any world; ranks of one job must agree on it and on
+                                    batch_size (docs/reader.md, "Distributed training") */
     uint32_t label_columns;      /* K: values per sample (1 for labels (N,), K for (N,K)); 0 without labels */
     int label_rank;              /* 1 for labels (N,), 2 for (N,K); 0 without labels */
     int labels_are_float;        /* 1: batch.labels_float (float32); 0: batch.labels (int64) */
@@ -458,7 +473,7 @@ typedef struct h5pack_batch {
     size_t count;            /* images in this batch (the last one of an epoch may be short) */
     size_t bytes;            /* bytes at data */
     uint64_t epoch;          /* 0-based */
-    uint64_t index;          /* 0-based batch number within the epoch (this rank) */
+    uint64_t index;          /* 0-based batch number within the epoch (the same on every rank: the global batch's) */
     uint32_t echo;           /* 0 for the fresh batch, 1..echo-1 for its repeats */
     int on_device;
     void *cuda_event;        /* cudaEvent_t recorded after the batch is ready (GPU only; the caller's

@@ -1,17 +1,23 @@
-"""Exact resume and the distributed agreement check of h5pack.Loader (docs/python.md, "Resume").
+"""Exact and elastic resume, and the distributed agreement check of h5pack.Loader (docs/python.md, "Resume").
 
 A Loader's stream is a pure function of its order fingerprint (h5pack_info.order_fingerprint: the file's
-geometry, seed, order, window, world, batch size, drop_last, echo, augmentation settings) and the position
-(epoch, batch, echo) of the next delivery. state_dict() saves both; load_state_dict() checks the first and
-reopens the reader at the second (h5pack_config.start_epoch/start_batch/start_echo).
+geometry, seed, order, window, drop_last, echo, augmentation settings) and of the global batch (batch_size x
+world); how the global batch is split into ranks changes nothing (docs/reader.md, "Orders"). state_dict()
+saves the fingerprint and the position of the next delivery twice: as this job's (epoch, batch, echo), and
+as the position in the epoch's order of its first sample ("sample", counted over the whole job) with the
+global batch that produced it. load_state_dict() checks the state (its format, its check value, the file,
+the fingerprint) and reopens the reader at that sample (h5pack_config.start_sample): with the same global
+batch the stream continues exactly, with another the rest of the epoch is shared among this job's ranks.
 """
+import hashlib
 import json
 import os
 
 from ._convert import int_option
 
 FORMAT = "h5pack.Loader"
-VERSION = 1
+VERSION = 2  # 2: elastic (sample, global_batch, file, check); 1: (epoch, batch, echo) of one world only
+_U64 = (1 << 64) - 1
 
 
 def fingerprint_text(value):
@@ -27,14 +33,14 @@ def settings(cfg, info):
     s = {
         "n_samples": int(info.n_samples), "samples_per_chunk": int(info.samples_per_chunk),
         "image_shape": f"{info.channels}x{info.height}x{info.width}", "seed": int(cfg.seed),
-        "order": names(_lib.ORDERS, cfg.order), "world": int(cfg.world), "batch_size": int(cfg.batch_size),
-        "drop_last": int(bool(cfg.drop_last)), "echo": int(cfg.echo),
+        "order": names(_lib.ORDERS, cfg.order), "drop_last": int(bool(cfg.drop_last)), "echo": int(cfg.echo),
         "echo_mode": names(_lib.ECHO_MODES, cfg.echo_mode) if cfg.echo > 1 else "-",
         "crop": names(_lib.CROPS, cfg.crop), "flip": int(bool(cfg.random_flip)),
         "crop_padding": int(cfg.random_crop_padding),
         "window": int(info.window) if cfg.order == _lib.ORDERS["chunk"] else "-",
     }
-    if cfg.patch_size:  # patches of images in tiles: what decides the windows or the draws
+    if cfg.patch_size:  # patches of images in tiles: what decides the windows or the draws (and the split)
+        s["world"], s["batch_size"] = int(cfg.world), int(cfg.batch_size)
         s["patch"] = int(cfg.patch_size)
         s["patch_mode"] = names(_lib.PATCH_MODES, cfg.patch_mode)
         s["overlap"] = int(cfg.patch_overlap) if cfg.patch_mode == _lib.PATCH_MODES["sliding"] else "-"
@@ -45,33 +51,111 @@ def settings(cfg, info):
     return s
 
 
-def make_state(epoch, batch, echo, fingerprint, own_settings):
-    """The state dict: the position of the next delivery, the fingerprint, the settings, a version."""
-    return {"format": FORMAT, "version": VERSION, "epoch": int(epoch), "batch": int(batch), "echo": int(echo),
-            "fingerprint": fingerprint_text(fingerprint), "settings": dict(own_settings)}
+def start_of(sample, n_samples, global_batch, batches_per_epoch, drop_last):
+    """Where the rest of an epoch from stream position SAMPLE starts in a job of GLOBAL_BATCH:
+    (batch, origin), the library's h5pack_order_start (reader/plan/order_layout.c), or None when nothing
+    of the epoch is left (the next one starts from its batch 0)."""
+    rest = n_samples - sample
+    left = rest // global_batch if drop_last else -(-rest // global_batch)
+    if left <= 0:
+        return None
+    batch = batches_per_epoch - left
+    return batch, sample - batch * global_batch
 
 
-def check_state(sd, fingerprint, own_settings, path):
-    """(epoch, batch, echo) of SD after checking that it belongs to a loader with this fingerprint;
-    ValueError naming what differs otherwise."""
+def _check_value(sd):
+    """The check value of a state: a hash of every other field, so that an edited or damaged state is told."""
+    body = json.dumps({k: v for k, v in sd.items() if k != "check"}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def make_state(position, fingerprint, own_settings, job, file_facts):
+    """The state dict. POSITION: (epoch, batch, echo, sample) of the next delivery; JOB: (world, batch_size);
+    FILE_FACTS: (samples, bytes or None)."""
+    epoch, batch, echo, sample = position
+    world, batch_size = job
+    sd = {"format": FORMAT, "version": VERSION, "epoch": int(epoch), "batch": int(batch), "echo": int(echo),
+          "sample": int(sample), "global_batch": int(world) * int(batch_size), "world": int(world),
+          "batch_size": int(batch_size), "fingerprint": fingerprint_text(fingerprint),
+          "settings": dict(own_settings), "file": {"samples": int(file_facts[0]), "bytes": file_facts[1]}}
+    sd["check"] = _check_value(sd)
+    return sd
+
+
+def _check_format(sd, path):
     if not isinstance(sd, dict) or sd.get("format") != FORMAT:
         raise ValueError(f"{path}: not an h5pack.Loader state dict (no \"format\": \"{FORMAT}\")")
-    if sd.get("version") != VERSION:
-        raise ValueError(f"{path}: state dict version {sd.get('version')!r}, this h5pack reads version {VERSION}")
-    for key, bits in (("epoch", 64), ("batch", 64), ("echo", 32)):  # h5pack_config.start_KEY's width
-        try:
-            int_option(sd.get(key), f"state dict {key}", 0, (1 << bits) - 1)
+    version = sd.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise ValueError(f"{path}: the state dict was saved by a newer h5pack (state version {version}); this one "
+                         f"reads versions up to {VERSION}: load it with that h5pack or a later one")
+    if version == 1:
+        raise ValueError(f"{path}: the state dict was saved by an earlier h5pack (state version 1), whose order this "
+                         f"one does not reproduce (its fingerprint {sd.get('fingerprint')} hashed another algorithm): "
+                         f"the interrupted epoch cannot be continued exactly; start it again (set_epoch({sd.get('epoch')!r}))")
+    if version != VERSION:
+        raise ValueError(f"{path}: state dict version {version!r}, this h5pack reads version {VERSION}")
+    if sd.get("check") != _check_value(sd):
+        raise ValueError(f"{path}: the state dict is damaged or was edited (its check value {sd.get('check')!r} does "
+                         f"not match its fields): save a new one with state_dict() rather than changing one")
+
+
+def _check_fields(sd, path):
+    for key, lo, hi in (("epoch", 0, _U64), ("batch", 0, _U64), ("echo", 0, (1 << 32) - 1), ("sample", 0, _U64),
+                        ("global_batch", 1, _U64), ("world", 1, (1 << 32) - 1), ("batch_size", 1, _U64)):
+        try:  # h5pack_config's widths: ctypes would wrap anything outside them silently
+            int_option(sd.get(key), f"state dict {key}", lo, hi)
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
+    if sd["global_batch"] != sd["world"] * sd["batch_size"]:
+        raise ValueError(f"{path}: state dict global_batch {sd['global_batch']} is not world x batch_size "
+                         f"({sd['world']} x {sd['batch_size']})")
+
+
+def _check_file(sd, file_facts, path):
+    saved = sd.get("file")
+    if not isinstance(saved, dict):
+        raise ValueError(f"{path}: the state dict names no file (\"file\")")
+    samples, size = file_facts
+    if saved.get("samples") != samples or (size is not None and saved.get("bytes") not in (None, size)):
+        raise ValueError(f"{path}: the state dict was saved for another file ({saved.get('samples')} samples, "
+                         f"{saved.get('bytes')} bytes; this one has {samples} samples, {size} bytes)")
+
+
+def _check_fingerprint(sd, fingerprint, own_settings, path):
     own = fingerprint_text(fingerprint)
-    if sd.get("fingerprint") != own:
-        saved = sd.get("settings") or {}
-        diff = [f"{k}: saved {saved.get(k, '?')!r}, now {v!r}" for k, v in own_settings.items() if saved.get(k) != v]
-        why = "; ".join(diff) if diff else "the settings listed agree: another h5pack version or algorithm"
-        raise ValueError(f"{path}: the state dict was saved by a loader with another order (fingerprint "
-                         f"{sd.get('fingerprint')}, this loader's is {own}): {why}. Resuming would not continue "
-                         f"the same stream; open the loader with the saved settings")
-    return sd["epoch"], sd["batch"], sd["echo"]
+    if sd.get("fingerprint") == own:
+        return
+    saved = sd.get("settings") or {}
+    diff = [f"{k}: saved {saved.get(k, '?')!r}, now {v!r}" for k, v in own_settings.items() if saved.get(k) != v]
+    why = "; ".join(diff) if diff else "the settings listed agree: another h5pack version or algorithm"
+    raise ValueError(f"{path}: the state dict was saved by a loader with another order (fingerprint "
+                     f"{sd.get('fingerprint')}, this loader's is {own}): {why}. Resuming would not continue "
+                     f"the same stream; open the loader with the saved settings (world, batch_size, threads, "
+                     f"prefetch and device may differ)")
+
+
+def check_state(sd, fingerprint, own_settings, file_facts, echo_factor, path, elastic=True):
+    """(epoch, sample, echo, global_batch) of SD after checking that it is whole, of this file and of a loader
+    with this fingerprint; ValueError naming what is wrong otherwise. ELASTIC: a stream of whole images, whose
+    sample counts the file's images (patches resume by batch, in the same world)."""
+    _check_format(sd, path)
+    _check_fields(sd, path)
+    _check_file(sd, file_facts, path)
+    _check_fingerprint(sd, fingerprint, own_settings, path)
+    if sd["echo"] >= echo_factor or (elastic and sd["sample"] > file_facts[0]):
+        raise ValueError(f"{path}: state dict position (echo {sd['echo']}, sample {sd['sample']}) outside a run of "
+                         f"echo {echo_factor} over {file_facts[0]} samples")
+    return sd["epoch"], sd["sample"], sd["echo"], sd["global_batch"]
+
+
+def elastic_start(epoch, sample, echo, saved_global_batch, global_batch, n_samples):
+    """Where a job of GLOBAL_BATCH continues a state saved at (EPOCH, SAMPLE, ECHO) by a job of
+    SAVED_GLOBAL_BATCH: the same position with the same global batch; with another, a batch echoed part-way
+    is left (its samples were delivered) and the rest of the epoch starts at the next one's first sample."""
+    if saved_global_batch != global_batch and echo > 0:
+        sample, echo = min(n_samples, sample + saved_global_batch), 0
+    return epoch, sample, echo
 
 
 def _distributed():
@@ -147,11 +231,14 @@ def distributed_check(fingerprint, path, rank, world, settings=None):
     gathered = [None] * world
     dist.all_gather_object(gathered, (fingerprint_text(fingerprint), int(rank), dict(settings or {})))
     groups, shares = {}, {}
-    for job_rank, (fp, loader_rank, _) in enumerate(gathered):
-        groups.setdefault(fp, []).append(job_rank)
+    for job_rank, (fp, loader_rank, their) in enumerate(gathered):
+        # the fingerprint leaves the split out (a checkpoint loads into any): one job's ranks split alike
+        key = fp if "batch_size" not in their else f"{fp} (batch_size {their['batch_size']})"
+        groups.setdefault(key, []).append(job_rank)
         shares.setdefault(loader_rank, []).append(job_rank)
     if len(groups) > 1:
-        ours = fingerprint_text(fingerprint)
+        mine, ours = settings or {}, fingerprint_text(fingerprint)
+        ours = ours if "batch_size" not in mine else f"{ours} (batch_size {mine['batch_size']})"
         listing = "; ".join(f"ranks {ranks}: {fp}" for fp, ranks in groups.items())
         others = sorted(r for fp, ranks in groups.items() if fp != ours for r in ranks)
         differing = settings_differing([s for _, _, s in gathered])

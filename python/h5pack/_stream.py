@@ -63,6 +63,7 @@ class Stream:
         self._last_boxes = self._last_where = None
         self._cfg, self._ranks_checked, self._live_iter = cfg, False, None
         self._restored = False  # load_state_dict put the stream mid-epoch on purpose: the next for continues
+        self._origin = (None, 0)  # (epoch, origin): where that epoch's global batches start (0: its own)
         self._sizes = _sizes.OutputSizes((cfg.output_height, cfg.output_width))  # set_output_size's, for reopens
         self._open_at(0, 0, 0)
         _shuffle.warn_if_narrow(self._info, cfg, self.path, cache)
@@ -133,15 +134,20 @@ class Stream:
                              f"is valid only until the next one; use keep=1 (and a copy) or copy=True")
         return keep
 
-    def _open_at(self, epoch, batch, echo):
-        """(Re)opens the reader so that its first delivery is echo ECHO of batch BATCH of epoch EPOCH; if
-        that fails, the loader stays where it was (and the error is raised)."""
+    def _open_at(self, epoch, batch, echo, origin=0):
+        """(Re)opens the reader so that its first delivery is echo ECHO of batch BATCH of epoch EPOCH, that
+        epoch's global batches starting at ORIGIN of its order (0: its own; else a state saved with another
+        global batch: h5pack_config.start_sample); if that fails, the loader stays where it was (and the
+        error is raised)."""
         e = self._echo_factor
-        before = (self._epochs_done, self._pos // e, self._pos % e) if self._reader is not None else None
+        before = ((self._epochs_done, self._pos // e, self._pos % e, self._origin_now())
+                  if self._reader is not None else None)
         if self._reader is not None:
             self._stats_before = self.stats()  # counted on: stats() covers every reader of this loader
         self.close()  # first: two readers at once would hold two caches
-        self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, batch, echo
+        sample = origin + batch * self._global_batch() if origin else 0
+        self._cfg.start_epoch, self._cfg.start_batch, self._cfg.start_echo = epoch, 0 if origin else batch, echo
+        self._cfg.start_sample = sample
         size = self._sizes.reopened_at(epoch)
         if size is not None:  # the size in effect at EPOCH; the maximum stays the first open's
             if not (self._cfg.max_output_height or self._cfg.max_output_width):
@@ -163,7 +169,7 @@ class Stream:
         if rc < 0:
             raise reader_error(rc, self._reader, f"{self.path}: info")
         self._shape = self._sample_shape()
-        self._pos, self._epochs_done = batch * self._echo_factor + echo, epoch
+        self._pos, self._epochs_done, self._origin = batch * self._echo_factor + echo, epoch, (epoch, origin)
         self._deliveries = 0  # this reader's: _next_batch gives buffers back in its ring's order
         # a reopen (resume, set_epoch) continues this very file, whatever other readers hold meanwhile
         written = lib().h5pack_timeline_path(self._reader)
@@ -387,24 +393,56 @@ class Stream:
         order's window, which it sizes when ``window`` is left out)."""
         return _resume.fingerprint_text(self._info.order_fingerprint)
 
+    def _global_batch(self):
+        return int(self._cfg.batch_size) * int(self._cfg.world)
+
+    def _origin_now(self):
+        """Where the current epoch's global batches start in its order (0 unless load_state_dict put it)."""
+        return self._origin[1] if self._origin[0] == self._epochs_done else 0
+
+    def _file_facts(self):
+        return int(self._info.n_samples), (self._file or (None, None, None))[2]
+
     def state_dict(self):
-        """Where the stream stands: the position (epoch, batch, echo) of the NEXT batch to deliver, the
-        fingerprint and the settings it hashes, as plain JSON-serialisable data. Save it with the model's."""
+        """Where the stream stands: the position of the NEXT batch to deliver, as this job's (epoch, batch,
+        echo) and as the position of its first sample in the epoch's order with this job's global batch
+        (batch_size x world), the fingerprint and the settings it hashes, the file's size, and a check
+        value, as plain JSON-serialisable data. Save it with the model's; any rank's will do (every rank
+        stands at the same global position)."""
         e = self._echo_factor
-        return _resume.make_state(self._epochs_done, self._pos // e, self._pos % e, self._info.order_fingerprint,
-                                  _resume.settings(self._cfg, self._info))
+        batch, echo = self._pos // e, self._pos % e
+        sample = self._origin_now() + batch * self._global_batch()
+        return _resume.make_state((self._epochs_done, batch, echo, sample), self._info.order_fingerprint,
+                                  _resume.settings(self._cfg, self._info),
+                                  (int(self._cfg.world), int(self._cfg.batch_size)), self._file_facts())
 
     def load_state_dict(self, state_dict):
-        """Continues the stream saved by state_dict(): the next ``for`` yields the rest of the interrupted
-        epoch (the very batches, augmentation and echoes the uninterrupted run would have), later loops the
-        following epochs. ValueError when the state was saved with other order settings (it names them).
-        Reopens the reader: batches held from this loader become invalid; stats() go on counting."""
+        """Continues the stream saved by state_dict(), in this job's world: the next ``for`` yields the rest
+        of the interrupted epoch, later loops the following epochs. With the saving job's global batch
+        (batch_size x world, however split) the very batches, augmentation and echoes the uninterrupted run
+        would have; with another, the rest of that epoch's order shared among this job's ranks (each sample
+        once in the epoch), then this job's own epochs. ValueError when the state is damaged or edited,
+        of another file or format, or saved with other order settings (it names them); the loader stays
+        where it was. Reopens the reader: batches held from this loader become invalid; stats() go on
+        counting."""
         self._check_open()
         if self._iterating:
             raise RuntimeError(f"{self._api_name}.load_state_dict: not while a for loop over the loader runs")
-        epoch, batch, echo = _resume.check_state(state_dict, self._info.order_fingerprint,
-                                                 _resume.settings(self._cfg, self._info), self.path)
-        self._open_at(epoch, batch, echo)
+        epoch, sample, echo, saved_g = _resume.check_state(
+            state_dict, self._info.order_fingerprint, _resume.settings(self._cfg, self._info), self._file_facts(),
+            self._echo_factor, self.path, elastic=not self._cfg.patch_size)
+        if self._cfg.patch_size:  # patches resume in the same world (the fingerprint holds it): their batch
+            self._open_at(epoch, state_dict["batch"], echo)
+        else:
+            g, n = self._global_batch(), int(self._info.n_samples)
+            epoch, sample, echo = _resume.elastic_start(epoch, sample, echo, saved_g, g, n)
+            start = _resume.start_of(sample, n, g, int(self._info.batches_per_epoch), bool(self._cfg.drop_last))
+            if start is None and epoch >= _convert._U64_MAX:
+                raise ValueError(f"{self.path}: state dict epoch {epoch}: nothing is left of it, and no epoch follows")
+            if start is None:  # nothing of that epoch is left: the next one from its start
+                self._open_at(epoch + 1, 0, 0)
+            else:
+                self._open_at(epoch, start[0], echo, start[1])
         self._restored = True
 
     def set_epoch(self, epoch):

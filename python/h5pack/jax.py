@@ -248,11 +248,8 @@ class Loader:
         return dict(self._streams[0].state_dict(), shards=len(self._streams))
 
     def load_state_dict(self, state_dict):
-        shards = state_dict.get("shards", 1) if isinstance(state_dict, dict) else 1
-        if shards != len(self._streams):
-            raise ValueError(f"{self.path}: the state dict was saved with {shards} shards per process, this loader "
-                             f"has {len(self._streams)}: resume with the same devices")
-        sd = {k: v for k, v in state_dict.items() if k != "shards"}
+        """As h5pack.Loader's: any number of shards and processes continues it (elastic resume)."""
+        sd = {k: v for k, v in state_dict.items() if k != "shards"} if isinstance(state_dict, dict) else state_dict
         for s in self._streams:
             s.load_state_dict(sd)
 

@@ -70,7 +70,8 @@
     X(patch_overlap, U32, 0, 65534, NULL, "pixels neighbouring sliding windows share (< patch_size)")             \
     X(patch_mode, ENUM, 0, LAST(PATCH_MODE), NAMES(PATCH_MODE),                                                 \
       "patches: every window (inference) or random ones (training)")                                            \
-    X(patches_per_epoch, U64, 0, 18446744073709551615.0, NULL, "random patches per epoch (0 = a grid's worth)")
+    X(patches_per_epoch, U64, 0, 18446744073709551615.0, NULL, "random patches per epoch (0 = a grid's worth)") \
+    X(start_sample, U64, 0, 18446744073709551615.0, NULL, "resume: position in the epoch's order, any world")
 
 #define FIELD_SIZE(name) sizeof(((h5pack_config *)0)->name)
 #define ROW(name, type, lo, hi, names, doc)                                                                     \

@@ -15,11 +15,8 @@ static int pool_batches(const h5pack_config *cfg, const reader_setup *setup)
 {
     if (!h5pack_augment_sample_echo(cfg))
         return 0;
-    uint64_t B = setup->op.batch_size, n = h5pack_order_samples_per_epoch(&setup->op);
-    uint64_t T = h5pack_order_batches_per_epoch(&setup->op);
-    size_t last = T ? (size_t)(n - (T - 1) * B) : 0;
     echo_sched s;
-    h5pack_echo_sched_init(&s, cfg->echo, T, (size_t)B, last > B ? (size_t)B : last, setup->op.seed);
+    h5pack_echo_sched_for(&s, cfg->echo, &setup->op, setup->start_epoch, setup->start_origin);
     return h5pack_echo_pool_batches(&s);
 }
 

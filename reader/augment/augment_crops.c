@@ -117,7 +117,7 @@ void h5pack_aug_crop_boxes(const aug_crops_params *pp, uint64_t key, size_t coun
     uint8_t *base = blob;
     aug_image *images = (aug_image *)(base + l.images);
     for (size_t i = 0; i < count; i++) {
-        uint64_t h = rng_mix64(key ^ (i * 0x9E3779B97F4A7C15ull)); /* as augment.h's aug_draw_for */
+        uint64_t h = rng_mix64(key + i * 0x9E3779B97F4A7C15ull); /* as augment.h's aug_draw_for */
         uint32_t H = dims ? dims[2 * i] : pp->H, W = dims ? dims[2 * i + 1] : pp->W;
         aug_box b = draw_box(pp, h, H, W, oh, ow);
         aug_image *im = &images[i];

@@ -6,7 +6,7 @@
  * CPU and GPU float32 bit-identical.
  *
  * Draws: image i of a delivery with augmentation key K (augment.h: seed, epoch, batch, echo) uses
- * h = rng_mix64(K ^ (i * golden)) as today: flip = bit 0 of h; the crop's uniform draws come from the
+ * h = rng_mix64(K + i * golden) as aug_draw_for: flip = bit 0 of h; the crop's uniform draws come from the
  * sequential generator seeded with h ^ AUG_CROP_STREAM, consumed as torchvision consumes its draws:
  * per attempt one draw for the area fraction, one for the log aspect ratio; after an accepted attempt
  * one for the row offset, one for the column offset. */

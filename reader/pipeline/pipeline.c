@@ -389,8 +389,8 @@ static int resume_setup(pipeline *p)
     }
     if (p->nothing_left)
         return 0;
-    return h5pack_planner_create_at(&pp->setup.op, pp->setup.slots, pp->setup.epochs, pp->start_epoch, p->prefill, g,
-                                    &p->plan);
+    plan_start at = {pp->start_epoch, pp->setup.start_origin, p->prefill, g}; /* origin: start_sample's layout */
+    return h5pack_planner_create_from(&pp->setup.op, pp->setup.slots, pp->setup.epochs, &at, &p->plan);
 }
 
 /* The lock and both conditions, or none of them (-1). */

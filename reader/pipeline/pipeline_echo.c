@@ -31,10 +31,8 @@ int h5pack_pipeline_echo_start(pipeline *p)
     p->sample = s;
     const order_params *op = &p->pp.setup.op;
     size_t B = (size_t)op->batch_size, slots = (size_t)p->pp.prefetch;
-    uint64_t n = h5pack_order_samples_per_epoch(op);
     s->per_epoch = p->batches_per_epoch;
-    size_t last = s->per_epoch ? (size_t)(n - (s->per_epoch - 1) * B) : 0;
-    h5pack_echo_sched_init(&s->sched, p->pp.echo, s->per_epoch, B, last > B ? B : last, op->seed);
+    h5pack_echo_sched_for(&s->sched, p->pp.echo, op, p->pp.start_epoch, p->pp.setup.start_origin);
     size_t pool = (size_t)h5pack_echo_pool_batches(&s->sched);
     s->sources = malloc(B * sizeof *s->sources);
     s->labels = malloc(B * (p->label_bytes ? p->label_bytes : 1));
@@ -74,8 +72,10 @@ uint64_t h5pack_pipeline_next_epoch(const pipeline *p)
 
 uint64_t h5pack_pipeline_prefill_count(const pipeline *p, uint64_t g)
 {
-    const echo_sched *s = p->sample ? &p->sample->sched : NULL;
-    if (!s || !h5pack_echo_composed(s, g)) /* a batch-echoed group on: the pool is not read again */
+    if (!p->sample)
+        return 0;
+    echo_sched view = h5pack_echo_in_epoch(&p->sample->sched, p->pp.start_epoch), *s = &view;
+    if (!h5pack_echo_composed(s, g)) /* a batch-echoed group on: the pool is not read again */
         return 0;
     uint64_t pooled = (uint64_t)h5pack_echo_pool_batches(s);
     return g < pooled ? g : pooled;
@@ -99,7 +99,7 @@ static int fail(pipeline *p, int rc, const char *what, const char *detail, char 
  * number. */
 static int lookahead(const pipeline *p, uint64_t epoch, uint64_t g, uint64_t *out)
 {
-    const echo_sched *s = &p->sample->sched;
+    echo_sched view = h5pack_echo_in_epoch(&p->sample->sched, epoch), *s = &view;
     int n = 0;
     if (!h5pack_echo_composed(s, g))
         return 0;
@@ -177,14 +177,15 @@ int h5pack_pipeline_pool_prefill(pipeline *p, int entry, char *err, size_t err_l
 static int prepare_group(pipeline *p, uint64_t epoch, uint64_t g, char *err, size_t err_len)
 {
     struct echo_state *s = p->sample;
+    echo_sched view = h5pack_echo_in_epoch(&s->sched, epoch);
     uint64_t ahead[64];
     int n = lookahead(p, epoch, g, ahead), rc;
     for (int k = 0; k < n; k++)
         if ((rc = wait_ticket(p, ahead[k], err, err_len)))
             return rc;
-    for (uint32_t d = 0; h5pack_echo_composed(&s->sched, g) && d < s->sched.echo; d++) {
-        uint64_t t = h5pack_echo_window(&s->sched, g, d);
-        if (!h5pack_echo_pooled(&s->sched, t) || s->pool_epoch[t] == epoch + 1)
+    for (uint32_t d = 0; h5pack_echo_composed(&view, g) && d < view.echo; d++) {
+        uint64_t t = h5pack_echo_window(&view, g, d);
+        if (!h5pack_echo_pooled(&view, t) || s->pool_epoch[t] == epoch + 1)
             continue;
         if ((rc = pool_keep(p, h5pack_pipeline_entry(p, h5pack_pipeline_ticket_of(p, epoch, t)), epoch, t, err,
                             err_len)))
@@ -198,12 +199,13 @@ static int prepare_group(pipeline *p, uint64_t epoch, uint64_t g, char *err, siz
 static size_t compose(pipeline *p, int slot, uint64_t epoch, uint64_t g, uint32_t echo)
 {
     struct echo_state *s = p->sample;
+    echo_sched view = h5pack_echo_in_epoch(&s->sched, epoch);
     size_t B = s->sched.batch_size;
     uint64_t *rows = s->indices + (size_t)slot * B;
-    size_t n = h5pack_echo_compose(&s->sched, epoch, g, echo, s->lag, s->pos, s->perm);
+    size_t n = h5pack_echo_compose(&view, epoch, g, echo, s->lag, s->pos, s->perm);
     for (size_t i = 0; i < n; i++) {
-        uint64_t t = h5pack_echo_window(&s->sched, g, s->lag[i]);
-        int pooled = h5pack_echo_pooled(&s->sched, t);
+        uint64_t t = h5pack_echo_window(&view, g, s->lag[i]);
+        int pooled = h5pack_echo_pooled(&view, t);
         uint64_t ticket = pooled ? 0 : h5pack_pipeline_ticket_of(p, epoch, t);
         s->sources[i].buf = pooled ? p->pp.prefetch + (int32_t)t : slot_of(p, ticket);
         s->sources[i].image = s->pos[i];
@@ -226,7 +228,8 @@ int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char
         int rc = echo == 0 || p->deliveries == 0 ? prepare_group(p, e->epoch, g, err, err_len) : 0;
         if (rc)
             return rc;
-        if (h5pack_echo_composed(&p->sample->sched, g)) {
+        echo_sched view = h5pack_echo_in_epoch(&p->sample->sched, e->epoch);
+        if (h5pack_echo_composed(&view, g)) {
             job.count = compose(p, slot, e->epoch, g, echo);
             job.sources = p->sample->sources;
             job.labels = p->labels ? (const int64_t *)(const void *)p->sample->labels : NULL;

@@ -190,7 +190,7 @@ static inline void h5pack_pipeline_wake(pipeline *p)
         pthread_cond_broadcast(&p->work);
 }
 
-/* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index * world + rank, echo). */
+/* Augmentation key of echo ECHO of the batch in E: (seed, epoch, index, echo) at global position rank * count. */
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo);
 
 /* One-pass crops: when E's slot was planned at an output size its epoch no longer has

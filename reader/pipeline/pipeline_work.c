@@ -17,7 +17,8 @@
 uint64_t h5pack_pipeline_batch_key(const pipeline *p, const ring_entry *e, uint32_t echo)
 {
     const order_params *op = &p->pp.setup.op;
-    return aug_batch_key(op->seed, e->epoch, e->index * op->world + op->rank, echo);
+    /* keyed by the global batch and this rank's place in it: the draws do not depend on the split */
+    return aug_batch_key_at(op->seed, e->epoch, e->index, echo, (uint64_t)op->rank * e->count);
 }
 
 int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, uint8_t *dst, const uint8_t **data, char *err,

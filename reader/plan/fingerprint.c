@@ -38,11 +38,12 @@ static void put_augmentation(fp_hash *f, const h5pack_config *cfg)
     put_u64(f, cfg->random_flip ? 1 : 0), put_u64(f, (uint64_t)(int64_t)cfg->random_crop_padding);
 }
 
-/* Patches only: whole-image streams hash nothing more, so their fingerprints keep their values. */
+/* Patches only: their epochs are split by rank (patch_windows.c), so world and batch size enter. */
 static void put_patches(fp_hash *f, const h5pack_config *cfg, const fingerprint_facts *x)
 {
     if (!cfg->patch_size)
         return;
+    put_u64(f, cfg->world), put_u64(f, cfg->batch_size);
     put_u64(f, cfg->patch_size), put_u64(f, cfg->patch_overlap), put_u64(f, (uint64_t)cfg->patch_mode);
     put_u64(f, cfg->patches_per_epoch);
     for (uint64_t i = 0; i < x->n_sizes; i++) {
@@ -60,7 +61,7 @@ uint64_t h5pack_fingerprint(const h5pack_config *cfg, const fingerprint_facts *x
     put_u64(&f, x->channels), put_u64(&f, x->height), put_u64(&f, x->width);
     put_u64(&f, cfg->seed), put_u64(&f, (uint64_t)cfg->order);
     put_u64(&f, cfg->order == H5PACK_ORDER_CHUNK ? x->window : 0); /* the other orders ignore it */
-    put_u64(&f, cfg->world), put_u64(&f, cfg->batch_size), put_u64(&f, cfg->drop_last ? 1 : 0);
+    put_u64(&f, cfg->drop_last ? 1 : 0); /* not world or batch_size: any split resumes (order.h) */
     put_augmentation(&f, cfg);
     put_patches(&f, cfg, x);
     return rng_mix64(f.h);

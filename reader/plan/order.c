@@ -1,4 +1,5 @@
-/* order.c - sample orders per epoch and the chunk access sequence (contract in order.h). */
+/* order.c - the stream of each epoch (contract in order.h); its split into global batches and ranks is
+ * order_layout.c's. */
 #include "order.h"
 
 #include <stdlib.h>
@@ -14,6 +15,8 @@ int h5pack_order_check(const order_params *p)
 {
     if (!p || p->n_samples == 0 || p->samples_per_chunk == 0 || p->batch_size == 0 || p->world == 0 ||
         p->rank >= p->world)
+        return H5PACK_EINVAL;
+    if (p->batch_size > (UINT32_MAX - 1) / p->world) /* positions inside a global batch are 32-bit */
         return H5PACK_EINVAL;
     if ((unsigned)p->kind >= H5PACK_ENUM_COUNT(H5PACK_ORDER_MAP))
         return H5PACK_EINVAL;
@@ -35,23 +38,6 @@ uint64_t h5pack_order_n_chunks(const order_params *p)
     return (p->n_samples + p->samples_per_chunk - 1) / p->samples_per_chunk;
 }
 
-static uint64_t per_rank_before_batching(const order_params *p)
-{
-    return p->drop_last ? p->n_samples / p->world : (p->n_samples + p->world - 1) / p->world;
-}
-
-uint64_t h5pack_order_batches_per_epoch(const order_params *p)
-{
-    uint64_t n = per_rank_before_batching(p);
-    return p->drop_last ? n / p->batch_size : (n + p->batch_size - 1) / p->batch_size;
-}
-
-uint64_t h5pack_order_samples_per_epoch(const order_params *p)
-{
-    uint64_t n = per_rank_before_batching(p);
-    return p->drop_last ? (n / p->batch_size) * p->batch_size : n;
-}
-
 static void shuffle(uint64_t *a, uint64_t n, rng_state *r)
 {
     for (uint64_t i = n; i > 1; i--) {
@@ -62,64 +48,80 @@ static void shuffle(uint64_t *a, uint64_t n, rng_state *r)
     }
 }
 
-/* CHUNK order (see order.h). Each chunk's samples are shuffled once up front (k words per chunk, N in
- * all), then drawn from a window of W active chunks. */
-static int chunk_order(const order_params *p, uint64_t epoch, uint64_t *out)
+/* The CHUNK order's window: W entries, each a slot holding one open chunk. */
+typedef struct window_slot {
+    uint64_t chunk, n, left; /* the chunk, its samples, those not drawn yet */
+    uint32_t id;             /* the slot's number, kept by the chunks that take it (order.h) */
+} window_slot;
+
+typedef struct chunk_walk {
+    const order_params *p;
+    uint64_t epoch, n_chunks, k;
+    uint64_t *perm;   /* the chunks in the order they open */
+    uint64_t *inner;  /* W rows of k: the samples of the chunk open in slot id, shuffled */
+    window_slot *win; /* the first `active` entries are open */
+} chunk_walk;
+
+/* Opens chunk C in slot S: its samples, shuffled inside the chunk by their own stream. */
+static void open_chunk(chunk_walk *cw, window_slot *s, uint64_t c)
 {
-    uint64_t n_chunks = h5pack_order_n_chunks(p), k = p->samples_per_chunk;
-    uint64_t w = p->window < 1 ? 1 : (p->window > n_chunks ? n_chunks : p->window);
-    uint64_t *perm = malloc(n_chunks * sizeof *perm);
-    uint64_t *slots = malloc(w * sizeof *slots);      /* chunk id held by each window slot */
-    uint64_t *left = malloc(w * sizeof *left);        /* samples left in it */
-    uint64_t *inner = malloc(n_chunks * k * sizeof *inner);
-    if (!perm || !slots || !left || !inner) {
-        free(perm), free(slots), free(left), free(inner);
+    const order_params *p = cw->p;
+    uint64_t first = c * cw->k, *row = cw->inner + (uint64_t)s->id * cw->k;
+    s->chunk = c;
+    s->n = s->left = c + 1 == cw->n_chunks ? p->n_samples - first : cw->k;
+    for (uint64_t i = 0; i < s->n; i++)
+        row[i] = first + i;
+    rng_state ri = {rng_key(p->seed, cw->epoch, STREAM_IN_CHUNK, c)};
+    shuffle(row, s->n, &ri);
+}
+
+/* CHUNK order (see order.h). Only the open chunks' samples are held (W * k words), each chunk's shuffled
+ * when it opens; the draws are those of one chunk-permutation stream and one window stream. */
+static int chunk_order(const order_params *p, uint64_t epoch, uint64_t *out, uint32_t *slots)
+{
+    chunk_walk cw = {p, epoch, h5pack_order_n_chunks(p), p->samples_per_chunk, NULL, NULL, NULL};
+    uint64_t w = p->window < 1 ? 1 : (p->window > cw.n_chunks ? cw.n_chunks : p->window);
+    cw.perm = malloc(cw.n_chunks * sizeof *cw.perm);
+    cw.inner = malloc(w * cw.k * sizeof *cw.inner);
+    cw.win = malloc(w * sizeof *cw.win);
+    if (!cw.perm || !cw.inner || !cw.win) {
+        free(cw.perm), free(cw.inner), free(cw.win);
         return H5PACK_ENOMEM;
     }
     rng_state rp = {rng_key(p->seed, epoch, STREAM_CHUNK_PERM, 0)};
-    for (uint64_t c = 0; c < n_chunks; c++)
-        perm[c] = c;
-    shuffle(perm, n_chunks, &rp);
-    /* samples of each chunk, shuffled inside the chunk (rows of INNER; the last chunk may be short) */
-    for (uint64_t c = 0; c < n_chunks; c++) {
-        uint64_t first = c * k, n = (c + 1) * k <= p->n_samples ? k : p->n_samples - first;
-        rng_state ri = {rng_key(p->seed, epoch, STREAM_IN_CHUNK, c)};
-        for (uint64_t i = 0; i < n; i++)
-            inner[c * k + i] = first + i;
-        shuffle(inner + c * k, n, &ri);
-    }
+    for (uint64_t c = 0; c < cw.n_chunks; c++)
+        cw.perm[c] = c;
+    shuffle(cw.perm, cw.n_chunks, &rp);
     uint64_t next_perm = 0, active = 0, emitted = 0;
-    for (; active < w; active++, next_perm++) {
-        slots[active] = perm[next_perm];
-        left[active] = slots[active] == n_chunks - 1 ? p->n_samples - slots[active] * k : k;
+    for (; active < w; active++) {
+        cw.win[active].id = (uint32_t)active;
+        open_chunk(&cw, &cw.win[active], cw.perm[next_perm++]);
     }
     rng_state rw = {rng_key(p->seed, epoch, STREAM_WINDOW, 0)};
     while (active > 0) {
-        uint64_t s = rng_below(&rw, active);
-        uint64_t c = slots[s];
-        uint64_t n = c == n_chunks - 1 ? p->n_samples - c * k : k;
-        out[emitted++] = inner[c * k + (n - left[s])];
-        if (--left[s] == 0) {
-            if (next_perm < n_chunks) {
-                slots[s] = perm[next_perm++];
-                left[s] = slots[s] == n_chunks - 1 ? p->n_samples - slots[s] * k : k;
-            } else { /* window shrinks at the end of the epoch: keep slots dense */
-                active--;
-                slots[s] = slots[active];
-                left[s] = left[active];
-            }
+        window_slot *s = &cw.win[rng_below(&rw, active)];
+        if (slots)
+            slots[emitted] = s->id;
+        out[emitted++] = cw.inner[(uint64_t)s->id * cw.k + (s->n - s->left)];
+        if (--s->left == 0) {
+            if (next_perm < cw.n_chunks)
+                open_chunk(&cw, s, cw.perm[next_perm++]);
+            else /* the window shrinks at the end of the epoch: keep the open entries dense */
+                *s = cw.win[--active];
         }
     }
-    free(perm), free(slots), free(left), free(inner);
+    free(cw.perm), free(cw.inner), free(cw.win);
     return 0;
 }
 
-int h5pack_order_global(const order_params *p, uint64_t epoch, uint64_t *out)
+int h5pack_order_stream(const order_params *p, uint64_t epoch, uint64_t *out, uint32_t *slots)
 {
     if (h5pack_order_check(p))
         return H5PACK_EINVAL;
     if (p->kind == H5PACK_ORDER_CHUNK)
-        return chunk_order(p, epoch, out);
+        return chunk_order(p, epoch, out, slots);
+    if (slots)
+        memset(slots, 0, p->n_samples * sizeof *slots);
     for (uint64_t i = 0; i < p->n_samples; i++)
         out[i] = i;
     if (p->kind == H5PACK_ORDER_RANDOM) {
@@ -129,40 +131,36 @@ int h5pack_order_global(const order_params *p, uint64_t epoch, uint64_t *out)
     return 0;
 }
 
-int h5pack_order_epoch(const order_params *p, uint64_t epoch, uint64_t *out)
+int h5pack_order_global(const order_params *p, uint64_t epoch, uint64_t *out)
 {
-    if (h5pack_order_check(p))
-        return H5PACK_EINVAL;
-    uint64_t per_rank = per_rank_before_batching(p), n = h5pack_order_samples_per_epoch(p);
-    if (p->world == 1 && n == p->n_samples)
-        return h5pack_order_global(p, epoch, out);
-    uint64_t *global = malloc(p->n_samples * sizeof *global);
-    if (!global)
-        return H5PACK_ENOMEM;
-    int rc = h5pack_order_global(p, epoch, global);
-    if (rc == 0) {
-        uint64_t start = (uint64_t)p->rank * per_rank;
-        for (uint64_t i = 0; i < n; i++)
-            out[i] = global[(start + i) % p->n_samples]; /* padding wraps to the order's start */
-    }
-    free(global);
-    return rc;
+    return h5pack_order_stream(p, epoch, out, NULL);
 }
 
 uint64_t h5pack_order_accesses(const order_params *p, const uint64_t *samples, uint64_t n, uint64_t *acc,
                         uint64_t *batch_start)
+{
+    return h5pack_order_accesses_part(p, samples, n, 0, 0, acc, batch_start);
+}
+
+uint64_t h5pack_order_accesses_part(const order_params *p, const uint64_t *samples, uint64_t n, uint64_t keep,
+                                    uint64_t from, uint64_t *acc, uint64_t *batch_start)
 {
     /* last_batch_seen[c] = 1 + the batch that last touched chunk c: no clearing between batches */
     uint64_t n_chunks = h5pack_order_n_chunks(p);
     uint64_t *last_batch_seen = calloc(n_chunks ? n_chunks : 1, sizeof *last_batch_seen);
     if (!last_batch_seen)
         return 0;
-    uint64_t n_acc = 0, b = 0;
+    uint64_t n_acc = 0, b = 0, k = p->samples_per_chunk;
+    /* sample / k by a multiplication (exact for 32-bit samples and k: Lemire, Kaser and Kurz 2019) */
+    int fast = k > 1 && p->n_samples <= UINT32_MAX && k <= UINT32_MAX;
+    uint64_t magic = fast ? UINT64_MAX / k + 1 : 0;
     for (uint64_t first = 0; first < n; first += p->batch_size, b++) {
         batch_start[b] = n_acc;
         uint64_t end = first + p->batch_size < n ? first + p->batch_size : n;
+        if (b >= keep && b < from)
+            continue; /* a batch nobody plans: no accesses */
         for (uint64_t i = first; i < end; i++) {
-            uint64_t c = samples[i] / p->samples_per_chunk;
+            uint64_t c = fast ? (uint64_t)(((unsigned __int128)samples[i] * magic) >> 64) : samples[i] / k;
             if (last_batch_seen[c] != b + 1) {
                 last_batch_seen[c] = b + 1;
                 acc[n_acc++] = c;

@@ -19,6 +19,7 @@
  * until the batch using it last is assembled). Pass 2 also assigns the slots and their generations. */
 #include "plan.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,8 @@
 typedef struct epoch_seq {
     uint64_t epoch;
     int valid;             /* 0 when the epoch is past the configured end */
-    uint64_t *samples;     /* samples_per_epoch */
+    uint64_t n;            /* samples (a resumed epoch's last batch may hold another count) */
+    uint64_t *samples;     /* n (room for batches_per_epoch * batch_size) */
     uint64_t *acc;         /* chunk of each access (n_acc used) */
     uint64_t *batch_start; /* batches_per_epoch + 1 */
     uint64_t n_acc;
@@ -39,7 +41,17 @@ struct planner {
     order_params op;
     size_t slots;
     uint64_t epochs; /* 0 = endless */
-    uint64_t n_chunks, per_epoch, batches_per_epoch;
+    uint64_t n_chunks, per_epoch, batches_per_epoch; /* per_epoch: room for any epoch's samples */
+    uint64_t start_epoch;  /* the first epoch: laid out from start_origin (order.h) */
+    int64_t start_origin;
+    int nxt_pending;       /* a resumed start: nxt is computed when cur ends (see planner_create_from) */
+    /* pass 1 of a resumed start's epoch, where every chunk not used again has key NEVER: the heap is left
+       alone (its entries are the used slots, in any order) while a dead chunk can be evicted: those wait
+       in `dead` in the order of their last uses, which is Belady's choice among equal keys (heap_before);
+       the first miss that finds none rebuilds the heap and goes on with it (lazy = 0) */
+    int lazy;
+    uint32_t *dead;        /* per chunk at most once: chunks whose last use in cur has been planned */
+    size_t dead_head, dead_tail;
     epoch_seq cur, nxt;
     uint64_t base_cur;   /* global position of cur's first access */
     uint64_t *next_use;  /* per access of cur */
@@ -194,14 +206,46 @@ static int epoch_compute(planner *p, epoch_seq *s, uint64_t e)
 {
     s->epoch = e;
     s->valid = p->epochs == 0 || e < p->epochs;
-    s->n_acc = 0;
+    s->n_acc = s->n = 0;
     if (!s->valid)
         return 0;
-    int rc = h5pack_order_epoch(&p->op, e, s->samples);
+    int first = e == p->start_epoch; /* a resumed start's epoch: its skipped batches are not built */
+    int rc = h5pack_order_epoch_part(&p->op, e, first ? p->start_origin : 0, first ? p->skip_b0 : 0,
+                                     first ? p->skip_b1 : 0, s->samples, &s->n);
     if (rc)
         return rc;
-    s->n_acc = h5pack_order_accesses(&p->op, s->samples, p->per_epoch, s->acc, s->batch_start);
-    return s->n_acc == 0 && p->per_epoch > 0 ? H5PACK_ENOMEM : 0;
+    s->n_acc = h5pack_order_accesses_part(&p->op, s->samples, s->n, first ? p->skip_b0 : 0, first ? p->skip_b1 : 0,
+                                          s->acc, s->batch_start);
+    return s->n_acc == 0 && s->n > 0 ? H5PACK_ENOMEM : 0; /* at least the last batch has accesses */
+}
+
+typedef struct epoch_job {
+    planner *p;
+    epoch_seq *s;
+    uint64_t e;
+    int rc;
+} epoch_job;
+
+static void *epoch_job_main(void *arg)
+{
+    epoch_job *j = arg;
+    j->rc = epoch_compute(j->p, j->s, j->e);
+    return NULL;
+}
+
+/* Epochs E (cur) and E + 1 (nxt) at once, on two threads when a thread starts: the two orders are most
+ * of what a (resumed) start costs. */
+static int compute_first_two(planner *p, uint64_t e)
+{
+    epoch_job next = {p, &p->nxt, e + 1, 0};
+    pthread_t helper;
+    int threaded = pthread_create(&helper, NULL, epoch_job_main, &next) == 0;
+    int rc = epoch_compute(p, &p->cur, e);
+    if (threaded)
+        pthread_join(helper, NULL);
+    else
+        epoch_job_main(&next);
+    return rc ? rc : next.rc;
 }
 
 /* next_use of cur's accesses over cur + nxt, and the keys of every cached chunk at cur's start. */
@@ -265,6 +309,53 @@ static void belady_step(planner *p, uint64_t i)
     p->res_start[c] = i;
 }
 
+/* A miss of belady_step, lazily: a dead chunk's slot, or 0 when none is left (the heap takes over). */
+static int lazy_victim(planner *p, uint32_t *slot)
+{
+    if (p->dead_head == p->dead_tail)
+        return 0;
+    *slot = p->chunk_slot[p->dead[p->dead_head++]] - 1;
+    return 1;
+}
+
+/* belady_step without the heap (see `lazy`): the same decisions while dead chunks are there to evict. */
+static void lazy_step(planner *p, uint64_t i)
+{
+    uint64_t c = p->cur.acc[i], pos = p->base_cur + i;
+    uint32_t s;
+    if (p->chunk_slot[c]) { /* hit */
+        s = p->chunk_slot[c] - 1;
+        p->victim[i] = HIT;
+    } else if (p->used < p->slots) { /* a free slot: lowest index first */
+        s = (uint32_t)p->used;
+        p->heap[s] = s, p->heap_pos[s] = s;
+        p->used++;
+        p->victim[i] = NEVER, p->res_end[i] = NEVER;
+    } else if (lazy_victim(p, &s)) { /* the dead chunk used longest ago */
+        uint64_t v = p->slot_chunk[s];
+        p->victim[i] = v, p->res_end[i] = NEVER;
+        p->chunk_slot[v] = 0;
+        if (p->res_start[v] != NEVER)
+            p->res_end[p->res_start[v]] = pos;
+        else
+            p->start_end[v] = pos;
+    } else { /* every cached chunk is used again: Belady's heap from here on */
+        p->lazy = 0;
+        heap_rebuild(p);
+        belady_step(p, i);
+        return;
+    }
+    p->key[s] = p->next_use[i];
+    p->last_use[s] = pos;
+    if (p->victim[i] != HIT) {
+        p->slot_chunk[s] = c;
+        p->chunk_slot[c] = s + 1;
+        p->res_start[c] = i;
+    }
+    if (p->key[s] == NEVER)
+        p->dead[p->dead_tail++] = (uint32_t)c;
+}
+
 /* Pass 1 over cur, then pass 2's view of the chunks cached at cur's start (the same chunks as pass 1's:
  * pass 2's swaps all resolve within an epoch). */
 static void plan_epoch(planner *p)
@@ -273,9 +364,18 @@ static void plan_epoch(planner *p)
         p->res_start[p->slot_chunk[s]] = NEVER;
         p->start_end[p->slot_chunk[s]] = NEVER;
     }
+    /* lazy only where every key past cur is NEVER (nxt not looked at) and nothing is cached yet */
+    p->lazy = p->nxt_pending && p->used == 0;
+    p->dead_head = p->dead_tail = 0;
     for (uint64_t i = 0; i < p->cur.n_acc; i++)
-        if (i < p->skip_a0 || i >= p->skip_a1)
-            belady_step(p, i);
+        if (i < p->skip_a0 || i >= p->skip_a1) {
+            if (p->lazy)
+                lazy_step(p, i);
+            else
+                belady_step(p, i);
+        }
+    if (p->lazy) /* the heap is whole again for the next epoch's keys */
+        heap_rebuild(p), p->lazy = 0;
     for (size_t s = 0; s < p->out_used; s++) {
         uint64_t c = p->out_chunk[s];
         p->end[c] = p->start_end[c];
@@ -288,13 +388,20 @@ static void plan_epoch(planner *p)
 /* Makes the next epoch current and looks one further ahead. Returns 1 when there is no next epoch. */
 static int advance_epoch(planner *p)
 {
-    if (!p->nxt.valid)
+    uint64_t e = p->cur.epoch + 1;
+    if (p->epochs && e >= p->epochs)
         return 1;
     p->base_cur += p->cur.n_acc;
-    epoch_seq t = p->cur;
-    p->cur = p->nxt;
-    p->nxt = t;
-    int rc = epoch_compute(p, &p->nxt, p->cur.epoch + 1);
+    int rc;
+    if (p->nxt_pending) { /* a resumed start computed one epoch: both now */
+        p->nxt_pending = 0;
+        rc = compute_first_two(p, e);
+    } else {
+        epoch_seq t = p->cur;
+        p->cur = p->nxt;
+        p->nxt = t;
+        rc = epoch_compute(p, &p->nxt, e + 1);
+    }
     if (rc)
         return rc;
     p->skip_a0 = p->skip_a1 = p->skip_b0 = p->skip_b1 = 0; /* only the first epoch skips */
@@ -368,7 +475,7 @@ int h5pack_planner_next(planner *p, uint64_t *samples, size_t *count, plan_acces
         }
     }
     uint64_t b = p->batch++, bs = p->op.batch_size;
-    uint64_t first = b * bs, end = first + bs < p->per_epoch ? first + bs : p->per_epoch;
+    uint64_t first = b * bs, end = first + bs < p->cur.n ? first + bs : p->cur.n;
     memcpy(samples, p->cur.samples + first, (end - first) * sizeof *samples);
     *count = (size_t)(end - first);
     uint64_t a0 = p->cur.batch_start[b], a1 = p->cur.batch_start[b + 1];
@@ -402,10 +509,11 @@ static int planner_alloc(planner *p)
     p->chunk_slot = calloc(nc, sizeof *p->chunk_slot);
     p->out_slot = calloc(nc, sizeof *p->out_slot);
     p->doomed_pos = calloc(nc, sizeof *p->doomed_pos);
+    p->dead = malloc((nc ? nc : 1) * sizeof *p->dead);
     p->doomed = calloc(p->slots, sizeof *p->doomed);
     p->heap = calloc(p->slots, sizeof *p->heap);
     p->heap_pos = calloc(p->slots, sizeof *p->heap_pos);
-    if (!p->chunk_slot || !p->out_slot || !p->doomed_pos || !p->doomed || !p->heap || !p->heap_pos)
+    if (!p->chunk_slot || !p->out_slot || !p->doomed_pos || !p->doomed || !p->heap || !p->heap_pos || !p->dead)
         return H5PACK_ENOMEM;
     if (epoch_alloc(&p->cur, p) || epoch_alloc(&p->nxt, p))
         return H5PACK_ENOMEM;
@@ -420,9 +528,17 @@ int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs,
 int h5pack_planner_create_at(const order_params *op, size_t slots, uint64_t epochs, uint64_t start_epoch,
                              uint64_t skip_from, uint64_t skip_to, planner **out)
 {
+    plan_start start = {start_epoch, 0, skip_from, skip_to};
+    return h5pack_planner_create_from(op, slots, epochs, &start, out);
+}
+
+int h5pack_planner_create_from(const order_params *op, size_t slots, uint64_t epochs, const plan_start *start,
+                               planner **out)
+{
     *out = NULL;
+    uint64_t skip_from = start->skip_from, skip_to = start->skip_to;
     if (h5pack_order_check(op) || slots == 0 || h5pack_order_n_chunks(op) > UINT32_MAX - 1 || skip_from > skip_to ||
-        (skip_to > skip_from && skip_to >= h5pack_order_batches_per_epoch(op)) || start_epoch == UINT64_MAX)
+        (skip_to > skip_from && skip_to >= h5pack_order_batches_per_epoch(op)) || start->epoch == UINT64_MAX)
         return H5PACK_EINVAL;
     planner *p = calloc(1, sizeof *p);
     if (!p)
@@ -433,19 +549,29 @@ int h5pack_planner_create_at(const order_params *op, size_t slots, uint64_t epoc
     p->slots = slots < h5pack_order_n_chunks(op) ? slots : (size_t)h5pack_order_n_chunks(op);
     p->epochs = epochs;
     p->n_chunks = h5pack_order_n_chunks(op);
-    p->per_epoch = h5pack_order_samples_per_epoch(op);
     p->batches_per_epoch = h5pack_order_batches_per_epoch(op);
+    p->per_epoch = p->batches_per_epoch * op->batch_size;
+    p->start_epoch = start->epoch, p->start_origin = start->origin;
+    if (skip_to > skip_from)
+        p->skip_b0 = skip_from, p->skip_b1 = skip_to;
+    /* A resumed start computes its own epoch alone, and its plan does not look into the next one: a
+     * chunk not used again in it counts as never used again. Its hits are Belady's all the same (a chunk
+     * needed later in the epoch is never evicted while a dead one is cached); the next epoch may miss a
+     * few chunks the lookahead would have kept. What a resume costs is then one epoch's order and plan:
+     * the first batch comes that much sooner. A start at epoch 0, batch 0 plans exactly as always (the
+     * simulator's counts). */
+    int resumed = start->epoch > 0 || skip_to > 0 || start->origin != 0;
     int rc = planner_alloc(p);
-    if (rc == 0)
-        rc = epoch_compute(p, &p->cur, start_epoch);
-    if (rc == 0)
-        rc = epoch_compute(p, &p->nxt, start_epoch + 1);
+    if (rc == 0 && resumed) {
+        rc = epoch_compute(p, &p->cur, start->epoch);
+        p->nxt_pending = p->cur.valid;
+    } else if (rc == 0) {
+        rc = compute_first_two(p, start->epoch);
+    }
     if (rc)
         goto fail;
-    if (skip_to > skip_from) {
-        p->skip_b0 = skip_from, p->skip_b1 = skip_to;
+    if (skip_to > skip_from)
         p->skip_a0 = p->cur.batch_start[skip_from], p->skip_a1 = p->cur.batch_start[skip_to];
-    }
     compute_next_uses(p);
     plan_epoch(p);
     *out = p;
@@ -465,5 +591,6 @@ void h5pack_planner_free(planner *p)
     free(p->seen_epoch);
     free(p->slot_chunk), free(p->key), free(p->last_use), free(p->out_chunk), free(p->slot_gen);
     free(p->chunk_slot), free(p->out_slot), free(p->doomed_pos), free(p->doomed), free(p->heap), free(p->heap_pos);
+    free(p->dead);
     free(p);
 }

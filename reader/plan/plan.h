@@ -41,11 +41,24 @@ typedef struct planner planner;
 /* EPOCHS = 0: endless. Returns 0, H5PACK_EINVAL or H5PACK_ENOMEM. */
 int h5pack_planner_create(const order_params *op, size_t slots, uint64_t epochs, planner **out);
 
-/* The same plan for a resumed run: it starts at epoch START_EPOCH with an empty cache (EPOCHS still
- * counts from epoch 0: past it, nothing is planned), and batches [SKIP_FROM, SKIP_TO) of that first
- * epoch are neither planned nor counted as uses (SKIP_TO < batches per epoch; SKIP_FROM = SKIP_TO: none).
- * The batches planned hold exactly the samples of the uninterrupted run's; only hits and misses differ
- * (the cache starts cold). The cost is the order of two epochs, whatever START_EPOCH. */
+/* Where a resumed run's plan starts: epoch EPOCH, laid out from ORIGIN (h5pack_order_start; 0: the
+ * epoch's own layout), and batches [SKIP_FROM, SKIP_TO) of that first epoch are neither planned nor
+ * counted as uses (SKIP_TO < batches per epoch; SKIP_FROM = SKIP_TO: none). Later epochs are laid out
+ * from origin 0. */
+typedef struct plan_start {
+    uint64_t epoch;
+    int64_t origin;
+    uint64_t skip_from, skip_to;
+} plan_start;
+
+/* The same plan for a resumed run: it starts at START with an empty cache (EPOCHS still counts from
+ * epoch 0: past it, nothing is planned). The batches planned hold exactly the samples of the
+ * uninterrupted run's (of a run with that layout); only hits and misses differ (the cache starts cold).
+ * The cost is the order of two epochs, whatever START's epoch. */
+int h5pack_planner_create_from(const order_params *op, size_t slots, uint64_t epochs, const plan_start *start,
+                               planner **out);
+
+/* h5pack_planner_create_from with origin 0. */
 int h5pack_planner_create_at(const order_params *op, size_t slots, uint64_t epochs, uint64_t start_epoch,
                              uint64_t skip_from, uint64_t skip_to, planner **out);
 

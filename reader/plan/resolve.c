@@ -22,6 +22,11 @@ int h5pack_reader_check_config(const h5pack_config *cfg, char *err, size_t err_l
         bad = "images_dataset must name a dataset";
     else if (cfg->rank >= cfg->world)
         bad = "rank must be < world";
+    else if (cfg->start_sample && cfg->start_batch)
+        bad = "start_batch and start_sample both name where to start: set one (start_sample: a position of "
+              "the epoch's order, from any split of any global batch; start_batch: this run's batch)";
+    else if (cfg->start_sample && cfg->patch_size)
+        bad = "start_sample is for whole images: patches resume with start_batch, in the same world";
     else if (cfg->dtype == H5PACK_DTYPE_UINT8 && cfg->crop == H5PACK_CROP_NONE &&
              (cfg->random_flip || cfg->random_crop_padding))
         /* refused rather than ignored: training on unflipped images by mistake is silent */
@@ -51,6 +56,8 @@ int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry 
                        cfg->rank, cfg->world, cfg->drop_last, cfg->batch_size};
     out->op = op;
     out->epochs = cfg->epochs;
+    out->start_epoch = cfg->start_epoch, out->start_batch = cfg->start_batch, out->start_echo = cfg->start_echo;
+    out->start_origin = 0;
     if (h5pack_order_check(&op)) {
         snprintf(err, err_len, "invalid order parameters (samples %llu, batch %zu, rank %u of %u)",
                  (unsigned long long)g->n_samples, cfg->batch_size, cfg->rank, cfg->world);
@@ -64,12 +71,13 @@ int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry 
     return 0;
 }
 
-uint64_t h5pack_reader_derived_window(const source_geometry *g, size_t slots, size_t batch)
+uint64_t h5pack_reader_derived_window(const source_geometry *g, size_t slots, uint64_t batch)
 {
     /* every batch of BATCH samples starts at most ceil(BATCH / k) + 1 chunks (one that starts near its end
-     * continues into the next batch) */
+     * continues into the next batch); a rank's share of a global batch, arranged by slot, mostly reads its
+     * own chunks (order.h) */
     uint64_t k = g->samples_per_chunk ? g->samples_per_chunk : 1;
-    uint64_t started = ((uint64_t)batch + k - 1) / k + 1;
+    uint64_t started = (batch + k - 1) / k + 1;
     uint64_t w = h5pack_order_default_window(g->n_chunks, g->chunk_bytes);
     if (slots >= g->n_chunks)
         return w; /* the whole file stays cached */

@@ -10,9 +10,14 @@
  *                  shrunk to what the cache holds beside the chunks one batch may start:
  *                  min(default, slots - (ceil(batch / k) + 1)), at least 1, or the default when the cache
  *                  holds the whole file (h5pack_reader_derived_window).
- *                  Clamped to [1, n_chunks]. The order depends on the file, seed, batch, world and the
- *                  cache (or window) that every rank of a job sets alike, never on threads, CPUs or
- *                  timing; ranks that set different caches get different fingerprints.
+ *                  Clamped to [1, n_chunks]. The order depends on the file, seed, the global batch and
+ *                  the cache (or window) that every rank of a job sets alike, never on threads, CPUs or
+ *                  timing, nor on how the global batch is split into ranks; ranks that set different
+ *                  caches get different fingerprints. A cache that leaves a window under the default
+ *                  derives another one for another batch_size: a resume with another split then needs
+ *                  window set to the saved one (the fingerprint check names it).
+ *   start          config.start_epoch/start_batch/start_echo, or the position start_sample names
+ *                  (resume.h: h5pack_reader_check_start resolves it).
  * There is no cache check: every cache opens (at least one slot). The window taken from the cache keeps
  * the chunk order at read amplification 1; an explicit window larger than the cache re-reads chunks. */
 #ifndef H5PACK_RESOLVE_H
@@ -32,6 +37,11 @@ typedef struct reader_setup {
     int window_derived;     /* 1: the window comes from the file and the cache (config window 0) */
     int threads;
     uint64_t epochs;        /* 0 = endless */
+    /* the first delivery: echo start_echo of batch start_batch of epoch start_epoch, that epoch laid out
+       from start_origin (order.h; 0 unless the start came from config.start_sample) */
+    uint64_t start_epoch, start_batch;
+    uint32_t start_echo;
+    int64_t start_origin;
 } reader_setup;
 
 /* Checks the config fields that need no file (EINVAL with the field's name in ERR), struct_size included. */
@@ -45,8 +55,9 @@ int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry 
 /* The chunk order's window for config window 0: the file's default window, shrunk so that SLOTS hold it
  * plus the chunks one batch of BATCH samples may start (ceil(BATCH / k) + 1). Then, at any batch, the
  * chunks the epoch still needs fit the cache and Belady's plan never evicts one: every chunk is read
- * once per epoch, whatever the cache size. */
-uint64_t h5pack_reader_derived_window(const source_geometry *g, size_t slots, size_t batch);
+ * once per epoch, whatever the cache size (with world > 1 a rank's share of each global batch comes from
+ * its own band of the window's slots, order.h, and needs fewer). */
+uint64_t h5pack_reader_derived_window(const source_geometry *g, size_t slots, uint64_t batch);
 
 /* The per-channel mean/std in [0,1] units that the output uses. EINVAL for NORM_FILE on a file without
  * stored statistics, or a custom std of 0. */

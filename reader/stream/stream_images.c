@@ -142,7 +142,7 @@ static int start(image_stream *s, const char *path, const h5pack_config *cfg, h5
         (rc = create_backend(s, cfg, mean, std, err, err_len)))
         return rc;
     pipeline_params pp = {s->src, s->base.be, s->setup, cfg->echo, s->bp.slots, h5pack_augment_sample_echo(cfg),
-                          cfg->start_epoch, cfg->start_batch, cfg->start_echo};
+                          s->setup.start_epoch, s->setup.start_batch, s->setup.start_echo}; /* resolved (resume.h) */
     if ((rc = h5pack_pipeline_start(&pp, &s->pipe, err, err_len)))
         return rc;
     fill_info(s, cfg, mean, std, info);

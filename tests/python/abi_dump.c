@@ -62,6 +62,7 @@ int main(void)
     printf("h5pack_config.patch_overlap %zu\n", offsetof(h5pack_config, patch_overlap));
     printf("h5pack_config.patch_mode %zu\n", offsetof(h5pack_config, patch_mode));
     printf("h5pack_config.patches_per_epoch %zu\n", offsetof(h5pack_config, patches_per_epoch));
+    printf("h5pack_config.start_sample %zu\n", offsetof(h5pack_config, start_sample));
     printf("h5pack_info size %zu\n", sizeof(h5pack_info));
     printf("h5pack_info.struct_size %zu\n", offsetof(h5pack_info, struct_size));
     printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));

@@ -84,7 +84,8 @@ static void check_echo(h5pack_dtype dtype, int flip)
 }
 
 /* With flips and crops, every delivery (echoes included) equals the reference conversion of the same
- * images with the key of (seed, epoch, index * world + rank, echo): fresh draws per echo and per rank. */
+ * images with the key of (seed, epoch, index, echo) at the rank's place in the global batch (rank * count):
+ * fresh draws per echo and per rank. */
 static void test_augmented_echoes(void)
 {
     h5pack_config c = small_config();
@@ -107,14 +108,14 @@ static void test_augmented_echoes(void)
     while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
         for (size_t i = 0; i < b.count; i++)
             h5fix_image(&spec_ok, b.indices[i], in + i * img);
-        uint64_t key = aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, b.echo);
+        uint64_t key = aug_batch_key_at(c.seed, b.epoch, b.index, b.echo, (uint64_t)c.rank * b.count);
         h5pack_backend_convert_ref(&bp, in, NULL, want, 0, b.count, key);
         CHECK_MSG(memcmp(b.data, want, b.count * out_img) == 0, "batch %llu echo %u differs from the reference",
                   (unsigned long long)b.index, b.echo);
         if (b.echo == 1) { /* the echo's draws differ from the fresh batch's */
             float *fresh = malloc(b.count * out_img);
             h5pack_backend_convert_ref(&bp, in, NULL, fresh, 0, b.count,
-                                aug_batch_key(c.seed, b.epoch, b.index * c.world + c.rank, 0));
+                                aug_batch_key_at(c.seed, b.epoch, b.index, 0, (uint64_t)c.rank * b.count));
             echo_differs += memcmp(fresh, b.data, b.count * out_img) != 0;
             free(fresh);
         }

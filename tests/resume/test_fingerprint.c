@@ -1,8 +1,8 @@
-/* test_fingerprint.c - h5pack_info.order_fingerprint: the same for settings that do not change a rank's
- * order or draws (rank, threads, cache, prefetch, dtype, normalisation, epochs, the start position),
- * different for each one that does (seed, world, window, order, batch size, drop_last, echo, echo mode,
- * crop, flip, padding, the file's geometry); h5pack_describe reports the same value without opening a
- * reader. */
+/* test_fingerprint.c - h5pack_info.order_fingerprint: the same for settings that do not change the
+ * stream's order or draws, or that only split it (rank, threads, cache, prefetch, dtype, normalisation,
+ * epochs, the start position, world and batch size: a checkpoint loads into any split, order.h),
+ * different for each one that does (seed, window, order, drop_last, echo, echo mode, crop, flip,
+ * padding, the file's geometry); h5pack_describe reports the same value without opening a reader. */
 #include <unistd.h>
 
 #include "check.h"
@@ -47,14 +47,16 @@ TWEAK(t_dtype, c->dtype = H5PACK_DTYPE_UINT8)
 TWEAK(t_norm, c->norm = H5PACK_NORM_NONE)
 TWEAK(t_epochs, c->epochs = 5)
 TWEAK(t_start, (c->start_epoch = 3, c->start_batch = 1))
+TWEAK(t_start_sample, (c->start_epoch = 3, c->start_sample = 33))
+TWEAK(t_world, c->world = 3)
+TWEAK(t_batch, c->batch_size = 17)
+TWEAK(t_split, (c->world = 4, c->batch_size = 8)) /* the same global batch, split otherwise */
 TWEAK(t_echo_mode_alone, c->echo_mode = H5PACK_ECHO_SAMPLE) /* echo 1: sample echo delivers like batch echo */
 TWEAK(t_scale_without_rrc, c->scale_min = 0.5)           /* no random resized crop: the range is unused */
 
 TWEAK(t_seed, c->seed = 8)
-TWEAK(t_world, c->world = 3)
 TWEAK(t_window, c->window = 5)
 TWEAK(t_order, c->order = H5PACK_ORDER_RANDOM)
-TWEAK(t_batch, c->batch_size = 17)
 TWEAK(t_drop_last, c->drop_last = 1)
 TWEAK(t_echo, c->echo = 2)
 TWEAK(t_echo_mode, (c->echo = 2, c->echo_mode = H5PACK_ECHO_SAMPLE))
@@ -84,8 +86,10 @@ int main(void)
         {"rank", t_rank, 1}, {"threads", t_threads, 1}, {"cache", t_cache, 1}, {"prefetch", t_prefetch, 1},
         {"dtype", t_dtype, 1}, {"norm", t_norm, 1}, {"epochs", t_epochs, 1}, {"start position", t_start, 1},
         {"echo_mode with echo 1", t_echo_mode_alone, 1}, {"scale without the crop", t_scale_without_rrc, 1},
-        {"seed", t_seed, 0}, {"world", t_world, 0}, {"window", t_window, 0}, {"order", t_order, 0},
-        {"batch_size", t_batch, 0}, {"drop_last", t_drop_last, 0}, {"echo", t_echo, 0},
+        {"start_sample", t_start_sample, 1}, {"world", t_world, 1}, {"batch_size", t_batch, 1},
+        {"another split of the global batch", t_split, 1},
+        {"seed", t_seed, 0}, {"window", t_window, 0}, {"order", t_order, 0},
+        {"drop_last", t_drop_last, 0}, {"echo", t_echo, 0},
         {"echo_mode", t_echo_mode, 0}, {"crop", t_crop, 0}, {"scale", t_scale, 0}, {"ratio", t_ratio, 0},
         {"flip", t_flip, 0}, {"padding", t_padding, 0},
     };
