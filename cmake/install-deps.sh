@@ -6,8 +6,9 @@
 #   --with-mpi     Open MPI (compiler wrappers, mpirun): the build then makes h5pack convert under mpirun
 #                  (docs/scale-out.md), and the MPI tests run
 set -euo pipefail
+# libcurl4-openssl-dev (with OpenSSL's libcrypto): the http(s):// and s3:// stores; optional to the build
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
-      libdeflate-dev zlib1g-dev)
+      libdeflate-dev zlib1g-dev libcurl4-openssl-dev)
 for opt in "$@"; do
   case $opt in
   --with-python)

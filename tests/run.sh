@@ -11,6 +11,9 @@ bash cmake/install-deps.sh --with-python --with-mpi || { echo "could not install
 # numpy, jax (CPU) and tensorflow-cpu in a venv without torch: the framework front-ends' test must run here.
 bash cmake/install-frameworks.sh || echo "could not make the frameworks venv (PyPI): python_frameworks will fail" >&2
 export H5PACK_REQUIRE_FRAMEWORKS=1
+# moto (an S3-compatible server on 127.0.0.1) in a venv: the s3:// store's test (tests/remote/test_s3.py) must run here.
+bash cmake/install-s3-test.sh || echo "could not make the s3 test venv (PyPI): remote_s3 will fail" >&2
+export H5PACK_REQUIRE_S3_TEST=1
 jobs=$(nproc)
 # The memcheck test (valgrind over a generated corpus, label "memcheck", in the plain build) fails
 # instead of skipping when valgrind or PIL is missing: here it must run.

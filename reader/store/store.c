@@ -115,7 +115,7 @@ int h5pack_store_superblock_version(store *s)
     /* HDF5 looks at 0, then at every power of two from 512 (a user block before the superblock); the
      * superblock's version is the byte after the signature */
     for (uint64_t at = 0; at + sizeof got <= s->size; at = at ? 2 * at : 512) {
-        if (s->ops->read(s, at, got, sizeof got, why, sizeof why) != 0)
+        if ((s->ops->read_meta ? s->ops->read_meta : s->ops->read)(s, at, got, sizeof got, why, sizeof why) != 0)
             return -2;
         if (!memcmp(got, signature, sizeof signature))
             return got[8];

@@ -23,6 +23,9 @@ typedef struct store_ops {
     /* Exactly LEN bytes at OFFSET into DST: 0, or EIO (the transport failed) / ECORRUPT (the object ends
      * before OFFSET + LEN), with the reason in ERR. */
     int (*read)(store *s, uint64_t offset, void *dst, size_t len, char *err, size_t err_len);
+    /* Optional (NULL: read). The same for HDF5's metadata: small reads, one after another, near each other;
+     * a store that pays a round trip per request may serve them from larger blocks it reads ahead. */
+    int (*read_meta)(store *s, uint64_t offset, void *dst, size_t len, char *err, size_t err_len);
     /* Optional (NULL: the object cannot change). 0 while the object is as it was at open, else ECORRUPT
      * (or EIO) with what changed in ERR. */
     int (*check)(store *s, char *err, size_t err_len);

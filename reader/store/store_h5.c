@@ -135,7 +135,9 @@ static herr_t sh_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, s
     }
     uint64_t end = f->s->size, have = addr >= end ? 0 : end - addr < size ? end - addr : size;
     char why[256] = "";
-    if (have && f->s->ops->read(f->s, addr, buf, (size_t)have, why, sizeof why) != 0) {
+    int (*rd)(store *, uint64_t, void *, size_t, char *, size_t) =
+        type != H5FD_MEM_DRAW && f->s->ops->read_meta ? f->s->ops->read_meta : f->s->ops->read;
+    if (have && rd(f->s, addr, buf, (size_t)have, why, sizeof why) != 0) {
         H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_IO, H5E_READERROR, "%s", why);
         return -1;
     }
