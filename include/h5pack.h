@@ -208,6 +208,9 @@ typedef enum h5pack_patch_mode { H5PACK_PATCH_MODE_MAP(H5PACK_ENUM_VALUE_) } h5p
 
 #define H5PACK_MAX_CHANNELS 4
 
+/* h5pack_config.epochs for a reader without end (the default; Python's epochs=None). */
+#define H5PACK_EPOCHS_ENDLESS UINT64_MAX
+
 /* Reader configuration (an input struct). Start from H5PACK_CONFIG_DEFAULTS (or h5pack_config_init())
  * and change fields; the default of each field is written next to it. A zeroed struct is rejected
  * (struct_size 0), never taken as "all fields 0". The reader copies the struct (and the strings) at
@@ -237,7 +240,9 @@ typedef struct h5pack_config {
     uint32_t echo;              /* 1: deliver each batch this many times (batch echoing); 1 = off.
                                    Echoes reuse the batch (no second read or copy) with fresh
                                    augmentation draws */
-    uint64_t epochs;            /* 0: endless; else h5pack_next() returns H5PACK_END after that many */
+    uint64_t epochs;            /* H5PACK_EPOCHS_ENDLESS: no end; else h5pack_next() returns H5PACK_END
+                                   after that many. 0 is H5PACK_EINVAL (a run of no epoch is a mistake,
+                                   and "0 = endless" surprised users who wrote epochs=0) */
     int threads;                /* 0: the CPUs this process may use (affinity, cgroup quota), divided
                                    by LOCAL_WORLD_SIZE when set */
     int prefetch;               /* 4: batch buffers in the ring (batches prepared ahead of the consumer) */
@@ -306,7 +311,7 @@ typedef struct h5pack_config {
         .struct_size = sizeof(h5pack_config), .images_dataset = "images", .labels_dataset = "labels",     \
         .input_layout = H5PACK_LAYOUT_AUTO, .batch_size = 256, .cache_bytes = (size_t)1 << 30,           \
         .order = H5PACK_ORDER_CHUNK, .window = 0, .seed = 0, .rank = 0, .world = 1, .drop_last = 0,       \
-        .echo = 1, .epochs = 0, .threads = 0, .prefetch = 4, .device = H5PACK_DEVICE_AUTO, .gpu_id = 0,   \
+        .echo = 1, .epochs = H5PACK_EPOCHS_ENDLESS, .threads = 0, .prefetch = 4, .device = H5PACK_DEVICE_AUTO, .gpu_id = 0,   \
         .device_memory_limit = 0, .dtype = H5PACK_DTYPE_FLOAT32, .output_layout = H5PACK_LAYOUT_NCHW,     \
         .norm = H5PACK_NORM_IMAGENET, .mean = {0, 0, 0, 0}, .std = {1, 1, 1, 1}, .random_flip = 0,        \
         .random_crop_padding = 0, .cuda_stream = NULL, .crop = H5PACK_CROP_NONE, .output_height = 0,      \

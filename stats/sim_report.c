@@ -38,7 +38,7 @@ static void print_header(const sim_report *r)
                d->chunked ? "chunks" : "no chunks: read units", (unsigned long long)d->samples_per_chunk, cb,
                d->n_filters ? d->filters : "no filters", h5pack_read_path_name(d->read_path));
     printf("batch %zu, %llu epoch(s), seed %llu, HDF5 model: nslots %llu, w0 %.2f\n\n", r->cfg->batch_size,
-           (unsigned long long)(r->cfg->epochs ? r->cfg->epochs : 1), (unsigned long long)r->cfg->seed,
+           (unsigned long long)(r->cfg->epochs == H5PACK_EPOCHS_ENDLESS ? 1 : r->cfg->epochs), (unsigned long long)r->cfg->seed,
            (unsigned long long)r->nslots, r->w0);
 }
 

@@ -38,7 +38,7 @@ ALIASES = (
     Alias("world", ("world",), "plain", KEEP),
     Alias("drop_last", ("drop_last",), "flag", KEEP),
     Alias("echo", ("echo",), "plain", KEEP),
-    Alias("epochs", ("epochs",), "plain", 0),
+    Alias("epochs", ("epochs",), "plain", (1 << 64) - 1),  # None: H5PACK_EPOCHS_ENDLESS
     Alias("threads", ("threads",), "plain", 0),
     Alias("prefetch", ("prefetch",), "plain", KEEP),
     Alias("device", ("device", "gpu_id"), "device", KEEP),

@@ -35,7 +35,7 @@
     X(world, U32, 1, U32_MAX_D, NULL, "ranks sharing one global order")                                         \
     X(drop_last, INT, 0, 1, NULL, "1: drop the short last batch")                                               \
     X(echo, U32, 1, U32_MAX_D, NULL, "deliveries of each batch (batch echoing; 1 = off)")                       \
-    X(epochs, U64, 0, 18446744073709551615.0, NULL, "epochs to run (0 = endless)")                              \
+    X(epochs, U64, 1, 18446744073709551615.0, NULL, "epochs to run (18446744073709551615 = endless)")           \
     X(threads, INT, 0, H5PACK_MAX_THREADS, NULL, "worker threads (0 = the CPUs this process may use)")          \
     X(prefetch, INT, 1, 1024, NULL, "batch buffers in the ring")                                                \
     X(device, ENUM, 0, LAST(DEVICE), NAMES(DEVICE), "where batches are delivered")                              \

@@ -55,7 +55,7 @@ int h5pack_reader_resolve_setup(const h5pack_config *cfg, const source_geometry 
     order_params op = {cfg->order, g->n_samples, g->samples_per_chunk, window < 1 ? 1 : window, cfg->seed,
                        cfg->rank, cfg->world, cfg->drop_last, cfg->batch_size};
     out->op = op;
-    out->epochs = cfg->epochs;
+    out->epochs = cfg->epochs == H5PACK_EPOCHS_ENDLESS ? 0 : cfg->epochs; /* the planners' 0 = endless */
     out->start_epoch = cfg->start_epoch, out->start_batch = cfg->start_batch, out->start_echo = cfg->start_echo;
     out->start_origin = 0;
     if (h5pack_order_check(&op)) {

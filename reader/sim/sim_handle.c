@@ -181,7 +181,7 @@ static int prepare_run(h5pack_sim *sim, const h5pack_sim_params *p, sim_setup *s
         return h5pack_errf(rc, sim->err, sizeof sim->err, "%s: %s", sim->path, msg);
     s->op = rs.op;
     s->slots = rs.slots;
-    s->epochs = cfg.epochs ? cfg.epochs : 1;
+    s->epochs = cfg.epochs == H5PACK_EPOCHS_ENDLESS ? 1 : cfg.epochs; /* endless: one epoch tells the rest */
     s->policy = p->policy;
     s->cache_bytes = p->cache_bytes, s->hdf5_nslots = p->hdf5_nslots, s->hdf5_w0 = p->hdf5_w0;
     r->order = cfg.order;

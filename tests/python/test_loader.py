@@ -455,6 +455,8 @@ class Errors(unittest.TestCase):
                 ({"cache": 0}, f"cache=0: invalid configuration: cache_bytes must be 1 .. {u64}"),
                 ({"flip": 2}, "flip=2: invalid configuration: random_flip must be 0 .. 1"),
                 ({"echo": 0}, f"echo=0: invalid configuration: echo must be 1 .. {u32}"),
+                # issue 41.6: epochs=0 once streamed without end; None is endless, 0 a mistake
+                ({"epochs": 0}, f"epochs=0: invalid configuration: epochs must be 1 .. {u64}"),
                 ({"order": "shuffled"}, "invalid configuration: order must be one of sequential/random/chunk"),
                 ({"norm": "custom"}, "norm='custom': give the values instead, norm=(mean, std)"),  # not "none"
                 ({"norm": "bogus"}, "norm must be one of imagenet/file/none or a (mean, std) pair"),
@@ -469,8 +471,8 @@ class Errors(unittest.TestCase):
 
     def test_values_in_the_parameters_own_unit(self):
         """What the table accepts, the keyword accepts in the parameter's own unit: 0/1 for flags, plain
-        ints for byte counts, 0 for the table's "unset", enum names in any case."""
-        with loader(flip=1, drop_last=0, cache=1 << 20, device_memory_limit=0, window=0, epochs=0, threads=0,
+        ints for byte counts, 0 for the table's "unset", enum names in any case; epochs=None is endless."""
+        with loader(flip=1, drop_last=0, cache=1 << 20, device_memory_limit=0, window=0, epochs=None, threads=0,
                     order="SEQUENTIAL", center_ratio=0, patches_per_epoch=None) as ld:
             self.assertEqual((ld._cfg.random_flip, ld._cfg.cache_bytes, ld._cfg.order), (1, 1 << 20, 0))
 

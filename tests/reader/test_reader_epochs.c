@@ -1,5 +1,7 @@
 /* test_reader_epochs.c - config.epochs: exactly that many epochs, then H5PACK_END; a huge count (the
- * batch total past 2^64) means "no end in practice", not a wrapped total that ends the run early. */
+ * batch total past 2^64) means "no end in practice", not a wrapped total that ends the run early;
+ * H5PACK_EPOCHS_ENDLESS has no end and 0 is refused (issue 41.6: it used to mean endless). */
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -43,6 +45,16 @@ int main(void)
     /* 4 * (2^62 + 1) wraps to 4 in 64 bits: the run must not end after one epoch */
     CHECK_EQ_U64(count_batches(path, ((uint64_t)1 << 62) + 1, 12, &last), 12);
     CHECK_EQ_U64(last, 2);
+    /* H5PACK_EPOCHS_ENDLESS (the default) has no end; 0 is refused, naming the field */
+    CHECK_EQ_U64(count_batches(path, H5PACK_EPOCHS_ENDLESS, 40, &last), 40);
+    CHECK_EQ_U64(last, 9);
+    h5pack_config c = H5PACK_CONFIG_DEFAULTS;
+    CHECK_EQ_U64(c.epochs, H5PACK_EPOCHS_ENDLESS);
+    c.device = H5PACK_DEVICE_CPU, c.epochs = 0;
+    h5pack_reader *r = NULL;
+    CHECK_EQ_INT(h5pack_open(path, &c, &r), H5PACK_EINVAL);
+    CHECK_MSG(strstr(h5pack_last_error(r), "epochs") != NULL, "error: %s", h5pack_last_error(r));
+    h5pack_close(r);
     unlink(path);
     return 0;
 }

@@ -153,7 +153,7 @@ static void test_close_mid_epoch(void)
 {
     for (int threads = 1; threads <= 4; threads++) {
         h5pack_config c = small_config();
-        c.threads = threads, c.prefetch = 1, c.epochs = 0, c.order = H5PACK_ORDER_RANDOM;
+        c.threads = threads, c.prefetch = 1, c.epochs = H5PACK_EPOCHS_ENDLESS, c.order = H5PACK_ORDER_RANDOM;
         h5pack_reader *r = open_ok(path_ok, &c);
         h5pack_batch b = H5PACK_BATCH_INIT;
         for (int i = 0; i < 5; i++) {

@@ -128,7 +128,7 @@ static void check_invalid_positions(const char *path)
     CHECK_EQ_U64(st.batches, 0);
     h5pack_close(r);
     /* endless: a resume far into the run starts there */
-    c.epochs = 0, c.start_epoch = 1000000, c.start_batch = 12, c.start_echo = 1;
+    c.epochs = H5PACK_EPOCHS_ENDLESS, c.start_epoch = 1000000, c.start_batch = 12, c.start_echo = 1;
     CHECK_OK(h5pack_open(path, &c, &r));
     CHECK_OK(h5pack_next(r, &b));
     CHECK_EQ_U64(b.epoch, 1000000);

@@ -216,7 +216,7 @@ static h5pack_config draw_config(int kind)
     c.threads = 1 + (int)rnd(4);
     c.prefetch = 2 + (int)rnd(3);
     c.dtype = rnd(3) ? H5PACK_DTYPE_FLOAT32 : H5PACK_DTYPE_UINT8;
-    c.epochs = rnd(2) ? 0 : 2;
+    c.epochs = rnd(2) ? H5PACK_EPOCHS_ENDLESS : 2;
     c.drop_last = kind != K_SIZES && kind != K_TILES && rnd(4) == 0; /* those have fewer samples than a batch */
     int flip = c.dtype == H5PACK_DTYPE_FLOAT32 && rnd(2);
     static const uint32_t outs[] = {8, 12, 20};
