@@ -6,18 +6,5 @@
 # Usage: install-s3-test.sh [VENV_DIR]   (default: build-venv-s3 in the source tree)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-venv=${1:-$src/build-venv-s3}
-pins=("moto[s3]==5.1.22" flask==3.1.3 flask-cors==6.0.5)
-stamp="$venv/.h5pack-pins"
-if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${pins[*]}" ]; then
-    echo "s3 test venv: $venv (${pins[*]})"
-    exit 0
-fi
-python3=/usr/bin/python3
-"$python3" -m venv --help >/dev/null 2>&1 || { echo "python3 -m venv needs python3-venv" >&2; exit 1; }
-rm -rf "$venv"
-"$python3" -m venv "$venv"
-export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
-"$venv/bin/pip" install -q "${pins[@]}"
-echo "${pins[*]}" >"$stamp"
-echo "s3 test venv: $venv (${pins[*]})"
+exec bash "$src/cmake/pinned-venv.sh" "s3 test venv" "${1:-$src/build-venv-s3}" \
+    "moto[s3]==5.1.22" flask==3.1.3 flask-cors==6.0.5
