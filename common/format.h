@@ -16,6 +16,8 @@
 #define H5PACK_DS_IMAGE_SHAPES "image_shapes"   /* (N,2) int64: height, width of image i */
 #define H5PACK_DS_TILES "tiles"                 /* storage "tiled": group of one (H,W,C) dataset per image, "<i>" */
 #define H5PACK_DS_IMAGE_OFFSETS "image_offsets" /* (N,) int64: first byte of image i in images */
+/* Segmentation masks (h5pack --masks): (N,H,W) uint8 or uint16 beside images, in the same order and chunks. */
+#define H5PACK_DS_MASKS "masks"
 #define H5PACK_GROUP_SKIPPED "skipped"
 #define H5PACK_DS_SKIPPED_FILES "files"     /* inside H5PACK_GROUP_SKIPPED */
 #define H5PACK_DS_SKIPPED_REASONS "reasons" /* inside H5PACK_GROUP_SKIPPED */
@@ -45,6 +47,13 @@
 #define H5PACK_ATTR_SHORT_SIDE "short_side"   /* --short-side S: shorter side resized to S (0: not used) */
 #define H5PACK_ATTR_TILE "tile"               /* storage "tiled": T, each image chunked (T,T,C) (smaller images: whole) */
 #define H5PACK_ATTR_CHUNK_BYTES "chunk_bytes" /* ragged: bytes per chunk of the 1-D images dataset */
+
+/* Attributes of the masks dataset: the values the stored masks hold. */
+#define H5PACK_ATTR_MASK_VALUES "values"           /* int64[k]: the distinct values, sorted, the first 256 */
+#define H5PACK_ATTR_MASK_VALUE_COUNT "value_count" /* int64: how many distinct values there are in all */
+#define H5PACK_ATTR_MASK_HISTOGRAM "histogram"     /* int64[256], uint8 masks only: pixels of each value */
+#define H5PACK_ATTR_MASK_RESAMPLE "resample"       /* "nearest": how masks were resized with their images */
+#define H5PACK_MASK_RESAMPLE_TEXT_NEAREST "nearest"
 
 /* The storage values, and the format version each needs (a fixed-size file stays version 1, so every
  * earlier reader still reads it). */

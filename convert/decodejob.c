@@ -46,6 +46,7 @@ static int load_fitted(const decode_job_cfg *cfg, const char *path, image_u8 *im
         fail_with(out, st == IMAGE_NOMEM ? DECODE_FAILED : DECODE_SKIP, image_status_text(st), why);
         return -1;
     }
+    out->src_height = src.height, out->src_width = src.width;
     if (cfg->opts.target_h == 0) {
         *img = src;
         return 0;

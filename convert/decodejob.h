@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "image.h"
+#include "mask_values.h"
 
 typedef struct decode_job_cfg {
     const char *src_dir;
@@ -14,6 +15,8 @@ typedef struct decode_job_cfg {
     uint32_t height, width; /* the dataset's image size (the target, or the shared source size) */
     uint32_t channels;
     int nhwc;
+    const char *mask_dir;   /* --masks MASK_DIR, NULL without */
+    uint32_t mask_bytes;    /* --masks: bytes per stored mask value, 1 (uint8) or 2 (uint16); 0 without */
 } decode_job_cfg;
 
 typedef enum decode_outcome {
@@ -26,13 +29,21 @@ typedef enum decode_outcome {
 typedef struct decoded_image {
     uint8_t *pixels;     /* height*width*channels bytes, owned by the caller, in the dataset's layout */
     decode_outcome outcome;
-    uint32_t src_height, src_width; /* on DECODE_SIZE_MISMATCH */
+    uint32_t src_height, src_width; /* the decoded source's size (before any resize) */
     uint64_t sum[3], sum_sq[3];     /* per channel: sum of the pixel values and of their squares */
     char reason[320];               /* "CATEGORY: detail" on DECODE_SKIP, a message on the fatal outcomes */
+    uint8_t *mask;                  /* --masks: height*width values of cfg->mask_bytes, owned by the caller */
+    mask_values *mask_seen;         /* --masks: the values in MASK (owned by the caller) */
 } decoded_image;
 
 /* Decodes the file RELPATH (relative to cfg->src_dir) into OUT (whose pixels buffer is preallocated). */
 void decode_entry(const decode_job_cfg *cfg, const char *relpath, decoded_image *out);
+
+/* --masks, after decode_entry succeeded: decodes the mask MASK_RELPATH (relative to cfg->mask_dir), checks
+ * that its size is the source image's (OUT->src_height x src_width), fits it as the image was fitted
+ * (mask_fit: PIL's NEAREST) into OUT->mask and counts its values into OUT->mask_seen. A bad mask makes the
+ * image DECODE_SKIP with the reason, which names the mask. */
+void decode_mask_entry(const decode_job_cfg *cfg, const char *mask_relpath, decoded_image *out);
 
 /* Images of several sizes: decodes RELPATH to its stored size H x W, HWC (RESIZE: resized to it; else
  * kept as decoded, which must then be H x W), growing OUT->pixels (*CAP bytes) as needed. */

@@ -43,6 +43,19 @@ static void print_skip_counts(const skip_list *s)
     }
 }
 
+/* "masks (N,H,W) uint8, 3.2 MiB stored, 4 values: 0 1 2 255" (the first PACK_REPORT_MASK_VALUES values). */
+static void print_masks(const pack_report *r)
+{
+    char stored[32];
+    h5pack_format_bytes(r->mask_bytes_stored, stored, sizeof stored);
+    fprintf(stderr, "h5pack:   masks (%llu,%u,%u) %s, %s stored, %llu value%s:", (unsigned long long)r->converted,
+            r->height, r->width, r->mask_bytes == 2 ? "uint16" : "uint8", stored, (unsigned long long)r->mask_values,
+            r->mask_values == 1 ? "" : "s");
+    for (uint64_t i = 0; i < r->mask_values && i < PACK_REPORT_MASK_VALUES; i++)
+        fprintf(stderr, " %lld", (long long)r->mask_listed[i]);
+    fprintf(stderr, "%s\n", r->mask_values > PACK_REPORT_MASK_VALUES ? " ..." : "");
+}
+
 static void print_summary(const pack_options *o, const pack_report *r)
 {
     char stored[32], raw[32], compression[32];
@@ -83,6 +96,8 @@ static void print_summary(const pack_options *o, const pack_report *r)
         fprintf(stderr, "h5pack:   %u classes\n", r->n_classes);
     else
         fprintf(stderr, "h5pack:   flat folder: no labels\n");
+    if (r->mask_bytes)
+        print_masks(r);
     fprintf(stderr, "h5pack:   skipped %zu%s", r->skipped.count, r->skipped.count ? ": " : "");
     print_skip_counts(&r->skipped);
     fputc('\n', stderr);

@@ -131,7 +131,7 @@ typedef enum opt_id {
     OPT_SIZE, OPT_RESIZE, OPT_CHANNELS, OPT_LAYOUT, OPT_SEED, OPT_KEEP_ORDER, OPT_CHUNK, OPT_BATCH,
     OPT_COMPRESS, OPT_CHECKSUM, OPT_THREADS, OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_STRICT,
     OPT_FORCE, OPT_MAX_PIXELS, OPT_LABELS, OPT_JPEG_SCALE, OPT_LABELS_SEP, OPT_LABELS_SKIP, OPT_MAX_SIDE,
-    OPT_TILES, OPT_TILE, OPT_ALPHA, OPT_SHORT_SIDE
+    OPT_TILES, OPT_TILE, OPT_ALPHA, OPT_SHORT_SIDE, OPT_MASKS
 } opt_id;
 
 typedef struct opt_spec {
@@ -151,7 +151,7 @@ static const opt_spec option_table[] = {
     {"labels", 0, 1, OPT_LABELS},      {"jpeg-scale", 0, 1, OPT_JPEG_SCALE},
     {"labels-sep", 0, 1, OPT_LABELS_SEP}, {"labels-skip", 0, 1, OPT_LABELS_SKIP}, {"max-side", 0, 1, OPT_MAX_SIDE},
     {"tiles", 0, 0, OPT_TILES},        {"tile", 0, 1, OPT_TILE},           {"alpha", 0, 1, OPT_ALPHA},
-    {"short-side", 0, 1, OPT_SHORT_SIDE},
+    {"short-side", 0, 1, OPT_SHORT_SIDE}, {"masks", 0, 1, OPT_MASKS},
 };
 
 static const opt_spec *find_long(const char *name, size_t len)
@@ -275,6 +275,11 @@ static options_result apply_option(const opt_spec *spec, const char *value, pack
             return fail(err, len, "--labels: expected a CSV file name");
         o->labels_csv = value;
         break;
+    case OPT_MASKS:
+        if (!value[0])
+            return fail(err, len, "--masks: expected a folder of mask PNGs");
+        o->masks_dir = value;
+        break;
     case OPT_LABELS_SEP:
         if (parse_labels_sep(value, &o->labels_sep) != 0)
             return fail(err, len, "--labels-sep: expected , ; tab or space, got '%s'", value);
@@ -360,6 +365,19 @@ static options_result check_tiles(pack_options *o, char *err, size_t len)
     return OPTIONS_RUN;
 }
 
+/* --masks: so far with images of one size only (--size, or a folder of one size); the converter refuses
+ * images of several sizes once it knows them. */
+static options_result check_masks(const pack_options *o, char *err, size_t len)
+{
+    if (!o->masks_dir)
+        return OPTIONS_RUN;
+    const char *clash = o->tiles ? "--tiles" : o->max_side ? "--max-side" : o->short_side ? "--short-side" : NULL;
+    if (clash)
+        return fail(err, len, "--masks works with images of one size for now (--size HxW, or a folder whose "
+                    "images have one size): not with %s", clash);
+    return OPTIONS_RUN;
+}
+
 /* --size, --max-side and --short-side each decide the stored size: one at most. The message says what each
  * one does, so that the user can pick. */
 static options_result check_sizing(const pack_options *o, char *err, size_t len)
@@ -406,6 +424,8 @@ options_result options_parse(int argc, char **argv, pack_options *o, char *err, 
         return fail(err, err_len, "--resize %s needs --size HxW", resize_mode_name(o->resize));
     if (o->jpeg_dct && o->height == 0 && !o->max_side && !o->short_side) /* DCT scaling only serves a resize */
         return fail(err, err_len, "--jpeg-scale dct needs --size HxW, --max-side N or --short-side S");
+    if (check_masks(o, err, err_len) != OPTIONS_RUN)
+        return OPTIONS_ERROR;
     return check_tiles(o, err, err_len);
 }
 
@@ -441,6 +461,11 @@ void options_print_usage(FILE *f)
             "                      its own dataset tiles/<i> chunked in T x T tiles, decoded band by band\n"
             "                      so memory does not grow with the image (docs/format.md)\n"
             "  --tile T            the tiles' side, 16..8192 (default 256; implies --tiles)\n"
+            "  --masks MASK_DIR    segmentation masks: MASK_DIR mirrors SRC_DIR by stem (SRC_DIR/cat/001.jpg\n"
+            "                      <-> MASK_DIR/cat/001.png); 8/16-bit gray or palette PNGs (indices), stored\n"
+            "                      as masks (N,H,W) uint8/uint16 beside images, resized with PIL's NEAREST\n"
+            "                      in the images' geometry. Images without a mask, masks without an image\n"
+            "                      and bad masks are skipped (docs/converter.md, \"Segmentation masks\")\n"
             "Labels:\n"
             "  --labels FILE.csv   labels from a CSV instead of class folders: a header row, then per image\n"
             "                      its path relative to SRC_DIR (or a unique bare file name) and its\n"

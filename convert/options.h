@@ -50,6 +50,7 @@ typedef struct pack_options {
     uint32_t tile;            /* --tile T (default PACK_DEFAULT_TILE) */
     int max_pixels_given;     /* --max-pixels was on the command line (--tiles raises the default) */
     image_alpha alpha;        /* --alpha drop (default: PIL's convert('RGB')) | black | white */
+    const char *masks_dir;    /* --masks MASK_DIR: a mask PNG per image, stored as masks (N,H,W) (NULL: none) */
 } pack_options;
 
 #define PACK_OPTIONS_DEFAULTS                                                                           \

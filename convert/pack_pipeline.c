@@ -57,6 +57,25 @@ static void choose_ring(pack_pipeline *p)
     p->n_slots = want > min_slots ? want : min_slots;
 }
 
+/* --masks: a mask and its values beside every slot's image, the chunk's masks beside its images. */
+static int allocate_mask_buffers(pack_pipeline *p)
+{
+    if (!(p->res->mask_seen = calloc(1, sizeof *p->res->mask_seen)))
+        return -1;
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (!(p->slots[i].img.mask = malloc(p->mask_bytes)) ||
+            !(p->slots[i].img.mask_seen = malloc(sizeof *p->slots[i].img.mask_seen)))
+            return -1;
+    p->mask_filtered_cap = chunk_filter_bound(p->mask_chunk_bytes);
+    for (size_t i = 0; i < p->n_chunks; i++) {
+        if (!(p->chunks[i].mask_raw = malloc(p->mask_chunk_bytes)))
+            return -1;
+        if (p->filtered && !(p->chunks[i].mask_filtered = malloc(p->mask_filtered_cap)))
+            return -1;
+    }
+    return 0;
+}
+
 static int allocate_buffers(pack_pipeline *p)
 {
     const pipeline_config *cfg = p->cfg;
@@ -66,6 +85,8 @@ static int allocate_buffers(pack_pipeline *p)
     } else {
         p->image_bytes = (size_t)cfg->job.height * cfg->job.width * cfg->job.channels;
         p->chunk_bytes = p->image_bytes * cfg->chunk_images;
+        p->mask_bytes = (size_t)cfg->job.height * cfg->job.width * cfg->job.mask_bytes;
+        p->mask_chunk_bytes = p->mask_bytes * cfg->chunk_images;
     }
     p->filtered = cfg->gzip_level > 0 || cfg->checksum;
     choose_ring(p);
@@ -87,16 +108,21 @@ static int allocate_buffers(pack_pipeline *p)
         if (p->filtered && !(p->chunks[i].filtered = malloc(p->filtered_cap)))
             return -1;
     }
-    return 0;
+    return p->mask_bytes ? allocate_mask_buffers(p) : 0;
 }
 
 static void free_buffers(pack_pipeline *p)
 {
-    for (size_t i = 0; p->slots && i < p->n_slots; i++)
+    for (size_t i = 0; p->slots && i < p->n_slots; i++) {
         free(p->slots[i].img.pixels);
+        free(p->slots[i].img.mask);
+        free(p->slots[i].img.mask_seen);
+    }
     for (size_t i = 0; p->chunks && i < p->n_chunks; i++) {
         free(p->chunks[i].raw);
         free(p->chunks[i].filtered);
+        free(p->chunks[i].mask_raw);
+        free(p->chunks[i].mask_filtered);
     }
     free(p->slots);
     free(p->chunks);
@@ -107,6 +133,7 @@ static void free_buffers(pack_pipeline *p)
 static void submit_chunk(pack_pipeline *p, chunk_buf *cb)
 {
     cb->stored_size = p->chunk_bytes;
+    cb->mask_stored_size = p->mask_chunk_bytes;
     cb->state = p->filtered ? CHUNK_TO_FILTER : p->direct ? CHUNK_TO_WRITE : CHUNK_READY;
     if (cb->state != CHUNK_READY && p->workers_waiting)
         pthread_cond_broadcast(&p->work_cv);
@@ -123,6 +150,10 @@ static int write_ready_chunk(pack_pipeline *p, chunk_buf *cb, pipeline_result *r
     pthread_mutex_unlock(&p->mu);
     const void *data = p->filtered ? (const void *)cb->filtered : (const void *)cb->raw;
     int rc = h5out_write_chunk(p->cfg->out, cb->index, data, cb->stored_size, err, len);
+    if (rc == 0 && p->mask_bytes) {
+        const void *masks = p->filtered ? (const void *)cb->mask_filtered : (const void *)cb->mask_raw;
+        rc = h5out_write_mask_chunk(p->cfg->out, cb->index, masks, cb->mask_stored_size, err, len);
+    }
     pthread_mutex_lock(&p->mu);
     if (rc == 0) {
         res->bytes_written += cb->stored_size;
@@ -167,6 +198,10 @@ static pipeline_status place_image(pack_pipeline *p, size_t pos, decoded_image *
             res->pixels += (uint64_t)r->height * r->width;
         } else {
             memcpy(pl->filling->raw + pl->filled * p->image_bytes, img->pixels, p->image_bytes);
+            if (p->mask_bytes) {
+                memcpy(pl->filling->mask_raw + pl->filled * p->mask_bytes, img->mask, p->mask_bytes);
+                mask_values_merge(res->mask_seen, img->mask_seen);
+            }
             pl->filled++;
             res->pixels += (uint64_t)cfg->job.height * cfg->job.width;
         }
@@ -245,8 +280,10 @@ static pipeline_status consume_slot(pack_pipeline *p, slot *s, placer *pl, pipel
 /* Zero-pads and submits the last, partly filled chunk. */
 static void finish_last_chunk(pack_pipeline *p, placer *pl)
 {
-    size_t used = pl->filled * p->image_bytes;
+    size_t used = pl->filled * p->image_bytes, masks_used = pl->filled * p->mask_bytes;
     memset(pl->filling->raw + used, 0, p->chunk_bytes - used);
+    if (p->mask_bytes)
+        memset(pl->filling->mask_raw + masks_used, 0, p->mask_chunk_bytes - masks_used);
     submit_chunk(p, pl->filling);
     pl->filling = NULL;
 }
@@ -432,6 +469,7 @@ void pipeline_result_free(pipeline_result *res)
     free(res->kept);
     free(res->offsets);
     free(res->shapes);
+    free(res->mask_seen);
     skip_list_free(&res->skipped);
     memset(res, 0, sizeof *res);
 }

@@ -73,6 +73,7 @@ typedef struct pipeline_result {
     int pwrite_by_workers; /* chunks went in with pwrite from the workers (h5out_chunk_base), not HDF5 */
     double writer_wait_s;  /* the calling thread's time waiting for decoded images (-v) */
     double workers_wait_s; /* the workers' time waiting for room, summed: the writer is the limit */
+    mask_values *mask_seen; /* --masks: the values of the stored masks (malloc'ed) */
 } pipeline_result;
 
 /* Runs the conversion. ERR gets the message of PIPELINE_ERROR. The result is filled in every case and

@@ -27,6 +27,9 @@ typedef struct chunk_buf {
     uint8_t *filtered;  /* deflated (+ fletcher32) bytes, when filters are on */
     size_t stored_size; /* bytes to write */
     int failed;         /* filtering failed */
+    uint8_t *mask_raw;  /* --masks: the K masks of the same images (NULL without) */
+    uint8_t *mask_filtered;
+    size_t mask_stored_size;
 } chunk_buf;
 
 typedef struct pack_pipeline {
@@ -36,6 +39,7 @@ typedef struct pack_pipeline {
     pipeline_result *res; /* counts the workers' writes */
     char write_err[512];  /* a worker's failed write, reported by the placer */
     size_t image_bytes, chunk_bytes, filtered_cap;
+    size_t mask_bytes, mask_chunk_bytes, mask_filtered_cap; /* --masks: one mask, a chunk of them (0 without) */
     slot *slots;
     size_t n_slots;
     chunk_buf *chunks;

@@ -25,7 +25,10 @@ static int filter_chunk(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compr
 {
     cb->stored_size = chunk_filter_apply(p->cfg->gzip_level, p->cfg->checksum, comp, cb->raw, p->chunk_bytes,
                                          cb->filtered);
-    return cb->stored_size ? 0 : -1;
+    if (p->mask_bytes)
+        cb->mask_stored_size = chunk_filter_apply(p->cfg->gzip_level, p->cfg->checksum, comp, cb->mask_raw,
+                                                  p->mask_chunk_bytes, cb->mask_filtered);
+    return cb->stored_size && (!p->mask_bytes || cb->mask_stored_size) ? 0 : -1;
 }
 
 static void worker_filter(pack_pipeline *p, chunk_buf *cb, struct libdeflate_compressor **comp)
@@ -47,6 +50,8 @@ static void worker_write(pack_pipeline *p, chunk_buf *cb)
     cb->state = CHUNK_WRITING;
     pthread_mutex_unlock(&p->mu);
     int rc = h5out_pwrite_chunk(p->cfg->out, cb->index, cb->raw, p->chunk_bytes, err, sizeof err);
+    if (rc == 0 && p->mask_bytes)
+        rc = h5out_pwrite_mask_chunk(p->cfg->out, cb->index, cb->mask_raw, p->mask_chunk_bytes, err, sizeof err);
     pthread_mutex_lock(&p->mu);
     if (rc != 0 && !p->write_err[0])
         memcpy(p->write_err, err, sizeof err);
@@ -100,8 +105,12 @@ static void worker_decode(pack_pipeline *p)
         const ragged_place *r = &cfg->ragged[pos];
         decode_entry_sized(&cfg->job, cfg->entries[cfg->order[pos]].relpath, r->height, r->width, r->resize, &s->img,
                            &s->cap);
-    } else
-        decode_entry(&cfg->job, cfg->entries[cfg->order[pos]].relpath, &s->img);
+    } else {
+        const scan_entry *e = &cfg->entries[cfg->order[pos]];
+        decode_entry(&cfg->job, e->relpath, &s->img);
+        if (cfg->job.mask_dir && s->img.outcome == DECODE_OK)
+            decode_mask_entry(&cfg->job, e->mask, &s->img);
+    }
     pthread_mutex_lock(&p->mu);
     s->state = SLOT_DONE;
     while (p->done_end < p->next_decode && p->slots[p->done_end % p->n_slots].state == SLOT_DONE)

@@ -99,7 +99,8 @@ static int attach_label_table(pack_ctx *c, char *err, size_t len)
 
 static pack_status scan_step(pack_ctx *c, char *err, size_t len)
 {
-    if (scan_source(c->o->src_dir, &c->scan, err, len) != 0 || attach_label_table(c, err, len) != 0)
+    if (scan_source(c->o->src_dir, &c->scan, err, len) != 0 || attach_label_table(c, err, len) != 0 ||
+        pack_attach_masks(c, err, len) != 0)
         return PACK_ERROR;
     pack_report *r = c->rep;
     r->candidates = c->scan.n_entries;
@@ -299,7 +300,7 @@ static h5out_geometry geometry_for(const pack_ctx *c, uint64_t n)
 {
     const size_plan *z = &c->sizes;
     h5out_geometry g = {.n = n, .channels = c->job.channels, .height = c->job.height, .width = c->job.width,
-                        .nhwc = c->job.nhwc, .chunk_images = c->chunk.images,
+                        .nhwc = c->job.nhwc, .chunk_images = c->chunk.images, .mask_bytes = c->job.mask_bytes,
                         .gzip_level = c->o->compress == COMPRESS_GZIP ? c->o->gzip_level : 0,
                         .checksum = c->o->checksum};
     if (z->places) {
@@ -478,7 +479,7 @@ static pack_status prepare(pack_ctx *c, double start, char *err, size_t len)
     }
     if (c->o->tiles)
         return setup_tiles(c, err, len);
-    if (setup_geometry(c, err, len) != 0 || refuse_ragged_mpi(c, err, len) != 0)
+    if (setup_geometry(c, err, len) != 0 || refuse_ragged_mpi(c, err, len) != 0 || pack_refuse_masks_here(c, err, len) != 0)
         return PACK_ERROR;
     return PACK_OK;
 }

@@ -21,6 +21,8 @@ typedef enum pack_status {
     PACK_STRICT = 2   /* --strict and a file would be skipped: nothing written */
 } pack_status;
 
+#define PACK_REPORT_MASK_VALUES 16 /* mask values the summary names */
+
 typedef struct pack_report {
     uint64_t candidates;          /* image files found */
     uint64_t converted;
@@ -47,6 +49,10 @@ typedef struct pack_report {
     int kept_aside;               /* failed only because OUT appeared: the finished file kept under its temp name */
     int copied;                   /* skips made the exact-size copy necessary */
     double seconds;
+    uint32_t mask_bytes;          /* --masks: bytes per stored mask value (1: uint8, 2: uint16); 0 without */
+    uint64_t mask_values;         /* --masks: distinct values in the stored masks */
+    int64_t mask_listed[PACK_REPORT_MASK_VALUES]; /* the smallest of them */
+    uint64_t mask_bytes_stored;   /* the masks dataset's bytes in the file */
 } pack_report;
 
 /* Runs the conversion described by O. Progress and the chunk decision go to stderr according to

@@ -74,10 +74,13 @@ int pack_shrink_to_converted(pack_ctx *c, char *err, size_t len)
          (unsigned long long)n);
     if (pack_open_output(c, 1, n, err, len) != 0)
         return -1;
+    int masks = c->job.mask_bytes > 0;
     if (c->chunk.images == k)
-        rc = h5out_copy_chunks(c->out, c->temp[0], (n + k - 1) / k, err, len);
+        rc = h5out_copy_chunks(c->out, c->temp[0], (n + k - 1) / k, err, len) ||
+             (masks && h5out_copy_mask_chunks(c->out, c->temp[0], (n + k - 1) / k, err, len));
     else
-        rc = h5out_copy_rows(c->out, c->temp[0], n, err, len);
+        rc = h5out_copy_rows(c->out, c->temp[0], n, err, len) ||
+             (masks && h5out_copy_mask_rows(c->out, c->temp[0], n, err, len));
     if (rc != 0)
         return -1;
     safeout_discard(c->temp[0]);
@@ -137,7 +140,8 @@ int pack_write_metadata(pack_ctx *c, char *err, size_t len)
                         .batch_size = (int64_t)c->o->batch, .seed = (int64_t)c->o->seed,
                         .chunk_reason = c->chunk.reason, .compression = compression, .checksum = c->o->checksum,
                         .shuffled = !c->o->keep_order, .offsets = c->pres.offsets, .shapes = c->pres.shapes,
-                        .max_side = c->o->max_side, .short_side = c->o->short_side};
+                        .max_side = c->o->max_side, .short_side = c->o->short_side,
+                        .mask_seen = c->pres.mask_seen};
     memcpy(m.mean, c->rep->mean, sizeof m.mean);
     memcpy(m.std, c->rep->std, sizeof m.std);
     if (rows) {
@@ -170,6 +174,9 @@ int pack_fill_report(pack_ctx *c)
     if (r->ragged)
         r->height = c->sizes.max_height, r->width = c->sizes.max_width, r->chunk_bytes = c->chunk.bytes;
     r->bytes_raw = c->pres.pixels * r->channels;
+    r->mask_bytes = c->job.mask_bytes;
+    if (c->pres.mask_seen)
+        r->mask_values = mask_values_list(c->pres.mask_seen, r->mask_listed, PACK_REPORT_MASK_VALUES);
     for (uint32_t ch = 0; ch < r->channels; ch++)
         pixel_mean_std(c->pres.sum[ch], c->pres.sum_sq[ch], c->pres.pixels, &r->mean[ch], &r->std[ch]);
     if (skip_list_append(&r->skipped, &c->scan.skipped) != 0 ||
@@ -186,6 +193,7 @@ int pack_finish_file(pack_ctx *c, char *err, size_t len)
 {
     uint64_t n = c->pres.converted, k = c->chunk.images;
     c->rep->bytes_stored = h5out_images_storage(c->out); /* exact, also after an exact-size copy */
+    c->rep->mask_bytes_stored = h5out_masks_storage(c->out);
     if (c->sizes.places)
         c->rep->chunks = (c->sizes.total_bytes + c->chunk.bytes - 1) / c->chunk.bytes;
     else if (k)

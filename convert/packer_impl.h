@@ -56,6 +56,11 @@ void pack_detail(const pack_options *o, const char *fmt, ...) __attribute__((for
 /* Creates temporary file WHICH (0: the first, 1: the exact-size copy) for N images and opens the writer. */
 int pack_open_output(pack_ctx *c, int which, uint64_t n, char *err, size_t len);
 
+/* --masks (packer_masks.c): pairs the images with their masks after the scan (the unpaired become skipped
+ * files), and refuses what masks do not support yet. 0 or -1 with ERR. */
+int pack_attach_masks(pack_ctx *c, char *err, size_t len);
+int pack_refuse_masks_here(const pack_ctx *c, char *err, size_t len);
+
 /* --tiles: every image into its own tiled dataset (packer_tiles.c). */
 pack_status pack_tiles(pack_ctx *c, char *err, size_t len);
 

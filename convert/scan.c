@@ -310,9 +310,9 @@ static int append_entries(scan_result *r, found_list *found, uint32_t label)
     for (size_t i = 0; i < found->count; i++) {
         scan_entry *e = &r->entries[r->n_entries];
         int changed;
+        *e = (scan_entry){.label = label}; /* no label row, no mask until they are matched */
         e->relpath = join_path(found->items[i].dir, found->items[i].name);
         e->name = e->relpath ? utf8_escape(e->relpath, &changed) : NULL;
-        e->label = label;
         if (!e->name) {
             free(e->relpath);
             return -1;
@@ -451,6 +451,7 @@ void scan_free(scan_result *r)
     for (size_t i = 0; i < r->n_entries; i++) {
         free(r->entries[i].relpath);
         free(r->entries[i].name);
+        free(r->entries[i].mask);
     }
     free(r->entries);
     free_names(r->classes, r->n_classes);

@@ -20,6 +20,7 @@ typedef struct scan_entry {
     char *name;     /* the same, valid UTF-8 (invalid bytes escaped as \xNN): what the file records */
     uint32_t label; /* class index (0 in flat mode) */
     size_t label_row; /* --labels: the CSV row of this image (set by label_match, not by the scan) */
+    char *mask;       /* --masks: its mask's path relative to MASK_DIR (set by mask_match; NULL without) */
 } scan_entry;
 
 typedef struct scan_result {

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "h5inspect.h"
 #include "json.h"
+#include "masks_info.h"
 
 /* The reader's view of the image dataset, or why there is none. */
 typedef struct reader_view {
@@ -208,6 +209,29 @@ static int has_tiles(const file_report *r)
     return 0;
 }
 
+/* The local file PATH's masks (h5pack --masks), read beside the listing; NULL when it has none. */
+static const h5pack_masks_info *masks_of(const char *path, int listed, h5pack_masks_info *m)
+{
+    return listed && h5pack_masks_info_read(strncmp(path, "file://", 7) ? path : path + 7, m) == 0 && m->present
+               ? m : NULL;
+}
+
+/* "masks: (N,H,W) uint8 beside the images, 4 values seen: 0, 1, 2, 255" */
+static void print_masks(const h5pack_masks_info *m)
+{
+    char shape[96];
+    dims_text(m->dims, m->rank, shape, sizeof shape);
+    printf("masks: %s %s beside the images (same order and chunks)", shape, m->dtype);
+    if (m->value_count < 0) {
+        printf(", values seen: not recorded\n");
+        return;
+    }
+    printf(", %lld value%s seen:", (long long)m->value_count, m->value_count == 1 ? "" : "s");
+    for (int i = 0; i < m->n_listed; i++)
+        printf("%s %lld", i ? "," : "", (long long)m->values[i]);
+    printf("%s\n", m->value_count > m->n_listed ? ", ..." : "");
+}
+
 static void print_text(const file_report *r, const reader_view *v, const char *images)
 {
     char sz[32];
@@ -219,6 +243,10 @@ static void print_text(const file_report *r, const reader_view *v, const char *i
         printf("foreign HDF5 file (no h5pack_format_version attribute)\n");
     print_reader(v, report_dataset(r, images), &r->sizes, images);
     print_sizes(&r->sizes);
+    h5pack_masks_info mi;
+    const h5pack_masks_info *m = masks_of(r->path, r->listed, &mi);
+    if (m)
+        print_masks(m);
     if (!r->listed) {
         printf("datasets and attributes: listed for local files only (this location is read through a store)\n");
         return;
@@ -248,6 +276,26 @@ static void json_dims(json_out *j, const char *key, const uint64_t *d, int rank)
     for (int i = 0; i < rank; i++)
         json_u64(j, NULL, d[i]);
     json_array_end(j);
+}
+
+static void json_masks(json_out *j, const h5pack_masks_info *m)
+{
+    if (!m) {
+        json_string(j, "masks", NULL);
+        return;
+    }
+    json_object_begin(j, "masks");
+    json_string(j, "dtype", m->dtype);
+    json_dims(j, "shape", m->dims, m->rank);
+    if (m->value_count >= 0)
+        json_u64(j, "value_count", (uint64_t)m->value_count);
+    else
+        json_string(j, "value_count", NULL);
+    json_inline_array_begin(j, "values");
+    for (int i = 0; i < m->n_listed; i++)
+        json_double(j, NULL, (double)m->values[i]);
+    json_array_end(j);
+    json_object_end(j);
 }
 
 static void json_sizes(json_out *j, const size_spread *z)
@@ -395,6 +443,8 @@ static void print_json(const file_report *r, const reader_view *v, const char *i
         json_attrs(&j, r, images, img->name);
     json_object_end(&j);
     json_sizes(&j, &r->sizes);
+    h5pack_masks_info mi;
+    json_masks(&j, masks_of(r->path, r->listed, &mi));
     json_u64(&j, "n_classes", r->n_classes);
     json_array_begin(&j, "classes");
     for (int i = 0; i < r->n_classes_listed; i++)

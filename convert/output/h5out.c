@@ -189,8 +189,8 @@ h5out *h5out_new(const char *path, const h5out_geometry *g, char *err, size_t er
     h5out *o = calloc(1, sizeof *o);
     if (o && (o->path = strdup(path))) {
         o->g = *g;
-        o->file = o->images = o->tiles = -1;
-        o->fd = -1, o->base = -1;
+        o->file = o->images = o->tiles = o->masks = -1;
+        o->fd = -1, o->base = -1, o->mask_base = -1;
         if ((o->file = h5out_create_file(path)) >= 0)
             return o;
         h5out_fail(err, err_len, "%s: cannot create the file", path);
@@ -223,10 +223,16 @@ int h5out_create(const char *path, const h5out_geometry *g, h5out **out, char *e
     }
     H5Sclose(space);
     H5Pclose(dcpl);
+    space = dcpl = -1;
     if (dapl >= 0)
         H5Pclose(dapl);
+    if (g->mask_bytes && h5out_masks_create(o, err, err_len) != 0)
+        goto fail;
     o->wb = h5out_start_writeback(o);
     o->base = implicit_base(o);
+    o->mask_base = o->masks >= 0 ? h5out_masks_base(o) : -1;
+    if (o->masks >= 0 && o->mask_base < 0)
+        o->base = -1; /* the masks' chunks cannot be written beside HDF5: neither are the images' */
     *out = o;
     return 0;
 fail:
@@ -518,6 +524,8 @@ int h5out_write_metadata(h5out *o, const h5out_metadata *m, char *err, size_t er
         return h5out_fail(err, err_len, "%s: cannot write the image offsets and shapes", o->path);
     if (o->g.tile && write_tiled(o->file, &o->g, m) != 0)
         return h5out_fail(err, err_len, "%s: cannot write the image shapes", o->path);
+    if (o->masks >= 0 && h5out_masks_write_attrs(o, m->mask_seen) != 0)
+        return h5out_fail(err, err_len, "%s: cannot write the masks' attributes", o->path);
     if ((o->images >= 0 && attr_string(o->images, H5PACK_ATTR_LAYOUT, layout) != 0) ||
         write_shape_attrs(o->file, &o->g, layout) != 0 ||
         write_tuning_attrs(o->file, m, o->g.channels, o->g.ragged || o->g.tile) != 0)
@@ -541,6 +549,8 @@ int h5out_close(h5out *o, char *err, size_t err_len)
     writeback_stop(o->wb); /* before HDF5 closes the descriptor it uses */
     block_gather_free(o->gather); /* flushed by h5out_flush_chunks, or the file is being given up */
     if (o->images >= 0 && H5Dclose(o->images) < 0)
+        rc = -1;
+    if (o->masks >= 0 && H5Dclose(o->masks) < 0)
         rc = -1;
     if (o->tiles >= 0 && H5Gclose(o->tiles) < 0)
         rc = -1;

@@ -29,6 +29,9 @@ typedef struct h5out_geometry {
     /* huge images in tiles ("tiled", h5out_tiles.c): no images dataset; each image its own dataset
      * tiles/<i> of (h, w, C), chunked (TILE, TILE, C); height and width are the largest ones */
     uint32_t tile; /* 0: not tiled */
+    /* --masks (h5out_masks.c): a masks dataset (n, height, width) of uint8 (1) or uint16 (2) beside the
+     * images, chunked (chunk_images, height, width), same filters: chunk i of both holds the same images */
+    uint32_t mask_bytes; /* 0: no masks */
 } h5out_geometry;
 
 /* Labels from a table (--labels): labels (n,K), or (n,) for one column, with label_names (K,). */
@@ -62,6 +65,7 @@ typedef struct h5out_metadata {
     const uint32_t *shapes;      /* n x 2 */
     uint32_t max_side;           /* --max-side, 0 = none */
     uint32_t short_side;         /* --short-side, 0 = none */
+    const struct mask_values *mask_seen; /* --masks: the values of the stored masks (attributes on masks) */
 } h5out_metadata;
 
 /* Creates PATH (truncating) with the images dataset. Returns 0, or -1 with a message in ERR. */
@@ -123,6 +127,21 @@ int h5out_flush_chunks(h5out *o, char *err, size_t err_len);
 /* Writes chunk INDEX (images INDEX*K ..., or bytes INDEX*chunk_bytes ... of a ragged file): SIZE bytes
  * exactly as stored (filters already applied). */
 int h5out_write_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);
+
+/* --masks: the masks of chunk INDEX, SIZE bytes exactly as stored (filters applied), through HDF5 ... */
+int h5out_write_mask_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);
+
+/* ... or with pwrite at its computed address, from any thread, where h5out_chunk_base >= 0 (which then
+ * holds for the masks too). */
+int h5out_pwrite_mask_chunk(h5out *o, uint64_t index, const void *data, size_t size, char *err, size_t err_len);
+
+/* --masks: the masks of the first file FROM into this one, as h5out_copy_chunks and h5out_copy_rows copy the
+ * images (the same chunk count or row count). */
+int h5out_copy_mask_chunks(h5out *o, const char *from, uint64_t n_chunks, char *err, size_t err_len);
+int h5out_copy_mask_rows(h5out *o, const char *from, uint64_t n, char *err, size_t err_len);
+
+/* Bytes the masks dataset occupies in the file (0 without masks). */
+uint64_t h5out_masks_storage(h5out *o);
 
 /* Copies the first N_CHUNKS chunks of the images dataset of file FROM (same chunk shape) byte for byte:
  * used when skipped images leave the first file with more rows than images. */

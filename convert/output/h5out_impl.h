@@ -24,7 +24,21 @@ struct h5out {
     pthread_mutex_t tile_mu; /* tiled: the HDF5 calls of the threads that write images */
     int tile_mu_ready;
     uint64_t tile_bytes;     /* tiled: stored bytes of the tiles written (under tile_mu) */
+    hid_t masks;             /* --masks: the masks dataset, else -1 */
+    int64_t mask_base;       /* >= 0: chunk i of the masks lies at mask_base + i * its chunk size */
 };
+
+/* --masks (h5out_masks.c): creates the masks dataset beside the images (o->masks, o->mask_base). 0, or -1
+ * with ERR set. */
+int h5out_masks_create(h5out *o, char *err, size_t err_len);
+
+/* Where chunk 0 of the masks lies when every chunk's address is computable (h5out_implicit_base), else -1. */
+int64_t h5out_masks_base(const h5out *o);
+
+struct mask_values;
+/* --masks: the masks dataset's attributes: the values seen (sorted, at most MASK_VALUES_LISTED), their count,
+ * the histogram of uint8 masks, the resampling. 0, or -1. */
+int h5out_masks_write_attrs(h5out *o, const struct mask_values *seen);
 
 /* An unfiltered dataset allocated at creation has its chunks at computable addresses (HDF5's implicit
  * index), which the first, a middle and the last chunk confirm: chunk (i, j) of a GRID[0] x GRID[1] grid

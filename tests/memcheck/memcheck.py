@@ -93,6 +93,24 @@ def make_folders(work):
     return corpus, uniform
 
 
+def make_masks(corpus, work):
+    """A mask PNG (8-bit gray, values 0..4) for every image PIL opens in CORPUS, at the image's size, under
+    WORK/masks by the same relative stem (--masks); the broken files get none (skipped, named)."""
+    from PIL import Image
+    masks = os.path.join(work, "masks")
+    for cls in sorted(os.listdir(corpus)):
+        for name in sorted(os.listdir(os.path.join(corpus, cls))):
+            try:
+                with Image.open(os.path.join(corpus, cls, name)) as im:
+                    w, h = im.size
+            except Exception:
+                continue
+            os.makedirs(os.path.join(masks, cls), exist_ok=True)
+            values = bytes((x * 7 + y * 3) // 11 % 5 for y in range(h) for x in range(w))
+            Image.frombytes("L", (w, h), values).save(os.path.join(masks, cls, os.path.splitext(name)[0] + ".png"))
+    return masks
+
+
 class Checker:
     def __init__(self, args):
         self.args = args
@@ -134,7 +152,8 @@ class Checker:
                 return None
         for j in ("1", "3"):
             self.h5diff(f"pack {name}: -j {j} differs from -j 2", [f"{out}_j{j}.h5", out + "_j2.h5"])
-        for obj in ("/tiles" if "--tiles" in options else "/images", "/labels"):
+        objects = ["/tiles" if "--tiles" in options else "/images", "/labels"] + (["/masks"] if "--masks" in options else [])
+        for obj in objects:
             self.h5diff(f"pack {name}: {obj} under memcheck (libjpeg-turbo C) differs from native (SIMD)",
                         [out + "_vg.h5", out + "_j2.h5", obj, obj])
         self.h5diff(f"pack {name}: file under memcheck differs from native",
@@ -161,6 +180,12 @@ def main():
             for layout in LAYOUTS:
                 c.pack_config(f"--size {target} --resize {mode} --layout {layout}", corpus,
                               ["--size", target, "--resize", mode, "--layout", layout])
+    masks = make_masks(corpus, args.work)  # issue 42: what reaches the masks dataset is defined too
+    for mode in ("crop", "pad"):
+        c.pack_config(f"--masks, --resize {mode}, gzip", corpus,
+                      ["--size", "33x21", "--resize", mode, "--compress", "gzip", "--masks", masks])
+    c.pack_config("--masks, stretch, chunks of 3", corpus, ["--size", "40x24", "--resize", "stretch", "--chunk", "3",
+                                                             "--masks", masks])
     batch_files = {}
     for name, folder, options in EXTRA:
         f = c.pack_config(name, folders[folder], options)
