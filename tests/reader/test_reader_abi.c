@@ -80,7 +80,7 @@ static void check_documented_defaults(const h5pack_config *c)
     CHECK_EQ_U64(c->world, 1);
     CHECK_EQ_INT(c->drop_last, 0);
     CHECK_EQ_U64(c->echo, 1);
-    CHECK_EQ_U64(c->epochs, 0);
+    CHECK_EQ_U64(c->epochs, H5PACK_EPOCHS_ENDLESS);
     CHECK_EQ_INT(c->threads, 0);
     CHECK_EQ_INT(c->prefetch, 4);
     CHECK_EQ_INT(c->device, H5PACK_DEVICE_AUTO);
