@@ -3,12 +3,13 @@ time to the first batch (from the Loader's construction), and requests per epoch
 chunks, with every request to the server delayed by --latency-ms (tests/remote/rangeserver.py on
 127.0.0.1, which also counts the requests). Local and remote runs alternate in one process, so both see
 the same machine; the file is in the page cache for both (the server reads it from there too), so the
-difference is the round trips. Then the remote read again with more threads: `threads` sets the requests
-in flight.
+difference is the round trips. Each round also reads without the read-ahead (H5PACK_HTTP_INFLIGHT=0: each
+worker waits for its one request, the reader before the read-ahead), unless --no-compare. Then the remote
+read again with other thread counts.
 
 usage: /usr/bin/python3 bench/remote/http_vs_disk.py --build BUILD [--n 3000] [--size 128x128]
        [--latency-ms 20] [--threads 2] [--scan 4,8,16] [--rounds 3] [--batch 64] [--epochs 3] [--dtype uint8]
-       [--cache 48M] [--window 16] [--gzip] [--dir DIR]
+       [--cache 48M] [--window 16] [--gzip] [--no-compare] [--dir DIR]
 Needs a build (BUILD/h5pack, BUILD/h5pack-gen-images, BUILD/reader/libh5pack.so with libcurl) and numpy."""
 import argparse
 import json
@@ -37,6 +38,7 @@ def parse():
     p.add_argument("--cache", default="48M", help="smaller than the file: every epoch reads")
     p.add_argument("--window", type=int, default=16, help="chunks in the chunk order's window (fits the cache)")
     p.add_argument("--gzip", action="store_true", help="pack with --compress gzip")
+    p.add_argument("--no-compare", action="store_true", help="skip the reads without the read-ahead")
     p.add_argument("--dir", default=None)
     return p.parse_args()
 
@@ -111,17 +113,24 @@ def main():
           f"of {info['chunk_bytes'] / 2**20:.2f} MiB; server latency {a.latency_ms:g} ms per request; batch "
           f"{a.batch}, {a.dtype}, order chunk (window {a.window}), cache {a.cache}, {a.epochs} epochs, NumPy loader")
     run(h5pack.numpy.Loader, path, a, a.threads)  # warm: libraries, page cache
-    local, remote = [], []
+    local, remote, plain = [], [], []
     for r in range(a.rounds):
         local.append(run(h5pack.numpy.Loader, path, a, a.threads))
         srv.reset_counts()
         remote.append(run(h5pack.numpy.Loader, url, a, a.threads) + (srv.count() / a.epochs,))
         (lr, lf), (rr, rf, req) = local[-1], remote[-1]
-        print(f"round {r + 1}, {a.threads} threads: local {lr:8.0f} samples/s, first batch {lf:.3f} s | http "
-              f"{rr:8.0f} samples/s ({rr / lr:.2f} of local), first batch {rf:.3f} s, requests per epoch {req:.1f} "
-              f"(chunks {chunks})")
+        line = (f"round {r + 1}, {a.threads} threads: local {lr:8.0f} samples/s, first batch {lf:.3f} s | http "
+                f"{rr:8.0f} samples/s ({rr / lr:.2f} of local), first batch {rf:.3f} s, requests per epoch "
+                f"{req:.1f} (chunks {chunks})")
+        if not a.no_compare:  # the same without the read-ahead: one request per worker at a time
+            os.environ["H5PACK_HTTP_INFLIGHT"] = "0"
+            plain.append(run(h5pack.numpy.Loader, url, a, a.threads))
+            del os.environ["H5PACK_HTTP_INFLIGHT"]
+            line += f" | no read-ahead {plain[-1][0]:8.0f} ({plain[-1][0] / lr:.2f}), first batch {plain[-1][1]:.3f} s"
+        print(line, flush=True)
     best_l, best_r = max(x[0] for x in local), max(x[0] for x in remote)
-    print(f"best of {a.rounds}: local {best_l:.0f}, http {best_r:.0f} samples/s: {best_r / best_l:.2f}")
+    print(f"best of {a.rounds}: local {best_l:.0f}, http {best_r:.0f} samples/s: {best_r / best_l:.2f}"
+          + (f"; without the read-ahead {max(x[0] for x in plain):.0f}" if plain else ""))
     h5py_ros3(a, path)
     for t in [int(x) for x in a.scan.split(",") if x]:
         srv.reset_counts()

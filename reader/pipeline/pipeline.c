@@ -6,6 +6,7 @@
 
 #include "backend_convert.h"
 #include "pipeline_impl.h"
+#include "store.h"
 
 /* ---- consumer ------------------------------------------------------------------------------------ */
 
@@ -285,10 +286,13 @@ void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)
 
 /* Batches planned beyond the ring, so that their loads can start before they get a buffer: enough for
  * about two reads per worker when each batch needs batch/k new chunks (the CHUNK and SEQUENTIAL orders'
- * steady state), at least 1, at most 64 batches or 64 Ki samples. */
+ * steady state), at least 1, at most 64 batches or 64 Ki samples. A store that reads ahead (remote:
+ * store.h, reads_ahead) counts as that many workers: its fetches start when their batch is planned. */
 static int lookahead(const pipeline_params *pp, const source_geometry *g)
 {
     uint64_t bs = pp->setup.op.batch_size, k = g->samples_per_chunk, t = (uint64_t)pp->setup.threads;
+    uint64_t ahead = h5pack_store_reads_ahead(h5pack_chunksrc_store(pp->src));
+    t = ahead > t ? ahead : t;
     uint64_t a = (2 * t * k + bs - 1) / bs, cap = ((uint64_t)1 << 16) / bs;
     if (a > 64)
         a = 64;
@@ -300,6 +304,8 @@ static int lookahead(const pipeline_params *pp, const source_geometry *g)
 static int ring_alloc(pipeline *p)
 {
     size_t bs = p->pp.setup.op.batch_size, nc = (size_t)p->geo->n_chunks, slots = p->pp.setup.slots_allocated;
+    unsigned ahead = h5pack_store_reads_ahead(h5pack_chunksrc_store(p->pp.src));
+    p->loads_known = ahead > (unsigned)p->pp.setup.threads ? ahead : (uint64_t)p->pp.setup.threads;
     p->depth = p->pp.prefetch + lookahead(&p->pp, p->geo);
     if (p->depth > PIPELINE_MAX_PREFETCH) /* the token names the entry in H5PACK_TOKEN_SLOT_BITS bits */
         p->depth = PIPELINE_MAX_PREFETCH;

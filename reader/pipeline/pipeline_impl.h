@@ -119,6 +119,8 @@ struct pipeline {
     uint64_t load_ticket;  /* oldest planned batch that may have pending loads */
     uint64_t batches_done; /* published batches */
     uint64_t loads_pending; /* loads not started, over all planned batches */
+    uint64_t loads_known;   /* workers plan ahead while fewer loads are pending: the threads, or the
+                             * reads a store fetches ahead (store.h, reads_ahead) */
     int plan_failed;
     int planning;          /* a worker is planning a batch (outside the lock; one at a time) */
     int binding;           /* a worker is binding a batch (outside the lock; one at a time) */

@@ -16,9 +16,10 @@ static void note_planned(pipeline *p, ring_entry *e)
         e->wait_users[j] = h5pack_cache_planned(p->cache, a);
         e->load_state[j] = a->load ? LOAD_PENDING : LOAD_DONE;
         e->next_item[j] = ITEM_NONE;
-        if (a->load)
+        if (a->load) {
             e->counts.misses++, e->loads_pending++;
-        else
+            h5pack_chunksrc_will_read(p->pp.src, a->chunk); /* in plan order: a remote store fetches it ahead */
+        } else
             e->counts.hits++;
         if (a->first_in_epoch)
             e->counts.bytes_needed += h5pack_chunksrc_stored_bytes(p->pp.src, a->chunk);

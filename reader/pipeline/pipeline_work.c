@@ -396,7 +396,6 @@ void *h5pack_pipeline_worker_main(void *arg)
 {
     worker *w = arg;
     pipeline *p = w->p;
-    int threads = p->pp.setup.threads;
     pthread_mutex_lock(&p->lock);
     while (!atomic_load(&p->stop)) {
         size_t j;
@@ -407,8 +406,8 @@ void *h5pack_pipeline_worker_main(void *arg)
             execute_use(p, w, w->ahead);
         } else if ((e = next_use(p, &j)) != NULL) {
             execute_use(p, w, (claimed_use){.e = e, .j = j});
-        } else if (p->loads_pending < (uint64_t)threads && h5pack_pipeline_can_schedule(p)) {
-            h5pack_pipeline_schedule_batch(p); /* too few loads known to keep every worker reading */
+        } else if (p->loads_pending < p->loads_known && h5pack_pipeline_can_schedule(p)) {
+            h5pack_pipeline_schedule_batch(p); /* too few loads known to keep every worker (every read) busy */
         } else if ((e = next_load(p, &j)) != NULL) {
             execute_load(p, w, e, j);
         } else if (h5pack_pipeline_can_schedule(p)) {

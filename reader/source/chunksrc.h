@@ -132,6 +132,11 @@ void h5pack_chunksrc_scratch_free(chunksrc_scratch *sc);
 int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                   char *err, size_t err_len);
 
+/* CHUNK will be read soon (the plan loads it): the store is told the byte ranges h5pack_chunksrc_read will
+ * ask for, so that a remote store can fetch them ahead (store.h, will_read). Nothing for stores that do
+ * not read ahead, nor for the hdf5 path and unlocated chunks (HDF5 reads those). Calls in plan order. */
+void h5pack_chunksrc_will_read(chunk_source *s, uint64_t chunk);
+
 /* h5pack_chunksrc_map answers this when CHUNK has to go through h5pack_chunksrc_read. */
 #define CHUNKSRC_NOT_MAPPED 1
 

@@ -166,4 +166,8 @@ int h5pack_chunksrc_probe(store *st, const char *path, const char *images, const
  * otherwise (nothing kept: reads then go through H5Dread_chunk). Caller inside h5pack_h5_enter. */
 int h5pack_chunksrc_locate_chunks(chunk_source *s);
 
+/* The runs read_located reads for CHUNK, told to the store (h5pack_chunksrc_will_read); nothing when the
+ * chunks are not located. */
+void h5pack_chunksrc_raw_will_read(chunk_source *s, uint64_t chunk);
+
 #endif

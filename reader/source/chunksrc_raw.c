@@ -142,6 +142,18 @@ static int fetch_locked(chunk_source *s, uint64_t chunk, uint64_t r, uint8_t *ds
     return 0;
 }
 
+void h5pack_chunksrc_raw_will_read(chunk_source *s, uint64_t chunk)
+{
+    uint64_t first = chunk * s->cps, last = first + s->cps;
+    for (uint64_t k = first; s->located.addr && k < last;) { /* the runs read_located reads, one by one */
+        uint64_t end = s->whole ? k + 1 : h5pack_stored_run_end(&s->located, k, last, RAW_RUN_MAX_BYTES);
+        uint64_t bytes = h5pack_stored_bytes(&s->located, k, end);
+        if (bytes > 0)
+            h5pack_store_will_read(s->st, h5pack_stored_piece(&s->located, k).addr, bytes);
+        k = end;
+    }
+}
+
 /* A chunk whose chunks are not located: each through H5Dread_chunk under the lock, unpacked outside it. */
 static int read_unlocated(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                           char *err, size_t err_len)

@@ -145,6 +145,17 @@ static int read_hdf5(chunk_source *s, uint64_t chunk, uint8_t *dst, chunk_read_c
     return rc;
 }
 
+void h5pack_chunksrc_will_read(chunk_source *s, uint64_t chunk)
+{
+    if (!s || chunk >= s->g.n_chunks || h5pack_store_reads_ahead(s->st) == 0)
+        return;
+    if (s->g.path == H5PACK_READ_IMPLICIT || s->g.path == H5PACK_READ_CONTIGUOUS)
+        h5pack_store_will_read(s->st, s->base_addr + h5pack_chunksrc_chunk_start(s, chunk),
+                               h5pack_chunksrc_chunk_len(s, chunk)); /* read_range's one read */
+    else if ((s->g.path == H5PACK_READ_RAW_DEFLATE || s->g.path == H5PACK_READ_LOCATED) && !s->g.several_sizes)
+        h5pack_chunksrc_raw_will_read(s, chunk);
+}
+
 int h5pack_chunksrc_read(chunk_source *s, uint64_t chunk, uint8_t *dst, chunksrc_scratch *sc, chunk_read_cost *cost,
                   char *err, size_t err_len)
 {

@@ -96,6 +96,17 @@ void h5pack_store_limit_views(store *s, uint64_t bytes)
         s->ops->limit_views(s, bytes);
 }
 
+unsigned h5pack_store_reads_ahead(const store *s)
+{
+    return s && s->ops->reads_ahead ? s->ops->reads_ahead(s) : 0;
+}
+
+void h5pack_store_will_read(store *s, uint64_t offset, uint64_t len)
+{
+    if (s->ops->will_read && len > 0 && offset <= s->size && len <= s->size - offset)
+        s->ops->will_read(s, offset, len);
+}
+
 void h5pack_store_advise_large(store *s)
 {
     if (s->ops->advise_large)

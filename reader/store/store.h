@@ -36,8 +36,17 @@ typedef struct store_ops {
      * (a later view or a reader still copying from it brings it in again). */
     void (*unview)(store *s, uint64_t offset, uint64_t len);
     /* Optional. The views lent at once may hold at most BYTES of memory (0: no limit); a view past it is
-     * refused (NULL), and the caller reads instead. Set once, before views are taken. */
+     * refused (NULL), and the caller reads instead. Set once, before views are taken. A store that reads
+     * ahead (will_read) holds at most BYTES of fetched-ahead bytes: the reader passes its cache's size. */
     void (*limit_views)(store *s, uint64_t bytes);
+    /* Optional (NULL: never asked). How many reads the store wants announced ahead of their use, 0 for
+     * none: a store far from its data (remote stores) keeps that many requests in flight, and the reader
+     * plans its batches far enough ahead to name them. */
+    unsigned (*reads_ahead)(const store *s);
+    /* Optional. [OFFSET, OFFSET + LEN) will be read soon, by one read that covers it or reads inside it;
+     * calls come in the order the reads are likely to come. Only a hint: the store may fetch the bytes
+     * ahead (store_http_ahead.c); the read later still reports every failure. */
+    void (*will_read)(store *s, uint64_t offset, uint64_t len);
     /* Optional. Reads will cover large runs of the object: ask for large pages where that helps. */
     void (*advise_large)(store *s);
     /* Optional (NULL: no locking). HDF5's file locking while HDF5 has the object open: a shared lock that
@@ -72,6 +81,10 @@ const uint8_t *h5pack_store_view(store *s, uint64_t offset, uint64_t len);
 void h5pack_store_unview(store *s, uint64_t offset, uint64_t len);
 void h5pack_store_advise_large(store *s);
 void h5pack_store_limit_views(store *s, uint64_t bytes);
+
+/* S->ops->reads_ahead (0 without it), and S->ops->will_read where S has it. */
+unsigned h5pack_store_reads_ahead(const store *s);
+void h5pack_store_will_read(store *s, uint64_t offset, uint64_t len);
 int h5pack_store_has_views(const store *s);
 
 /* 1 when S holds an HDF5 file (the signature at 0, 512, 1024, 2048, ...), 0 when not, -1 when S cannot

@@ -48,6 +48,9 @@ const store_ops h5pack_store_http_ops = {
     .read = h5pack_http_store_read,
     .read_meta = h5pack_http_store_read_meta,
     .check = h5pack_http_store_check,
+    .limit_views = h5pack_http_store_limit,
+    .reads_ahead = h5pack_http_store_reads_ahead,
+    .will_read = h5pack_http_store_will_read,
     .close = http_close,
 };
 
@@ -57,5 +60,8 @@ const store_ops h5pack_store_https_ops = {
     .read = h5pack_http_store_read,
     .read_meta = h5pack_http_store_read_meta,
     .check = h5pack_http_store_check,
+    .limit_views = h5pack_http_store_limit,
+    .reads_ahead = h5pack_http_store_reads_ahead,
+    .will_read = h5pack_http_store_will_read,
     .close = http_close,
 };

@@ -2,8 +2,11 @@
  * share: one object on an HTTP server, its size and validator (ETag) learnt at open, its bytes read by
  * range requests with libcurl.
  *
- * Parallelism: one request per read, and reads come from the reader's workers, so `threads` sets the
- * requests in flight (docs/reader.md, "Object storage and HTTPS"). Each read takes an idle curl handle
+ * Parallelism: the reader names the chunk reads it will make, in plan order, before it makes them
+ * (store.h, will_read); a read-ahead thread per object (store_http_ahead.c) keeps many of them in flight
+ * with libcurl's multi interface, as many as the measured latency x bandwidth asks for, within a byte
+ * budget, and a worker's read takes the bytes fetched for it (docs/reader.md, "Object storage and
+ * HTTPS"). A read nobody announced is one request of the worker's own. Each read takes an idle curl handle
  * from the object's pool and gives it back, so a worker's connection is kept open for its next read.
  *
  * Failures: 5xx, 429, 408, timeouts, dropped connections and short bodies are tried again after an
@@ -30,6 +33,10 @@
 #define HTTP_BLOCK ((size_t)256 << 10)
 #define HTTP_BLOCKS 8
 #define HTTP_POOL_MAX 64 /* idle handles kept; more are closed when given back */
+/* Bounds of the requests the read-ahead keeps in flight; H5PACK_HTTP_INFLIGHT=N caps them (0: no
+ * read-ahead, every read is the worker's own request). */
+#define HTTP_AHEAD_MIN 4
+#define HTTP_AHEAD_MAX 64
 
 /* Adds what a request needs to be authorised (an Authorization header and what it signs) to *HEADERS.
  * METHOD "GET" or "HEAD", RANGE "bytes=A-B" or NULL. 0, or -1 with the reason in ERR. */
@@ -41,6 +48,7 @@ typedef struct http_settings {
     int retries;        /* H5PACK_HTTP_RETRIES: tries after the first (default 5) */
     long timeout_s;     /* H5PACK_HTTP_TIMEOUT: no byte for this long fails a try (default 30) */
     double backoff_s;   /* the first wait; doubled for each try, at most 32 times it */
+    int in_flight;      /* H5PACK_HTTP_INFLIGHT: the read-ahead's requests at most (default HTTP_AHEAD_MAX; 0: none) */
 } http_settings;
 
 /* One block of small reads (HTTP_BLOCK bytes at a multiple of it). */
@@ -50,6 +58,8 @@ typedef struct http_block {
     uint64_t used; /* the clock of its last use: the least recent is replaced */
     uint8_t *bytes;
 } http_block;
+
+typedef struct http_ahead http_ahead; /* store_http_ahead.c */
 
 typedef struct http_remote {
     store base;          /* first: the store API sees this */
@@ -69,6 +79,8 @@ typedef struct http_remote {
     uint64_t clock;
     atomic_int changed;  /* an answer showed the object is not the one opened */
     char changed_why[384];
+    http_ahead *ahead;   /* the read-ahead, made by the first will_read within a budget; NULL: none */
+    uint64_t ahead_budget; /* limit_views: the bytes it may hold (0: no read-ahead) */
 } http_remote;
 
 /* What one exchange with the server gave (store_http_conn.c). */
@@ -87,6 +99,17 @@ typedef struct http_answer {
     int overflow;           /* the body was longer than asked for */
 } http_answer;
 
+/* One request on its way: the handle (from R's pool), its headers, where the body goes, the answer. */
+typedef struct http_request {
+    http_remote *r;
+    CURL *h;
+    struct curl_slist *headers;
+    uint8_t *dst;
+    size_t cap;
+    http_answer a;
+    double first_byte_s, total_s; /* from the request's start: its first byte, its end */
+} http_request;
+
 /* ---- store_http_conn.c: handles and one exchange ---------------------------------------------------- */
 
 /* Fills R's settings from the environment and its lock; R->base, url and the rest are the caller's. 0,
@@ -95,6 +118,14 @@ int h5pack_http_remote_init(http_remote *r, char *err, size_t err_len);
 
 /* Frees what init and reads made (not R itself, nor what the caller set). */
 void h5pack_http_remote_free(http_remote *r);
+
+/* Q ready to run: a handle of R's with METHOD of R's url for [OFFSET, OFFSET + LEN) (LEN 0: no Range), the
+ * body into DST. 0, or -1 with Q->a.rc saying why (nothing to end then). Q must not move until ended. */
+int h5pack_http_request_start(http_remote *r, http_request *q, const char *method, uint64_t offset, size_t len,
+                              void *dst);
+
+/* Q ran with the result RC: its answer completed in Q->a, the handle back in the pool. */
+void h5pack_http_request_end(http_request *q, CURLcode rc);
 
 /* One request, no retry: METHOD ("HEAD" / "GET") of R's url, the bytes [OFFSET, OFFSET + LEN) when LEN > 0
  * (a Range header), the body into DST (at most LEN bytes). */
@@ -107,6 +138,19 @@ void h5pack_http_exchange(http_remote *r, const char *method, uint64_t offset, s
  * 0, or ENOTFOUND / EIO / EFORMAT with the reason in ERR. */
 int h5pack_http_remote_stat(http_remote *r, char *err, size_t err_len);
 
+/* Whether A answers a ranged GET of [OFFSET, OFFSET + LEN): 0, else an h5pack code with the cause in WHY
+ * and *AGAIN set when another try may succeed (an ETag or size that differs marks R changed). */
+int h5pack_http_judge_get(http_remote *r, uint64_t offset, size_t len, const http_answer *a, char *why,
+                          size_t why_len, int *again);
+
+/* The wait before try N + 1 (N >= 1), in seconds: the backoff doubled per try, jittered. */
+double h5pack_http_backoff_s(const http_remote *r, int n);
+
+/* The final message of a GET of [OFFSET, OFFSET + LEN) that failed with CAUSE after TRIES tries, as every
+ * read reports it ("GET bytes A-B: cause, after N tries"); returns RC. */
+int h5pack_http_get_failed(int rc, uint64_t offset, size_t len, const char *cause, int tries, char *err,
+                           size_t err_len);
+
 /* [OFFSET, OFFSET + LEN) of R into DST, tried again as the settings say. 0, or EIO / ECORRUPT / ENOTFOUND. */
 int h5pack_http_remote_fetch(http_remote *r, uint64_t offset, void *dst, size_t len, char *err, size_t err_len);
 
@@ -115,6 +159,22 @@ int h5pack_http_store_read(store *s, uint64_t offset, void *dst, size_t len, cha
 int h5pack_http_store_check(store *s, char *err, size_t err_len);
 /* HDF5's metadata: small reads from R's blocks (store_http_blocks.c), larger ones as any read. */
 int h5pack_http_store_read_meta(store *s, uint64_t offset, void *dst, size_t len, char *err, size_t err_len);
+
+/* The read-ahead's side of the store API (store_http_ahead.c). */
+void h5pack_http_store_limit(store *s, uint64_t bytes);
+unsigned h5pack_http_store_reads_ahead(const store *s);
+void h5pack_http_store_will_read(store *s, uint64_t offset, uint64_t len);
+
+/* ---- store_http_ahead.c: fetching announced reads ahead ------------------------------------------------ */
+
+/* Serves [OFFSET, OFFSET + LEN) into DST from what R's read-ahead fetched for it, waiting while it is on
+ * its way: 1 with *RC the read's result (its failure's cause in ERR), or 0 when it holds nothing for that
+ * range (the caller requests it itself). */
+int h5pack_http_ahead_take(http_remote *r, uint64_t offset, void *dst, size_t len, int *rc, char *err,
+                           size_t err_len);
+
+/* Stops R's read-ahead thread and frees what it holds (R's close). */
+void h5pack_http_ahead_free(http_remote *r);
 
 /* ---- store_http_blocks.c: small reads from aligned blocks --------------------------------------------- */
 

@@ -43,15 +43,17 @@ int h5pack_http_remote_init(http_remote *r, char *err, size_t err_len)
     pthread_once(&g_curl_once, curl_once);
     if (g_curl_init != CURLE_OK)
         return h5pack_errf(H5PACK_EIO, err, err_len, "libcurl does not start: %s", curl_easy_strerror(g_curl_init));
-    long retries, timeout, backoff_ms;
+    long retries, timeout, backoff_ms, in_flight;
     int rc = env_long("H5PACK_HTTP_RETRIES", 5, 0, 100, &retries, err, err_len);
     if (!rc)
         rc = env_long("H5PACK_HTTP_TIMEOUT", 30, 1, 86400, &timeout, err, err_len);
     if (!rc)
         rc = env_long("H5PACK_HTTP_BACKOFF_MS", 200, 0, 60000, &backoff_ms, err, err_len);
+    if (!rc)
+        rc = env_long("H5PACK_HTTP_INFLIGHT", HTTP_AHEAD_MAX, 0, HTTP_AHEAD_MAX, &in_flight, err, err_len);
     if (rc)
         return rc;
-    r->cfg = (http_settings){(int)retries, timeout, (double)backoff_ms / 1000.0};
+    r->cfg = (http_settings){(int)retries, timeout, (double)backoff_ms / 1000.0, (int)in_flight};
     if (pthread_mutex_init(&r->lock, NULL) != 0)
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "cannot make a lock");
     atomic_init(&r->changed, 0);
@@ -60,6 +62,7 @@ int h5pack_http_remote_init(http_remote *r, char *err, size_t err_len)
 
 void h5pack_http_remote_free(http_remote *r)
 {
+    h5pack_http_ahead_free(r); /* first: its requests hold handles of the pool */
     for (int i = 0; i < r->pooled; i++)
         curl_easy_cleanup(r->pool[i]);
     for (int i = 0; i < HTTP_BLOCKS; i++)
@@ -139,19 +142,12 @@ static size_t on_header(char *line, size_t size, size_t n, void *ctx)
     return len;
 }
 
-typedef struct sink {
-    http_answer *a;
-    CURL *h;
-    uint8_t *dst;
-    size_t cap;
-} sink;
-
 /* A success's body goes to the caller's buffer, never past it; an error's first KiB is kept for its
  * message (S3 names the cause there). */
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
-    sink *s = ctx;
-    http_answer *a = s->a;
+    http_request *s = ctx;
+    http_answer *a = &s->a;
     size_t len = size * n;
     long status = 0;
     curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &status);
@@ -173,7 +169,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 
 /* The options every request of R sets (a pooled handle keeps the previous request's otherwise). */
 static void set_options(http_remote *r, CURL *h, const char *method, const char *range, struct curl_slist *headers,
-                        sink *s)
+                        http_request *s)
 {
     curl_easy_setopt(h, CURLOPT_URL, r->url);
     if (!strcmp(method, "HEAD"))
@@ -193,9 +189,10 @@ static void set_options(http_remote *r, CURL *h, const char *method, const char 
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L << 10);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "h5pack/" H5PACK_VERSION_STRING);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s->a->curl_err);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s->a.curl_err);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, s->a);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &s->a);
+    curl_easy_setopt(h, CURLOPT_PRIVATE, s);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
 }
@@ -218,27 +215,49 @@ static struct curl_slist *request_headers(http_remote *r, const char *method, co
     return headers;
 }
 
-void h5pack_http_exchange(http_remote *r, const char *method, uint64_t offset, size_t len, void *dst,
-                          http_answer *a)
+int h5pack_http_request_start(http_remote *r, http_request *q, const char *method, uint64_t offset, size_t len,
+                              void *dst)
 {
-    memset(a, 0, sizeof *a);
+    memset(q, 0, sizeof *q);
+    q->r = r, q->dst = dst, q->cap = len;
     char range[64] = "";
     if (len > 0)
         snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, offset, offset + len - 1);
-    CURL *h = take_handle(r);
-    struct curl_slist *headers = h ? request_headers(r, method, len ? range : NULL, a) : NULL;
-    if (!h || !headers) { /* a signer's reason is in curl_err */
-        a->rc = h && a->curl_err[0] ? CURLE_AUTH_ERROR : CURLE_OUT_OF_MEMORY;
-        if (h)
-            give_handle(r, h);
-        return;
+    q->h = take_handle(r);
+    q->headers = q->h ? request_headers(r, method, len ? range : NULL, &q->a) : NULL;
+    if (!q->h || !q->headers) { /* a signer's reason is in curl_err */
+        q->a.rc = q->h && q->a.curl_err[0] ? CURLE_AUTH_ERROR : CURLE_OUT_OF_MEMORY;
+        if (q->h)
+            give_handle(r, q->h);
+        q->h = NULL;
+        return -1;
     }
-    sink s = {a, h, dst, len};
-    set_options(r, h, method, len ? range : NULL, headers, &s);
-    a->rc = curl_easy_perform(h);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a->status);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL); /* A's buffer ends with this call */
-    curl_slist_free_all(headers);
-    give_handle(r, h);
+    set_options(r, q->h, method, len ? range : NULL, q->headers, q);
+    return 0;
+}
+
+void h5pack_http_request_end(http_request *q, CURLcode rc)
+{
+    q->a.rc = rc;
+    curl_easy_getinfo(q->h, CURLINFO_RESPONSE_CODE, &q->a.status);
+    curl_off_t first = 0, total = 0;
+    if (curl_easy_getinfo(q->h, CURLINFO_STARTTRANSFER_TIME_T, &first) == CURLE_OK &&
+        curl_easy_getinfo(q->h, CURLINFO_TOTAL_TIME_T, &total) == CURLE_OK)
+        q->first_byte_s = (double)first * 1e-6, q->total_s = (double)total * 1e-6;
+    curl_easy_setopt(q->h, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(q->h, CURLOPT_ERRORBUFFER, NULL); /* Q's buffer may go before the handle */
+    curl_easy_setopt(q->h, CURLOPT_PRIVATE, NULL);
+    curl_slist_free_all(q->headers);
+    q->headers = NULL;
+    give_handle(q->r, q->h);
+    q->h = NULL;
+}
+
+void h5pack_http_exchange(http_remote *r, const char *method, uint64_t offset, size_t len, void *dst,
+                          http_answer *a)
+{
+    http_request q;
+    if (h5pack_http_request_start(r, &q, method, offset, len, dst) == 0)
+        h5pack_http_request_end(&q, curl_easy_perform(q.h));
+    *a = q.a;
 }

@@ -170,17 +170,48 @@ static int judge_get(http_remote *r, const attempt *t, const http_answer *a, cha
     return 0;
 }
 
+int h5pack_http_judge_get(http_remote *r, uint64_t offset, size_t len, const http_answer *a, char *why,
+                          size_t why_len, int *again)
+{
+    attempt t = {"GET", offset, len, NULL};
+    return judge_get(r, &t, a, why, why_len, again);
+}
+
 /* Before try N + 1 (N >= 1): backoff * 2^(N-1), at most 32 times it, times a random 0.5-1 so that the
  * workers hit by one failure do not all come back at once. */
-static void wait_before(const http_remote *r, int n)
+double h5pack_http_backoff_s(const http_remote *r, int n)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double jitter = 0.5 + 0.5 * (double)(now.tv_nsec % 1000) / 1000.0;
-    double s = r->cfg.backoff_s * (double)(1u << (n - 1 < 5 ? n - 1 : 5)) * jitter;
+    return r->cfg.backoff_s * (double)(1u << (n - 1 < 5 ? n - 1 : 5)) * jitter;
+}
+
+static void wait_before(const http_remote *r, int n)
+{
+    double s = h5pack_http_backoff_s(r, n);
     struct timespec d = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     while (nanosleep(&d, &d) != 0)
         ;
+}
+
+/* "METHOD [bytes A-B]: CAUSE[, after N tries]" in WHY; returns RC. */
+static int failed(int rc, const attempt *t, const char *cause, int tries, char *why, size_t why_len)
+{
+    char range[64] = "";
+    if (t->len)
+        snprintf(range, sizeof range, " bytes %" PRIu64 "-%" PRIu64, t->offset, t->offset + t->len - 1);
+    char after[48] = "";
+    if (tries > 1)
+        snprintf(after, sizeof after, ", after %d tries", tries);
+    return h5pack_errf(rc, why, why_len, "%s%s: %s%s", t->method, range, cause, after);
+}
+
+int h5pack_http_get_failed(int rc, uint64_t offset, size_t len, const char *cause, int tries, char *err,
+                           size_t err_len)
+{
+    attempt t = {"GET", offset, len, NULL};
+    return failed(rc, &t, cause, tries, err, err_len);
 }
 
 /* T tried until JUDGE accepts an answer, it calls a failure final, or the tries run out. 0, or the code
@@ -196,15 +227,7 @@ static int with_retries(http_remote *r, const attempt *t, judge_fn judge, http_a
         tries++;
         rc = judge(r, t, a, cause, sizeof cause, &again);
     } while (rc && again && tries <= r->cfg.retries);
-    if (!rc)
-        return 0;
-    char range[64] = "";
-    if (t->len)
-        snprintf(range, sizeof range, " bytes %" PRIu64 "-%" PRIu64, t->offset, t->offset + t->len - 1);
-    char after[48] = "";
-    if (tries > 1)
-        snprintf(after, sizeof after, ", after %d tries", tries);
-    return h5pack_errf(rc, why, why_len, "%s%s: %s%s", t->method, range, cause, after);
+    return rc ? failed(rc, t, cause, tries, why, why_len) : 0;
 }
 
 int h5pack_http_remote_fetch(http_remote *r, uint64_t offset, void *dst, size_t len, char *err, size_t err_len)
@@ -276,6 +299,9 @@ int h5pack_http_store_read(store *s, uint64_t offset, void *dst, size_t len, cha
     if (offset > s->size || len > s->size - offset)
         return h5pack_errf(H5PACK_ECORRUPT, err, err_len, "%zu bytes at offset %" PRIu64 " are past its end (%" PRIu64
                            " bytes)", len, offset, s->size);
+    int rc;
+    if (h5pack_http_ahead_take((http_remote *)s, offset, dst, len, &rc, err, err_len))
+        return rc; /* fetched ahead (or failed there, after as many tries as here) */
     return h5pack_http_remote_fetch((http_remote *)s, offset, dst, len, err, err_len);
 }
 

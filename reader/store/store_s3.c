@@ -171,5 +171,8 @@ const store_ops h5pack_store_s3_ops = {
     .read = h5pack_http_store_read,
     .read_meta = h5pack_http_store_read_meta,
     .check = h5pack_http_store_check,
+    .limit_views = h5pack_http_store_limit,
+    .reads_ahead = h5pack_http_store_reads_ahead,
+    .will_read = h5pack_http_store_will_read,
     .close = s3_close,
 };
