@@ -30,6 +30,11 @@ class Loader(Stream):
     ``echo`` times per epoch in different batches instead of repeating whole batches. ``last_boxes`` has
     the crop box and flip of each image of the latest batch.
 
+    Segmentation masks (docs/python.md, "Masks"): ``masks=True`` (the file's ``masks`` dataset; or
+    ``masks="name"``) yields ``(images, labels, masks)``, masks (B, H, W) ``mask_dtype`` ("uint8" as stored,
+    or "int64" class indices for CrossEntropyLoss), each with its image's crop box, nearest-neighbour resize
+    and flip; a copy, on the CPU (the GPU backend has no masks yet).
+
     Huge images in tiles (``h5pack --tiles``, docs/patches.md): ``patch=S`` yields S x S patches instead of
     whole images, ``patch_mode="random"`` (the default: ``patches_per_epoch`` per epoch, images weighted by
     area, positions uniform; with ``flip`` and normalisation as above) or ``"sliding"`` (every window with
@@ -126,7 +131,7 @@ class Loader(Stream):
         return _tensors.host_tensor(b.data, b.bytes, dt, shape, self, strides)
 
     def _host_ints(self, raw, dtype, shape):
-        dtype = {"int32": torch.int32, "int64": torch.int64}[dtype]
+        dtype = {"int32": torch.int32, "int64": torch.int64, "uint8": torch.uint8}[dtype]
         if not raw:
             return torch.zeros(shape, dtype=dtype)
         return torch.frombuffer(bytearray(raw), dtype=dtype).view(shape)
