@@ -2,7 +2,7 @@
  * pixel that PIL's NEAREST resize over the delivered box picks (written out here as PIL's ImagingScaleAffine
  * computes it: a running double sum, truncated), then mirrored with the image's flip; for every crop mode,
  * flip, pad-and-crop, batch and sample echo (which redraw the boxes), progressive resizing, ranks, both mask
- * dtypes and two read paths. Without a resize the image says where its pixels came from (h5fix_pixel_chw), so
+ * dtypes, resume and two read paths. Without a resize the image says where its pixels came from (h5fix_pixel_chw), so
  * each image pixel and its mask pixel are checked to come from the same stored position. And the refusals:
  * no such dataset, another length, size, type, rank or chunking, patches. */
 #include <stdlib.h>
@@ -153,11 +153,38 @@ static const run RUNS[] = {
     {.name = "ranks", .crop = H5PACK_CROP_RANDOM_RESIZED, .out_h = 8, .out_w = 8, .flip = 1, .world = 2},
 };
 
+/* Resume mid-epoch (the first delivery an echo of batch 3 of epoch 1): the masks still follow the boxes. */
+static void run_resumed(const char *path, h5pack_echo_mode mode)
+{
+    const run t = {.name = "resume", .crop = H5PACK_CROP_RANDOM_RESIZED, .out_h = 8, .out_w = 8, .flip = 1, .echo = 2,
+                   .echo_mode = mode};
+    h5pack_config c = config_of(&t, 0);
+    c.start_epoch = 1, c.start_batch = 3, c.start_echo = mode == H5PACK_ECHO_BATCH ? 1 : 0;
+    h5pack_reader *r = NULL;
+    int rc = h5pack_open(path, &c, &r);
+    CHECK_MSG(rc == 0, "resume: open: %s", h5pack_last_error(r));
+    h5pack_batch b = H5PACK_BATCH_INIT;
+    uint64_t batches = 0;
+    while ((rc = h5pack_next(r, &b)) == H5PACK_OK) {
+        CHECK(b.epoch == 1);
+        check_batch(&b, H5PACK_MASK_DTYPE_UINT8, 0);
+        batches++;
+        CHECK_OK(h5pack_release(r, &b));
+    }
+    CHECK_MSG(rc == H5PACK_END && batches > 0, "resume: %llu batches, next %d %s", (unsigned long long)batches, rc,
+              h5pack_last_error(r));
+    h5pack_close(r);
+    printf("%-28s rank 0: %llu batches\n", mode == H5PACK_ECHO_BATCH ? "resume batch echo" : "resume sample echo",
+           (unsigned long long)batches);
+}
+
 static void run_all(const char *path)
 {
     for (size_t i = 0; i < sizeof RUNS / sizeof RUNS[0]; i++)
         for (uint32_t rank = 0; rank < (RUNS[i].world ? RUNS[i].world : 1); rank++)
             run_one(path, &RUNS[i], rank);
+    run_resumed(path, H5PACK_ECHO_BATCH);
+    run_resumed(path, H5PACK_ECHO_SAMPLE);
 }
 
 /* Opening PATH with masks NAME fails with RC and a message naming the file and the dataset (and WHAT). */
