@@ -343,7 +343,12 @@ class Stream:
         if not b.masks:
             return ()
         dtype = "int64" if b.mask_dtype == _lib.MASK_DTYPES["int64"] else "uint8"
-        return (self._host_ints(_bytes_at(b.masks, b.mask_bytes), dtype, (b.count, b.height, b.width)),)
+        return (self._host_copy(b.masks, b.mask_bytes, dtype, (b.count, b.height, b.width)),)
+
+    def _host_copy(self, address, nbytes, dtype, shape):
+        """A front-end's host array of SHAPE holding a copy of NBYTES at ADDRESS (each front-end may copy
+        once, straight into its own array)."""
+        return self._host_ints(_bytes_at(address, nbytes), dtype, shape)
 
     # ---- information and lifetime ----------------------------------------------------------------
 

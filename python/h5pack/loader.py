@@ -6,6 +6,8 @@ except ImportError as _e:  # the PyTorch front-end: the others need no torch (do
     raise ImportError(f"h5pack.Loader is PyTorch's front-end and needs torch ({_e}): pip install torch, or use "
                       f"h5pack.numpy.Loader, h5pack.jax.Loader or h5pack.tf.dataset") from None
 
+import ctypes
+
 from . import _labels, _tensors
 from ._core import H5packError, H5packValueError, default_config, error_from, lib, version  # noqa: F401
 from ._core import open_reader as _open  # noqa: F401  (older name, kept for scripts that used it)
@@ -129,6 +131,13 @@ class Loader(Stream):
         if b.on_device:
             return _tensors.device_tensor(b.data, b.bytes, dt, shape, self._gpu, self, strides)
         return _tensors.host_tensor(b.data, b.bytes, dt, shape, self, strides)
+
+    def _host_copy(self, address, nbytes, dtype, shape):
+        """One copy, straight into the tensor (a batch of masks is megabytes: no bytes object between)."""
+        t = torch.empty(shape, dtype={"int64": torch.int64, "uint8": torch.uint8}[dtype])
+        if nbytes:
+            ctypes.memmove(t.data_ptr(), address, nbytes)
+        return t
 
     def _host_ints(self, raw, dtype, shape):
         dtype = {"int32": torch.int32, "int64": torch.int64, "uint8": torch.uint8}[dtype]

@@ -1,6 +1,8 @@
 /* mask_nearest.c - nearest-neighbour resampling of masks over a crop box, as PIL (mask_nearest.h). */
 #include "mask_nearest.h"
 
+#include <string.h>
+
 /* PIL's COORD(): truncation, with everything left of 0 at -1. */
 static int32_t pil_coord(double v)
 {
@@ -30,18 +32,36 @@ static void mirror(int32_t *cols, uint32_t n)
     }
 }
 
-/* One output row from source row ROW (NULL: outside the source, all 0). */
-static void put_row(const uint8_t *row, const int32_t *cols, uint32_t out_w, h5pack_mask_dtype dtype, void *out)
+/* One output row from source row ROW (NULL: outside the source, all 0). INSIDE: every column is in the
+ * source (a crop box within the image, the usual case): a plain gather, no test per pixel. */
+static void put_row(const uint8_t *row, const int32_t *cols, uint32_t out_w, int inside, h5pack_mask_dtype dtype,
+                    void *out)
 {
     if (dtype == H5PACK_MASK_DTYPE_INT64) {
         int64_t *o = out;
-        for (uint32_t i = 0; i < out_w; i++)
-            o[i] = row && cols[i] >= 0 ? row[cols[i]] : 0;
+        if (row && inside)
+            for (uint32_t i = 0; i < out_w; i++)
+                o[i] = row[cols[i]];
+        else
+            for (uint32_t i = 0; i < out_w; i++)
+                o[i] = row && cols[i] >= 0 ? row[cols[i]] : 0;
     } else {
         uint8_t *o = out;
-        for (uint32_t i = 0; i < out_w; i++)
-            o[i] = row && cols[i] >= 0 ? row[cols[i]] : 0;
+        if (row && inside)
+            for (uint32_t i = 0; i < out_w; i++)
+                o[i] = row[cols[i]];
+        else
+            for (uint32_t i = 0; i < out_w; i++)
+                o[i] = row && cols[i] >= 0 ? row[cols[i]] : 0;
     }
+}
+
+static int all_inside(const int32_t *cols, uint32_t n)
+{
+    int32_t low = 0;
+    for (uint32_t i = 0; i < n; i++)
+        low = cols[i] < low ? cols[i] : low;
+    return low >= 0;
 }
 
 void h5pack_mask_nearest(const uint8_t *src, uint32_t src_h, uint32_t src_w, const h5pack_crop_box *box,
@@ -51,11 +71,20 @@ void h5pack_mask_nearest(const uint8_t *src, uint32_t src_h, uint32_t src_w, con
     h5pack_mask_nearest_table(box->x, box->width, out_w, src_w, cols);
     if (box->flip) /* PIL flips the resized mask: output column i is resized column out_w - 1 - i */
         mirror(cols, out_w);
-    /* rows follow the same running sum as PIL's, one row at a time */
+    int inside = all_inside(cols, out_w);
+    /* rows follow the same running sum as PIL's, one row at a time; an upscaled box repeats source rows,
+     * whose output rows are copies of the one before */
     double scale = (double)(float)box->height / out_h, pos = (double)box->y + scale * 0.5;
+    int32_t previous = -2;
     for (uint32_t r = 0; r < out_h; r++, pos += scale) {
         int32_t y = pil_coord(pos);
+        uint8_t *dst = (uint8_t *)out + r * row_bytes;
+        if (y == previous) {
+            memcpy(dst, dst - row_bytes, row_bytes);
+            continue;
+        }
         const uint8_t *row = y >= 0 && (uint32_t)y < src_h ? src + (size_t)y * src_w : NULL;
-        put_row(row, cols, out_w, dtype, (uint8_t *)out + r * row_bytes);
+        put_row(row, cols, out_w, inside, dtype, dst);
+        previous = y;
     }
 }
