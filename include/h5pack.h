@@ -206,6 +206,11 @@ typedef enum h5pack_echo_mode { H5PACK_ECHO_MODE_MAP(H5PACK_ENUM_VALUE_) } h5pac
                                        positions uniform (training) */
 typedef enum h5pack_patch_mode { H5PACK_PATCH_MODE_MAP(H5PACK_ENUM_VALUE_) } h5pack_patch_mode;
 
+#define H5PACK_MASK_DTYPE_MAP(X) /* delivered masks (config.masks_dataset; docs/reader.md, "Masks") */               \
+    X(MASK_DTYPE, UINT8, 0, "uint8") /* the stored values, as stored */                                              \
+    X(MASK_DTYPE, INT64, 1, "int64") /* the same values widened: class indices for a cross-entropy loss */
+typedef enum h5pack_mask_dtype { H5PACK_MASK_DTYPE_MAP(H5PACK_ENUM_VALUE_) } h5pack_mask_dtype;
+
 #define H5PACK_MAX_CHANNELS 4
 
 /* h5pack_config.epochs for a reader without end (the default; Python's epochs=None). */
@@ -303,6 +308,12 @@ typedef struct h5pack_config {
        that saved it, the batches (and start_echo) continue that run's exactly; with another, start at the
        next batch's position with start_echo 0. Whole images only (not with patch_size). */
     uint64_t start_sample;      /* 0 */
+    /* Masks (docs/reader.md, "Masks"): a dataset of one-channel uint8 masks (N,H,W) beside the images, of
+       their height and width and chunked with them (k rows per chunk), delivered with each batch
+       (h5pack_batch.masks) with the image's crop box, resize (nearest neighbour, as PIL's NEAREST) and
+       flip, never normalised. Whole images of one size, CPU backend. */
+    const char *masks_dataset;  /* NULL: no masks ("" too); "masks" is the name h5pack writes */
+    h5pack_mask_dtype mask_dtype; /* H5PACK_MASK_DTYPE_UINT8 */
 } h5pack_config;
 
 /* The defaults written next to the fields above: h5pack_config cfg = H5PACK_CONFIG_DEFAULTS; */
@@ -320,7 +331,7 @@ typedef struct h5pack_config {
         .echo_mode = H5PACK_ECHO_BATCH, .start_epoch = 0, .start_batch = 0, .start_echo = 0,             \
         .timeline_path = NULL, .timeline_interval_s = 0, .timeline_append = 0, .patch_size = 0,          \
         .patch_overlap = 0, .patch_mode = H5PACK_PATCH_SLIDING, .patches_per_epoch = 0,                  \
-        .start_sample = 0                                                                                 \
+        .start_sample = 0, .masks_dataset = NULL, .mask_dtype = H5PACK_MASK_DTYPE_UINT8                   \
     }
 
 /* Fills *cfg with H5PACK_CONFIG_DEFAULTS, for bindings that cannot use the macro: set cfg->struct_size to
@@ -493,6 +504,12 @@ typedef struct h5pack_batch {
     const float *labels_float_device; /* the same in device memory (GPU backend only, else NULL) */
     const int64_t *where;    /* patches (config.patch_size): count rows of (image, y, x) on the host, the
                                 top-left corner of each patch in its image; else NULL */
+    const void *masks;       /* config.masks_dataset: count masks of height x width (count, height, width),
+                                row-major, in mask_dtype, on the host; each cropped, resized (nearest) and
+                                flipped as its image (boxes); else NULL */
+    const void *masks_device; /* the same in device memory (GPU backend: not yet; always NULL) */
+    h5pack_mask_dtype mask_dtype; /* of masks */
+    size_t mask_bytes;       /* bytes at masks (0 without masks) */
 } h5pack_batch;
 
 #define H5PACK_BATCH_INIT {.struct_size = sizeof(h5pack_batch)}

@@ -44,6 +44,8 @@ static const option_alias aliases[] = {
     {"--patches-per-epoch", ONE("patches_per_epoch"), OPTION_PLAIN, OPTION_RUN},
     {"--timeline", ONE("timeline_path"), OPTION_TEXT, OPTION_RUN},
     {"--interval", ONE("timeline_interval_s"), OPTION_PLAIN, OPTION_RUN},
+    {"--masks", ONE("masks_dataset"), OPTION_TEXT, OPTION_RUN},
+    {"--mask-dtype", ONE("mask_dtype"), OPTION_NAME, OPTION_RUN},
 };
 #define N_ALIASES (sizeof aliases / sizeof aliases[0])
 _Static_assert(N_ALIASES <= 64, "option_given keeps one bit per row");

@@ -63,6 +63,8 @@ void usage_run(FILE *f)
                "  --flip               flip each image horizontally with probability 1/2\n"
                "  --crop-padding P     pad by P pixels and crop the stored size at random (not with --crop)\n"
                "  --step-ms MS         the consumer spends MS per batch (your training step; default 0)\n"
+               "  --masks NAME         deliver the masks dataset NAME with the images (docs/reader.md \"Masks\")\n"
+               "  --mask-dtype T       uint8 | int64 (default uint8)\n"
                "patches of huge images in tiles (h5pack --tiles; docs/patches.md):\n"
                "  --patch S            S x S patches instead of whole images (a tiled file needs it)\n"
                "  --overlap O          pixels neighbouring sliding windows share (default 0)\n"

@@ -17,8 +17,9 @@ MAX_CHANNELS = 4
 
 # Enum names -> values, filled by load() from the parameter table (the config field that carries each).
 ORDERS, DEVICES, DTYPES, LAYOUTS, NORMS, CROPS, ECHO_MODES, PATCH_MODES = {}, {}, {}, {}, {}, {}, {}, {}
+MASK_DTYPES = {}
 _ENUM_FIELDS = {"order": ORDERS, "device": DEVICES, "dtype": DTYPES, "output_layout": LAYOUTS, "norm": NORMS,
-                "crop": CROPS, "echo_mode": ECHO_MODES, "patch_mode": PATCH_MODES}
+                "crop": CROPS, "echo_mode": ECHO_MODES, "patch_mode": PATCH_MODES, "mask_dtype": MASK_DTYPES}
 # bytes per element of each output dtype, by name (the table gives the names and values)
 _DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "uint8": 1}
 

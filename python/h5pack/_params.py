@@ -61,6 +61,8 @@ ALIASES = (
     Alias("overlap", ("patch_overlap",), "plain", 0),
     Alias("patch_mode", ("patch_mode",), "enum", KEEP),
     Alias("patches_per_epoch", ("patches_per_epoch",), "plain", 0),
+    Alias("masks", ("masks_dataset",), "masks", False),
+    Alias("mask_dtype", ("mask_dtype",), "mask_dtype", KEEP),
 )
 BY_KEYWORD = {a.keyword: a for a in ALIASES}
 # The keywords that set exactly one parameter: keyword -> parameter (the cross-interface test's map).
@@ -163,6 +165,23 @@ def _dtype(alias, value):
     return _enum(alias, value)
 
 
+def _masks(alias, value):
+    """True: the dataset h5pack writes ("masks"); False: none; a str: that dataset."""
+    if value is True or value is False:
+        return (b"masks" if value else b"",)
+    return _name(alias, value)
+
+
+def _mask_dtype(alias, value):
+    """"uint8" or "int64", or a framework's dtype of that name (torch.int64, numpy.int64, np.dtype("uint8"))."""
+    text = str(value)
+    if text.startswith("torch."):
+        value = text[6:]
+    elif not isinstance(value, str):
+        value = getattr(value, "name", None) or getattr(value, "__name__", None) or value
+    return _enum(alias, value)
+
+
 def _name(alias, value):
     if not isinstance(value, str):
         raise ValueError(f"{alias.keyword}={value!r}: expected a dataset name (str)")
@@ -233,7 +252,7 @@ def _norm_values(alias, value):
 
 _CONVERSIONS = {"plain": _integer, "flag": _flag, "bytes": _bytes, "real": _real, "enum": _enum, "dtype": _dtype,
                 "name": _name, "path": _path, "size": _size, "range": _range, "device": _device,
-                "norm": _norm_values}
+                "norm": _norm_values, "masks": _masks, "mask_dtype": _mask_dtype}
 
 
 def values_of(keyword, value):

@@ -37,7 +37,7 @@ class Stream:
                  output_size=None, scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), center_ratio=0.875,
                  echo_mode="batch", with_indices=False, max_output_size=None, timeline=None,
                  timeline_interval=None, input_layout="auto", patch=None, overlap=0,
-                 patch_mode=None, patches_per_epoch=None, **dataloader_args):
+                 patch_mode=None, patches_per_epoch=None, masks=False, mask_dtype="uint8", **dataloader_args):
         _dataloader_args.refuse(dataloader_args, self._framework)
         self._reader, self._api_name = None, self._framework  # Loader or Patches, in messages
         self._stats_before = {}  # earlier readers' counters (load_state_dict / set_epoch reopen)
@@ -332,10 +332,23 @@ class Stream:
         self._last_where = (self._host_ints(_bytes_at(b.where, b.count * 3 * 8), "int64", (b.count, 3))
                             if b.where else None)
         images, exporter = self._images(b, (b.count,) + sample, None)
-        labels = self._labels(b)
+        out = (images, self._labels(b)) + self._masks(b)
         if not self._return_indices:
-            return (images, labels), exporter
-        return (images, labels, self._host_ints(_bytes_at(b.indices, b.count * 8), "int64", (b.count,))), exporter
+            return out, exporter
+        return out + (self._host_ints(_bytes_at(b.indices, b.count * 8), "int64", (b.count,)),), exporter
+
+    def _masks(self, b):
+        """(masks,) with masks=: (B, H, W) uint8 or int64, a copy (like the labels: the images stay the
+        reader's memory); () without."""
+        if not b.masks:
+            return ()
+        dtype = "int64" if b.mask_dtype == _lib.MASK_DTYPES["int64"] else "uint8"
+        return (self._host_copy(b.masks, b.mask_bytes, dtype, (b.count, b.height, b.width)),)
+
+    def _host_copy(self, address, nbytes, dtype, shape):
+        """A front-end's host array of SHAPE holding a copy of NBYTES at ADDRESS (each front-end may copy
+        once, straight into its own array)."""
+        return self._host_ints(_bytes_at(address, nbytes), dtype, shape)
 
     # ---- information and lifetime ----------------------------------------------------------------
 

@@ -6,6 +6,8 @@ except ImportError as _e:  # the PyTorch front-end: the others need no torch (do
     raise ImportError(f"h5pack.Loader is PyTorch's front-end and needs torch ({_e}): pip install torch, or use "
                       f"h5pack.numpy.Loader, h5pack.jax.Loader or h5pack.tf.dataset") from None
 
+import ctypes
+
 from . import _labels, _tensors
 from ._core import H5packError, H5packValueError, default_config, error_from, lib, version  # noqa: F401
 from ._core import open_reader as _open  # noqa: F401  (older name, kept for scripts that used it)
@@ -29,6 +31,11 @@ class Loader(Stream):
     size from the next epoch on, up to ``max_output_size``. ``echo_mode="sample"`` delivers each sample
     ``echo`` times per epoch in different batches instead of repeating whole batches. ``last_boxes`` has
     the crop box and flip of each image of the latest batch.
+
+    Segmentation masks (docs/python.md, "Masks"): ``masks=True`` (the file's ``masks`` dataset; or
+    ``masks="name"``) yields ``(images, labels, masks)``, masks (B, H, W) ``mask_dtype`` ("uint8" as stored,
+    or "int64" class indices for CrossEntropyLoss), each with its image's crop box, nearest-neighbour resize
+    and flip; a copy, on the CPU (the GPU backend has no masks yet).
 
     Huge images in tiles (``h5pack --tiles``, docs/patches.md): ``patch=S`` yields S x S patches instead of
     whole images, ``patch_mode="random"`` (the default: ``patches_per_epoch`` per epoch, images weighted by
@@ -125,8 +132,15 @@ class Loader(Stream):
             return _tensors.device_tensor(b.data, b.bytes, dt, shape, self._gpu, self, strides)
         return _tensors.host_tensor(b.data, b.bytes, dt, shape, self, strides)
 
+    def _host_copy(self, address, nbytes, dtype, shape):
+        """One copy, straight into the tensor (a batch of masks is megabytes: no bytes object between)."""
+        t = torch.empty(shape, dtype={"int64": torch.int64, "uint8": torch.uint8}[dtype])
+        if nbytes:
+            ctypes.memmove(t.data_ptr(), address, nbytes)
+        return t
+
     def _host_ints(self, raw, dtype, shape):
-        dtype = {"int32": torch.int32, "int64": torch.int64}[dtype]
+        dtype = {"int32": torch.int32, "int64": torch.int64, "uint8": torch.uint8}[dtype]
         if not raw:
             return torch.zeros(shape, dtype=dtype)
         return torch.frombuffer(bytearray(raw), dtype=dtype).view(shape)

@@ -88,6 +88,13 @@ class Loader(Stream):
     def _host_ints(self, raw, dtype, shape):
         return host_ints(raw, dtype, shape)
 
+    def _host_copy(self, address, nbytes, dtype, shape):
+        """One copy, straight into the array (a batch of masks is megabytes: no bytes object between)."""
+        out = np.empty(shape, dtype=dtype)
+        if nbytes:
+            ctypes.memmove(out.ctypes.data, address, nbytes)
+        return out
+
     def _labels(self, b):
         return batch_labels(b, self._info)
 

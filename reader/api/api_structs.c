@@ -81,7 +81,8 @@ H5PACK_API int h5pack_config_init(h5pack_config *cfg)
     X(epoch, uint64_t, ) X(index, uint64_t, ) X(echo, uint32_t, ) X(on_device, int, ) X(cuda_event, void *, )   \
     X(token, uint64_t, ) X(boxes, const h5pack_crop_box *, ) X(height, uint32_t, ) X(width, uint32_t, )         \
     X(label_columns, uint32_t, ) X(labels_float, const float *, ) X(labels_float_device, const float *, )       \
-    X(where, const int64_t *, )
+    X(where, const int64_t *, ) X(masks, const void *, ) X(masks_device, const void *, )                          \
+    X(mask_dtype, h5pack_mask_dtype, ) X(mask_bytes, size_t, )
 
 #define STATS_FIELDS(X)                                                                                        \
     X(struct_size, size_t, ) X(samples, uint64_t, ) X(batches, uint64_t, ) X(batches_fresh, uint64_t, )         \

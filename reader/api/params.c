@@ -71,7 +71,9 @@
     X(patch_mode, ENUM, 0, LAST(PATCH_MODE), NAMES(PATCH_MODE),                                                 \
       "patches: every window (inference) or random ones (training)")                                            \
     X(patches_per_epoch, U64, 0, 18446744073709551615.0, NULL, "random patches per epoch (0 = a grid's worth)") \
-    X(start_sample, U64, 0, 18446744073709551615.0, NULL, "resume: position in the epoch's order, any world")
+    X(start_sample, U64, 0, 18446744073709551615.0, NULL, "resume: position in the epoch's order, any world")  \
+    X(masks_dataset, STRING, 0, 0, NULL, "path of the masks delivered with the images; NULL or \"\" = none")    \
+    X(mask_dtype, ENUM, 0, LAST(MASK_DTYPE), NAMES(MASK_DTYPE), "element type of the delivered masks")
 
 #define FIELD_SIZE(name) sizeof(((h5pack_config *)0)->name)
 #define ROW(name, type, lo, hi, names, doc)                                                                     \
@@ -94,6 +96,7 @@ COUNTS_DOWN_ITS_ROWS(H5PACK_NORM_MAP)
 COUNTS_DOWN_ITS_ROWS(H5PACK_CROP_MAP)
 COUNTS_DOWN_ITS_ROWS(H5PACK_ECHO_MODE_MAP)
 COUNTS_DOWN_ITS_ROWS(H5PACK_PATCH_MODE_MAP)
+COUNTS_DOWN_ITS_ROWS(H5PACK_MASK_DTYPE_MAP)
 
 H5PACK_API const h5pack_param *h5pack_param_table(size_t *count)
 {

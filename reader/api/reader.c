@@ -75,9 +75,12 @@ H5PACK_API int h5pack_open(const char *path, const h5pack_config *cfg, h5pack_re
     r->err = calloc(1, ERR_LEN);
     r->images_name = copy_string(own.images_dataset);
     r->labels_name = copy_string(own.labels_dataset);
+    r->masks_name = copy_string(own.masks_dataset);
     r->cfg.images_dataset = r->images_name, r->cfg.labels_dataset = r->labels_name;
-    if (!r->err || !r->images_name || (own.labels_dataset && !r->labels_name)) {
-        free(r->err), free(r->images_name), free(r->labels_name), free(r);
+    r->cfg.masks_dataset = r->masks_name;
+    if (!r->err || !r->images_name || (own.labels_dataset && !r->labels_name) ||
+        (own.masks_dataset && !r->masks_name)) {
+        free(r->err), free(r->images_name), free(r->labels_name), free(r->masks_name), free(r);
         return fail_without_reader(H5PACK_ENOMEM, path, "out of memory");
     }
     rc = open_reader(r, path);
@@ -289,7 +292,7 @@ H5PACK_API void h5pack_close(h5pack_reader *r)
     if (r->pid && getpid() != r->pid)
         return; /* a fork's copy: its threads are the parent's, not to be joined here; left to the exit */
     release_resources(r);
-    free(r->images_name), free(r->labels_name);
+    free(r->images_name), free(r->labels_name), free(r->masks_name);
     free(r->err);
     free(r);
 }

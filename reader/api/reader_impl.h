@@ -13,7 +13,7 @@
 
 struct h5pack_reader {
     h5pack_config cfg;
-    char *images_name, *labels_name; /* copies of the config's strings */
+    char *images_name, *labels_name, *masks_name; /* copies of the config's strings */
     char *err;                       /* ERR_LEN bytes: the last failure's text. Held by pointer, apart from
                                         the reader's state, so the const getters can say why they failed */
     int open_rc;                     /* < 0: the reader is in the failed state (open failed) */

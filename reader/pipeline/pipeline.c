@@ -79,6 +79,8 @@ static int deliver(pipeline *p, int slot, uint32_t echo, h5pack_batch *batch, ch
     batch->epoch = e->epoch;
     batch->index = e->index;
     batch->echo = echo;
+    h5pack_pipeline_masks_deliver(p, h5pack_pipeline_ring_slot(p, e), p->delivery_sources, batch);
+    p->delivery_sources = NULL;
     batch->token = e->token = new_token(p, slot); /* the entry; the backend's ring slot follows from its ticket */
     e->echoes_delivered = echo + 1;
     e->detached = 0;
@@ -279,7 +281,7 @@ void h5pack_pipeline_stats(pipeline *p, h5pack_stats *st)
     st->busy_read_s = c->read_s, st->busy_inflate_s = c->inflate_s, st->busy_assemble_s = c->assemble_s;
     st->stall_s = p->stall_s;
     p->pp.be->ops->times(p->pp.be, &st->busy_convert_s, &st->busy_copy_s, &st->device_bytes);
-    st->cache_bytes_used = (uint64_t)h5pack_cache_slot_count(p->cache) * p->geo->chunk_bytes;
+    st->cache_bytes_used = (uint64_t)h5pack_cache_slot_count(p->cache) * h5pack_pipeline_slot_bytes(p);
 }
 
 /* ---- life cycle ---------------------------------------------------------------------------------- */
@@ -447,7 +449,10 @@ int h5pack_pipeline_start(const pipeline_params *pp, pipeline **out, char *err, 
     if (rc == 0)
         rc = resume_setup(p);
     if (rc == 0)
-        rc = h5pack_cache_create(pp->setup.slots_allocated, (size_t)p->geo->chunk_bytes, h5pack_pipeline_load_chunk, p, &p->cache);
+        rc = h5pack_pipeline_masks_start(p);
+    if (rc == 0)
+        rc = h5pack_cache_create(pp->setup.slots_allocated, (size_t)h5pack_pipeline_slot_bytes(p),
+                                 h5pack_pipeline_load_chunk, p, &p->cache);
     if (rc == 0)
         rc = ring_alloc(p);
     if (rc == 0)
@@ -484,6 +489,7 @@ void h5pack_pipeline_free(pipeline *p)
         pthread_join(p->workers[i].thread, NULL);
     for (int i = 0; p->workers && i < p->pp.setup.threads; i++) {
         h5pack_chunksrc_scratch_free(p->workers[i].scratch), free(p->workers[i].crop_scratch);
+        h5pack_chunksrc_scratch_free(p->workers[i].mask_scratch);
         h5pack_backend_cpu_crop_memo_free(p->workers[i].crop_memo);
     }
     h5pack_chunksrc_scratch_free(p->redo.scratch), free(p->redo.crop_scratch), free(p->redo_chunk);
@@ -492,6 +498,7 @@ void h5pack_pipeline_free(pipeline *p)
     free(p->workers);
     ring_free(p);
     h5pack_pipeline_echo_free(p);
+    h5pack_pipeline_masks_free(p);
     h5pack_cache_free(p->cache);
     h5pack_planner_free(p->plan);
     pthread_cond_destroy(&p->work), pthread_cond_destroy(&p->ready);

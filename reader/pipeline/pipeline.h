@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "chunksrc.h"
 #include "h5pack.h"
+#include "masksrc.h"
 #include "resolve.h"
 
 typedef struct pipeline pipeline;
@@ -34,6 +35,12 @@ typedef struct pipeline_params {
        the caller: start_batch < batches per epoch, start_echo < echo) */
     uint64_t start_epoch, start_batch;
     uint32_t start_echo;
+    /* masks (masksrc.h; NULL: none): read into the cache slot beside each image chunk, delivered in
+       MASK_DTYPE at the batch's size (at most MASK_MAX_H x MASK_MAX_W) with each image's box and flip */
+    mask_source *masks;
+    h5pack_mask_dtype mask_dtype;
+    uint32_t mask_max_h, mask_max_w;
+    int pool_batches; /* sample echo's pool entries (backend_params.pool_batches): masks are pooled too */
 } pipeline_params;
 
 /* Allocates the cache and the ring and starts the workers. */

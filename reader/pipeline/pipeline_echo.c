@@ -159,6 +159,7 @@ static int pool_keep(pipeline *p, const ring_entry *e, uint64_t epoch, uint64_t 
                                        sizeof detail);
     if (rc)
         return fail(p, rc, "keeping a batch for sample echo failed", detail, err, err_len);
+    h5pack_pipeline_masks_pool_keep(p, h5pack_pipeline_ring_slot(p, e), e->count, (int)t);
     memcpy(s->pool_indices + t * s->sched.batch_size, e->indices, e->count * sizeof *e->indices);
     s->pool_count[t] = e->count;
     s->pool_epoch[t] = epoch + 1;
@@ -231,7 +232,7 @@ int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char
         echo_sched view = h5pack_echo_in_epoch(&p->sample->sched, e->epoch);
         if (h5pack_echo_composed(&view, g)) {
             job.count = compose(p, slot, e->epoch, g, echo);
-            job.sources = p->sample->sources;
+            job.sources = p->delivery_sources = p->sample->sources;
             job.labels = p->labels ? (const int64_t *)(const void *)p->sample->labels : NULL;
         } else { /* batch-echoed group: its own images */
             memcpy(p->sample->indices + (size_t)slot * p->sample->sched.batch_size, e->indices,

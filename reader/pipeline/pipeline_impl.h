@@ -95,7 +95,10 @@ typedef struct worker {
     size_t crop_scratch_floats;
     struct cpu_crop_memo *crop_memo; /* one-pass crops: the taps this worker planned (backend_convert.h) */
     claimed_use ahead;    /* one-pass crops: the use this worker runs next (this worker's alone) */
+    chunksrc_scratch *mask_scratch; /* masks: reads of the mask chunks (made at the first) */
 } worker;
+
+typedef struct pipeline_masks pipeline_masks;
 
 struct pipeline {
     pipeline_params pp;
@@ -151,6 +154,9 @@ struct pipeline {
     uint64_t samples, batches_fresh, batches_echoed, epochs_completed;
     double stall_s;
     struct echo_state *sample; /* sample echo's consumer state (pipeline_echo.c), NULL for batch echo */
+    pipeline_masks *masks;     /* the masks' buffers (pipeline_masks.c), NULL without masks */
+    const backend_source *delivery_sources; /* the delivery being prepared: where its images come from
+                                               (a composed sample-echo delivery), else NULL */
     /* Resume. Tickets number the planned batches from 0; a batch's position is epoch * batches_per_epoch
      * + index. Ticket t is position pos0 + t, except that positions [pos0 + prefill, pos0 + resume_g) are
      * never planned (the skipped part of the first epoch): from ticket `prefill` on, add resume_g - prefill.
@@ -248,5 +254,21 @@ int h5pack_pipeline_prepare_delivery(pipeline *p, int entry, uint32_t echo, char
 
 /* The file rows of SLOT's current delivery. */
 const uint64_t *h5pack_pipeline_delivery_indices(const pipeline *p, int slot);
+
+/* pipeline_masks.c (all no-ops without masks, but slot_bytes and load, which are only called with them
+ * where masks matter). Bytes of one cache slot: the image chunk, then its mask chunk. */
+uint64_t h5pack_pipeline_slot_bytes(const pipeline *p);
+int h5pack_pipeline_masks_start(pipeline *p);
+void h5pack_pipeline_masks_free(pipeline *p);
+/* Worker: reads CHUNK's masks into the cache slot SLOT (after its image chunk). 0 or the read's error. */
+int h5pack_pipeline_masks_load(pipeline *p, worker *w, uint64_t chunk, uint8_t *slot, char *err, size_t err_len);
+/* Worker: copies the stored masks of the batch's samples in access J's chunk (CHUNK: the slot's bytes) into
+ * the mask input of E's ring slot. */
+void h5pack_pipeline_masks_copy_group(const pipeline *p, const ring_entry *e, size_t j, const uint8_t *chunk);
+/* Consumer, sample echo: keeps ring slot SLOT's COUNT stored masks in pool entry ENTRY. */
+void h5pack_pipeline_masks_pool_keep(const pipeline *p, int slot, size_t count, int entry);
+/* Consumer: the masks of the delivery in ring slot SLOT, at BATCH's size with its boxes, into
+ * batch->masks (SOURCES: p->delivery_sources). */
+void h5pack_pipeline_masks_deliver(pipeline *p, int slot, const backend_source *sources, h5pack_batch *batch);
 
 #endif

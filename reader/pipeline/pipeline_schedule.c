@@ -22,7 +22,8 @@ static void note_planned(pipeline *p, ring_entry *e)
         } else
             e->counts.hits++;
         if (a->first_in_epoch)
-            e->counts.bytes_needed += h5pack_chunksrc_stored_bytes(p->pp.src, a->chunk);
+            e->counts.bytes_needed += h5pack_chunksrc_stored_bytes(p->pp.src, a->chunk) +
+                                      (p->pp.masks ? h5pack_masksrc_stored_bytes(p->pp.masks, a->chunk) : 0);
     }
 }
 

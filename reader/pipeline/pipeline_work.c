@@ -28,10 +28,12 @@ int h5pack_pipeline_load_chunk(void *ctx, void *worker_state, uint64_t chunk, ui
     worker *w = worker_state;
     if (*data != dst) /* the slot lent a chunk of the mapping: its pages leave our page tables */
         h5pack_chunksrc_map_release(p->pp.src, *data);
-    if (h5pack_chunksrc_map(p->pp.src, chunk, data, &w->cost) == 0)
+    /* with masks the slot's own buffer holds both chunks, so nothing is lent */
+    if (!p->masks && h5pack_chunksrc_map(p->pp.src, chunk, data, &w->cost) == 0)
         return 0;
     *data = dst;
-    return h5pack_chunksrc_read(p->pp.src, chunk, dst, w->scratch, &w->cost, err, err_len);
+    int rc = h5pack_chunksrc_read(p->pp.src, chunk, dst, w->scratch, &w->cost, err, err_len);
+    return rc == 0 && p->masks ? h5pack_pipeline_masks_load(p, w, chunk, dst, err, err_len) : rc;
 }
 
 /* ---- uses: copying a batch's images out of the cache ------------------------------------------- */
@@ -294,6 +296,8 @@ static void execute_use(pipeline *p, worker *w, claimed_use u)
         rc = crop_group(p, w, e, j, u.chunk, &next);
     else if (rc == 0)
         copy_group(p, e, j, u.chunk, e->host_in);
+    if (rc == 0 && p->masks)
+        h5pack_pipeline_masks_copy_group(p, e, j, u.chunk);
     uint64_t ns = h5pack_clock_ns() - t0;
     h5pack_cache_finish(p->cache, e->acc[j].slot); /* may let a load of the slot's next generation start */
     if (one_pass) /* the copy is the conversion; nothing is assembled */

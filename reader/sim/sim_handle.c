@@ -78,7 +78,7 @@ static int load_file(h5pack_sim *sim)
     sim->stored_ratio = 1.0;
     if (sim->g.n_filters > 0 && sim->desc.stored_bytes > 0)
         sim->stored_ratio = (double)sim->desc.stored_bytes / (double)image_total;
-    sim->cfg.images_dataset = sim->cfg.labels_dataset = NULL; /* the caller's strings: not kept */
+    sim->cfg.images_dataset = sim->cfg.labels_dataset = sim->cfg.masks_dataset = NULL; /* the caller's strings: not kept */
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "describe.h"
 #include "env.h"
 #include "errtext.h"
+#include "masksrc.h"
 #include "pipeline.h"
 #include "resolve.h"
 #include "store.h"
@@ -18,6 +19,7 @@
 typedef struct image_stream {
     stream base; /* first: reader.c sees this */
     chunk_source *src;
+    mask_source *masks; /* config.masks_dataset, else NULL */
     reader_setup setup;
     backend_params bp; /* what the backend was created with */
     pipeline *pipe;
@@ -121,8 +123,30 @@ static void images_close(stream *base)
     h5pack_pipeline_free(s->pipe); /* first: stops the workers that use the backend and the source */
     if (s->base.be)
         s->base.be->ops->destroy(s->base.be);
+    h5pack_masksrc_close(s->masks);
     h5pack_chunksrc_close(s->src);
     free(s);
+}
+
+/* The CUDA backend cannot deliver masks yet: refused by name rather than delivered without them, or on
+ * the host while the images are on the device. */
+static int refuse_masks_on_gpu(const image_stream *s, const char *path, const h5pack_config *cfg, char *err,
+                               size_t err_len)
+{
+    if (!s->masks || s->base.be->device != H5PACK_DEVICE_CUDA)
+        return 0;
+    return h5pack_errf(H5PACK_EINVAL, err, err_len, "%s: masks on the GPU backend: not yet (masks '%s' come with "
+                       "the CPU backend: set device to cpu; Python: device=\"cpu\")", path, cfg->masks_dataset);
+}
+
+/* The geometry the cache is planned with: a slot holds an image chunk and, with masks, its mask chunk,
+ * so cache_bytes buys fewer slots (and the derived window counts both). */
+static source_geometry cache_geometry(const image_stream *s)
+{
+    source_geometry g = *h5pack_chunksrc_geometry(s->src);
+    if (s->masks)
+        g.chunk_bytes += h5pack_masksrc_chunk_bytes(s->masks);
+    return g;
 }
 
 static int start(image_stream *s, const char *path, const h5pack_config *cfg, h5pack_info *info, char *err,
@@ -134,15 +158,23 @@ static int start(image_stream *s, const char *path, const h5pack_config *cfg, h5
     const source_geometry *g = h5pack_chunksrc_geometry(s->src);
     s->base.st = h5pack_chunksrc_store(s->src);
     h5pack_store_limit_views(s->base.st, cfg->cache_bytes); /* lent chunks are the cache's memory */
+    if (h5pack_masksrc_name(cfg) && (rc = h5pack_masksrc_open(path, h5pack_masksrc_name(cfg), g, &s->masks, err,
+                                                              err_len)))
+        return rc;
+    source_geometry planned = cache_geometry(s);
     float mean[H5PACK_MAX_CHANNELS], std[H5PACK_MAX_CHANNELS];
     if ((rc = check_channels(path, g, err, err_len)) || (rc = check_several_sizes(cfg, path, g, err, err_len)) ||
-        (rc = h5pack_reader_resolve_setup(cfg, g, &s->setup, err, err_len)) ||
+        (rc = h5pack_reader_resolve_setup(cfg, &planned, &s->setup, err, err_len)) ||
         (rc = h5pack_reader_check_start(cfg, &s->setup, err, err_len)) ||
         (rc = h5pack_reader_resolve_norm(cfg, g, mean, std, err, err_len)) ||
-        (rc = create_backend(s, cfg, mean, std, err, err_len)))
+        (rc = create_backend(s, cfg, mean, std, err, err_len)) || (rc = refuse_masks_on_gpu(s, path, cfg, err, err_len)))
         return rc;
-    pipeline_params pp = {s->src, s->base.be, s->setup, cfg->echo, s->bp.slots, h5pack_augment_sample_echo(cfg),
-                          s->setup.start_epoch, s->setup.start_batch, s->setup.start_echo}; /* resolved (resume.h) */
+    pipeline_params pp = {.src = s->src, .be = s->base.be, .setup = s->setup, .echo = cfg->echo,
+                          .prefetch = s->bp.slots, .sample_echo = h5pack_augment_sample_echo(cfg),
+                          .start_epoch = s->setup.start_epoch, .start_batch = s->setup.start_batch,
+                          .start_echo = s->setup.start_echo, /* resolved (resume.h) */
+                          .masks = s->masks, .mask_dtype = cfg->mask_dtype, .mask_max_h = s->bp.max_out_height,
+                          .mask_max_w = s->bp.max_out_width, .pool_batches = s->bp.pool_batches};
     if ((rc = h5pack_pipeline_start(&pp, &s->pipe, err, err_len)))
         return rc;
     fill_info(s, cfg, mean, std, info);

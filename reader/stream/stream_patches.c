@@ -227,6 +227,9 @@ static int patches_open(const char *path, const h5pack_config *cfg, stream **out
                         size_t err_len)
 {
     *out = NULL;
+    if (cfg->masks_dataset && cfg->masks_dataset[0]) /* refused rather than patches delivered without them */
+        return h5pack_errf(H5PACK_EINVAL, err, err_len, "%s: masks with patches (patch_size): not yet; masks come "
+                           "with whole images", path);
     patch_stream *s = calloc(1, sizeof *s);
     if (!s)
         return h5pack_errf(H5PACK_ENOMEM, err, err_len, "%s: out of memory", path);

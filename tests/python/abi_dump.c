@@ -63,6 +63,8 @@ int main(void)
     printf("h5pack_config.patch_mode %zu\n", offsetof(h5pack_config, patch_mode));
     printf("h5pack_config.patches_per_epoch %zu\n", offsetof(h5pack_config, patches_per_epoch));
     printf("h5pack_config.start_sample %zu\n", offsetof(h5pack_config, start_sample));
+    printf("h5pack_config.masks_dataset %zu\n", offsetof(h5pack_config, masks_dataset));
+    printf("h5pack_config.mask_dtype %zu\n", offsetof(h5pack_config, mask_dtype));
     printf("h5pack_info size %zu\n", sizeof(h5pack_info));
     printf("h5pack_info.struct_size %zu\n", offsetof(h5pack_info, struct_size));
     printf("h5pack_info.n_samples %zu\n", offsetof(h5pack_info, n_samples));
@@ -126,6 +128,10 @@ int main(void)
     printf("h5pack_batch.labels_float %zu\n", offsetof(h5pack_batch, labels_float));
     printf("h5pack_batch.labels_float_device %zu\n", offsetof(h5pack_batch, labels_float_device));
     printf("h5pack_batch.where %zu\n", offsetof(h5pack_batch, where));
+    printf("h5pack_batch.masks %zu\n", offsetof(h5pack_batch, masks));
+    printf("h5pack_batch.masks_device %zu\n", offsetof(h5pack_batch, masks_device));
+    printf("h5pack_batch.mask_dtype %zu\n", offsetof(h5pack_batch, mask_dtype));
+    printf("h5pack_batch.mask_bytes %zu\n", offsetof(h5pack_batch, mask_bytes));
     printf("h5pack_crop_box size %zu\n", sizeof(h5pack_crop_box));
     printf("h5pack_crop_box.y %zu\n", offsetof(h5pack_crop_box, y));
     printf("h5pack_crop_box.x %zu\n", offsetof(h5pack_crop_box, x));
@@ -236,6 +242,7 @@ int main(void)
            H5PACK_CROP_RANDOM_RESIZED, H5PACK_CROP_CENTER);
     printf("enum.echo_mode.batch %d\nenum.echo_mode.sample %d\n", H5PACK_ECHO_BATCH, H5PACK_ECHO_SAMPLE);
     printf("enum.patch_mode.sliding %d\nenum.patch_mode.random %d\n", H5PACK_PATCH_SLIDING, H5PACK_PATCH_RANDOM);
+    printf("enum.mask_dtype.uint8 %d\nenum.mask_dtype.int64 %d\n", H5PACK_MASK_DTYPE_UINT8, H5PACK_MASK_DTYPE_INT64);
     printf("const.OK %d\nconst.END %d\nconst.EINVAL %d\nconst.ECORRUPT %d\nconst.ENOTFOUND %d\nconst.ESTATE %d\n"
            "const.EINTERNAL %d\nconst.MAX_CHANNELS %d\n",
            H5PACK_OK, H5PACK_END, H5PACK_EINVAL, H5PACK_ECORRUPT, H5PACK_ENOTFOUND, H5PACK_ESTATE, H5PACK_EINTERNAL,

@@ -29,7 +29,8 @@ def py_layout():
             d[f"{sname}.{field}"] = getattr(cls, field).offset
     for ename, table in (("order", _lib.ORDERS), ("device", _lib.DEVICES), ("dtype", _lib.DTYPES),
                          ("layout", _lib.LAYOUTS), ("norm", _lib.NORMS), ("crop", _lib.CROPS),
-                         ("echo_mode", _lib.ECHO_MODES), ("patch_mode", _lib.PATCH_MODES)):
+                         ("echo_mode", _lib.ECHO_MODES), ("patch_mode", _lib.PATCH_MODES),
+                         ("mask_dtype", _lib.MASK_DTYPES)):
         for name, value in table.items():
             d[f"enum.{ename}.{name}"] = value
     for name in ("OK", "END", "EINVAL", "ECORRUPT", "ENOTFOUND", "ESTATE", "EINTERNAL", "MAX_CHANNELS"):

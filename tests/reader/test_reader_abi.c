@@ -111,6 +111,8 @@ static void check_documented_defaults(const h5pack_config *c)
     CHECK(c->timeline_path == NULL);
     CHECK(c->timeline_interval_s == 0.0);
     CHECK(c->timeline_append == 0);
+    CHECK(c->masks_dataset == NULL);
+    CHECK_EQ_INT(c->mask_dtype, H5PACK_MASK_DTYPE_UINT8);
 }
 
 static void test_defaults(void)
