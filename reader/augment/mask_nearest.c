@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "mask_nearest_vbmi.h"
+
 /* PIL's COORD(): truncation, with everything left of 0 at -1. */
 static int32_t pil_coord(double v)
 {
@@ -72,6 +74,9 @@ void h5pack_mask_nearest(const uint8_t *src, uint32_t src_h, uint32_t src_w, con
     if (box->flip) /* PIL flips the resized mask: output column i is resized column out_w - 1 - i */
         mirror(cols, out_w);
     int inside = all_inside(cols, out_w);
+    mask_vbmi_plan plan; /* uint8 rows of a box inside the image: byte permutes where the CPU has them */
+    int vbmi = inside && dtype == H5PACK_MASK_DTYPE_UINT8 && h5pack_mask_vbmi_supported() &&
+               h5pack_mask_vbmi_plan(cols, out_w, src_w, &plan) == 0;
     /* rows follow the same running sum as PIL's, one row at a time; an upscaled box repeats source rows,
      * whose output rows are copies of the one before */
     double scale = (double)(float)box->height / out_h, pos = (double)box->y + scale * 0.5;
@@ -84,7 +89,10 @@ void h5pack_mask_nearest(const uint8_t *src, uint32_t src_h, uint32_t src_w, con
             continue;
         }
         const uint8_t *row = y >= 0 && (uint32_t)y < src_h ? src + (size_t)y * src_w : NULL;
-        put_row(row, cols, out_w, inside, dtype, dst);
+        if (vbmi && row)
+            h5pack_mask_vbmi_row(row, &plan, dst);
+        else
+            put_row(row, cols, out_w, inside, dtype, dst);
         previous = y;
     }
 }
