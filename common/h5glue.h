@@ -10,8 +10,8 @@
 
 /* ---- the lock (h5lock.c) ------------------------------------------------------------------------
  * One process-wide mutex around the HDF5 calls of h5pack's threads. HDF5 serialises all calls on its
- * own global lock anyway, so nothing is lost; holding ours also lets the reader's open probe fork while
- * none of our threads is inside HDF5 (chunksrc_probe.c).
+ * own global lock anyway, so nothing is lost. (The reader's open probe once forked and relied on this
+ * lock to fork while none of our threads was inside HDF5; it now runs in a helper process: isolate.h.)
  *
  * ONE lock per process, by construction: h5lock.c is not part of h5pack_common (which programs that
  * load libh5pack.so link a second copy of) but its own object library, h5pack_h5lock, in libh5pack and

@@ -153,9 +153,10 @@ int h5pack_chunksrc_open_in_process(store *st, const char *path, const char *ima
 /* --- chunksrc_probe.c ------------------------------------------------------------------------------- */
 
 /* HDF5 1.10.8 can crash or loop on damaged metadata (old-format files have no checksums). The probe
- * runs the whole open, plus a lookup of every chunk's stored size, in a forked child first: a crash or
- * a hang there becomes ECORRUPT here. On success *STORED (malloc'd, N_STORED entries; NULL when the
- * path keeps no sizes) holds the sizes the child found. Only files without metadata checksums
+ * runs the whole open, plus a lookup of every chunk's stored size, in another process first (the helper
+ * program h5pack-isolate, isolate.h; never a fork of this one): a crash or a hang there becomes ECORRUPT
+ * here. On success *STORED (malloc'd, N_STORED entries; NULL when the path keeps no sizes) holds the sizes
+ * the helper found. Only files without metadata checksums
  * (superblock < 2) are probed; H5PACK_PROBE=always|never overrides (see chunksrc_probe.c). */
 int h5pack_chunksrc_probe(store *st, const char *path, const char *images, const char *labels, h5pack_layout hint,
                    uint64_t **stored, uint64_t *n_stored, char *err, size_t err_len);
